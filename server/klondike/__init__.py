@@ -1,0 +1,62 @@
+"""Klondike Race's rules engine: KL1 deals played exactly as RULES.md says.
+
+A pure library (standard library only), in the spirit of python-chess::
+
+    >>> from server.klondike import Game
+    >>> game = Game("KL1-D1N-AAAAAAG")
+    >>> move = game.legal_moves()[0]
+    >>> game.push(move)
+    >>> game.pop() == move
+    True
+
+Errors (all ``ValueError``)::
+
+    EngineError
+    ├── InvalidCardError
+    ├── InvalidDealCodeError
+    ├── InvalidNotationError
+    ├── IllegalMoveError          .move, .reason
+    ├── NothingToUndoError
+    └── InvalidSnapshotError
+
+See docs/engine.md for the whole API.
+"""
+
+from .cards import Card, card_name, long_name, parse_card
+from .codes import DealCode
+from .deal import SplitMix64, deal, shuffled_deck
+from .errors import (
+    EngineError,
+    IllegalMoveError,
+    InvalidCardError,
+    InvalidDealCodeError,
+    InvalidNotationError,
+    InvalidSnapshotError,
+    NothingToUndoError,
+)
+from .game import UNDO_LIMIT, Game, replay
+from .moves import DRAW, RECYCLE, Move
+
+__all__ = [
+    "DRAW",
+    "RECYCLE",
+    "UNDO_LIMIT",
+    "Card",
+    "DealCode",
+    "EngineError",
+    "Game",
+    "IllegalMoveError",
+    "InvalidCardError",
+    "InvalidDealCodeError",
+    "InvalidNotationError",
+    "InvalidSnapshotError",
+    "Move",
+    "NothingToUndoError",
+    "SplitMix64",
+    "card_name",
+    "deal",
+    "long_name",
+    "parse_card",
+    "replay",
+    "shuffled_deck",
+]

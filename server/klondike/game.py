@@ -1,0 +1,513 @@
+"""One player's game of Klondike on a KL1 deal: the rules of RULES.md.
+
+>>> game = Game("KL1-D1N-AAAAAAA")
+>>> game.push("t7>f")
+>>> game.points, game.vegas, game.moves, game.turned_up
+(15, -47, 1, 1)
+>>> game.push("t1>t1")
+Traceback (most recent call last):
+...
+server.klondike.errors.InvalidNotationError: 't1>t1': a card cannot move onto its own column
+>>> game.push("t1>t3")
+Traceback (most recent call last):
+...
+server.klondike.errors.IllegalMoveError: illegal move 't1>t3': 8C cannot go on 8S: it needs a red 9
+>>> game.pop()
+Move.parse('t7>f')
+>>> game.points, game.vegas, game.moves
+(0, -52, 0)
+
+Internals: cards are ints (see :mod:`.cards`); each column is a list, bottom
+card first, whose first ``down[c]`` cards are face down; the stock and the
+waste are lists whose *last* item is the top card. Undo keeps a compact record
+per move (what the move cannot recompute) rather than copies of the table.
+"""
+
+from __future__ import annotations
+
+from collections import deque
+from collections.abc import Iterable, Iterator
+from typing import Any, Final, Literal, NamedTuple
+
+from . import assist, views
+from .cards import NAMES, RANK, RED, SUIT, SUIT_NAMES
+from .codes import DealCode
+from .deal import deal
+from .errors import IllegalMoveError, NothingToUndoError
+from .moves import BY_PARTS, DRAW, FOUNDATION, FOUNDATIONS, FS, RECYCLE, STOCK, WASTE, Move
+
+UNDO_LIMIT: Final = 100
+MAX_SCORE_DROP: Final = 100  # a recycle under Normal scoring costs this, clamped at 0
+
+Outcome = Literal["won", "stuck"]
+
+
+class Record(NamedTuple):
+    """What undoing one move needs beyond the move itself."""
+
+    move: Move
+    points: int  # Normal points before the move
+    fan: int  # draw-three fan before the move
+    flipped: bool  # the move turned a face-down card up
+    card: int  # the card a foundation move placed, or -1
+    credited: bool  # that card earned its first-time credit with this move
+    drawn: int  # cards turned by a draw
+
+
+_TO_FOUNDATION_FROM: Final = tuple(BY_PARTS[(s, FOUNDATION, 1)] for s in range(8))
+_FROM_FOUNDATION: Final = tuple(tuple(BY_PARTS[(f, t, 1)] for t in range(7)) for f in FOUNDATIONS)
+
+
+class Game:
+    """A game in progress: push moves, pop them, look at what the player sees.
+
+    ``Game(code)`` starts the deal named by a :class:`DealCode` or its text.
+    """
+
+    __slots__ = (
+        "allow_recycle",
+        "code",
+        "columns",
+        "credited",
+        "down",
+        "draw_count",
+        "fan",
+        "foundations",
+        "history",
+        "moves",
+        "points",
+        "recycles",
+        "stock",
+        "turned_up",
+        "waste",
+    )
+
+    code: DealCode
+    draw_count: int
+    allow_recycle: bool
+    columns: list[list[int]]
+    down: list[int]
+    stock: list[int]
+    waste: list[int]
+    fan: int
+    foundations: list[int]
+    credited: int
+    points: int
+    moves: int
+    recycles: int
+    turned_up: int
+    history: deque[Record]
+
+    def __init__(self, code: DealCode | str) -> None:
+        if isinstance(code, str):
+            code = DealCode.parse(code)
+        layout = deal(code.number)
+        self._start(code)
+        self.columns = [list(c) for c in layout.columns]
+        self.down = [len(c) - 1 for c in layout.columns]
+        self.stock = list(reversed(layout.stock))
+
+    def _start(self, code: DealCode) -> None:
+        self.code = code
+        self.draw_count = code.draw
+        self.allow_recycle = not code.vegas
+        self.waste = []
+        self.fan = 0
+        self.foundations = [0, 0, 0, 0]
+        self.credited = 0
+        self.points = 0
+        self.moves = 0
+        self.recycles = 0
+        self.turned_up = 0
+        self.history = deque(maxlen=UNDO_LIMIT)
+
+    # ------------------------------------------------------------------ figures
+
+    @property
+    def foundation_cards(self) -> int:
+        """Cards on the foundations (52 is a win)."""
+        f = self.foundations
+        return f[0] + f[1] + f[2] + f[3]
+
+    @property
+    def vegas(self) -> int:
+        """Vegas dollars: −52 plus 5 per card credited on its foundation."""
+        return -52 + 5 * self.credited.bit_count()
+
+    @property
+    def is_won(self) -> bool:
+        return self.foundation_cards == 52
+
+    @property
+    def undo_depth(self) -> int:
+        """How many moves :meth:`pop` can take back now (at most 100)."""
+        return len(self.history)
+
+    def outcome(self) -> Outcome | None:
+        """``'won'``, ``'stuck'`` (no legal move at all) or ``None`` while playing."""
+        if self.is_won:
+            return "won"
+        if not self.has_legal_move():
+            return "stuck"
+        return None
+
+    # ------------------------------------------------------------------ legality
+
+    def reason_illegal(self, move: Move) -> str | None:
+        """Why ``move`` is illegal here, as a sentence for the player; ``None`` if legal.
+
+        Checks this one move without generating the others.
+        """
+        src, dst, n = move.source, move.target, move.count
+        if src == STOCK:
+            if self.stock:
+                return None
+            if self.waste:
+                if self.allow_recycle:
+                    return "the stock is empty: recycle the waste to draw again"
+                return "the stock is spent: Vegas scoring allows one pass only"
+            return "the stock and the waste are both empty"
+        if dst == STOCK:
+            if self.stock:
+                return "the stock still has cards: recycle only when it is empty"
+            if not self.allow_recycle:
+                return "Vegas scoring allows no recycle: one pass through the stock"
+            if not self.waste:
+                return "the waste is empty: there is nothing to recycle"
+            return None
+        # the moving card
+        if src == WASTE:
+            if not self.waste:
+                return "the waste is empty"
+            card = self.waste[-1]
+        elif src < 7:
+            col = self.columns[src]
+            if not col:
+                return f"column {src + 1} is empty"
+            up = len(col) - self.down[src]
+            if n > up:
+                return (f"column {src + 1} has {_cards(up)} face up, "
+                        f"{n} cannot move together")
+            card = col[-n]
+        else:
+            suit = src - FS
+            top = self.foundations[suit]
+            if not top:
+                return f"the {SUIT_NAMES[suit]} foundation is empty"
+            card = suit * 13 + top - 1
+        # the target
+        if dst == FOUNDATION:
+            suit = SUIT[card]
+            have = self.foundations[suit]
+            if RANK[card] == have + 1:
+                return None
+            if have == 0:
+                return (f"{NAMES[card]} cannot go to the foundation: "
+                        f"the {SUIT_NAMES[suit]} foundation starts with its ace")
+            return (f"{NAMES[card]} cannot go to the foundation: "
+                    f"the next {SUIT_NAMES[suit]} card there is {NAMES[suit * 13 + have]}")
+        target_col = self.columns[dst]
+        if not target_col:
+            if RANK[card] == 13:
+                return None
+            return f"{NAMES[card]} cannot go on an empty column: only a king can"
+        under = target_col[-1]
+        if RED[under] != RED[card] and RANK[under] == RANK[card] + 1:
+            return None
+        colour = "black" if RED[card] else "red"
+        needed = RANK_TEXT[RANK[card] + 1] if RANK[card] < 13 else None
+        if needed is None:
+            return f"{NAMES[card]} cannot go on {NAMES[under]}: a king goes only on an empty column"
+        return f"{NAMES[card]} cannot go on {NAMES[under]}: it needs a {colour} {needed}"
+
+    def is_legal(self, move: Move) -> bool:
+        return self.reason_illegal(move) is None
+
+    def legal_moves(self) -> list[Move]:
+        """Every legal move, in a fixed order: foundations, waste, columns,
+        foundation to column, then the stock."""
+        moves: list[Move] = []
+        add = moves.append
+        cols, down, found = self.columns, self.down, self.foundations
+        tops: list[int] = [c[-1] if c else -1 for c in cols]
+        # to the foundations
+        waste_top = self.waste[-1] if self.waste else -1
+        if waste_top >= 0 and RANK[waste_top] == found[SUIT[waste_top]] + 1:
+            add(_TO_FOUNDATION_FROM[WASTE])
+        for s in range(7):
+            card = tops[s]
+            if card >= 0 and RANK[card] == found[SUIT[card]] + 1:
+                add(_TO_FOUNDATION_FROM[s])
+        # the waste to a column
+        if waste_top >= 0:
+            for t in range(7):
+                if _fits(waste_top, tops[t]):
+                    add(BY_PARTS[(WASTE, t, 1)])
+        # column to column, any face-up card with all on top of it
+        for s in range(7):
+            col = cols[s]
+            size = len(col)
+            for i in range(down[s], size):
+                card = col[i]
+                n = size - i
+                for t in range(7):
+                    if t != s and _fits(card, tops[t]):
+                        add(BY_PARTS[(s, t, n)])
+        # a foundation's top back onto a column
+        for f in range(4):
+            if found[f]:
+                card = f * 13 + found[f] - 1
+                for t in range(7):
+                    if _fits(card, tops[t]):
+                        add(_FROM_FOUNDATION[f][t])
+        if self.stock:
+            add(DRAW)
+        elif self.waste and self.allow_recycle:
+            add(RECYCLE)
+        return moves
+
+    def has_legal_move(self) -> bool:
+        """Whether any move is legal, stopping at the first one found."""
+        if self.stock or (self.waste and self.allow_recycle):
+            return True
+        cols, found = self.columns, self.foundations
+        tops = [c[-1] if c else -1 for c in cols]
+        heads = [c[self.down[s]] if c else -1 for s, c in enumerate(cols)]
+        sources = [self.waste[-1]] if self.waste else []
+        sources += [f * 13 + found[f] - 1 for f in range(4) if found[f]]
+        for card in tops:
+            if card >= 0 and RANK[card] == found[SUIT[card]] + 1:
+                return True
+        for card in sources:
+            if RANK[card] == found[SUIT[card]] + 1:
+                return True
+        for s, col in enumerate(cols):
+            for i in range(self.down[s], len(col)):
+                if any(t != s and _fits(col[i], tops[t]) for t in range(7)):
+                    return True
+        return any(_fits(card, top) for card in sources + heads if card >= 0 for top in tops)
+
+    # ------------------------------------------------------------------ push / pop
+
+    def push(self, move: Move | str) -> None:
+        """Play ``move`` (a :class:`Move` or its notation).
+
+        Raises :class:`IllegalMoveError` with the reason, changing nothing.
+        """
+        if isinstance(move, str):
+            move = Move.parse(move)
+        reason = self.reason_illegal(move)
+        if reason is not None:
+            raise IllegalMoveError(move, reason)
+        self._apply(move)
+
+    def _apply(self, move: Move) -> None:
+        """Play a move known to be legal."""
+        src, dst, n = move.source, move.target, move.count
+        points, fan = self.points, self.fan
+        flipped = False
+        placed = -1
+        credited = False
+        drawn = 0
+        if src == STOCK:
+            stock, waste = self.stock, self.waste
+            drawn = min(self.draw_count, len(stock))
+            for _ in range(drawn):
+                waste.append(stock.pop())
+            self.fan = drawn
+        elif dst == STOCK:
+            self.waste.reverse()
+            self.stock, self.waste = self.waste, self.stock
+            self.fan = 0
+            self.points = max(0, points - MAX_SCORE_DROP)
+            self.recycles += 1
+        else:
+            cards: tuple[int, ...]
+            if src == WASTE:
+                card = self.waste.pop()
+                if self.fan:
+                    self.fan = fan - 1
+                if dst != FOUNDATION:
+                    self.points += 5
+                cards = (card,)
+            elif src < 7:
+                col = self.columns[src]
+                if n == 1:
+                    card = col.pop()
+                    cards = (card,)
+                else:
+                    cards = tuple(col[-n:])
+                    del col[-n:]
+                    card = cards[0]
+                if col and len(col) == self.down[src]:
+                    self.down[src] -= 1
+                    self.turned_up += 1
+                    self.points += 5
+                    flipped = True
+            else:
+                suit = src - FS
+                self.foundations[suit] -= 1
+                card = suit * 13 + self.foundations[suit]
+                cards = (card,)
+            if dst == FOUNDATION:
+                self.foundations[SUIT[card]] += 1
+                placed = card
+                bit = 1 << card
+                if not self.credited & bit:
+                    self.credited |= bit
+                    self.points += 10
+                    credited = True
+            else:
+                self.columns[dst].extend(cards)
+        self.moves += 1
+        self.history.append(Record(move, points, fan, flipped, placed, credited, drawn))
+
+    def pop(self) -> Move:
+        """Undo the last move completely (cards, flips, score, counters); return it.
+
+        Raises :class:`NothingToUndoError` when there is nothing to undo.
+        """
+        if not self.history:
+            raise NothingToUndoError("nothing to undo")
+        move, points, fan, flipped, placed, credited, drawn = self.history.pop()
+        src, dst, n = move.source, move.target, move.count
+        if src == STOCK:
+            stock, waste = self.stock, self.waste
+            for _ in range(drawn):
+                stock.append(waste.pop())
+        elif dst == STOCK:
+            self.stock.reverse()
+            self.stock, self.waste = self.waste, self.stock
+            self.recycles -= 1
+        else:
+            if dst == FOUNDATION:
+                self.foundations[SUIT[placed]] -= 1
+                cards = [placed]
+                if credited:
+                    self.credited &= ~(1 << placed)
+            else:
+                col = self.columns[dst]
+                cards = col[-n:]
+                del col[-n:]
+            if src == WASTE:
+                self.waste.append(cards[0])
+            elif src < 7:
+                if flipped:
+                    self.down[src] += 1
+                    self.turned_up -= 1
+                self.columns[src].extend(cards)
+            else:
+                self.foundations[src - FS] += 1
+        self.points, self.fan = points, fan
+        self.moves -= 1
+        return move
+
+    # ------------------------------------------------------------------ views and help
+
+    def view(self) -> dict[str, Any]:
+        """What the player sees, plus the legal moves: see :mod:`.views`."""
+        return views.player_view(self)
+
+    def public_view(self) -> dict[str, Any]:
+        """What a spectator may see: the same secrecy, no legal moves."""
+        return views.public_view(self)
+
+    def can_autocomplete(self) -> bool:
+        """Every tableau card face up and no unseen stock card."""
+        return assist.can_autocomplete(self)
+
+    def autocomplete_moves(self) -> list[Move] | None:
+        """The moves that finish the game, when they were simulated to the win."""
+        return assist.autocomplete_moves(self)
+
+    def hint(self) -> Move | None:
+        """One useful move, or ``None``: see :func:`.assist.hint`."""
+        return assist.hint(self)
+
+    def snapshot(self) -> bytes:
+        """Compact bytes of the whole game, undo history included."""
+        from . import snapshot
+
+        return snapshot.encode(self)
+
+    @staticmethod
+    def from_snapshot(data: bytes) -> Game:
+        """The game of a :meth:`snapshot`; raises :class:`InvalidSnapshotError`."""
+        from . import snapshot
+
+        return snapshot.decode(data)
+
+    # ------------------------------------------------------------------ copies
+
+    def copy(self, *, history: bool = True) -> Game:
+        """An independent copy, with or without the undo history."""
+        other = Game.__new__(Game)
+        other.code = self.code
+        other.draw_count = self.draw_count
+        other.allow_recycle = self.allow_recycle
+        other.columns = [list(c) for c in self.columns]
+        other.down = list(self.down)
+        other.stock = list(self.stock)
+        other.waste = list(self.waste)
+        other.fan = self.fan
+        other.foundations = list(self.foundations)
+        other.credited = self.credited
+        other.points = self.points
+        other.moves = self.moves
+        other.recycles = self.recycles
+        other.turned_up = self.turned_up
+        other.history = deque(self.history if history else (), maxlen=UNDO_LIMIT)
+        return other
+
+    def _key(self) -> tuple[object, ...]:
+        return (
+            self.code, tuple(map(tuple, self.columns)), tuple(self.down), tuple(self.stock),
+            tuple(self.waste), self.fan, tuple(self.foundations), self.credited, self.points,
+            self.moves, self.recycles, self.turned_up, tuple(self.history),
+        )
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Game):
+            return NotImplemented
+        return self._key() == other._key()
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return (f"<Game {self.code} moves={self.moves} foundations={self.foundation_cards} "
+                f"points={self.points} vegas={self.vegas}>")
+
+    def cards(self) -> Iterator[int]:
+        """Every card of the game, wherever it is (52 of them, always)."""
+        for col in self.columns:
+            yield from col
+        yield from self.stock
+        yield from self.waste
+        for suit, count in enumerate(self.foundations):
+            yield from range(suit * 13, suit * 13 + count)
+
+
+RANK_TEXT: Final = ("", "ace", "2", "3", "4", "5", "6", "7", "8", "9", "10", "jack", "queen", "king")
+
+
+def _fits(card: int, under: int) -> bool:
+    """Whether ``card`` may be put on a column whose top is ``under`` (−1: empty)."""
+    if under < 0:
+        return RANK[card] == 13
+    return RED[under] != RED[card] and RANK[under] == RANK[card] + 1
+
+
+def _cards(n: int) -> str:
+    return "1 card" if n == 1 else f"{n} cards"
+
+
+def replay(code: DealCode | str, moves: Iterable[Move | str]) -> Game:
+    """The game after playing ``moves`` (notation or :class:`Move`; ``'undo'``
+    undoes) from the start of ``code``."""
+    game = Game(code)
+    for move in moves:
+        if move == "undo":
+            game.pop()
+        else:
+            game.push(move)
+    return game
