@@ -1,0 +1,45 @@
+"""Fixtures of the engine tests: the shared KL1 vectors and Hypothesis profiles.
+
+The vectors are read from ``../shared/vectors`` (relative to the repository's
+root), never copied. Tests that take ``deal_vector``, ``game_vector``,
+``win_vector`` or ``vector_game`` run once per entry, named by its code.
+
+Hypothesis profiles (used by the property tests, never loaded globally so they
+don't change other packages' tests): ``klondike`` is the default, sized to keep
+the property tests near half a minute on two cores; ``klondike-long`` runs ten
+times more examples. Choose with ``KLONDIKE_HYPOTHESIS_PROFILE=klondike-long``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, settings
+from kl_support import VECTORS, all_vector_games, kl1, wins
+
+settings.register_profile(
+    "klondike",
+    deadline=None,
+    max_examples=40,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile("klondike-long", settings.get_profile("klondike"), max_examples=400)
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    params: dict[str, list[tuple[str, Any]]] = {
+        "deal_vector": [(d["code"], d) for d in kl1()["deals"]],
+        "game_vector": [(g["code"], g) for g in kl1()["games"]],
+        "win_vector": [(g["code"], g) for g in wins()],
+        "vector_game": all_vector_games(),
+    }
+    for name, entries in params.items():
+        if name in metafunc.fixturenames:
+            metafunc.parametrize(name, [e for _, e in entries], ids=[i for i, _ in entries])
+
+
+@pytest.fixture(scope="session")
+def vectors_dir() -> Any:
+    assert VECTORS.is_dir(), f"the shared vectors are missing: {VECTORS}"
+    return VECTORS
