@@ -17,7 +17,7 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
-from server.klondike import Game
+from server.klondike import Game, replay
 
 VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors"
 
@@ -129,6 +129,14 @@ def positions(script: list[str], code: str) -> Iterator[tuple[Game, str | None]]
         else:
             game.push(item)
     yield game, None
+
+
+def vector_position(code: str, plies: int, source: str = "kl1") -> Game:
+    """The game after the first ``plies`` items of the script of ``code`` in
+    ``kl1.json`` (``source="kl1"``) or ``wins.json`` (``source="wins"``)."""
+    games = kl1()["games"] if source == "kl1" else wins()
+    (script,) = [g["script"] for g in games if g["code"] == code]
+    return replay(code, script[:plies])
 
 
 def effective_moves(script: list[str]) -> list[str]:

@@ -1,0 +1,181 @@
+"""KL1 deal codes (RULES.md, "KL1 deal codes") and the deal they name."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from kl_support import reference_deck
+
+from server.klondike import DealCode, EngineError, Game, InvalidDealCodeError, shuffled_deck
+from server.klondike.codes import ALPHABET, MAX_NUMBER
+
+
+def test_rules_examples() -> None:
+    assert DealCode.parse("KL1-D1N-AAAAAAG").number == 6
+    assert DealCode.parse("KL1-D1N-7777777").number == 34_359_738_367 == 2**35 - 1 == MAX_NUMBER
+    assert DealCode.parse("KL1-D1N-AAAAAAA").number == 0
+    assert DealCode.parse("KL1-D1N-AAAAABA").number == 32
+
+
+@pytest.mark.parametrize(
+    ("text", "number", "draw", "scoring"),
+    [
+        ("KL1-D1N-AAAAAAG", 6, 1, "N"),
+        ("KL1-D3V-AAAAAAG", 6, 3, "V"),
+        ("kl1-d3n-aaaaaag", 6, 3, "N"),
+        ("  Kl1-D1v-AaAaAaG\n", 6, 1, "V"),
+        ("\tKL1-D3N-7777777 ", 2**35 - 1, 3, "N"),
+    ],
+)
+def test_parse_tolerates_case_and_surrounding_space(text: str, number: int, draw: int, scoring: str) -> None:
+    code = DealCode.parse(text)
+    assert (code.number, code.draw, code.scoring) == (number, draw, scoring)
+    assert str(code) == text.strip().upper()
+    assert code.mode == f"D{draw}{scoring}"
+    assert code.vegas == (scoring == "V")
+
+
+def test_canonical_form_and_evaluable_repr() -> None:
+    code = DealCode.parse(" kl1-d3v-aaaaaag ")
+    assert str(code) == "KL1-D3V-AAAAAAG"
+    assert repr(code) == "DealCode.parse('KL1-D3V-AAAAAAG')"
+    assert eval(repr(code), {"DealCode": DealCode}) == code
+    assert DealCode(6, 3, "V") == code
+    assert str(DealCode(0)) == "KL1-D1N-AAAAAAA"
+    assert code.with_deal(MAX_NUMBER) == DealCode.parse("KL1-D3V-7777777")
+
+
+@given(st.integers(0, MAX_NUMBER), st.sampled_from([1, 3]), st.sampled_from(["N", "V"]))
+def test_str_parse_round_trip(number: int, draw: int, scoring: str) -> None:
+    code = DealCode(number, draw, scoring)  # type: ignore[arg-type]
+    text = str(code)
+    assert len(text) == 15 and text.startswith(f"KL1-D{draw}{scoring}-")
+    assert all(ch in ALPHABET for ch in text[8:])
+    assert DealCode.parse(text) == code
+    assert DealCode.parse(text.lower()) == code
+    assert eval(repr(code), {"DealCode": DealCode}) == code
+    # most significant digit first, A = 0 … 7 = 31
+    assert sum(ALPHABET.index(ch) * 32 ** (6 - i) for i, ch in enumerate(text[8:])) == number
+
+
+@pytest.mark.parametrize("draw", [1, 3])
+@pytest.mark.parametrize("scoring", ["N", "V"])
+def test_random_codes_are_valid_codes_of_that_mode(draw: int, scoring: str) -> None:
+    codes = [DealCode.random(draw, scoring) for _ in range(20)]  # type: ignore[arg-type]
+    for code in codes:
+        assert (code.draw, code.scoring) == (draw, scoring)
+        assert 0 <= code.number <= MAX_NUMBER
+        assert DealCode.parse(str(code)) == code
+    assert len({c.number for c in codes}) > 1
+
+
+def test_random_defaults_to_draw_one_normal() -> None:
+    assert DealCode.random().mode == "D1N"
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("KL2-D1N-AAAAAAG", ["prefix", "'KL2'"]),
+        ("KL-D1N-AAAAAAG", ["prefix"]),
+        ("XKL1-D1N-AAAAAAG", ["prefix"]),
+        ("KL1-D2N-AAAAAAG", ["draw digit", "'2'"]),
+        ("KL1-D0N-AAAAAAG", ["draw digit", "'0'"]),
+        ("KL1-DXN-AAAAAAG", ["draw digit"]),
+        ("KL1-D1X-AAAAAAG", ["scoring letter", "'X'"]),
+        ("KL1-D1A-AAAAAAG", ["scoring letter", "'A'"]),
+        ("KL1-X1N-AAAAAAG", ["mode"]),
+        ("KL1-D1-AAAAAAG", ["mode"]),
+        ("KL1-D1NN-AAAAAAG", ["mode"]),
+        ("KL1-D1N-AAAAAG", ["length", "6"]),
+        ("KL1-D1N-AAAAAAAG", ["length", "8"]),
+        ("KL1-D1N-", ["length", "0"]),
+        ("KL1-D1N-AAAAAA0", ["character", "'0'"]),
+        ("KL1-D1N-AAAAAA1", ["character", "'1'"]),
+        ("KL1-D1N-AAAAA8A", ["character", "'8'"]),
+        ("KL1-D1N-9AAAAAA", ["character", "'9'"]),
+        ("KL1-D1N-AAA AAA", ["character", "' '"]),
+        ("KL1-D1N-AAAAAA!", ["character", "'!'"]),
+        ("KL1D1NAAAAAAG", ["three parts"]),
+        ("KL1-D1N-AAAA-AAG", ["three parts"]),
+        ("", ["three parts"]),
+        ("   ", ["three parts"]),
+    ],
+)
+def test_malformed_codes_say_which_part_is_wrong(text: str, words: list[str]) -> None:
+    with pytest.raises(InvalidDealCodeError) as info:
+        DealCode.parse(text)
+    message = str(info.value)
+    assert repr(text) in message, "the message shows the input"
+    for word in words:
+        assert word in message
+    assert isinstance(info.value, ValueError) and isinstance(info.value, EngineError)
+
+
+def test_game_refuses_a_malformed_code() -> None:
+    with pytest.raises(InvalidDealCodeError, match="scoring letter"):
+        Game("KL1-D1Q-AAAAAAG")
+
+
+@pytest.mark.parametrize("value", [None, 6, b"KL1-D1N-AAAAAAG"])
+def test_parse_refuses_what_is_not_text(value: object) -> None:
+    with pytest.raises(InvalidDealCodeError):
+        DealCode.parse(value)  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    ("number", "draw", "scoring"),
+    [(-1, 1, "N"), (MAX_NUMBER + 1, 1, "N"), (0, 2, "N"), (0, 1, "n"), (0, 1, "X")],
+)
+def test_constructor_checks_its_fields(number: int, draw: int, scoring: str) -> None:
+    with pytest.raises(InvalidDealCodeError):
+        DealCode(number, draw, scoring)  # type: ignore[arg-type]
+
+
+@st.composite
+def near_codes(draw: st.DrawFn) -> str:
+    """A valid code with one character replaced, inserted or deleted."""
+    code = str(DealCode(draw(st.integers(0, MAX_NUMBER)), draw(st.sampled_from([1, 3])),
+                        draw(st.sampled_from(["N", "V"]))))
+    i = draw(st.integers(0, len(code)))
+    ch = draw(st.sampled_from("0189AZ27-DdNnVv13 ı\u00e9") | st.characters())
+    how = draw(st.sampled_from(["replace", "insert", "delete"]))
+    if how == "insert":
+        return code[:i] + ch + code[i:]
+    if how == "delete":
+        return code[:i] + code[i + 1:]
+    return code[:i] + ch + code[i + 1:]
+
+
+@given(st.text(max_size=20) | near_codes())
+def test_any_text_parses_to_its_canonical_form_or_raises(text: str) -> None:
+    try:
+        code = DealCode.parse(text)
+    except InvalidDealCodeError as exc:
+        assert repr(text) in str(exc)
+    else:
+        assert str(code) == text.strip().upper()
+
+
+@given(st.integers(0, MAX_NUMBER))
+def test_shuffle_follows_rules_md(number: int) -> None:
+    assert shuffled_deck(number) == reference_deck(number)
+
+
+@pytest.mark.parametrize("number", [0, 6, 1 << 34, MAX_NUMBER])
+def test_same_number_same_layout_in_every_mode(number: int) -> None:
+    games = [Game(DealCode(number, d, s)) for d in (1, 3) for s in ("N", "V")]  # type: ignore[arg-type]
+    first = games[0]
+    for game in games[1:]:
+        assert game.columns == first.columns
+        assert game.down == first.down
+        assert game.stock == first.stock
+    assert sorted(first.cards()) == list(range(52))
+
+
+def test_rules_md_pair_deals_identically() -> None:
+    a, b = Game("KL1-D1N-AAAAAAG"), Game("KL1-D3V-AAAAAAG")
+    assert (a.columns, a.down, a.stock) == (b.columns, b.down, b.stock)
+    assert (a.draw_count, a.allow_recycle) == (1, True)
+    assert (b.draw_count, b.allow_recycle) == (3, False)
