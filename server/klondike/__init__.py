@@ -24,7 +24,7 @@ See docs/engine.md for the whole API.
 
 from .cards import Card, card_name, long_name, parse_card
 from .codes import DealCode
-from .deal import SplitMix64, deal, shuffled_deck
+from .deal import Layout, SplitMix64, deal, shuffled_deck
 from .errors import (
     EngineError,
     IllegalMoveError,
@@ -34,7 +34,7 @@ from .errors import (
     InvalidSnapshotError,
     NothingToUndoError,
 )
-from .game import UNDO_LIMIT, Game, replay
+from .game import UNDO_LIMIT, Game, Outcome, replay
 from .moves import DRAW, RECYCLE, Move
 
 __all__ = [
@@ -50,8 +50,10 @@ __all__ = [
     "InvalidDealCodeError",
     "InvalidNotationError",
     "InvalidSnapshotError",
+    "Layout",
     "Move",
     "NothingToUndoError",
+    "Outcome",
     "SplitMix64",
     "card_name",
     "deal",

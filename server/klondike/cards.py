@@ -58,6 +58,7 @@ def card_name(card: int) -> str:
 
 def long_name(card: int) -> str:
     """The card in words, for people and screen readers: ``'7 of hearts'``."""
+    card_name(card)  # checks the index
     return f"{RANK_NAMES[RANK[card] - 1]} of {SUIT_NAMES[SUIT[card]]}"
 
 

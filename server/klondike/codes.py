@@ -35,9 +35,9 @@ class DealCode:
     scoring: Scoring = "N"
 
     def __post_init__(self) -> None:
-        if not isinstance(self.number, int) or not 0 <= self.number <= MAX_NUMBER:
+        if type(self.number) is not int or not 0 <= self.number <= MAX_NUMBER:
             raise InvalidDealCodeError(f"deal number {self.number!r} is outside 0..{MAX_NUMBER}")
-        if self.draw not in (1, 3):
+        if type(self.draw) is not int or self.draw not in (1, 3):
             raise InvalidDealCodeError(f"draw {self.draw!r} must be 1 or 3")
         if self.scoring not in ("N", "V"):
             raise InvalidDealCodeError(f"scoring {self.scoring!r} must be 'N' or 'V'")

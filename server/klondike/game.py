@@ -506,7 +506,7 @@ def replay(code: DealCode | str, moves: Iterable[Move | str]) -> Game:
     undoes) from the start of ``code``."""
     game = Game(code)
     for move in moves:
-        if move == "undo":
+        if isinstance(move, str) and move.strip().lower() == "undo":
             game.pop()
         else:
             game.push(move)

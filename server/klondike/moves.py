@@ -58,6 +58,12 @@ class Move:
     target: int
     count: int = 1
 
+    def __post_init__(self) -> None:
+        if not _well_formed(self.source, self.target, self.count):
+            raise InvalidNotationError(
+                f"Move({self.source!r}, {self.target!r}, {self.count!r}) is not a move"
+            )
+
     @staticmethod
     def parse(text: str) -> Move:
         """The move written ``text`` (any case, surrounding space ignored).
@@ -91,6 +97,24 @@ class Move:
 
     def __repr__(self) -> str:
         return f"Move.parse({_NOTATION[self]!r})"
+
+
+def _well_formed(source: object, target: object, count: object) -> bool:
+    """Whether the three numbers describe a move RULES.md can write down."""
+    if type(source) is not int or type(target) is not int or type(count) is not int:
+        return False
+    if source == STOCK:
+        return target == WASTE and count == 1
+    if target == STOCK:
+        return source == WASTE and count == 1
+    column_target = 0 <= target <= 6
+    if source == WASTE or FS <= source <= FC:
+        return count == 1 and (column_target or (source == WASTE and target == FOUNDATION))
+    if 0 <= source <= 6:
+        if target == FOUNDATION:
+            return count == 1
+        return column_target and target != source and 1 <= count <= MAX_RUN
+    return False
 
 
 DRAW: Final = Move(STOCK, WASTE)

@@ -62,7 +62,9 @@ def decode(data: bytes) -> Game:
         return _decode(memoryview(data))
     except InvalidSnapshotError:
         raise
-    except (struct.error, IndexError, KeyError, EngineError, TypeError) as exc:
+    except struct.error:
+        raise InvalidSnapshotError("snapshot truncated") from None
+    except (IndexError, KeyError, EngineError, TypeError, UnicodeDecodeError) as exc:
         raise InvalidSnapshotError(f"not a game snapshot: {exc}") from None
 
 
@@ -114,7 +116,9 @@ def _decode(buf: memoryview) -> Game:
         history.append(Record(move, r_points, r_fan, bool(flags & 1),
                               -1 if card == _NO_CARD else card, bool(flags & 2), drawn))
     if pos != len(buf):
-        raise InvalidSnapshotError(f"{len(buf) - pos} bytes after the end of the snapshot")
+        extra = len(buf) - pos
+        raise InvalidSnapshotError(
+            f"{extra} byte{'s' if extra > 1 else ''} after the end of the snapshot")
     game.history = history
     game.points, game.moves, game.recycles = points, moves, recycles
     game.turned_up, game.fan, game.credited = turned, fan, credited
