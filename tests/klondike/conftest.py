@@ -21,10 +21,10 @@ from kl_support import VECTORS, all_vector_games, kl1, wins
 settings.register_profile(
     "klondike",
     deadline=None,
-    max_examples=40,
+    max_examples=60,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
-settings.register_profile("klondike-long", settings.get_profile("klondike"), max_examples=400)
+settings.register_profile("klondike-long", settings.get_profile("klondike"), max_examples=600)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
