@@ -150,6 +150,35 @@ def effective_moves(script: list[str]) -> list[str]:
     return moves
 
 
+def reverses(game: Game, notation: str) -> bool:
+    """``notation`` puts back what the game's last move (still in effect) did:
+    ``t3>f`` then ``fh>t3``, ``fh>t3`` then ``t3>f``, ``t1:2>t4`` then ``t4:2>t1``."""
+    if not game.history:
+        return False
+    last = str(game.history[-1].move)
+    source, _, target = last.partition(">")
+    if source[0] == "t" and target == "f":
+        suit = SUITS[game.history[-1].card // 13].lower()
+        return notation == f"f{suit}>{source}"
+    if source[0] == "f":
+        return notation == f"{target}>f"
+    if source[0] == "t" and target[0] == "t":
+        column, _, count = source.partition(":")
+        return notation == f"{target}{':' + count if count else ''}>{column}"
+    return False
+
+
+def flips(game: Game, notation: str) -> bool:
+    """``notation`` moves every face-up card off face-down ones, turning one up."""
+    if notation[0] != "t":
+        return False
+    source = notation.split(">")[0]
+    column = int(source[1]) - 1
+    count = int(source.split(":")[1]) if ":" in source else 1
+    up = len(game.columns[column]) - game.down[column]
+    return game.down[column] > 0 and count == up
+
+
 # ---------------------------------------------------------------------- every move's notation
 
 def all_notations() -> list[str]:
