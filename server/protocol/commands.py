@@ -1,0 +1,224 @@
+"""Commands a client sends, decoded and type-checked; no I/O.
+
+Every frame is ``{"t": type, "d": {...}}`` (``d`` may be omitted when empty).
+:func:`decode` returns a command object or raises :class:`ProtocolError`
+carrying the stable reason code and a sentence.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, ClassVar, Final, get_type_hints
+
+import orjson
+
+from .reasons import DEFAULT_TEXT, Reason
+
+MAX_SEQ: Final = 2**53 - 1  # what a JavaScript number holds exactly
+
+
+class ProtocolError(Exception):
+    """A frame that is not a valid command: the rejection to send back."""
+
+    def __init__(self, reason: Reason, text: str | None = None, command: str | None = None) -> None:
+        super().__init__(text or DEFAULT_TEXT[reason])
+        self.reason = reason
+        self.text = text or DEFAULT_TEXT[reason]
+        self.command = command
+
+
+@dataclass(frozen=True, slots=True)
+class Command:
+    type: ClassVar[str] = ""
+    #: whether the command needs a seat and changes the seat's game
+    game: ClassVar[bool] = False
+
+
+@dataclass(frozen=True, slots=True)
+class Create(Command):
+    """Open a room and take its first seat as host."""
+
+    type: ClassVar[str] = "create"
+    nickname: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class Join(Command):
+    type: ClassVar[str] = "join"
+    room: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Resume(Command):
+    """Take back a seat, on any process, after a reload or a lost socket."""
+
+    type: ClassVar[str] = "resume"
+    room: str
+    token: str
+    since: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Watch(Command):
+    type: ClassVar[str] = "watch"
+    room: str
+    since: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Solo(Command):
+    """A one-player game: a given code, or a random deal of a mode."""
+
+    type: ClassVar[str] = "solo"
+    nickname: str = "player"
+    code: str | None = None
+    draw: int = 1
+    scoring: str = "N"
+
+
+@dataclass(frozen=True, slots=True)
+class Ready(Command):
+    type: ClassVar[str] = "ready"
+    ready: bool = True
+
+
+@dataclass(frozen=True, slots=True)
+class Start(Command):
+    type: ClassVar[str] = "start"
+
+
+@dataclass(frozen=True, slots=True)
+class Kick(Command):
+    type: ClassVar[str] = "kick"
+    seat: int
+
+
+@dataclass(frozen=True, slots=True)
+class Leave(Command):
+    type: ClassVar[str] = "leave"
+
+
+@dataclass(frozen=True, slots=True)
+class Rematch(Command):
+    type: ClassVar[str] = "rematch"
+
+
+@dataclass(frozen=True, slots=True)
+class MoveCommand(Command):
+    """A move in RULES.md notation, numbered by the client (``s`` ≥ 1, increasing)."""
+
+    type: ClassVar[str] = "move"
+    game: ClassVar[bool] = True
+    s: int
+    m: str
+
+
+@dataclass(frozen=True, slots=True)
+class Undo(Command):
+    type: ClassVar[str] = "undo"
+    game: ClassVar[bool] = True
+    s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Resign(Command):
+    type: ClassVar[str] = "resign"
+    game: ClassVar[bool] = True
+    s: int
+
+
+@dataclass(frozen=True, slots=True)
+class Hint(Command):
+    type: ClassVar[str] = "hint"
+    game: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
+class Complete(Command):
+    """Ask for the moves that finish the game (the client plays them)."""
+
+    type: ClassVar[str] = "complete"
+    game: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
+class Ping(Command):
+    """Free of message credit; answered with ``pong``."""
+
+    type: ClassVar[str] = "ping"
+
+
+COMMANDS: Final[dict[str, type[Command]]] = {
+    c.type: c
+    for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
+              MoveCommand, Undo, Resign, Hint, Complete, Ping)
+}
+
+MAX_TEXT: Final = 200  # no string field of a command is longer
+
+
+def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
+    hints = get_type_hints(cls)
+    out = []
+    for f in fields(cls):
+        required = f.default is f.default_factory  # both MISSING
+        out.append((f.name, hints[f.name], required))
+    return tuple(out)
+
+
+_SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
+_SEQ_FIELDS: Final = frozenset({"s", "since", "seat"})
+
+
+def decode(raw: str | bytes) -> Command:
+    """The command in one frame, or :class:`ProtocolError`."""
+    if isinstance(raw, bytes):
+        raise ProtocolError(Reason.BAD_JSON, "binary frames are not accepted: send JSON text")
+    try:
+        msg = orjson.loads(raw)
+    except orjson.JSONDecodeError:
+        raise ProtocolError(Reason.BAD_JSON) from None
+    if not isinstance(msg, dict) or not isinstance(msg.get("t"), str):
+        raise ProtocolError(Reason.BAD_MESSAGE)
+    name = msg["t"]
+    cls = COMMANDS.get(name)
+    if cls is None:
+        raise ProtocolError(Reason.UNKNOWN_TYPE, f"unknown message type {name[:40]!r}", name[:40])
+    data = msg.get("d", {})
+    if data is None:
+        data = {}
+    if not isinstance(data, dict):
+        raise ProtocolError(Reason.BAD_MESSAGE, '"d" must be an object', name)
+    values: dict[str, Any] = {}
+    for field, kind, required in _SCHEMAS[name]:
+        if field not in data:
+            if required:
+                raise ProtocolError(Reason.BAD_FIELD, f"{name}: field {field!r} is missing", name)
+            continue
+        values[field] = _check(name, field, kind, data[field])
+    return cls(**values)
+
+
+def _check(name: str, field: str, kind: Any, value: Any) -> Any:
+    if kind is bool:
+        ok = isinstance(value, bool)
+        want = "true or false"
+    elif kind is int:
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        if ok and field in _SEQ_FIELDS:
+            ok = 0 <= value <= MAX_SEQ
+        want = "a whole number" + (" ≥ 0" if field in _SEQ_FIELDS else "")
+    elif kind is str:
+        ok = isinstance(value, str) and len(value) <= MAX_TEXT
+        want = f"a string of at most {MAX_TEXT} characters"
+    elif kind == str | None:
+        ok = value is None or (isinstance(value, str) and len(value) <= MAX_TEXT)
+        want = "a string or null"
+    else:  # dict[str, Any]
+        ok = isinstance(value, dict)
+        want = "an object"
+    if not ok:
+        raise ProtocolError(Reason.BAD_FIELD, f"{name}: field {field!r} must be {want}", name)
+    return value

@@ -1,0 +1,98 @@
+"""Stable reason codes of rejections, and the websocket close codes we use.
+
+A reason code never changes meaning once published: clients switch on it.
+The sentence sent with it may be more precise than the default here.
+"""
+
+from __future__ import annotations
+
+from enum import IntEnum, StrEnum
+
+
+class Reason(StrEnum):
+    # the edge: frames that are not commands
+    BAD_JSON = "bad_json"
+    BAD_MESSAGE = "bad_message"
+    UNKNOWN_TYPE = "unknown_type"
+    BAD_FIELD = "bad_field"
+    FLOOD = "flood"
+    # who you are
+    NOT_IN_ROOM = "not_in_room"
+    ALREADY_IN_ROOM = "already_in_room"
+    SPECTATOR = "spectator"
+    BAD_TOKEN = "bad_token"
+    # rooms
+    UNKNOWN_ROOM = "unknown_room"
+    BAD_NICKNAME = "bad_nickname"
+    NAME_TAKEN = "name_taken"
+    ROOM_FULL = "room_full"
+    RACE_STARTED = "race_started"
+    BAD_CODE = "bad_code"
+    BAD_SETTINGS = "bad_settings"
+    NOT_HOST = "not_host"
+    NOT_LOBBY = "not_lobby"
+    NOT_READY = "not_ready"
+    UNKNOWN_SEAT = "unknown_seat"
+    CANNOT_KICK_SELF = "cannot_kick_self"
+    NOT_ENDED = "not_ended"
+    # playing
+    NOT_STARTED = "not_started"
+    NOT_PLAYING = "not_playing"
+    BAD_NOTATION = "bad_notation"
+    ILLEGAL_MOVE = "illegal_move"
+    NOTHING_TO_UNDO = "nothing_to_undo"
+    UNDO_DISABLED = "undo_disabled"
+    HINTS_DISABLED = "hints_disabled"
+    NO_AUTOCOMPLETE = "no_autocomplete"
+    STALE = "stale"
+    # the server
+    UNAVAILABLE = "unavailable"
+    INTERNAL = "internal"
+
+
+DEFAULT_TEXT: dict[Reason, str] = {
+    Reason.BAD_JSON: "the frame is not a JSON text",
+    Reason.BAD_MESSAGE: 'a message is an object {"t": type, "d": {...}}',
+    Reason.UNKNOWN_TYPE: "no such message type",
+    Reason.BAD_FIELD: "a field is missing or has the wrong type",
+    Reason.FLOOD: "too many messages: slow down",
+    Reason.NOT_IN_ROOM: "join or watch a room first",
+    Reason.ALREADY_IN_ROOM: "this connection is already in a room",
+    Reason.SPECTATOR: "spectators cannot play",
+    Reason.BAD_TOKEN: "this seat token is not valid for the room",
+    Reason.UNKNOWN_ROOM: "there is no such room",
+    Reason.BAD_NICKNAME: "a nickname is 1 to 20 letters, digits, spaces or - _ .",
+    Reason.NAME_TAKEN: "that nickname is taken in this room",
+    Reason.ROOM_FULL: "the room is full",
+    Reason.RACE_STARTED: "the race has already started",
+    Reason.BAD_CODE: "that is not a valid KL1 deal code",
+    Reason.BAD_SETTINGS: "those room settings are not valid",
+    Reason.NOT_HOST: "only the host can do that",
+    Reason.NOT_LOBBY: "that can only be done in the lobby",
+    Reason.NOT_READY: "every player must be ready first",
+    Reason.UNKNOWN_SEAT: "there is no player in that seat",
+    Reason.CANNOT_KICK_SELF: "the host cannot remove themselves: leave instead",
+    Reason.NOT_ENDED: "the race is not over yet",
+    Reason.NOT_STARTED: "the race has not started yet",
+    Reason.NOT_PLAYING: "you are not playing a game now",
+    Reason.BAD_NOTATION: "that is not a move in KL1 notation",
+    Reason.ILLEGAL_MOVE: "that move is not allowed",
+    Reason.NOTHING_TO_UNDO: "there is nothing to undo",
+    Reason.UNDO_DISABLED: "undo is off in this room",
+    Reason.HINTS_DISABLED: "hints are off in this room",
+    Reason.NO_AUTOCOMPLETE: "the game cannot be finished automatically yet",
+    Reason.STALE: "that sequence number was already used for another command",
+    Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",
+    Reason.INTERNAL: "something went wrong on the server",
+}
+
+
+class CloseCode(IntEnum):
+    NORMAL = 1000
+    GOING_AWAY = 1001  # the server is shutting down: reconnect
+    POLICY = 1008  # flood: too many messages
+    TOO_BIG = 1009  # a frame over the size cap
+    INTERNAL = 1011
+    TAKEN_OVER = 4000  # the seat was opened by another connection
+    KICKED = 4001  # the host removed this player from the lobby
+    LEFT = 4002  # the player left the room
