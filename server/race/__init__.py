@@ -1,0 +1,21 @@
+"""Rooms, races and leaderboards as pure state: no I/O, time is an argument."""
+
+from .errors import RaceError
+from .leaderboard import Entry, new_entry, ranked, shown, sort_key, update_from_game
+from .room import Player, Room, check_nickname
+from .settings import Settings, parse_settings
+
+__all__ = [
+    "Entry",
+    "Player",
+    "RaceError",
+    "Room",
+    "Settings",
+    "check_nickname",
+    "new_entry",
+    "parse_settings",
+    "ranked",
+    "shown",
+    "sort_key",
+    "update_from_game",
+]

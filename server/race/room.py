@@ -1,0 +1,258 @@
+"""A room: players on seats, a lobby, races one after another. Pure state.
+
+Every method takes the time (milliseconds since the epoch) as an argument,
+changes the room or raises :class:`RaceError` leaving it untouched, and
+returns the event to record. The caller stores the result atomically (and
+retries on a version conflict by re-running the method on fresh state).
+
+>>> room = Room.create("ROOM1", Settings(max_players=2), "KL1-D1N-AAAAAAG", "ann", "tok-a", now=0)
+>>> room.join("bob", "tok-b", now=10)["kind"]
+'joined'
+>>> room.join("cat", "tok-c", now=20)
+Traceback (most recent call last):
+...
+server.race.errors.RaceError: the room is full
+>>> room.set_ready(1, True, now=30)["kind"]
+'ready'
+>>> room.start(0, now=100, countdown_ms=3000)["start_at"]
+3100
+>>> room.phase_at(2000), room.phase_at(3100)
+('countdown', 'racing')
+"""
+
+from __future__ import annotations
+
+import unicodedata
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Literal
+
+import orjson
+
+from ..protocol.reasons import Reason
+from .errors import RaceError
+from .leaderboard import Entry, ranked
+from .settings import Settings, settings_from_dict
+
+Phase = Literal["lobby", "racing", "ended"]
+Event = dict[str, Any]
+
+MAX_NICKNAME: Final = 20
+DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
+
+
+@dataclass(slots=True)
+class Player:
+    seat: int
+    nickname: str
+    joined: int
+    ready: bool = False
+    left: bool = False  # left during a race: kept for that race's results
+
+
+@dataclass(slots=True)
+class Room:
+    id: str
+    settings: Settings
+    code: str  # this race's deal: secret until the race ends
+    created: int
+    race: int = 1
+    phase: Phase = "lobby"
+    host: int = 0
+    next_seat: int = 0
+    players: list[Player] = field(default_factory=list)
+    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
+    racers: list[int] = field(default_factory=list)
+    start_at: int | None = None
+    deadline: int | None = None
+    ended_at: int | None = None
+    results: list[Entry] | None = None
+
+    # ------------------------------------------------------------------ building
+
+    @classmethod
+    def create(cls, room_id: str, settings: Settings, code: str, nickname: str, token: str,
+               *, now: int) -> Room:
+        """A new room whose first seat (0) is the host's."""
+        room = cls(id=room_id, settings=settings, code=code, created=now)
+        room.join(nickname, token, now=now)
+        return room
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> Room:
+        d = orjson.loads(raw)
+        d["settings"] = settings_from_dict(d["settings"])
+        d["players"] = [Player(**p) for p in d["players"]]
+        d["tokens"] = {k: int(v) for k, v in d["tokens"].items()}
+        return cls(**d)
+
+    # ------------------------------------------------------------------ queries
+
+    def player(self, seat: int) -> Player | None:
+        for p in self.players:
+            if p.seat == seat:
+                return p
+        return None
+
+    def present(self) -> list[Player]:
+        """Players still in the room (not left), in join order."""
+        return [p for p in self.players if not p.left]
+
+    def seat_of(self, token: str) -> int | None:
+        return self.tokens.get(token)
+
+    def phase_at(self, now: int) -> str:
+        """``lobby``, ``countdown`` (started, before its start time), ``racing`` or ``ended``."""
+        if self.phase == "racing" and self.start_at is not None and now < self.start_at:
+            return "countdown"
+        return self.phase
+
+    def public(self, now: int) -> dict[str, Any]:
+        """What anyone in or watching the room may know: no tokens, no code
+        before the race has ended."""
+        d: dict[str, Any] = {
+            "id": self.id,
+            "race": self.race,
+            "phase": self.phase_at(now),
+            "settings": self.settings.public(),
+            "host": self.host,
+            "players": [
+                {"seat": p.seat, "nickname": p.nickname, "ready": p.ready, "left": p.left}
+                for p in self.players
+            ],
+            "racers": self.racers,
+            "start_at": self.start_at,
+            "deadline": self.deadline if self.settings.time_limit else None,
+            "ended_at": self.ended_at,
+            "now": now,
+        }
+        if self.phase == "ended":
+            d["code"] = self.code
+            d["results"] = self.results
+        return d
+
+    # ------------------------------------------------------------------ lobby
+
+    def join(self, nickname: str, token: str, *, now: int) -> Event:
+        if self.phase == "racing":
+            raise RaceError(Reason.RACE_STARTED)
+        name = check_nickname(nickname)
+        if len(self.present()) >= self.settings.max_players:
+            raise RaceError(Reason.ROOM_FULL)
+        if any(p.nickname.casefold() == name.casefold() for p in self.present()):
+            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this room")
+        seat = self.next_seat
+        self.next_seat += 1
+        self.players.append(Player(seat=seat, nickname=name, joined=now))
+        self.tokens[token] = seat
+        if len(self.present()) == 1:
+            self.host = seat
+        return {"kind": "joined", "seat": seat, "nickname": name}
+
+    def set_ready(self, seat: int, ready: bool, *, now: int) -> Event:
+        self._need_lobby()
+        player = self._seat(seat)
+        player.ready = ready
+        return {"kind": "ready", "seat": seat, "ready": ready}
+
+    def kick(self, by: int, seat: int, *, now: int) -> Event:
+        self._need_host(by)
+        self._need_lobby()
+        if seat == by:
+            raise RaceError(Reason.CANNOT_KICK_SELF)
+        self._seat(seat)
+        self._remove(seat)
+        return {"kind": "kicked", "seat": seat}
+
+    def leave(self, seat: int, *, now: int) -> Event:
+        """The player leaves: gone from the lobby, or marked left in a race
+        (kept for its results). The host's role passes to the next player."""
+        player = self._seat(seat)
+        racing = self.phase == "racing" and seat in self.racers
+        if racing:
+            player.left = True
+            self.tokens = {t: s for t, s in self.tokens.items() if s != seat}
+        else:
+            self._remove(seat)
+        event: Event = {"kind": "left", "seat": seat, "racing": racing}
+        if seat == self.host:
+            rest = self.present()
+            if rest:
+                self.host = rest[0].seat
+                event["host"] = self.host
+        return event
+
+    def _remove(self, seat: int) -> None:
+        self.players = [p for p in self.players if p.seat != seat]
+        self.tokens = {t: s for t, s in self.tokens.items() if s != seat}
+
+    # ------------------------------------------------------------------ races
+
+    def start(self, by: int, *, now: int, countdown_ms: int,
+              max_race_ms: int = DEFAULT_MAX_RACE_MS) -> Event:
+        """The host starts: a countdown to ``start_at`` that every client shows."""
+        self._need_host(by)
+        self._need_lobby()
+        waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
+        if waiting:
+            raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
+        self.phase = "racing"
+        self.racers = [p.seat for p in self.present()]
+        self.start_at = now + countdown_ms
+        limit = self.settings.time_limit * 1000
+        self.deadline = self.start_at + (limit if limit else max_race_ms)
+        return {"kind": "start", "race": self.race, "start_at": self.start_at}
+
+    def end(self, entries: list[Entry], *, now: int) -> Event:
+        """The race is over: final ranking from the seats' lines; the code is revealed."""
+        if self.phase != "racing":
+            raise RaceError(Reason.NOT_PLAYING, "the race is not running")
+        self.phase = "ended"
+        self.ended_at = now
+        self.results = ranked(e for e in entries if e["seat"] in self.racers)
+        return {"kind": "ended", "race": self.race, "code": self.code}
+
+    def rematch(self, by: int, code: str, *, now: int) -> Event:
+        """A new race in the same room and settings, on a new deal."""
+        self._need_host(by)
+        if self.phase != "ended":
+            raise RaceError(Reason.NOT_ENDED)
+        self.race += 1
+        self.phase = "lobby"
+        self.code = code
+        self.players = self.present()
+        for p in self.players:
+            p.ready = False
+        self.racers = []
+        self.start_at = self.deadline = self.ended_at = None
+        self.results = None
+        return {"kind": "rematch", "race": self.race}
+
+    # ------------------------------------------------------------------ checks
+
+    def _seat(self, seat: int) -> Player:
+        player = self.player(seat)
+        if player is None or player.left:
+            raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
+        return player
+
+    def _need_host(self, seat: int) -> None:
+        if seat != self.host:
+            raise RaceError(Reason.NOT_HOST)
+
+    def _need_lobby(self) -> None:
+        if self.phase == "racing":
+            raise RaceError(Reason.NOT_LOBBY)
+
+
+def check_nickname(nickname: str) -> str:
+    """The nickname, trimmed, if it is 1 to 20 letters, digits, spaces or ``-_.'``."""
+    name = " ".join(nickname.split())
+    ok = 1 <= len(name) <= MAX_NICKNAME and all(
+        ch.isalnum() or ch in " -_.'" for ch in name
+    ) and all(unicodedata.category(ch)[0] != "C" for ch in name)
+    if not ok:
+        raise RaceError(Reason.BAD_NICKNAME)
+    return name
