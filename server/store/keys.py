@@ -1,0 +1,63 @@
+"""Every Redis key and channel name, built here and nowhere else.
+
+All keys of a room share the hash tag ``{room_id}`` so that a room's data
+lives in one slot and its Lua scripts run on Redis Cluster. The only key
+outside a room is :data:`DUE`, an index of rooms with a deadline, which no
+room script touches.
+
+======================  ====  ==================================================
+key                     type  holds
+======================  ====  ==================================================
+kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
+                              version), live (race number while racing, else 0),
+                              active (seats still playing the live race)
+kr:{R}:ev               list  the last room events, JSON, each with its version
+kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race)
+kr:{R}:on               hash  seat -> id of the connection that holds the seat
+kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
+                              number), snap (engine snapshot), done (1 when the
+                              seat has finished, resigned or left)
+kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
+kr:{R}:ch               chan  room events (versioned) and takeover notices
+kr:due                  zset  room id -> when its race must be looked at (ms)
+======================  ====  ==================================================
+"""
+
+from __future__ import annotations
+
+from typing import Final
+
+DUE: Final = "kr:due"
+
+
+def room(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:room"
+
+
+def events(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ev"
+
+
+def board(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:lb"
+
+
+def online(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:on"
+
+
+def seat(room_id: str, race: int, seat_no: int) -> str:
+    return f"kr:{{{room_id}}}:r{race}:s{seat_no}"
+
+
+def log(room_id: str, race: int, seat_no: int) -> str:
+    return f"kr:{{{room_id}}}:r{race}:s{seat_no}:log"
+
+
+def channel(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ch"
+
+
+def room_of_channel(name: str) -> str:
+    """The room id in a channel name built by :func:`channel`."""
+    return name[name.index("{") + 1: name.index("}")]

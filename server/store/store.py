@@ -1,0 +1,307 @@
+"""The Store: every read and write of Klondike Race's state, by meaning.
+
+Callers never see a Redis command: they load a room, commit a room change
+with the :class:`Changes` it implies, apply a seat's game command, and so on.
+Each write is one Lua script (see :mod:`.scripts`), run atomically.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import orjson
+from redis.asyncio.connection import ConnectionPool
+from redis.exceptions import NoScriptError
+
+from ..race import Entry, Room
+from . import keys, scripts
+from .batch import Batcher, StoreUnavailable
+
+RECENT: Final = 64  # log entries loaded with a seat, to recognise resent commands
+
+
+@dataclass(frozen=True, slots=True)
+class RoomData:
+    """A room as stored, read at one instant."""
+
+    room: Room
+    rv: int  # room version: room commits check it
+    ev: int  # version of the room's latest event
+    live: int  # the race accepting moves, or 0
+    active: int  # seats still playing the live race
+    entries: dict[int, Entry]
+    online: dict[int, str]  # seat -> connection holding it
+
+
+@dataclass(frozen=True, slots=True)
+class SeatData:
+    ver: int  # commands in the seat's log
+    seq: int  # the last client sequence number applied
+    snap: bytes | None  # engine snapshot after the last command (None: none yet)
+    done: bool
+    recent: list[tuple[int, str]]  # (seq, command) of the latest log entries
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The outcome of :meth:`Store.apply`: ``ok`` or why not."""
+
+    status: str  # ok, not_playing, taken_over, seq, version
+    v: int = 0  # event version recorded (ok)
+    active: int = -1  # seats still playing, when this command ended the seat's race
+    seq: int = 0  # the seat's last seq (status seq)
+
+
+@dataclass(frozen=True, slots=True)
+class Committed:
+    ok: bool
+    v: int = 0
+    rv: int = 0
+    active: int = 0
+    gone: bool = False  # the room does not exist (any more)
+
+
+SeatKeys = tuple[str, str, str, str, str, str, str]
+
+
+@dataclass(slots=True)
+class Changes:
+    """What a room change writes besides the room's state and its events."""
+
+    _room_id: str
+    _keys: list[str] = field(default_factory=list)
+    _ops: list[list[Any]] = field(default_factory=list)
+
+    def _key(self, key: str) -> int:
+        if key not in self._keys:
+            self._keys.append(key)
+        return 4 + self._keys.index(key)  # KEYS[1..3] are room, ev, channel
+
+    def _op(self, command: str, key: str, *args: object) -> None:
+        self._ops.append([command, self._key(key), *map(str, args)])
+
+    def set_entry(self, entry: Entry) -> Changes:
+        self._op("HSET", keys.board(self._room_id), entry["seat"], orjson.dumps(entry).decode())
+        return self
+
+    def drop_seat(self, seat: int) -> Changes:
+        """The seat is gone from the room: its line and its presence."""
+        self._op("HDEL", keys.board(self._room_id), seat)
+        self._op("HDEL", keys.online(self._room_id), seat)
+        return self
+
+    def drop_presence(self, seat: int) -> Changes:
+        """Nobody holds the seat any more (its line stays)."""
+        self._op("HDEL", keys.online(self._room_id), seat)
+        return self
+
+    def reset_board(self) -> Changes:
+        self._op("DEL", keys.board(self._room_id))
+        return self
+
+    def start_race(self, race: int, seats: Sequence[int]) -> Changes:
+        """Fresh seats for ``race``; the room accepts its moves."""
+        for s in seats:
+            key = keys.seat(self._room_id, race, s)
+            self._op("DEL", key)
+            self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
+        self._op("HSET", keys.room(self._room_id), "live", race, "active", len(seats))
+        return self
+
+    def seat_done(self, race: int, seat: int) -> Changes:
+        """The seat stops playing (it left the race)."""
+        self._op("HSET", keys.seat(self._room_id, race, seat), "done", 1)
+        self._op("HINCRBY", keys.room(self._room_id), "active", -1)
+        return self
+
+    def stop_race(self) -> Changes:
+        self._op("HSET", keys.room(self._room_id), "live", 0, "active", 0)
+        return self
+
+    def expire(self, ttl_ms: int, race: int | None = None, seats: Iterable[int] = ()) -> Changes:
+        """Let the room's keys (and a race's seat keys) expire in ``ttl_ms``."""
+        r = self._room_id
+        for key in (keys.room(r), keys.events(r), keys.board(r), keys.online(r)):
+            self._op("PEXPIRE", key, ttl_ms)
+        if race is not None:
+            for s in seats:
+                self._op("PEXPIRE", keys.seat(r, race, s), ttl_ms)
+                self._op("PEXPIRE", keys.log(r, race, s), ttl_ms)
+        return self
+
+
+def _body(event: dict[str, Any]) -> bytes:
+    """An event's JSON without its opening brace: the script adds the version."""
+    return orjson.dumps(event)[1:]
+
+
+class Store:
+    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
+
+    def __init__(self, pool: ConnectionPool, batcher: Batcher, *, event_cap: int) -> None:
+        self.pool = pool
+        self._batcher = batcher
+        self.event_cap = event_cap
+
+    @classmethod
+    async def open(cls, url: str, *, lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
+                   on_batch: Callable[[int, float], None] | None = None) -> Store:
+        pool = ConnectionPool.from_url(url, socket_timeout=None, socket_connect_timeout=timeout)
+        batcher = Batcher(pool, lanes=lanes, timeout=timeout, on_batch=on_batch)
+        return cls(pool, batcher, event_cap=event_cap)
+
+    async def close(self) -> None:
+        await self._batcher.close()
+        await self.pool.disconnect()
+
+    async def call(self, *args: Any) -> Any:
+        return await self._batcher.execute(*args)
+
+    async def ping(self) -> bool:
+        try:
+            return bool(await self.call("PING"))
+        except StoreUnavailable:
+            return False
+
+    async def _run(self, script: scripts.Script, keys_: Sequence[str], args: Sequence[Any]) -> Any:
+        try:
+            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
+        except NoScriptError:  # a new or restarted Redis: load it, once
+            await self._batcher.execute("SCRIPT", "LOAD", script.source)
+            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
+
+    # ------------------------------------------------------------------ rooms
+
+    def changes(self, room_id: str) -> Changes:
+        return Changes(room_id)
+
+    async def commit(self, room: Room, rv: int | None, events: Sequence[dict[str, Any]],
+                     changes: Changes | None = None) -> Committed:
+        """Write ``room`` if its version is still ``rv`` (``None``: a new room),
+        with ``changes`` and ``events``. Not ``ok``: reload and try again."""
+        r = room.id
+        changes = changes or Changes(r)
+        ks = [keys.room(r), keys.events(r), keys.channel(r), *changes._keys]
+        reply = await self._run(scripts.COMMIT, ks, [
+            "new" if rv is None else rv, room.to_json(), self.event_cap,
+            orjson.dumps(changes._ops), *(_body(e) for e in events),
+        ])
+        if reply[0] == b"ok":
+            return Committed(True, v=reply[1], rv=reply[2], active=reply[3])
+        return Committed(False, gone=reply[1] == b"gone")
+
+    async def load(self, room_id: str) -> RoomData | None:
+        """The room now, or ``None`` if there is no such room."""
+        head, board, online = await self._run(
+            scripts.LOAD, [keys.room(room_id), keys.board(room_id), keys.online(room_id)], [])
+        state, rv, ev, live, active = head
+        if state is None:
+            return None
+        return RoomData(
+            room=Room.from_json(state), rv=int(rv), ev=int(ev or 0), live=int(live or 0),
+            active=int(active or 0),
+            entries={int(board[i]): orjson.loads(board[i + 1]) for i in range(0, len(board), 2)},
+            online={int(online[i]): online[i + 1].decode() for i in range(0, len(online), 2)},
+        )
+
+    async def events_since(self, room_id: str, since: int) -> tuple[int, list[bytes] | None]:
+        """The latest version and the events after ``since``, or ``None`` for
+        them when they are no longer kept (the caller resyncs)."""
+        v, evs = await self._run(scripts.SINCE, [keys.room(room_id), keys.events(room_id)], [since])
+        return int(v), None if evs == b"resync" else list(evs)
+
+    async def stop_race(self, room_id: str, race: int) -> dict[int, Entry]:
+        """No more moves in ``race``; the final leaderboard lines."""
+        board = await self._run(scripts.STOP, [keys.room(room_id), keys.board(room_id)], [race])
+        return {int(board[i]): orjson.loads(board[i + 1]) for i in range(0, len(board), 2)}
+
+    # ------------------------------------------------------------------ seats
+
+    @staticmethod
+    def seat_keys(room_id: str, race: int, seat: int) -> SeatKeys:
+        return (keys.room(room_id), keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
+                keys.board(room_id), keys.events(room_id), keys.online(room_id),
+                keys.channel(room_id))
+
+    async def load_seat(self, room_id: str, race: int, seat: int) -> SeatData:
+        head, recent = await self._run(
+            scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat)], [RECENT])
+        ver, seq, snap, done = head
+        pairs = []
+        for raw in recent:
+            s, _, command = raw.decode().partition(" ")
+            pairs.append((int(s), command))
+        return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
+                        done=done == b"1", recent=pairs)
+
+    async def apply(self, seat_keys: SeatKeys, *, race: int, seat: int, conn: str, ver: int,
+                    seq: int, command: str, snap: bytes, entry: bytes, event: bytes,
+                    done: bool) -> Applied:
+        """Append one game command of a seat, if the seat is still at version
+        ``ver`` and held by ``conn``; ``event`` is the body from :func:`event_body`."""
+        reply = await self._run(scripts.MOVE, seat_keys, [
+            race, seat, conn, ver, seq, f"{seq} {command}", snap, entry, event,
+            "1" if done else "0", self.event_cap,
+        ])
+        status = reply[0].decode()
+        if status == "ok":
+            return Applied("ok", v=reply[1], active=reply[2])
+        if status == "seq":
+            return Applied("seq", seq=int(reply[1]))
+        return Applied(status)
+
+    async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
+        """A seat's whole command log: (seq, command) in order."""
+        raw = await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1)
+        out = []
+        for item in raw:
+            s, _, command = item.decode().partition(" ")
+            out.append((int(s), command))
+        return out
+
+    async def snapshots(self, room_id: str, race: int, seats: Iterable[int]) -> dict[int, bytes]:
+        """The stored snapshot of each seat that has played a command."""
+        seats = list(seats)
+        replies = await asyncio.gather(
+            *(self.call("HGET", keys.seat(room_id, race, s), "snap") for s in seats))
+        return {s: snap for s, snap in zip(seats, replies, strict=True) if snap}
+
+    # ------------------------------------------------------------------ presence
+
+    async def attach(self, room_id: str, seat: int, conn: str, event: dict[str, Any]) -> bool:
+        """``conn`` now holds ``seat``; another connection holding it is told to
+        close. ``False`` if the room is gone."""
+        reply = await self._run(scripts.ATTACH, [keys.room(room_id), keys.online(room_id),
+                                                 keys.events(room_id), keys.channel(room_id)],
+                                [seat, conn, _body(event), self.event_cap])
+        return bool(reply[0] == b"ok")
+
+    async def detach(self, room_id: str, seat: int, conn: str, event: dict[str, Any]) -> None:
+        await self._run(scripts.DETACH, [keys.room(room_id), keys.online(room_id),
+                                         keys.events(room_id), keys.channel(room_id)],
+                        [seat, conn, _body(event), self.event_cap])
+
+    # ------------------------------------------------------------------ deadlines
+
+    async def due_add(self, room_id: str, at_ms: int) -> None:
+        await self.call("ZADD", keys.DUE, at_ms, room_id)
+
+    async def due_remove(self, room_id: str) -> None:
+        await self.call("ZREM", keys.DUE, room_id)
+
+    async def claim_due(self, now_ms: int, *, lease_ms: int = 10_000, limit: int = 20) -> list[str]:
+        """Rooms whose deadline has passed, each leased to this caller for a while."""
+        ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
+        return [i.decode() for i in ids]
+
+
+def event_body(event: dict[str, Any]) -> bytes:
+    """The body of an event for :meth:`Store.apply`."""
+    return _body(event)
+
+
+__all__ = ["Applied", "Changes", "Committed", "RoomData", "SeatData", "Store", "StoreUnavailable",
+           "event_body"]
