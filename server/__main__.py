@@ -1,0 +1,7 @@
+"""``python -m server``: the same command line as ``klondike-race``."""
+
+import sys
+
+from .app.cli import main
+
+sys.exit(main())

@@ -1,0 +1,1 @@
+"""The asyncio edge: websocket and HTTP server, sessions, hubs, config, logs, metrics."""

@@ -1,0 +1,153 @@
+"""The server's configuration: command line over environment over defaults,
+read once at start and checked; a bad value stops the start with one line.
+
+=====================  ===========================  ============================
+option                 environment variable         default
+=====================  ===========================  ============================
+--host                 KLONDIKE_HOST                127.0.0.1
+--port                 KLONDIKE_PORT                8080 (0: any free port)
+--redis-url            KLONDIKE_REDIS_URL           none: start an embedded Redis
+--data-dir             KLONDIKE_DATA_DIR            ./var (embedded Redis's files)
+--log-level            KLONDIKE_LOG_LEVEL           info
+--countdown            KLONDIKE_COUNTDOWN           3 (seconds before a race)
+--finished-ttl         KLONDIKE_FINISHED_TTL        3600 (s a finished room is kept)
+--lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept)
+--msg-rate             KLONDIKE_MSG_RATE            20 (messages/s per connection)
+--msg-burst            KLONDIKE_MSG_BURST           60 (messages in a burst)
+--redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
+=====================  ===========================  ============================
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Final
+from urllib.parse import urlparse
+
+WEB_CLIENT: Final = Path(__file__).resolve().parents[2] / "web_client"
+LEVELS: Final = ("debug", "info", "warning", "error")
+
+
+class ConfigError(Exception):
+    """A bad setting: the message is one line for the person starting the server."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    # where to listen
+    host: str = "127.0.0.1"
+    port: int = 8080
+    # state
+    redis_url: str | None = None
+    data_dir: Path = Path("var")
+    redis_lanes: int = 2
+    # rooms
+    countdown: float = 3.0
+    finished_ttl: int = 3600
+    lobby_ttl: int = 86400
+    event_cap: int = 256
+    # connections
+    msg_rate: float = 20.0
+    msg_burst: int = 60
+    max_frame: int = 4096
+    # the rest
+    log_level: str = "info"
+    static_dir: Path = WEB_CLIENT
+
+
+def _port(v: str) -> int:
+    port = int(v)
+    if not 0 <= port <= 65535:
+        raise ValueError("outside 0..65535")
+    return port
+
+
+def _positive_float(v: str) -> float:
+    x = float(v)
+    if not x > 0:
+        raise ValueError("must be more than 0")
+    return x
+
+
+def _non_negative_float(v: str) -> float:
+    x = float(v)
+    if not x >= 0:
+        raise ValueError("must be 0 or more")
+    return x
+
+
+def _positive_int(v: str) -> int:
+    x = int(v)
+    if x <= 0:
+        raise ValueError("must be more than 0")
+    return x
+
+
+def _redis_url(v: str) -> str:
+    u = urlparse(v)
+    if u.scheme not in ("redis", "rediss", "unix") or not (u.netloc or u.path):
+        raise ValueError("expected redis://host:port[/db], rediss://… or unix:///path")
+    return v
+
+
+def _level(v: str) -> str:
+    if v.lower() not in LEVELS:
+        raise ValueError(f"expected one of {', '.join(LEVELS)}")
+    return v.lower()
+
+
+def _host(v: str) -> str:
+    if not v.strip():
+        raise ValueError("empty")
+    return v.strip()
+
+
+_OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
+    ("host", _host),
+    ("port", _port),
+    ("redis_url", _redis_url),
+    ("data_dir", Path),
+    ("log_level", _level),
+    ("countdown", _non_negative_float),
+    ("finished_ttl", _positive_int),
+    ("lobby_ttl", _positive_int),
+    ("msg_rate", _positive_float),
+    ("msg_burst", _positive_int),
+    ("redis_lanes", _positive_int),
+)
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    for name, _ in _OPTIONS:
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar="VALUE",
+                            help=f"(env KLONDIKE_{name.upper()})")
+
+
+def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None = None) -> Config:
+    """The configuration from parsed arguments and the environment."""
+    env = os.environ if env is None else env
+    values: dict[str, Any] = {}
+    for name, convert in _OPTIONS:
+        raw = getattr(args, name, None) if args is not None else None
+        source = "--" + name.replace("_", "-")
+        if raw is None:
+            raw = env.get("KLONDIKE_" + name.upper())
+            source = "KLONDIKE_" + name.upper()
+        if raw is None or raw == "":
+            continue
+        try:
+            values[name] = convert(raw)
+        except ValueError as exc:
+            raise ConfigError(f"bad value {raw!r} for {source}: {exc}") from None
+    return Config(**values)
+
+
+def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Config:
+    """For tests: the configuration of ``serve`` with these arguments."""
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    return load(parser.parse_args(list(argv)), env)

@@ -1,0 +1,384 @@
+"""Room hubs: one per room with a connection on this process.
+
+A hub follows its room's channel in version order, keeps what it needs to
+answer newcomers (the room as anyone may see it, the leaderboard lines, who is
+online, spectators' boards) and fans frames out to its local connections:
+room events at once, leaderboards coalesced to at most five a second, boards
+to spectators only and only as the room allows. A missing version (a message
+lost while Redis was away) is fetched from the room's event list, or the hub
+reloads the room and resyncs its connections.
+
+Nothing here waits on a socket: frames are written with
+``websockets.broadcast``, and a connection whose buffer is full skips
+leaderboards (the next one supersedes them) or, for events, is closed so it
+reconnects and resyncs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+import structlog
+from websockets.asyncio.server import broadcast
+
+from ..klondike import Game
+from ..protocol import frame, wrap_raw
+from ..race import Entry, ranked
+from ..store import StoreUnavailable
+from .background import spawn
+
+if TYPE_CHECKING:
+    from .server import App
+    from .session import Session
+
+log = structlog.get_logger("app.hub")
+
+FLUSH_INTERVAL: Final = 0.2  # at most five leaderboards a second per room
+SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
+
+
+class Hub:
+    def __init__(self, app: App, room_id: str) -> None:
+        self.app = app
+        self.room_id = room_id
+        self.v = 0
+        self.public: dict[str, Any] = {}
+        self.entries: dict[int, Entry] = {}
+        self.online: dict[int, bool] = {}
+        self.sessions: set[Session] = set()
+        self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
+        self._changed: set[int] = set()
+        self._delayed: deque[tuple[int, int, dict[str, Any]]] = deque()
+        self._buffer: list[bytes] = []
+        self._busy = True  # loading or catching up: messages wait in the buffer
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._release_handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._boards_loaded = False
+        self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+
+    # ------------------------------------------------------------------ state
+
+    @property
+    def phase(self) -> str:
+        return str(self.public.get("phase", "lobby"))
+
+    def phase_now(self) -> str:
+        phase = self.phase
+        if phase == "countdown" and self.app.now_ms() >= (self.public.get("start_at") or 0):
+            return "racing"
+        return phase
+
+    @property
+    def race(self) -> int:
+        return int(self.public.get("race", 0))
+
+    @property
+    def boards_mode(self) -> str:
+        return str(self.public.get("settings", {}).get("boards", "after"))
+
+    def lines(self) -> list[Entry]:
+        return ranked(self.entries.values(), self.online)
+
+    def sync_frame(self) -> bytes:
+        """The whole room as a newcomer needs it."""
+        public = dict(self.public)
+        public["now"] = self.app.now_ms()
+        return frame("sync", {"v": self.v, "room": public, "entries": self.lines()})
+
+    async def load(self) -> bool:
+        """Follow the room's channel and read its state; ``False`` if there is no room."""
+        await self.app.subscriber.subscribe(self.room_id)
+        data = await self.app.store.load(self.room_id)
+        if data is None:
+            return False
+        now = self.app.now_ms()
+        self.v = data.ev
+        self.public = data.room.public(now)
+        self.entries = dict(data.entries)
+        self.online = {seat: True for seat in data.online}
+        self._busy = False
+        self._drain()
+        if data.room.phase == "racing" and data.active <= 0:
+            spawn(self.app.rooms.end_race(self.room_id))
+        return True
+
+    # ------------------------------------------------------------------ messages
+
+    def on_message(self, data: bytes) -> None:
+        if self._busy:
+            self._buffer.append(data)
+        else:
+            self._process(data)
+
+    def _drain(self) -> None:
+        buffered, self._buffer = self._buffer, []
+        for data in buffered:
+            if self._busy:
+                self._buffer.append(data)
+            else:
+                self._process(data)
+
+    def _process(self, data: bytes) -> None:
+        if data.startswith(b'{"x"'):
+            self._notice(orjson.loads(data))
+            return
+        v = int(data[5:data.index(b",", 5)])
+        if v <= self.v:
+            return
+        if v != self.v + 1:
+            self._buffer.append(data)
+            self._busy = True
+            spawn(self._catch_up())
+            return
+        self._apply(v, data)
+
+    def _apply(self, v: int, data: bytes) -> None:
+        self.v = v
+        event = orjson.loads(data)
+        kind = event["kind"]
+        if kind == "progress":
+            self.entries[event["seat"]] = event["entry"]
+            board = event.get("board")
+            if board is not None:
+                self._board(event["seat"], board, event["at"])
+            self._dirty()
+            return
+        if kind == "presence":
+            self.online[event["seat"]] = event["online"]
+            if not event["online"]:
+                self.online.pop(event["seat"], None)
+            self._dirty()
+            return
+        self.public = event["room"]
+        if event.get("reset"):
+            self.entries = {}
+            self.boards = {}
+            self._delayed.clear()
+            self._boards_loaded = False
+        for entry in event.get("entries", ()):
+            self.entries[entry["seat"]] = entry
+        for seat in event.get("dropped", ()):
+            self.entries.pop(seat, None)
+            self.online.pop(seat, None)
+        self._send_all(wrap_raw("event", data), essential=True)
+        self._dirty()
+        for session in list(self.sessions):
+            session.on_room_event(event)
+        if kind == "ended" and self._watchers():
+            spawn(self._send_boards_after_race())
+
+    def _notice(self, notice: dict[str, Any]) -> None:
+        if notice.get("x") == "takeover":
+            for session in list(self.sessions):
+                if session.seat == notice["seat"] and session.conn_id != notice["conn"]:
+                    session.taken_over()
+
+    async def _catch_up(self) -> None:
+        """Fetch the events this hub missed, or reload and resync."""
+        try:
+            _, events = await self.app.store.events_since(self.room_id, self.v)
+            if events is None:
+                await self._resync()
+            else:
+                for data in events:
+                    ev_v = int(data[5:data.index(b",", 5)])
+                    if ev_v == self.v + 1:
+                        self._apply(ev_v, data)
+        except StoreUnavailable:
+            await asyncio.sleep(0.5)
+            spawn(self._catch_up())
+            return
+        self._busy = False
+        self._drain()
+
+    async def _resync(self) -> None:
+        data = await self.app.store.load(self.room_id)
+        if data is None:
+            return
+        self.v = data.ev
+        self.public = data.room.public(self.app.now_ms())
+        self.entries = dict(data.entries)
+        self.online = {seat: True for seat in data.online}
+        self.boards, self._boards_loaded = {}, False
+        self._send_all(self.sync_frame(), essential=True)
+        if self._watchers():
+            await self.send_boards_to(self._watchers())
+
+    def reconnected(self) -> None:
+        """The channel was lost for a while: fetch what happened meanwhile."""
+        if not self._busy:
+            self._busy = True
+            spawn(self._catch_up())
+
+    # ------------------------------------------------------------------ fan-out
+
+    def _send_all(self, data: bytes, *, essential: bool) -> None:
+        self.send(self.sessions, data, essential=essential)
+
+    def send(self, sessions: Any, data: bytes, *, essential: bool) -> None:
+        """Write ``data`` to the sessions without waiting on any of them."""
+        ready = []
+        for session in sessions:
+            if session.syncing:
+                session.pending.append(data)
+                continue
+            transport = session.ws.transport
+            if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
+                if essential:
+                    session.too_slow()
+                continue
+            ready.append(session.ws)
+        if ready:
+            broadcast(ready, data, text=True)
+
+    def _dirty(self) -> None:
+        if self._flush_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self._last_flush + FLUSH_INTERVAL - loop.time())
+        self._flush_handle = loop.call_later(delay, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        self._last_flush = asyncio.get_running_loop().time()
+        if not self.sessions:
+            return
+        self.app.metrics.lb_frames.inc()
+        self._send_all(frame("lb", {"v": self.v, "entries": self.lines()}), essential=False)
+        if self._changed:
+            watchers = self._watchers()
+            if watchers:
+                boards = {str(s): self.boards[s] for s in self._changed if s in self.boards}
+                self.send(watchers, frame("boards", {"v": self.v, "boards": boards}),
+                          essential=False)
+            self._changed.clear()
+
+    # ------------------------------------------------------------------ boards
+
+    def _watchers(self) -> list[Session]:
+        return [s for s in self.sessions if s.role == "spectator"]
+
+    def _board(self, seat: int, board: dict[str, Any], at: int) -> None:
+        mode = self.boards_mode
+        if mode == "live":
+            self.boards[seat] = board
+            self._changed.add(seat)
+        elif mode == "delayed":
+            delay_ms = int(self.public["settings"]["delay"]) * 1000
+            self._delayed.append((at + delay_ms, seat, board))
+            self._schedule_release()
+
+    def _schedule_release(self) -> None:
+        if self._release_handle is not None or not self._delayed:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, (self._delayed[0][0] - self.app.now_ms()) / 1000)
+        self._release_handle = loop.call_later(wait, self._release)
+
+    def _release(self) -> None:
+        self._release_handle = None
+        now = self.app.now_ms()
+        while self._delayed and self._delayed[0][0] <= now:
+            _, seat, board = self._delayed.popleft()
+            self.boards[seat] = board
+            self._changed.add(seat)
+        if self._changed:
+            self._dirty()
+        self._schedule_release()
+
+    async def send_boards_to(self, watchers: list[Session]) -> None:
+        """The boards a new spectator may see now."""
+        mode, phase = self.boards_mode, self.phase
+        visible = phase == "ended" or (mode == "live" and phase in ("countdown", "racing"))
+        if visible and not self._boards_loaded:
+            await self._load_boards()
+        if self.boards:
+            self.send(watchers, frame("boards", {"v": self.v, "boards": {
+                str(s): b for s, b in self.boards.items()}}), essential=False)
+
+    async def _load_boards(self) -> None:
+        """Every racer's board from the store (live mode, or after the race)."""
+        data = await self.app.store.load(self.room_id)
+        if data is None or not data.room.racers:
+            return
+        room = data.room
+        snaps = await self.app.store.snapshots(self.room_id, room.race, room.racers)
+        for seat in room.racers:
+            snap = snaps.get(seat)
+            game = Game.from_snapshot(snap) if snap else Game(room.code)
+            self.boards.setdefault(seat, game.public_view())
+        self._boards_loaded = True
+
+    async def _send_boards_after_race(self) -> None:
+        self.boards, self._boards_loaded = {}, False
+        try:
+            await self.send_boards_to(self._watchers())
+        except StoreUnavailable:
+            log.warning("boards_unavailable", room=self.room_id)
+
+    def close(self) -> None:
+        for handle in (self._flush_handle, self._release_handle):
+            if handle is not None:
+                handle.cancel()
+
+
+class Hubs:
+    """The hubs of this process, by room id."""
+
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._hubs: dict[str, Hub] = {}
+
+    def __len__(self) -> int:
+        return len(self._hubs)
+
+    def get(self, room_id: str) -> Hub | None:
+        return self._hubs.get(room_id)
+
+    async def enter(self, room_id: str, session: Session) -> Hub | None:
+        """The room's hub with ``session`` in it; ``None`` if there is no such room."""
+        hub = self._hubs.get(room_id)
+        if hub is None:
+            hub = self._hubs[room_id] = Hub(self.app, room_id)
+            self.app.metrics.rooms.set(len(self._hubs))
+            try:
+                found = await hub.load()
+            except BaseException as exc:
+                self._drop(hub)
+                hub.loaded.set_exception(exc)
+                hub.loaded.exception()  # retrieved: callers get it by awaiting below
+                raise
+            if not found:
+                self._drop(hub)
+            hub.loaded.set_result(found)
+        elif not await asyncio.shield(hub.loaded):
+            return None
+        if not hub.loaded.result():
+            return None
+        hub.sessions.add(session)
+        return hub
+
+    def leave(self, hub: Hub, session: Session) -> None:
+        hub.sessions.discard(session)
+        if not hub.sessions and self._hubs.get(hub.room_id) is hub:
+            self._drop(hub)
+
+    def _drop(self, hub: Hub) -> None:
+        hub.close()
+        if self._hubs.get(hub.room_id) is hub:
+            del self._hubs[hub.room_id]
+            spawn(self.app.subscriber.unsubscribe(hub.room_id))
+        self.app.metrics.rooms.set(len(self._hubs))
+
+    def on_message(self, room_id: str, data: bytes) -> None:
+        hub = self._hubs.get(room_id)
+        if hub is not None:
+            hub.on_message(data)
+
+    def on_reconnect(self) -> None:
+        for hub in list(self._hubs.values()):
+            hub.reconnected()

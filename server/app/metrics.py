@@ -1,0 +1,45 @@
+"""Prometheus metrics of one server process (served at ``/metrics``)."""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
+
+_LATENCY = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+
+
+class Metrics:
+    """The process's metrics, in a registry of their own."""
+
+    def __init__(self) -> None:
+        r = self.registry = CollectorRegistry(auto_describe=True)
+        self.connections = Gauge("klondike_connections", "Open websocket connections", registry=r)
+        self.rooms = Gauge("klondike_rooms", "Rooms with a connection on this process", registry=r)
+        self.commands = Counter("klondike_commands", "Commands received, by type", ["type"],
+                                registry=r)
+        self.moves_accepted = Counter("klondike_moves_accepted",
+                                      "Game commands applied and acknowledged", registry=r)
+        self.moves_rejected = Counter("klondike_moves_rejected", "Game commands refused, by reason",
+                                      ["reason"], registry=r)
+        self.rejected = Counter("klondike_rejected", "Commands and frames refused, by reason",
+                                ["reason"], registry=r)
+        self.closed = Counter("klondike_closed", "Connections closed by the server, by close code",
+                              ["code"], registry=r)
+        self.move_latency = Histogram("klondike_move_seconds",
+                                      "From a game command's arrival to its acknowledgement",
+                                      buckets=_LATENCY, registry=r)
+        self.redis_latency = Histogram("klondike_redis_seconds",
+                                       "Redis round trips (one batch of commands each)",
+                                       buckets=_LATENCY, registry=r)
+        self.redis_round_trips = Counter("klondike_redis_round_trips",
+                                         "Redis round trips", registry=r)
+        self.redis_commands = Counter("klondike_redis_commands", "Redis commands sent", registry=r)
+        self.lb_frames = Counter("klondike_leaderboard_frames",
+                                 "Leaderboard updates broadcast (one per room flush)", registry=r)
+
+    def redis_batch(self, size: int, seconds: float) -> None:
+        self.redis_round_trips.inc()
+        self.redis_commands.inc(size)
+        self.redis_latency.observe(seconds)
+
+    def render(self) -> bytes:
+        return generate_latest(self.registry)

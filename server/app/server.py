@@ -1,0 +1,139 @@
+"""The process: one port for HTTP and the websocket, one lifespan.
+
+Start: logging, Redis (embedded unless a URL is given), the store, the room
+channel subscriber, the deadline sweeper, then listen. SIGTERM or SIGINT:
+stop accepting, close every socket with 1001 (websockets waits for the
+commands in flight), then close the store and stop the embedded Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import signal
+import time
+from collections.abc import Callable
+from typing import Final
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+
+from ..protocol import MAX_FRAME, SUBPROTOCOL
+from ..store import Store, StoreUnavailable, Subscriber
+from .config import Config
+from .embedded import EmbeddedRedis
+from .http import StaticFiles, router
+from .hub import Hubs
+from .metrics import Metrics
+from .rooms import Rooms
+from .session import Session
+
+log = structlog.get_logger("app.server")
+
+SWEEP_INTERVAL: Final = 0.5
+
+
+class App:
+    """Everything a process shares between its connections."""
+
+    store: Store
+    subscriber: Subscriber
+    hubs: Hubs
+    rooms: Rooms
+
+    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.metrics = Metrics()
+        self.proc_id = secrets.token_hex(4)
+        self._clock = clock
+        self._embedded: EmbeddedRedis | None = None
+        self._server: Server | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.url = ""
+
+    def now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    async def start(self) -> None:
+        url = self.config.redis_url
+        if url is None:
+            self._embedded = EmbeddedRedis(self.config.data_dir)
+            url = await self._embedded.start()
+        self.store = await Store.open(url, lanes=self.config.redis_lanes,
+                                      event_cap=self.config.event_cap,
+                                      on_batch=self.metrics.redis_batch)
+        self.hubs = Hubs(self)
+        self.rooms = Rooms(self)
+        self.subscriber = Subscriber(self.store.pool, self.hubs.on_message, self.hubs.on_reconnect)
+        self.subscriber.start()
+        if not await self.subscriber.wait_connected(10.0):
+            log.warning("redis_not_reachable_yet", redis=_safe(url))
+        self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
+        self._server = await serve(
+            self._handle, self.config.host, self.config.port,
+            subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+            process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
+                                   metrics=self.metrics.render),
+            max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
+            ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
+        )
+        sock = next(iter(self._server.sockets))
+        host, port = sock.getsockname()[:2]
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+        self.url = f"http://{shown}:{port}/"
+        log.info("listening", url=self.url, redis="embedded" if self._embedded else _safe(url),
+                 proc=self.proc_id)
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        await Session(self, ws).run()
+
+    async def _sweep(self) -> None:
+        """End races whose time is up (every process sweeps; a lease in Redis
+        keeps two from ending the same race at once)."""
+        while True:
+            await asyncio.sleep(SWEEP_INTERVAL)
+            try:
+                for room_id in await self.store.claim_due(self.now_ms()):
+                    await self.rooms.end_race(room_id)
+            except StoreUnavailable:
+                pass
+            except Exception:
+                log.exception("sweep_failed")
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()  # 1001 to every socket, then waits for their handlers
+            await self._server.wait_closed()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+        with contextlib.suppress(AttributeError):
+            await self.subscriber.close()
+        with contextlib.suppress(AttributeError):
+            await self.store.close()
+        if self._embedded is not None:
+            await self._embedded.stop()
+        log.info("stopped")
+
+    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await self.start()
+            if on_ready is not None:
+                on_ready(self.url)
+            await stop.wait()
+            log.info("shutting_down")
+        finally:
+            await self.stop()
+
+
+def _safe(url: str) -> str:
+    """A Redis URL without its password, for logs."""
+    if "@" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url
