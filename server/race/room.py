@@ -194,7 +194,8 @@ class Room:
               max_race_ms: int = DEFAULT_MAX_RACE_MS) -> Event:
         """The host starts: a countdown to ``start_at`` that every client shows."""
         self._need_host(by)
-        self._need_lobby()
+        if self.phase != "lobby":
+            raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
         waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
         if waiting:
             raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")

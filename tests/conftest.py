@@ -1,0 +1,64 @@
+"""Fixtures shared by every test: real Redis and server processes (see harness.py)."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
+
+import pytest
+from harness import Client, RedisServer, ServerProcess, Servers
+
+
+@pytest.fixture(scope="session")
+def redis_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
+    """One Redis for the whole run; tests keep apart by using their own rooms."""
+    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
+    """A Redis for this test alone (to restart or stop it)."""
+    server = RedisServer(tmp_path / "redis").start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def servers(tmp_path: Path) -> Iterator[Servers]:
+    """Start servers with ``servers.start(redis_url)``; all are stopped after the
+    test, which fails if one of them logged an error."""
+    group = Servers(tmp_path)
+    yield group
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[ServerProcess]:
+    """One server process per test module, on the session's Redis."""
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(redis_server.url)
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+async def connect(server: ServerProcess) -> AsyncIterator[type[Client]]:
+    """``await connect("name")``: a client on the module's server, closed after the test."""
+    clients: list[Client] = []
+
+    class Opener:
+        def __new__(cls, name: str = "", url: str | None = None):  # type: ignore[misc]
+            async def go() -> Client:
+                client = await Client.open(url or server.ws_url, name)
+                clients.append(client)
+                return client
+            return go()
+
+    yield Opener  # type: ignore[misc]
+    for client in clients:
+        await client.close()
