@@ -1,0 +1,163 @@
+"""Snapshots: every game comes back exactly; bad bytes are an InvalidSnapshotError, always."""
+
+from __future__ import annotations
+
+import struct
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from kl_support import positions, vector_position, wins
+
+from server.klondike import EngineError, Game, InvalidSnapshotError, replay
+from server.klondike.snapshot import _HEAD
+
+HEAD = _HEAD.size  # magic, version, code, figures, foundations
+SCORING_OFFSET = 2 + 1 + 8 + 1  # after magic, version, number, draw
+
+
+def decodes_or_refuses(data: bytes) -> Game | None:
+    """Decode ``data``: a game, or None when refused with InvalidSnapshotError (nothing else)."""
+    try:
+        return Game.from_snapshot(data)
+    except InvalidSnapshotError as exc:
+        assert isinstance(exc, EngineError) and isinstance(exc, ValueError)
+        return None
+
+
+def test_round_trip_along_every_vector_game(vector_game: dict[str, Any]) -> None:
+    for game, _ in positions(vector_game["script"], vector_game["code"]):
+        data = game.snapshot()
+        assert data[:3] == b"KG\x01"
+        assert len(data) < 1200, "a game of any length fits in about 1 KiB"
+        back = Game.from_snapshot(data)
+        assert back == game and back.snapshot() == data
+        assert back.view() == game.view()
+    # the undo history comes back too: undo everything on both
+    back = Game.from_snapshot(game.snapshot())
+    while game.undo_depth:
+        assert back.pop() == game.pop()
+        assert back == game
+    assert back.undo_depth == 0
+
+
+def test_a_decoded_game_is_independent() -> None:
+    game = vector_position("KL1-D1N-AAAAAAA", 22)
+    back = Game.from_snapshot(game.snapshot())
+    back.push("fc>t5")
+    assert back != game and game == vector_position("KL1-D1N-AAAAAAA", 22)
+
+
+def test_bytearray_and_memoryview_are_accepted() -> None:
+    game = vector_position("KL1-D1N-AAAAAAA", 22)
+    data = game.snapshot()
+    assert Game.from_snapshot(bytearray(data)) == game
+    assert Game.from_snapshot(memoryview(data)) == game  # type: ignore[arg-type]
+
+
+def test_won_game_round_trips() -> None:
+    vector = wins()[-1]
+    game = replay(vector["code"], vector["script"])
+    assert Game.from_snapshot(game.snapshot()) == game
+
+
+# ---------------------------------------------------------------------- bad bytes
+
+SAMPLES = [
+    Game("KL1-D1N-AAAAAAA").snapshot(),
+    replay("KL1-D3V-AAAAAAG", ["t1>f", "t7>f", "t3>t1", "draw"]).snapshot(),
+    vector_position("KL1-D1V-RJRSFZD", 230).snapshot(),
+]
+
+
+@pytest.mark.parametrize("data", SAMPLES, ids=["fresh", "four-moves", "full-history"])
+def test_every_truncation_is_refused(data: bytes) -> None:
+    for end in range(len(data)):
+        with pytest.raises(InvalidSnapshotError):
+            Game.from_snapshot(data[:end])
+
+
+@pytest.mark.parametrize("data", SAMPLES[:2], ids=["fresh", "four-moves"])
+def test_every_single_byte_corruption_decodes_or_is_refused(data: bytes) -> None:
+    refused = 0
+    for i in range(len(data)):
+        for value in range(256):
+            if value != data[i]:
+                refused += decodes_or_refuses(data[:i] + bytes([value]) + data[i + 1:]) is None
+    assert refused > len(data) * 100
+
+
+@given(st.binary(max_size=2000))
+def test_garbage_is_refused(data: bytes) -> None:
+    with pytest.raises(InvalidSnapshotError):
+        Game.from_snapshot(data)
+
+
+@given(st.sampled_from(SAMPLES), st.data())
+def test_random_corruption_decodes_or_is_refused(data: bytes, draw: st.DataObject) -> None:
+    corrupt = bytearray(data)
+    for _ in range(draw.draw(st.integers(1, 4))):
+        how = draw.draw(st.sampled_from(["set", "insert", "delete"]))
+        i = draw.draw(st.integers(0, len(corrupt) - 1))
+        if how == "set":
+            corrupt[i] = draw.draw(st.integers(0, 255))
+        elif how == "insert":
+            corrupt.insert(i, draw.draw(st.integers(0, 255)))
+        else:
+            del corrupt[i]
+    decodes_or_refuses(bytes(corrupt))
+
+
+def with_byte(data: bytes, offset: int, value: int) -> bytes:
+    return data[:offset] + bytes([value]) + data[offset + 1:]
+
+
+@pytest.mark.parametrize(
+    ("make", "words"),
+    [
+        (lambda d: b"XG" + d[2:], "format"),
+        (lambda d: with_byte(d, 2, 2), "format"),
+        (lambda d: with_byte(d, SCORING_OFFSET - 1, 2), "not a game snapshot"),
+        (lambda d: with_byte(d, SCORING_OFFSET, ord("X")), "not a game snapshot"),
+        (lambda d: with_byte(d, SCORING_OFFSET, ord("n")), "not a game snapshot"),
+        (lambda d: d[:3] + struct.pack("<Q", 2**35) + d[11:], "not a game snapshot"),
+        (lambda d: d + b"\x00", "after the end"),
+        (lambda d: d[:-1], "truncated"),
+        (lambda d: d[:10], "too short"),
+        (lambda d: b"", "too short"),
+        (lambda d: with_byte(d, HEAD - 4, 14), "more than 13"),
+        (lambda d: with_byte(d, HEAD + 2, 0), "52 cards"),  # t1's only card becomes AS twice
+        (lambda d: with_byte(d, HEAD, 1), "face up"),  # t1: one card, and it face down
+        (lambda d: d[:-1] + b"\x65", "longer than 100"),
+    ],
+)
+def test_what_is_wrong_is_said(make: Any, words: str) -> None:
+    data = Game("KL1-D1N-AAAAAAA").snapshot()
+    with pytest.raises(InvalidSnapshotError, match=words):
+        Game.from_snapshot(make(data))
+
+
+def test_a_record_naming_no_move_is_refused() -> None:
+    data = replay("KL1-D1N-AAAAAAA", ["t7>f"]).snapshot()
+    record = len(data) - 9  # source target count points:u16 fan flags card drawn
+    assert data[record:record + 3] == bytes([6, 9, 1])  # t7 to the foundation, one card
+    with pytest.raises(InvalidSnapshotError):
+        Game.from_snapshot(data[:record] + bytes([6, 6, 1]) + data[record + 3:])
+    with pytest.raises(InvalidSnapshotError, match="wrong card"):
+        Game.from_snapshot(data[:record + 7] + b"\xff" + data[record + 8:])
+
+
+def test_non_ascii_scoring_byte_is_an_invalid_snapshot() -> None:
+    """Regression: a scoring byte >= 0x80 raised UnicodeDecodeError, not InvalidSnapshotError."""
+    data = Game("KL1-D1N-AAAAAAA").snapshot()
+    assert data[SCORING_OFFSET:SCORING_OFFSET + 1] == b"N"
+    for value in (0x80, 0xC3, 0xFF):
+        with pytest.raises(InvalidSnapshotError):
+            Game.from_snapshot(with_byte(data, SCORING_OFFSET, value))
+
+
+@pytest.mark.parametrize("value", [None, "KG", 12, [75, 71, 1], object()])
+def test_what_is_not_bytes_is_refused(value: object) -> None:
+    with pytest.raises(InvalidSnapshotError):
+        Game.from_snapshot(value)  # type: ignore[arg-type]
