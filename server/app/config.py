@@ -15,6 +15,8 @@ option                 environment variable         default
 --msg-rate             KLONDIKE_MSG_RATE            20 (messages/s per connection)
 --msg-burst            KLONDIKE_MSG_BURST           60 (messages in a burst)
 --redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
+--presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
+                                                    players show as disconnected)
 =====================  ===========================  ============================
 """
 
@@ -45,6 +47,7 @@ class Config:
     redis_url: str | None = None
     data_dir: Path = Path("var")
     redis_lanes: int = 2
+    presence_timeout: float = 15.0
     # rooms
     countdown: float = 3.0
     finished_ttl: int = 3600
@@ -118,6 +121,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
     ("redis_lanes", _positive_int),
+    ("presence_timeout", _positive_float),
 )
 
 

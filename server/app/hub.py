@@ -320,6 +320,21 @@ class Hub:
         except StoreUnavailable:
             log.warning("boards_unavailable", room=self.room_id)
 
+    # ------------------------------------------------------------------ presence
+
+    async def reap(self) -> None:
+        """Release seats held by connections of server processes that died."""
+        data = await self.app.store.load(self.room_id)
+        if data is None or not data.online:
+            return
+        procs = {conn.split(".", 1)[0] for conn in data.online.values()}
+        alive = await self.app.store.alive(procs)
+        for seat, conn in data.online.items():
+            if conn.split(".", 1)[0] not in alive:
+                log.info("seat_released", room=self.room_id, seat=seat, conn=conn)
+                await self.app.store.detach(self.room_id, seat, conn, {
+                    "kind": "presence", "seat": seat, "online": False, "at": self.app.now_ms()})
+
     def close(self) -> None:
         for handle in (self._flush_handle, self._release_handle):
             if handle is not None:
@@ -338,6 +353,9 @@ class Hubs:
 
     def get(self, room_id: str) -> Hub | None:
         return self._hubs.get(room_id)
+
+    def all(self) -> list[Hub]:
+        return list(self._hubs.values())
 
     async def enter(self, room_id: str, session: Session) -> Hub | None:
         """The room's hub with ``session`` in it; ``None`` if there is no such room."""

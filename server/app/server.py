@@ -69,6 +69,7 @@ class App:
         self.subscriber.start()
         if not await self.subscriber.wait_connected(10.0):
             log.warning("redis_not_reachable_yet", redis=_safe(url))
+        await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
@@ -90,16 +91,26 @@ class App:
 
     async def _sweep(self) -> None:
         """End races whose time is up (every process sweeps; a lease in Redis
-        keeps two from ending the same race at once)."""
+        keeps two from ending the same race at once). Every few seconds also
+        beat this process's heartbeat and let each hub release seats held by
+        processes that stopped beating (killed without a goodbye)."""
+        loop = asyncio.get_running_loop()
+        timeout = self.config.presence_timeout
+        next_beat = loop.time() + timeout / 3
         while True:
-            await asyncio.sleep(SWEEP_INTERVAL)
             try:
+                if loop.time() >= next_beat:
+                    next_beat = loop.time() + timeout / 3
+                    await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    for hub in self.hubs.all():
+                        await hub.reap()
                 for room_id in await self.store.claim_due(self.now_ms()):
                     await self.rooms.end_race(room_id)
             except StoreUnavailable:
                 pass
             except Exception:
                 log.exception("sweep_failed")
+            await asyncio.sleep(SWEEP_INTERVAL)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -108,6 +119,8 @@ class App:
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.forget(self.proc_id)
         with contextlib.suppress(AttributeError):
             await self.subscriber.close()
         with contextlib.suppress(AttributeError):

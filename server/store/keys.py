@@ -20,6 +20,7 @@ kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
 kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
 kr:{R}:ch               chan  room events (versioned) and takeover notices
 kr:due                  zset  room id -> when its race must be looked at (ms)
+kr:proc:{id}            str   a live server process's heartbeat (expires)
 ======================  ====  ==================================================
 """
 
@@ -28,6 +29,10 @@ from __future__ import annotations
 from typing import Final
 
 DUE: Final = "kr:due"
+
+
+def proc(proc_id: str) -> str:
+    return f"kr:proc:{proc_id}"
 
 
 def room(room_id: str) -> str:

@@ -284,6 +284,18 @@ class Store:
                                          keys.events(room_id), keys.channel(room_id)],
                         [seat, conn, _body(event), self.event_cap])
 
+    async def alive(self, proc_ids: Iterable[str]) -> set[str]:
+        """Which of these server processes still beat."""
+        ids = list(proc_ids)
+        found = await asyncio.gather(*(self.call("EXISTS", keys.proc(p)) for p in ids))
+        return {p for p, n in zip(ids, found, strict=True) if n}
+
+    async def heartbeat(self, proc_id: str, ttl_ms: int) -> None:
+        await self.call("SET", keys.proc(proc_id), 1, "PX", ttl_ms)
+
+    async def forget(self, proc_id: str) -> None:
+        await self.call("DEL", keys.proc(proc_id))
+
     # ------------------------------------------------------------------ deadlines
 
     async def due_add(self, room_id: str, at_ms: int) -> None:
