@@ -25,6 +25,7 @@ per move (what the move cannot recompute) rather than copies of the table.
 
 from __future__ import annotations
 
+import struct
 from collections import deque
 from collections.abc import Iterable, Iterator
 from typing import Any, Final, Literal, NamedTuple
@@ -42,8 +43,16 @@ MAX_SCORE_DROP: Final = 100  # a recycle under Normal scoring costs this, clampe
 Outcome = Literal["won", "stuck"]
 
 
+#: An undo record as stored in a snapshot: source, target, count, points, fan,
+#: flags (1 flipped, 2 credited), card (255: none), cards drawn.
+RECORD: Final = struct.Struct("<BBBHBBBB")
+_pack_record = RECORD.pack
+
+
 class Record(NamedTuple):
-    """What undoing one move needs beyond the move itself."""
+    """What undoing one move needs beyond the move itself. ``packed`` is the
+    record as a snapshot stores it, made once so that a snapshot after every
+    move does not pack the whole history again."""
 
     move: Move
     points: int  # Normal points before the move
@@ -52,9 +61,23 @@ class Record(NamedTuple):
     card: int  # the card a foundation move placed, or -1
     credited: bool  # that card earned its first-time credit with this move
     drawn: int  # cards turned by a draw
+    packed: bytes
+
+
+def make_record(move: Move, points: int, fan: int, flipped: bool, card: int, credited: bool,
+                drawn: int) -> Record:
+    flags = (1 if flipped else 0) | (2 if credited else 0)
+    packed = _pack_record(move.source, move.target, move.count, points, fan, flags,
+                          255 if card < 0 else card, drawn)
+    return Record(move, points, fan, flipped, card, credited, drawn, packed)
 
 
 _TO_FOUNDATION_FROM: Final = tuple(BY_PARTS[(s, FOUNDATION, 1)] for s in range(8))
+#: ``_FITS_ON[card]``: the cards that may be put on ``card`` in a column.
+_FITS_ON: Final = tuple(
+    tuple(c for c in range(52) if RED[c] != RED[card] and RANK[c] + 1 == RANK[card])
+    for card in range(52)
+)
 _FROM_FOUNDATION: Final = tuple(tuple(BY_PARTS[(f, t, 1)] for t in range(7)) for f in FOUNDATIONS)
 
 
@@ -205,7 +228,7 @@ class Game:
                 return (f"{NAMES[card]} cannot go to the foundation: "
                         f"the {SUIT_NAMES[suit]} foundation starts with its ace")
             return (f"{NAMES[card]} cannot go to the foundation: "
-                    f"the next {SUIT_NAMES[suit]} card there is {NAMES[suit * 13 + have]}")
+                    f"the {SUIT_NAMES[suit]} foundation is at {NAMES[suit * 13 + have - 1]}")
         target_col = self.columns[dst]
         if not target_col:
             if RANK[card] == 13:
@@ -238,28 +261,37 @@ class Game:
             card = tops[s]
             if card >= 0 and RANK[card] == found[SUIT[card]] + 1:
                 add(_TO_FOUNDATION_FROM[s])
+        # which columns take which card: the two that fit on each top, kings
+        # on the empty columns
+        takers: dict[int, list[int]] = {}
+        empty: list[int] = []
+        for t in range(7):
+            top = tops[t]
+            if top < 0:
+                empty.append(t)
+            else:
+                for card in _FITS_ON[top]:
+                    takers.setdefault(card, []).append(t)
+        no_taker: list[int] = []
         # the waste to a column
         if waste_top >= 0:
-            for t in range(7):
-                if _fits(waste_top, tops[t]):
-                    add(BY_PARTS[(WASTE, t, 1)])
+            for t in (empty if RANK[waste_top] == 13 else takers.get(waste_top, no_taker)):
+                add(BY_PARTS[(WASTE, t, 1)])
         # column to column, any face-up card with all on top of it
         for s in range(7):
             col = cols[s]
             size = len(col)
             for i in range(down[s], size):
                 card = col[i]
-                n = size - i
-                for t in range(7):
-                    if t != s and _fits(card, tops[t]):
-                        add(BY_PARTS[(s, t, n)])
+                for t in (empty if RANK[card] == 13 else takers.get(card, no_taker)):
+                    if t != s:
+                        add(BY_PARTS[(s, t, size - i)])
         # a foundation's top back onto a column
         for f in range(4):
             if found[f]:
                 card = f * 13 + found[f] - 1
-                for t in range(7):
-                    if _fits(card, tops[t]):
-                        add(_FROM_FOUNDATION[f][t])
+                for t in (empty if RANK[card] == 13 else takers.get(card, no_taker)):
+                    add(_FROM_FOUNDATION[f][t])
         if self.stock:
             add(DRAW)
         elif self.waste and self.allow_recycle:
@@ -360,7 +392,7 @@ class Game:
             else:
                 self.columns[dst].extend(cards)
         self.moves += 1
-        self.history.append(Record(move, points, fan, flipped, placed, credited, drawn))
+        self.history.append(make_record(move, points, fan, flipped, placed, credited, drawn))
 
     def pop(self) -> Move:
         """Undo the last move completely (cards, flips, score, counters); return it.
@@ -369,7 +401,7 @@ class Game:
         """
         if not self.history:
             raise NothingToUndoError("nothing to undo")
-        move, points, fan, flipped, placed, credited, drawn = self.history.pop()
+        move, points, fan, flipped, placed, credited, drawn, _ = self.history.pop()
         src, dst, n = move.source, move.target, move.count
         if src == STOCK:
             stock, waste = self.stock, self.waste

@@ -23,13 +23,13 @@ from typing import Final
 
 from .codes import DealCode
 from .errors import EngineError, InvalidSnapshotError
-from .game import UNDO_LIMIT, Game, Record
+from .game import RECORD, UNDO_LIMIT, Game, Record
 from .moves import BY_PARTS, FOUNDATION
 
 MAGIC: Final = b"KG"
 VERSION: Final = 1
 _HEAD: Final = struct.Struct("<2sBQBcHIIBBQ4B")
-_REC: Final = struct.Struct("<BBBHBBBB")
+_REC: Final = RECORD
 _NO_CARD: Final = 255
 
 
@@ -48,11 +48,7 @@ def encode(game: Game) -> bytes:
         out.append(len(pile))
         out += bytes(pile)
     out.append(len(game.history))
-    for r in game.history:
-        m = r.move
-        flags = (1 if r.flipped else 0) | (2 if r.credited else 0)
-        out += _REC.pack(m.source, m.target, m.count, r.points, r.fan, flags,
-                         _NO_CARD if r.card < 0 else r.card, r.drawn)
+    out += b"".join([r.packed for r in game.history])
     return bytes(out)
 
 
@@ -111,10 +107,13 @@ def _decode(buf: memoryview) -> Game:
         src, dst, n, r_points, r_fan, flags, card, drawn = _REC.unpack_from(buf, pos)
         pos += _REC.size
         move = BY_PARTS[(src, dst, n)]
+        if flags & ~3 or drawn > 3:
+            raise InvalidSnapshotError("an undo record has unknown flags")
         if (card == _NO_CARD) != (dst != FOUNDATION) or (card != _NO_CARD and card >= 52):
             raise InvalidSnapshotError("an undo record names a wrong card")
         history.append(Record(move, r_points, r_fan, bool(flags & 1),
-                              -1 if card == _NO_CARD else card, bool(flags & 2), drawn))
+                              -1 if card == _NO_CARD else card, bool(flags & 2), drawn,
+                              bytes(buf[pos - _REC.size:pos])))
     if pos != len(buf):
         extra = len(buf) - pos
         raise InvalidSnapshotError(

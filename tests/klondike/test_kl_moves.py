@@ -155,7 +155,7 @@ def test_the_position_is_what_the_tests_expect() -> None:
         ("t1:2>t6", "KD cannot go on KS: a king goes only on an empty column"),
         ("fs>t3", "AS cannot go on 7H: it needs a red 2"),
         ("w>f", "QC cannot go to the foundation: the clubs foundation starts with its ace"),
-        ("t4>f", "3S cannot go to the foundation: the next spades card there is 2S"),
+        ("t4>f", "3S cannot go to the foundation: the spades foundation is at AS"),
         ("t3:2>t5", "column 3 has 1 card face up, 2 cannot move together"),
         ("t7:4>t5", "column 7 has 3 cards face up, 4 cannot move together"),
         ("fh>t1", "the hearts foundation is empty"),
