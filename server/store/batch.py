@@ -20,6 +20,8 @@ from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .resp import pack
+
 
 class StoreUnavailable(Exception):
     """Redis could not be reached, or did not answer in time. The command may
@@ -75,8 +77,8 @@ class Batcher:
                 async with asyncio.timeout(self._timeout):
                     if not conn.is_connected:
                         await conn.connect()  # type: ignore[no-untyped-call]
-                    await conn.send_packed_command(
-                        conn.pack_commands([args for args, _ in batch]), check_health=False)
+                    await conn.send_packed_command(pack([args for args, _ in batch]),
+                                                   check_health=False)
                     for _, fut in batch:
                         try:
                             reply = await conn.read_response(timeout=math.inf)
