@@ -170,6 +170,7 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
 _SEQ_FIELDS: Final = frozenset({"s", "since", "seat"})
+_LOWEST: Final = {"s": 1}  # a game command's sequence number starts at 1
 
 
 def decode(raw: str | bytes) -> Command:
@@ -208,8 +209,8 @@ def _check(name: str, field: str, kind: Any, value: Any) -> Any:
     elif kind is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
         if ok and field in _SEQ_FIELDS:
-            ok = 0 <= value <= MAX_SEQ
-        want = "a whole number" + (" ≥ 0" if field in _SEQ_FIELDS else "")
+            ok = _LOWEST.get(field, 0) <= value <= MAX_SEQ
+        want = "a whole number" + (f" ≥ {_LOWEST.get(field, 0)}" if field in _SEQ_FIELDS else "")
     elif kind is str:
         ok = isinstance(value, str) and len(value) <= MAX_TEXT
         want = f"a string of at most {MAX_TEXT} characters"
