@@ -1,0 +1,715 @@
+"""Load benchmark of the Klondike Race server: real rooms, real legal moves.
+
+Run from the project's root::
+
+    .venv/bin/python bench/race.py                          # closed 64/512 + open 1000/2000/3000
+    .venv/bin/python bench/race.py --mode closed --limit    # closed loop, beside ../shared/limit (c)
+    .venv/bin/python bench/race.py --mode open --players 3000 --duration 20
+    .venv/bin/python bench/race.py --repeat 3 --limit --json out.json
+    .venv/bin/python bench/race.py --mode closed --players 64 --profile py-spy
+
+Each case starts its own ``redis-server`` (free port, a /tmp directory,
+append-only file with ``appendfsync everysec``, as the embedded one) and one
+server process (``python -m server serve``, high message credit, 0.2 s
+countdown, log level warning), then 1-2 load-generator processes
+(``bench/race_client.py``) that open the players' sockets, make rooms of 8
+over the protocol (create, join, ready, start) and play real games: each
+player sends one of the legal moves of its last ``ack`` (see the client's
+docstring). Nothing is measured while rooms are made.
+
+Per case it prints accepted moves/s; ack latency p50/p95/p99 (client side,
+send -> ack); leaderboard delivery p99 (from a move's ack at the mover to the
+first ``lb`` frame at another player of the room whose line shows the mover's
+new move count); server CPU per 1 000 accepted moves (utime+stime of the
+server process over the window); Redis round trips per accepted move and
+commands per round trip (``/metrics`` deltas); server memory per idle
+connection (VmRSS before the players connect and once they have joined
+their rooms, divided by their number). ``--limit`` also runs configuration
+(c) of ``../shared/limit`` (websockets + orjson + one EVALSHA + fan-out to 8)
+at the same connection counts, back to back with the closed-loop cases, and
+prints race/limit. Every process started here is stopped at the end, also on
+Ctrl-C or SIGTERM.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import multiprocessing as mp
+import os
+import re
+import resource
+import select
+import shutil
+import signal
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from array import array
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from multiprocessing.connection import Connection
+from pathlib import Path
+from typing import Any, Final
+
+import race_client
+import race_profile
+
+ROOT: Final = Path(__file__).resolve().parents[1]
+LIMIT_DIR: Final = ROOT.parent / "shared" / "limit"
+CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
+PAGE_KB: Final = os.sysconf("SC_PAGE_SIZE") // 1024
+HOST: Final = "127.0.0.1"
+CLOSED_PLAYERS: Final = (64, 512)
+OPEN_PLAYERS: Final = (1000, 2000, 3000)
+CLOSED_TARGET: Final = 0.8  # of the limit's configuration (c)
+OPEN_P99_TARGET_MS: Final = 50.0
+OPEN_TARGET_PLAYERS: Final = 3000
+now = time.monotonic
+
+
+def out(text: str = "") -> None:
+    sys.stdout.write(text + "\n")
+    sys.stdout.flush()
+
+
+def note(text: str) -> None:
+    sys.stderr.write(f"[{time.strftime('%H:%M:%S')}] {text}\n")
+    sys.stderr.flush()
+
+
+# ---------------------------------------------------------------------- processes
+
+class Procs:
+    """Every process this bench starts, stopped by PID (TERM, then KILL)."""
+
+    def __init__(self) -> None:
+        self.popen: list[subprocess.Popen[bytes]] = []
+        self.mp: list[mp.process.BaseProcess] = []
+
+    def start(self, args: Sequence[str], **kwargs: Any) -> subprocess.Popen[bytes]:
+        proc = subprocess.Popen(list(args), **kwargs)
+        self.popen.append(proc)
+        return proc
+
+    def stop(self, proc: subprocess.Popen[bytes], timeout: float = 15.0) -> int:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                proc.wait(timeout)
+            except subprocess.TimeoutExpired:
+                note(f"pid {proc.pid} ignored SIGTERM: SIGKILL")
+                proc.kill()
+                proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            if stream is not None:
+                stream.close()
+        if proc in self.popen:
+            self.popen.remove(proc)
+        return proc.returncode
+
+    def stop_mp(self, proc: mp.process.BaseProcess) -> None:
+        proc.join(5)
+        if proc.is_alive():
+            proc.terminate()
+            proc.join(5)
+        if proc.is_alive():
+            proc.kill()
+            proc.join()
+        if proc in self.mp:
+            self.mp.remove(proc)
+
+    def stop_all(self) -> None:
+        for p in list(self.mp):
+            p.terminate()
+            self.stop_mp(p)
+        for proc in reversed(list(self.popen)):
+            self.stop(proc, 10.0)
+
+
+PROCS = Procs()
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def cpu_s(pid: int) -> float:
+    """utime + stime of a process (all its threads), in seconds."""
+    with open(f"/proc/{pid}/stat") as f:
+        s = f.read()
+    fields = s[s.rfind(")") + 2:].split()
+    return (int(fields[11]) + int(fields[12])) / CLK_TCK
+
+
+def rss_kb(pid: int) -> int:
+    with open(f"/proc/{pid}/status") as f:
+        for line in f:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def machine_cpu() -> tuple[int, int]:
+    with open("/proc/stat") as f:
+        v = [int(x) for x in f.readline().split()[1:9]]
+    return sum(v) - v[3] - v[4], sum(v)
+
+
+def wait_quiet(limit_s: float, quiet_pct: float) -> float:
+    """Wait (up to ``limit_s``) for a 1 s slice with the machine under ``quiet_pct``
+    CPU (100 = one core); the last slice's figure."""
+    ncpu = os.cpu_count() or 1
+    until = now() + limit_s
+    while True:
+        b0, t0 = machine_cpu()
+        time.sleep(1.0)
+        b1, t1 = machine_cpu()
+        busy = 100.0 * ncpu * (b1 - b0) / max(1, t1 - t0)
+        if busy < quiet_pct or now() >= until:
+            return round(busy, 1)
+
+
+class Redis:
+    def __init__(self, workdir: Path) -> None:
+        self.dir = workdir / f"redis-{time.monotonic_ns()}"
+        self.dir.mkdir(parents=True)
+        self.port = free_port()
+        self.proc = PROCS.start(
+            ["redis-server", "--port", str(self.port), "--bind", HOST, "--save", "",
+             "--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(self.dir),
+             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), "--maxclients", "10000"],
+            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        until = now() + 15
+        while not self._ping():
+            if self.proc.poll() is not None or now() > until:
+                raise RuntimeError(f"redis-server did not start (see {self.dir / 'redis.log'})")
+            time.sleep(0.05)
+
+    @property
+    def url(self) -> str:
+        return f"redis://{HOST}:{self.port}/0"
+
+    def _ping(self) -> bool:
+        try:
+            with socket.create_connection((HOST, self.port), timeout=0.5) as s:
+                s.sendall(b"PING\r\n")
+                return s.recv(16).startswith(b"+PONG")
+        except OSError:
+            return False
+
+    def stop(self) -> None:
+        PROCS.stop(self.proc)
+        shutil.rmtree(self.dir, ignore_errors=True)
+
+
+class Server:
+    """``python -m server serve`` on a free port, against ``redis_url``."""
+
+    def __init__(self, redis_url: str, workdir: Path) -> None:
+        self.log = workdir / f"server-{time.monotonic_ns()}.log"
+        env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
+               "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
+        with open(self.log, "wb") as log:
+            self.proc = PROCS.start(
+                [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0",
+                 "--redis-url", redis_url], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE, stderr=log)
+        assert self.proc.stdout is not None
+        ready, _, _ = select.select([self.proc.stdout], [], [], 30)
+        line = self.proc.stdout.readline().decode() if ready else ""
+        m = re.search(r"open http://[^:]+:(\d+)/", line)
+        if m is None:
+            PROCS.stop(self.proc)
+            raise RuntimeError(f"server did not start: {line!r}\n{self.log.read_text()[-2000:]}")
+        self.port = int(m.group(1))
+        self.pid = self.proc.pid
+
+    def metrics(self) -> dict[str, float]:
+        with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+            text = r.read().decode()
+        values: dict[str, float] = {}
+        for line in text.splitlines():
+            if line.startswith("klondike_") and " " in line:
+                name, _, value = line.rpartition(" ")
+                values[name] = float(value)
+        return values
+
+    def problems(self) -> list[str]:
+        """Log lines at error level or worse (the server logs JSON lines)."""
+        bad = []
+        for line in self.log.read_text(errors="replace").splitlines():
+            if '"level": "error"' in line or '"level":"error"' in line or "Traceback" in line:
+                bad.append(line[:300])
+        return bad
+
+    def stop(self) -> int:
+        return PROCS.stop(self.proc, 30.0)
+
+
+# ---------------------------------------------------------------------- one race case
+
+@dataclass
+class Result:
+    kind: str  # race or limit
+    mode: str
+    players: int
+    figures: dict[str, float]
+    notes: list[str] = field(default_factory=list)
+
+
+def pct(sorted_vals: Sequence[float], q: float) -> float:
+    if not sorted_vals:
+        return float("nan")
+    k = max(0, min(len(sorted_vals) - 1, int(q * len(sorted_vals) + 0.999999) - 1))
+    return sorted_vals[k]
+
+
+def _recv(pipe: Connection, expect: str, timeout: float) -> tuple[Any, ...]:
+    if not pipe.poll(timeout):
+        raise RuntimeError(f"load generator: no {expect!r} within {timeout:.0f} s")
+    msg: tuple[Any, ...] = pipe.recv()
+    if msg[0] != expect:
+        raise RuntimeError(f"load generator: {msg[1] if msg[0] == 'error' else msg!r}")
+    return msg
+
+
+@contextlib.contextmanager
+def _workers(port: int, players: int, procs: int) -> Iterator[list[tuple[mp.process.BaseProcess,
+                                                                          Connection]]]:
+    ctx = mp.get_context("spawn")
+    n_rooms = (players + race_client.ROOM_SIZE - 1) // race_client.ROOM_SIZE
+    sizes = [min(race_client.ROOM_SIZE, players - r * race_client.ROOM_SIZE) for r in range(n_rooms)]
+    workers = []
+    try:
+        for i in range(procs):
+            rooms = [(r, sizes[r]) for r in range(i, n_rooms, procs)]
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=race_client.worker_main, args=(child, HOST, port, rooms, n_rooms),
+                               daemon=True, name=f"race-load-{i}")
+            proc.start()
+            PROCS.mp.append(proc)
+            workers.append((proc, parent))
+        yield workers
+    finally:
+        for _proc, pipe in workers:
+            with contextlib.suppress(OSError):
+                pipe.send(("close",))
+        for proc, pipe in workers:
+            with contextlib.suppress(OSError, EOFError):
+                if pipe.poll(30):
+                    pipe.recv()
+            PROCS.stop_mp(proc)
+
+
+def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> Result:
+    redis = Redis(workdir)
+    server: Server | None = None
+    spy: subprocess.Popen[bytes] | None = None
+    try:
+        server = Server(redis.url, workdir)
+        time.sleep(0.5)
+        rss0 = rss_kb(server.pid)
+        with _workers(server.port, players, a.load_procs) as workers:
+            t0 = now()
+            for _, pipe in workers:
+                pipe.send(("join",))
+            wpids = [_recv(pipe, "joined", 600)[1] for _, pipe in workers]
+            t_joined = now() - t0
+            time.sleep(1.0)
+            rss1 = rss_kb(server.pid)
+            for _, pipe in workers:
+                pipe.send(("start",))
+            for _, pipe in workers:
+                _recv(pipe, "started", 600)
+            t_setup = now() - t0
+            t_start = now() + a.warmup
+            t_end = t_start + a.duration
+            for _, pipe in workers:
+                pipe.send(("go", mode, t_start, t_end, 3.0))
+            if a.profile == "py-spy" and mode == "closed":
+                spy = _start_py_spy(server.pid, t_start, a.duration, workdir)
+            time.sleep(max(0.0, t_start - now()))
+            m0, c0 = server.metrics(), _cpu(server.pid, redis.proc.pid, wpids)
+            w0 = now()
+            time.sleep(max(0.0, t_end - now()))
+            c1, m1 = _cpu(server.pid, redis.proc.pid, wpids), server.metrics()
+            window = now() - w0
+            stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
+            rss2 = rss_kb(server.pid)
+        profile = _finish_py_spy(spy, a) if spy is not None else None
+        code = server.stop()
+        problems = server.problems()
+        server = None
+        result = _race_result(mode, players, a, stats, m0, m1, c0, c1, window)
+        f = result.figures
+        f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
+        f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
+        f["rss_mb"] = round(rss2 / 1024, 1)
+        if code != 0:
+            result.notes.append(f"server exit code {code}")
+        if problems:
+            result.notes.append(f"{len(problems)} error lines in the server log, first: {problems[0]}")
+        if profile:
+            result.notes.append("profile:\n" + profile)
+        return result
+    finally:
+        if spy is not None and spy.poll() is None:
+            PROCS.stop(spy)
+        if server is not None:
+            server.stop()
+        redis.stop()
+
+
+def _cpu(server: int, redis: int, workers: list[int]) -> dict[str, float]:
+    busy, total = machine_cpu()
+    return {"server": cpu_s(server), "redis": cpu_s(redis), "load": sum(cpu_s(p) for p in workers),
+            "busy": busy / CLK_TCK, "total": total / CLK_TCK}
+
+
+def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
+                 m0: dict[str, float], m1: dict[str, float], c0: dict[str, float],
+                 c1: dict[str, float], window: float) -> Result:
+    ack, lb, lag = array("d"), array("d"), array("d")
+    totals: dict[str, Any] = {"rejects": {}}
+    for st in stats:
+        ack.frombytes(st["ack_lat"])
+        lb.frombytes(st["lb_lat"])
+        lag.frombytes(st["lag"])
+        for k, v in st.items():
+            if isinstance(v, int):
+                totals[k] = totals.get(k, 0) + v
+        for k, v in st["rejects"].items():
+            totals["rejects"][k] = totals["rejects"].get(k, 0) + v
+    acks, lbs, lags = sorted(ack), sorted(lb), sorted(lag)
+
+    def delta(name: str) -> float:
+        return m1.get(name, 0.0) - m0.get(name, 0.0)
+
+    moves_srv = delta("klondike_moves_accepted_total")
+    trips = delta("klondike_redis_round_trips_total")
+    cmds = delta("klondike_redis_commands_total")
+    cpu = {k: c1[k] - c0[k] for k in c0}
+    ncpu = os.cpu_count() or 1
+    machine = 100.0 * ncpu * cpu["busy"] / cpu["total"] if cpu["total"] else float("nan")
+    f: dict[str, float] = {
+        "moves_s": round(totals["accepted"] / a.duration, 1),
+        "moves_s_server": round(moves_srv / window, 1),
+        "p50_ms": round(pct(acks, 0.50) * 1e3, 2), "p95_ms": round(pct(acks, 0.95) * 1e3, 2),
+        "p99_ms": round(pct(acks, 0.99) * 1e3, 2), "max_ms": round((acks[-1] if acks else 0) * 1e3, 1),
+        "lb_p50_ms": round(pct(lbs, 0.50) * 1e3, 1), "lb_p99_ms": round(pct(lbs, 0.99) * 1e3, 1),
+        "lb_samples": len(lbs), "lb_unmatched": totals.get("lb_unmatched", 0),
+        "cpu_ms_per_1k": round(1e3 * cpu["server"] / moves_srv * 1e3, 1) if moves_srv else float("nan"),
+        "server_cpu_pct": round(100 * cpu["server"] / window, 1),
+        "redis_cpu_pct": round(100 * cpu["redis"] / window, 1),
+        "load_cpu_pct": round(100 * cpu["load"] / window, 1),
+        "machine_cpu_pct": round(machine, 1),
+        "other_cpu_pct": round(machine - 100 * (cpu["server"] + cpu["redis"] + cpu["load"]) / window, 1),
+        "trips_per_move": round(trips / moves_srv, 3) if moves_srv else float("nan"),
+        "cmds_per_trip": round(cmds / trips, 2) if trips else float("nan"),
+        "srv_move_ms": round(1e3 * delta("klondike_move_seconds_sum") /
+                             max(1.0, delta("klondike_move_seconds_count")), 2),
+        "undos": totals.get("undos", 0), "errors": totals.get("errors", 0),
+        "rejected": sum(totals["rejects"].values()), "stopped": totals.get("stopped", 0),
+    }
+    if mode == "open":
+        f["late"] = totals.get("late", 0)
+        f["lag_p99_ms"] = round(pct(lags, 0.99) * 1e3, 1)
+        f["offered_s"] = float(players)
+    notes = []
+    if totals["rejects"]:
+        notes.append(f"rejects: {totals['rejects']}")
+    if totals.get("errors"):
+        notes.append(f"{totals['errors']} connections lost")
+    return Result("race", mode, players, f, notes)
+
+
+def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path) -> subprocess.Popen[bytes]:
+    spy_bin = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
+    if spy_bin is None:
+        raise RuntimeError("py-spy is not installed: .venv/bin/pip install py-spy")
+    time.sleep(max(0.0, t_start - now()))
+    out_file = workdir / f"py-spy-{pid}.txt"
+    return PROCS.start([spy_bin, "record", "--pid", str(pid), "--duration", str(int(duration)),
+                        "--rate", "200", "--format", "raw", "--output", str(out_file)],
+                       stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+
+
+def _finish_py_spy(spy: subprocess.Popen[bytes], a: argparse.Namespace) -> str:
+    with contextlib.suppress(subprocess.TimeoutExpired):
+        spy.wait(a.duration + 30)
+    args = spy.args if isinstance(spy.args, list) else []
+    path = Path(str(args[args.index("--output") + 1])) if "--output" in args else None
+    err = spy.stderr.read().decode(errors="replace") if spy.stderr else ""
+    PROCS.stop(spy)
+    if path is None or not path.exists():
+        return f"py-spy wrote nothing: {err.strip()[-500:]}"
+    if a.profile_out:
+        shutil.copy(path, a.profile_out)
+    return race_profile.report(path.read_text(), top=a.profile_top)
+
+
+# ---------------------------------------------------------------------- the limit
+
+def run_limit(players: int, a: argparse.Namespace, workdir: Path) -> Result:
+    """../shared/limit configuration (c) at ``players`` connections."""
+    redis = Redis(workdir)
+    server: subprocess.Popen[bytes] | None = None
+    try:
+        port, ready = free_port(), workdir / f"limit-ready-{time.monotonic_ns()}"
+        with open(workdir / "limit-server.log", "ab") as log:
+            server = PROCS.start(
+                [sys.executable, str(LIMIT_DIR / "limit_echo_server.py"), "--port", str(port),
+                 "--redis-port", str(redis.port), "--fanout", str(race_client.ROOM_SIZE),
+                 "--ready-file", str(ready)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                stderr=log)
+        until = now() + 30
+        while not (ready.exists() and ready.stat().st_size):
+            if server.poll() is not None or now() > until:
+                raise RuntimeError("limit_echo_server.py did not start (see limit-server.log)")
+            time.sleep(0.05)
+        load = PROCS.start(
+            [sys.executable, str(LIMIT_DIR / "limit_load.py"), "--port", str(port), "--conns",
+             str(players), "--duration", str(a.duration), "--warmup", str(a.warmup), "--procs",
+             str(a.load_procs), "--watch", f"server={server.pid}", "--watch", f"redis={redis.proc.pid}",
+             "--label", f"limit-c-{players}"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE)
+        try:
+            stdout, stderr = load.communicate(timeout=a.duration + a.warmup + 300)
+        finally:
+            PROCS.stop(load)
+        lines = [ln for ln in stdout.decode().splitlines() if ln.startswith("{")]
+        if not lines:
+            raise RuntimeError(f"limit_load.py printed no result: {stderr.decode()[-1000:]}")
+        r = json.loads(lines[-1])
+        c = r["cpu_pct"]
+        f = {"moves_s": float(r["msgs_per_s"]), "p50_ms": r["p50_ms"], "p95_ms": r["p95_ms"],
+             "p99_ms": r["p99_ms"], "server_cpu_pct": c.get("server") or float("nan"),
+             "redis_cpu_pct": c.get("redis") or float("nan"), "load_cpu_pct": c.get("loadgen"),
+             "machine_cpu_pct": c.get("machine"), "other_cpu_pct": c.get("other"),
+             "errors": r["errors"] + r["bad_ack"]}
+        if r["msgs_per_s"] and c.get("server") is not None:
+            f["cpu_ms_per_1k"] = round(10.0 * c["server"] / r["msgs_per_s"] * 1e3, 1)
+        return Result("limit", "closed", players, f)
+    finally:
+        if server is not None:
+            PROCS.stop(server)
+        redis.stop()
+
+
+# ---------------------------------------------------------------------- report
+
+RACE_COLS: Final = (
+    ("moves_s", "moves/s"), ("p50_ms", "p50 ms"), ("p95_ms", "p95 ms"), ("p99_ms", "p99 ms"),
+    ("lb_p99_ms", "lb p99 ms"), ("cpu_ms_per_1k", "srv CPU ms/1k mv"), ("trips_per_move", "trips/mv"),
+    ("cmds_per_trip", "cmds/trip"), ("mem_kb_per_conn", "KiB/idle conn"), ("server_cpu_pct", "srv %"),
+    ("redis_cpu_pct", "redis %"), ("load_cpu_pct", "load %"), ("other_cpu_pct", "other %"),
+)
+
+
+def _line(r: Result) -> str:
+    f = r.figures
+    head = f"{r.kind:5} {r.mode:6} N={r.players:<5}" + (" (!noisy)" if f.get("noisy") else "")
+    cols = " ".join(f"{label}={f[k]:g}" for k, label in RACE_COLS if k in f)
+    extra = ""
+    if r.mode == "open" and r.kind == "race":
+        extra = f" late={f['late']:g} lag_p99_ms={f['lag_p99_ms']:g}"
+    if r.kind == "race":
+        extra += (f" lb_n={f['lb_samples']:g} lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"
+                  f" rejected={f['rejected']:g} errors={f['errors']:g} srv_move_ms={f['srv_move_ms']:g}"
+                  f" setup_s={f['setup_s']:g}")
+    return f"{head} {cols}{extra}"
+
+
+def _med(values: Sequence[float]) -> tuple[float, float, float]:
+    vals = [v for v in values if v == v]  # drop NaN
+    if not vals:
+        return float("nan"), float("nan"), float("nan")
+    return statistics.median(vals), min(vals), max(vals)
+
+
+def _fmt(v: float, digits: int = 3) -> str:
+    if v != v:
+        return "-"
+    return f"{v:,.0f}" if abs(v) >= 100 else f"{v:.{digits}g}"
+
+
+def _quiet(runs: list[Result]) -> list[Result]:
+    quiet = [r for r in runs if not r.figures.get("noisy")]
+    return quiet or runs
+
+
+def summary(results: list[Result], repeat: int) -> list[str]:
+    noisy = sum(1 for r in results if r.figures.get("noisy"))
+    lines = [f"## Medians of {repeat} run(s) (spread: min-max)"
+             + (f"; {noisy} noisy run(s) left out where quiet ones exist" if noisy else ""), ""]
+    cases = sorted({(r.mode, r.players) for r in results if r.kind == "race"},
+                   key=lambda c: (c[0] != "closed", c[1]))
+    head = "| case | " + " | ".join(label for _, label in RACE_COLS) + " | race/limit | target |"
+    lines += [head, "|" + "---|" * (len(RACE_COLS) + 3)]
+    for mode, n in cases:
+        runs = _quiet([r for r in results if r.kind == "race" and r.mode == mode and r.players == n])
+        lim = _quiet([r for r in results if r.kind == "limit" and r.players == n])
+        cells = []
+        for k, _ in RACE_COLS:
+            med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
+            cells.append(_fmt(med) + (f" ({_fmt(lo)}-{_fmt(hi)})" if len(runs) > 1 and lo != hi else ""))
+        ratio_txt, target = "-", ""
+        if mode == "closed" and lim:
+            pairs = [(r, m) for r in results for m in results
+                     if r.kind == "race" and m.kind == "limit" and r.mode == mode and r.players == n
+                     and m.players == n and r.figures["rep"] == m.figures["rep"] and m.figures["moves_s"]]
+            quiet = [(r, m) for r, m in pairs if not (r.figures.get("noisy") or m.figures.get("noisy"))]
+            ratios = [r.figures["moves_s"] / m.figures["moves_s"] for r, m in (quiet or pairs)]
+            ratio, rlo, rhi = _med(ratios)
+            ratio_txt = f"{ratio:.2f} ({rlo:.2f}-{rhi:.2f})" if len(ratios) > 1 else f"{ratio:.2f}"
+            target = f"≥ {CLOSED_TARGET} × limit: {'met' if ratio >= CLOSED_TARGET else 'NOT met'}"
+        elif mode == "closed":
+            target = f"≥ {CLOSED_TARGET} × limit (run with --limit)"
+        elif mode == "open":
+            p99 = _med([r.figures["p99_ms"] for r in runs])[0]
+            rate = _med([r.figures["moves_s"] for r in runs])[0]
+            ok = p99 <= OPEN_P99_TARGET_MS and rate >= 0.97 * n
+            target = f"p99 ≤ {OPEN_P99_TARGET_MS:g} ms at {n}/s offered: {'met' if ok else 'NOT met'}"
+            if n != OPEN_TARGET_PLAYERS:
+                target = f"({target})"
+        trips = _med([r.figures["trips_per_move"] for r in runs])[0]
+        target += f"; trips/mv ≤ 1: {'met' if trips <= 1.0 else 'NOT met'}"
+        lines.append(f"| {mode} {n} | " + " | ".join(cells) + f" | {ratio_txt} | {target} |")
+    lim_cases = sorted({r.players for r in results if r.kind == "limit"})
+    if lim_cases:
+        lines += ["", "Limit (c) (../shared/limit: websockets + orjson + 1 EVALSHA + fan-out to 8):",
+                  "", "| N | msg/s | p50 ms | p95 ms | p99 ms | srv CPU ms/1k | srv % | redis % | load % |",
+                  "|---|---|---|---|---|---|---|---|---|"]
+        for n in lim_cases:
+            runs = _quiet([r for r in results if r.kind == "limit" and r.players == n])
+            cells = []
+            for k in ("moves_s", "p50_ms", "p95_ms", "p99_ms", "cpu_ms_per_1k", "server_cpu_pct",
+                      "redis_cpu_pct", "load_cpu_pct"):
+                med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
+                cells.append(_fmt(med) + (f" ({_fmt(lo)}-{_fmt(hi)})" if len(runs) > 1 and lo != hi else ""))
+            lines.append(f"| {n} | " + " | ".join(cells) + " |")
+    return lines
+
+
+# ---------------------------------------------------------------------- main
+
+def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--mode", choices=("closed", "open", "all"), default="all")
+    p.add_argument("--players", type=int, nargs="+", metavar="N",
+                   help=f"player counts (default: closed {CLOSED_PLAYERS}, open {OPEN_PLAYERS})")
+    p.add_argument("--duration", type=float, default=10.0, help="measured seconds per case")
+    p.add_argument("--warmup", type=float, default=3.0, help="played but unmeasured seconds first")
+    p.add_argument("--repeat", type=int, default=1, help="runs of every case: medians and spread")
+    p.add_argument("--limit", action="store_true",
+                   help="also run ../shared/limit configuration (c) beside each closed-loop case")
+    p.add_argument("--load-procs", type=int, default=1, choices=(1, 2), help="load-generator processes")
+    p.add_argument("--profile", choices=("none", "py-spy"), default="none",
+                   help="sample the server with py-spy over the closed-loop windows")
+    p.add_argument("--profile-top", type=int, default=25, help="functions listed per profile table")
+    p.add_argument("--profile-out", default="", help="also keep py-spy's raw stacks in this file")
+    p.add_argument("--json", default="", help="write every run's figures to this file")
+    p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
+                   help="before each run, wait up to S s for other load on the machine to calm down")
+    p.add_argument("--noisy-pct", type=float, default=30.0,
+                   help="a run during which other processes took more CPU (%% of a core) is noisy: "
+                        "it is run again once, and left out of the medians when quiet runs exist")
+    a = p.parse_args(argv)
+    a.quiet_pct = 25.0
+    if not (0 < a.duration <= 600 and 0 <= a.warmup <= 60 and 1 <= a.repeat <= 20):
+        p.error("--duration in (0, 600], --warmup in [0, 60], --repeat in [1, 20]")
+    if a.players and any(not 1 <= n <= 5000 for n in a.players):
+        p.error("--players: 1..5000 each")
+    return a
+
+
+def cases(a: argparse.Namespace) -> list[tuple[str, int]]:
+    out_: list[tuple[str, int]] = []
+    if a.mode in ("closed", "all"):
+        out_ += [("closed", n) for n in (a.players or CLOSED_PLAYERS)]
+    if a.mode in ("open", "all"):
+        out_ += [("open", n) for n in (a.players or OPEN_PLAYERS)]
+    return out_
+
+
+def _raise_nofile(need: int) -> None:
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if soft < hard:
+        resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by every child
+    if hard < need:
+        note(f"warning: RLIMIT_NOFILE is {hard}, {need} descriptors may be needed")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    a = parse_args(argv)
+    todo = cases(a)
+    _raise_nofile(2 * max(n for _, n in todo) + 256)
+    if shutil.which("redis-server") is None:
+        sys.stderr.write("race: redis-server not found (apt-get install redis-server)\n")
+        return 2
+
+    def on_term(signum: int, frame: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, on_term)
+    results: list[Result] = []
+    workdir = Path(tempfile.mkdtemp(prefix="race-bench-"))
+    note(f"{os.cpu_count()} cores; {a.repeat} run(s) of {todo}; duration {a.duration:g} s, "
+         f"warmup {a.warmup:g} s, {a.load_procs} load process(es); work dir {workdir}")
+    try:
+        for rep in range(a.repeat):
+            for mode, n in todo:
+                steps: list[Callable[[], Result]] = [lambda m=mode, n=n: run_race(m, n, a, workdir)]
+                if a.limit and mode == "closed":
+                    steps.append(lambda n=n: run_limit(n, a, workdir))
+                    if rep % 2:  # alternate which goes first: drift hits both alike
+                        steps.reverse()
+                for step in steps:
+                    for attempt in range(2):
+                        idle = wait_quiet(a.wait_quiet, a.quiet_pct) if a.wait_quiet else 0.0
+                        r = step()
+                        r.figures["busy_before_pct"] = idle
+                        r.figures["rep"] = rep
+                        noisy = (r.figures.get("other_cpu_pct") or 0.0) > a.noisy_pct
+                        r.figures["noisy"] = float(noisy)
+                        if not noisy or attempt:
+                            break
+                        out(f"run {rep + 1}/{a.repeat}: (noisy, run again) {_line(r)}")
+                    results.append(r)
+                    out(f"run {rep + 1}/{a.repeat}: {_line(r)}")
+                    for n_ in r.notes:
+                        out("    " + n_.replace("\n", "\n    "))
+                    lim = [x for x in results if x.kind == "limit" and x.players == n]
+                    race = [x for x in results if x.kind == "race" and x.mode == mode and x.players == n]
+                    if step is steps[-1] and len(steps) == 2 and lim and race:
+                        out(f"    race/limit at N={n}: "
+                            f"{race[-1].figures['moves_s'] / lim[-1].figures['moves_s']:.2f}")
+    except KeyboardInterrupt:
+        note("interrupted: stopping every process started")
+        return 130
+    finally:
+        PROCS.stop_all()
+        shutil.rmtree(workdir, ignore_errors=True)
+        if a.json and results:
+            Path(a.json).write_text(json.dumps([r.__dict__ for r in results], indent=1))
+    out()
+    for line in summary(results, a.repeat):
+        out(line)
+    out()
+    out("moves/s: acks inside the window / duration (client side); p50-p99: send -> ack; lb p99: "
+        "mover's ack -> first lb at another player showing the move; srv CPU: utime+stime of the "
+        "server process per 1 000 accepted moves; trips/mv, cmds/trip: /metrics deltas; KiB/idle "
+        "conn: server VmRSS growth once the players joined their rooms / players. CPU % are of one core.")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
