@@ -1,0 +1,481 @@
+"""Resilience with real processes: a server killed mid-race, Redis restarted
+mid-race, several servers on one Redis, signals, the embedded Redis.
+
+The invariant under every failure: a move the player saw acknowledged is in
+Redis afterwards, and the seat's stored game is exactly the acknowledged
+moves replayed (plus, at most, commands that were in flight and never
+acknowledged, which a resend then recognises).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import signal
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator, Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+import redis
+from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+
+from server.klondike import Game, Move, replay
+from server.store import keys
+
+# generous message credit: the tests play whole games as fast as acks come back
+FAST = {"KLONDIKE_MSG_RATE": "10000", "KLONDIKE_MSG_BURST": "10000"}
+WIN = next(w for w in load_wins() if w["code"] == "KL1-D1V-ACT552B")  # 116 moves to a win
+CODE: str = WIN["code"]
+SCRIPT: list[str] = WIN["script"]
+
+Opener = Callable[[ServerProcess, str], Awaitable[Client]]
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Opener]:
+    """``await clients(server, "name")``: a client of that server, closed after the test."""
+    opened: list[Client] = []
+
+    async def open_(server: ServerProcess, name: str) -> Client:
+        client = await Client.open(server.ws_url, name)
+        opened.append(client)
+        return client
+
+    yield open_
+    for client in opened:
+        await client.close()
+
+
+# ---------------------------------------------------------------------- helpers
+
+async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    """Poll ``check`` (sync or async) until it returns something truthy."""
+    async with asyncio.timeout(timeout):
+        while True:
+            result = check()
+            if asyncio.iscoroutine(result):
+                result = await result
+            if result:
+                return result
+            await asyncio.sleep(0.02)
+    raise AssertionError(what)  # pragma: no cover - the timeout raises first
+
+
+def seen(client: Client, t: str, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
+    """The last frame of type ``t`` the client received that matches ``pred``."""
+    for msg in reversed(client.frames):
+        if msg["t"] == t and pred(msg.get("d") or {}):
+            return dict(msg["d"])
+    return None
+
+
+def line(entries: list[dict[str, Any]], seat: int) -> dict[str, Any]:
+    return next((e for e in entries if e["seat"] == seat), {})
+
+
+def view_after(moves: list[str]) -> dict[str, Any]:
+    return replay(CODE, moves).view()
+
+
+def stored_log(url: str, room: str, seat: int, race: int = 1) -> list[str]:
+    r = redis.Redis.from_url(url)
+    try:
+        return [x.decode() for x in r.lrange(keys.log(room, race, seat), 0, -1)]
+    finally:
+        r.close()
+
+
+def stored_view(url: str, room: str, seat: int, race: int = 1) -> dict[str, Any]:
+    r = redis.Redis.from_url(url)
+    try:
+        snap = r.hget(keys.seat(room, race, seat), "snap")
+    finally:
+        r.close()
+    assert snap, "no snapshot stored"
+    return Game.from_snapshot(snap).view()
+
+
+def log_of(moves: list[str]) -> list[str]:
+    """The seat log a list of moves makes: ``"seq move"``, notation normalised."""
+    return [f"{i} {Move.parse(m)}" for i, m in enumerate(moves, start=1)]
+
+
+async def play(client: Client, moves: list[str]) -> dict[str, Any]:
+    """Play ``moves`` one by one, each acknowledged; the last view."""
+    view: dict[str, Any] = {}
+    for m in moves:
+        reply = await client.move(m)
+        assert reply["t"] == "ack", (client.name, m, reply)
+        view = reply["d"]["view"]
+    return view
+
+
+async def send_moves(client: Client, moves: list[str]) -> None:
+    """Send moves without waiting for their acks (in flight)."""
+    for m in moves:
+        client.seq += 1
+        await client.send("move", {"s": client.seq, "m": m})
+
+
+def acked(client: Client) -> dict[int, dict[str, Any]]:
+    """Sequence number -> view of every ack the client received."""
+    return {f["d"]["s"]: f["d"]["view"] for f in client.frames if f["t"] == "ack"}
+
+
+async def reply_to(client: Client, seq: int, after: int = 0) -> dict[str, Any]:
+    """The ack or reject of ``seq`` among the frames received after the ``after``-th."""
+    def find() -> dict[str, Any] | None:
+        for msg in client.frames[after:]:
+            if msg["t"] in ("ack", "reject") and (msg.get("d") or {}).get("s") == seq:
+                return msg
+        return None
+    return dict(await eventually(find, what=f"{client.name}: an answer to {seq}"))
+
+
+async def healthz(server: ServerProcess) -> int:
+    def get() -> int:
+        try:
+            with urllib.request.urlopen(server.http_url + "/healthz", timeout=5) as resp:
+                return int(resp.status)
+        except urllib.error.HTTPError as exc:
+            return exc.code
+    return await asyncio.to_thread(get)
+
+
+async def start_race(host: Client, others: list[Client]) -> str:
+    """A room on the winning deal with live boards; the race started and
+    every player's board dealt."""
+    joined = await host.create(host.name, code=CODE, boards="live")
+    room = str(joined["room"])
+    for other in others:
+        await other.join(room, other.name)
+        await other.send("ready", {"ready": True})
+        await host.expect("event", lambda d, s=other.seat: d["kind"] == "ready" and d["seat"] == s)
+    await host.send("start")
+    for player in (host, *others):
+        board = await player.expect("board")
+        assert board["view"] == view_after([])
+    return room
+
+
+async def watch(client: Client, room: str, since: int = 0) -> dict[str, Any]:
+    await client.send("watch", {"room": room, "since": since})
+    return await client.expect("watching")
+
+
+# ---------------------------------------------------------------------- a process killed
+
+async def test_sigkilled_process_loses_no_acknowledged_move(
+        redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
+    a, b, c = (servers.start(redis_server.url, env=FAST, name=n) for n in ("a", "b", "c"))
+    ann, bob, cat = await clients(a, "ann"), await clients(b, "bob"), await clients(c, "cat")
+    room = await start_race(ann, [bob])  # ann on a, bob on b: one race across processes
+    await watch(cat, room)  # the spectator on a third process
+    await play(ann, SCRIPT[:30])
+    await play(bob, SCRIPT[:10])
+    await eventually(lambda: seen(cat, "lb", lambda d: line(d["entries"], 0).get("moves") == 30
+                                  and line(d["entries"], 1).get("moves") == 10),
+                     what="the spectator's leaderboard with both players")
+
+    await send_moves(ann, SCRIPT[30:60])  # in flight when the process dies
+    await ann.expect("ack", lambda d: d["s"] == 31)
+    a.kill()
+    assert await ann.closed() == 1006
+    confirmed = acked(ann)
+    last = max(confirmed)
+    assert sorted(confirmed) == list(range(1, last + 1))
+    assert confirmed[last] == view_after(SCRIPT[:last])
+
+    # ann reconnects to another process and resumes her seat from where she was
+    ann2 = await clients(b, "ann again")
+    joined = await ann2.resume(room, ann.token, since=ann.v)
+    assert joined["seat"] == 0
+    events = await ann2.expect("events")
+    assert events["from"] == ann.v
+    board = await ann2.expect("board")
+    stored = board["s"]
+    assert last <= stored <= 60, "an acknowledged move was lost, or a move never sent was stored"
+    assert board["view"] == view_after(SCRIPT[:stored])
+    assert board["view"]["moves"] == replay(CODE, SCRIPT[:stored]).view()["moves"] >= last
+    assert stored_log(redis_server.url, room, 0) == log_of(SCRIPT[:stored])
+
+    # a resend of the last stored command is recognised, not applied twice
+    await ann2.send("move", {"s": stored, "m": SCRIPT[stored - 1]})
+    again = await ann2.expect("ack", lambda d: d["s"] == stored)
+    assert again.get("again") is True and again["view"] == board["view"]
+
+    ann2.seq = stored
+    assert (await play(ann2, SCRIPT[stored:]))["state"] == "won"
+    assert (await play(bob, SCRIPT[10:]))["state"] == "won"
+    for client in (ann2, bob, cat):
+        ended = await client.event("ended")
+        assert ended["room"]["code"] == CODE
+        results = ended["room"]["results"]
+        assert [(e["nickname"], e["status"], e["rank"]) for e in results] == [
+            ("ann", "finished", 1), ("bob", "finished", 2)]
+        assert results[0]["finish_ms"] < results[1]["finish_ms"]
+    for seat in ("0", "1"):
+        await eventually(lambda seat=seat: seen(
+            cat, "boards", lambda d: d["boards"].get(seat, {}).get("state") == "won"),
+            what=f"the spectator sees seat {seat}'s won board")
+
+
+# ---------------------------------------------------------------------- Redis restarted
+
+async def resend_until_acked(client: Client, seq: int, move: str, timeout: float = 15.0) -> dict[str, Any]:
+    """Send the same command until it is acknowledged (the protocol's advice on
+    ``unavailable``); its ack."""
+    async with asyncio.timeout(timeout):
+        while True:
+            after = len(client.frames)
+            await client.send("move", {"s": seq, "m": move})
+            reply = await reply_to(client, seq, after)
+            if reply["t"] == "ack":
+                return dict(reply["d"])
+            assert reply["d"]["code"] == "unavailable", reply
+            await asyncio.sleep(0.1)
+
+
+async def test_redis_restart_mid_race_loses_nothing_and_channels_come_back(
+        own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
+    s = servers.start(own_redis.url, env=FAST, name="s")
+    t = servers.start(own_redis.url, env=FAST, name="t")
+    ann, bob, cat = await clients(s, "ann"), await clients(s, "bob"), await clients(t, "cat")
+    room = await start_race(ann, [bob])
+    await watch(cat, room)
+    await play(ann, SCRIPT[:10])
+    await play(bob, SCRIPT[:5])
+    assert await healthz(s) == 200
+
+    own_redis.stop()
+    assert await healthz(s) == 503
+    assert await healthz(t) == 503
+    after = len(ann.frames)
+    await send_moves(ann, [SCRIPT[10]])
+    reply = await reply_to(ann, 11, after)
+    assert reply["t"] == "reject" and reply["d"]["code"] == "unavailable", reply
+
+    own_redis.start()  # same port and files: the append-only file brings the data back
+    ack = await resend_until_acked(ann, 11, SCRIPT[10])
+    assert "again" not in ack, "a rejected command must not have been applied"
+    assert ack["view"] == view_after(SCRIPT[:11])
+    for server in (s, t):
+        await eventually(lambda server=server: _is(healthz(server), 200), what="/healthz 200 again")
+    assert (await play(ann, SCRIPT[11:20])) == view_after(SCRIPT[:20])
+    assert stored_log(own_redis.url, room, 0) == log_of(SCRIPT[:20])
+    assert stored_view(own_redis.url, room, 0) == view_after(SCRIPT[:20])
+    assert stored_log(own_redis.url, room, 1) == log_of(SCRIPT[:5])
+
+    # the leaderboard keeps flowing on both processes (their channels came back)
+    await play(bob, SCRIPT[5:15])
+    bob_moves = view_after(SCRIPT[:15])["moves"]
+    ann_moves = view_after(SCRIPT[:20])["moves"]
+    for client in (ann, cat):
+        await eventually(lambda client=client: seen(
+            client, "lb", lambda d: line(d["entries"], 1).get("moves") == bob_moves
+            and line(d["entries"], 0).get("moves") == ann_moves), what=f"{client.name}: lb")
+    await eventually(lambda: seen(cat, "boards", lambda d: d["boards"].get("1", {}).get("moves")
+                                  == bob_moves), what="the spectator's boards")
+    # and room events too
+    assert (await ann.command("resign"))["t"] == "ack"
+    assert (await bob.command("resign"))["t"] == "ack"
+    for client in (ann, bob, cat):
+        ended = await client.event("ended")
+        assert ended["room"]["code"] == CODE
+        assert {e["seat"]: e["status"] for e in ended["room"]["results"]} == {
+            0: "resigned", 1: "resigned"}
+
+
+async def _is(status: Awaitable[int], expected: int) -> bool:
+    return await status == expected
+
+
+# ---------------------------------------------------------------------- many processes
+
+async def test_players_and_spectators_on_three_processes_share_one_race(
+        redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
+    procs = [servers.start(redis_server.url, env=FAST, name=n) for n in ("a", "b", "c")]
+    a, b, c = procs
+    ann, bob, cy = await clients(a, "ann"), await clients(b, "bob"), await clients(c, "cy")
+    early = await clients(b, "early")  # a spectator from the lobby on
+    joined = await ann.create("ann", code=CODE, boards="live")
+    room = joined["room"]
+    await watch(early, room)
+    for player in (bob, cy):
+        await player.join(room, player.name)
+        await player.send("ready", {"ready": True})
+        await ann.expect("event", lambda d, s=player.seat: d["kind"] == "ready" and d["seat"] == s)
+    await early.expect("event", lambda d: d["kind"] == "ready" and d["seat"] == cy.seat)
+    await ann.send("start")
+    for player in (ann, bob, cy):
+        assert (await player.expect("board"))["view"] == view_after([])
+    await play(ann, SCRIPT[:20])
+    await play(bob, SCRIPT[:5])
+
+    # spectators arriving mid-race, on every process, see the boards as they are
+    late = [await clients(p, f"late-{i}") for i, p in enumerate(procs)]
+    for spectator in late:
+        await watch(spectator, room)
+        boards = (await spectator.expect("boards"))["boards"]
+        assert boards["0"] == replay(CODE, SCRIPT[:20]).public_view()
+        assert boards["1"] == replay(CODE, SCRIPT[:5]).public_view()
+        assert boards["2"] == replay(CODE, []).public_view()
+
+    # bob opens his seat on another process: the first connection steps aside
+    bob2 = await clients(c, "bob again")
+    await bob2.resume(room, bob.token, since=bob.v)
+    assert await bob.closed() == 4000
+    assert (await bob2.expect("board"))["s"] == 5
+    bob2.seq = 5
+    await play(bob2, SCRIPT[5:30])
+    await play(cy, SCRIPT[:10])
+    assert (await bob2.command("resign"))["t"] == "ack"
+    assert (await cy.command("resign"))["t"] == "ack"
+    assert (await play(ann, SCRIPT[20:]))["state"] == "won"
+
+    expected = [("ann", "finished", 1), ("bob", "resigned", 2), ("cy", "resigned", 3)]
+    assert replay(CODE, SCRIPT[:30]).vegas > replay(CODE, SCRIPT[:10]).vegas  # why bob ranks over cy
+    results = []
+    for client in (ann, bob2, cy, early, *late):
+        ended = await client.event("ended")
+        assert [(e["nickname"], e["status"], e["rank"]) for e in ended["room"]["results"]] == expected
+        results.append(ended["room"]["results"])
+    assert all(r == results[0] for r in results)
+    for spectator in (early, *late):
+        await eventually(lambda spectator=spectator: seen(
+            spectator, "lb", lambda d: [(e["nickname"], e["rank"]) for e in d["entries"]]
+            == [(n, r) for n, _, r in expected]), what=f"{spectator.name}: the final leaderboard")
+        await eventually(lambda spectator=spectator: seen(
+            spectator, "boards", lambda d: d["boards"].get("0", {}).get("state") == "won"),
+            what=f"{spectator.name}: the winner's board")
+
+
+# ---------------------------------------------------------------------- signals
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+async def test_signal_closes_sockets_with_1001_after_commands_in_flight(
+        sig: signal.Signals, redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
+    a = servers.start(redis_server.url, env=FAST, name="a")
+    ann, cat = await clients(a, "ann"), await clients(a, "cat")
+    joined = await ann.solo(nickname="ann", code=CODE)
+    await ann.expect("board")
+    await watch(cat, joined["room"])
+    await play(ann, SCRIPT[:5])
+    await send_moves(ann, SCRIPT[5:40])
+    await ann.expect("ack", lambda d: d["s"] == 6)
+    assert a.proc is not None
+    a.proc.send_signal(sig)
+    assert await ann.closed() == 1001
+    assert await cat.closed() == 1001
+    assert await asyncio.to_thread(a.proc.wait, 20) == 0
+    assert a.stop() == 0
+    events = [line.get("event") for line in a.log_lines()]
+    assert events.index("shutting_down") < events.index("stopped")
+
+    confirmed = acked(ann)
+    last = max(confirmed)
+    assert sorted(confirmed) == list(range(1, last + 1))
+    b = servers.start(redis_server.url, env=FAST, name="b")
+    ann2 = await clients(b, "ann again")
+    await ann2.resume(joined["room"], ann.token, since=ann.v)
+    board = await ann2.expect("board")
+    assert last <= board["s"] <= 40
+    assert board["view"] == view_after(SCRIPT[:board["s"]])
+    assert stored_log(redis_server.url, joined["room"], 0) == log_of(SCRIPT[:board["s"]])
+
+
+# ---------------------------------------------------------------------- embedded Redis
+
+def _stat(pid: int) -> tuple[str, str, int] | None:
+    """(comm, state, parent pid) of a process, or ``None`` if it is gone."""
+    try:
+        raw = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    comm = raw[raw.index("(") + 1: raw.rindex(")")]
+    state, ppid = raw[raw.rindex(")") + 2:].split()[:2]
+    return comm, state, int(ppid)
+
+
+def _alive(pid: int) -> bool:
+    stat = _stat(pid)
+    return stat is not None and stat[1] not in ("Z", "X")
+
+
+def _redis_children(pid: int) -> list[int]:
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            stat = _stat(int(entry.name))
+            if stat is not None and stat[0] == "redis-server" and stat[2] == pid and _alive(int(entry.name)):
+                found.append(int(entry.name))
+    return found
+
+
+def _socket_inodes(pid: int) -> set[str]:
+    out = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        try:
+            target = os.readlink(fd)
+        except OSError:
+            continue
+        if target.startswith("socket:["):
+            out.add(target[8:-1])
+    return out
+
+
+def _tcp_listening_inodes() -> set[str]:
+    out = set()
+    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
+        for row in Path(table).read_text().splitlines()[1:]:
+            fields = row.split()
+            if fields[3] == "0A":  # TCP_LISTEN
+                out.add(fields[9])
+    return out
+
+
+async def test_embedded_redis_on_a_unix_socket_keeps_data_and_stops_with_the_server(
+        tmp_path: Path, servers: Servers, clients: Opener) -> None:
+    data = tmp_path / "data"
+    first = servers.start(None, args=["--data-dir", str(data)], name="embedded")
+    assert first.proc is not None
+    [child] = _redis_children(first.proc.pid)
+    # no TCP port of its own (the method sees the server's own listening socket)
+    listening = _tcp_listening_inodes()
+    assert _socket_inodes(first.proc.pid) & listening
+    assert not _socket_inodes(child) & listening
+    socket_path = data / "redis.sock"
+    assert socket_path.is_socket()
+    r = redis.Redis(unix_socket_path=str(socket_path))
+    try:
+        assert r.config_get("port") == {"port": "0"}
+        assert r.config_get("appendonly") == {"appendonly": "yes"}
+        assert Path(r.config_get("dir")["dir"]) == data.resolve()
+    finally:
+        r.close()
+
+    ann = await clients(first, "ann")
+    room = (await ann.create("ann", code=CODE))["room"]
+    await ann.close()
+    assert first.stop() == 0
+    await eventually(lambda: not _alive(child), what="the embedded redis-server to stop")
+
+    second = servers.start(None, args=["--data-dir", str(data)], name="embedded-again")
+    assert second.proc is not None
+    [child2] = _redis_children(second.proc.pid)
+    cat = await clients(second, "cat")
+    await watch(cat, room)
+    sync = await cat.expect("sync")
+    assert sync["room"]["id"] == room
+    assert [p["nickname"] for p in sync["room"]["players"]] == ["ann"]
+
+    # killed outright, the server still takes its Redis with it; the data stays
+    second.kill()
+    await eventually(lambda: not _alive(child2), what="the orphaned redis-server to stop")
+    third = servers.start(None, args=["--data-dir", str(data)], name="embedded-third")
+    dan = await clients(third, "dan")
+    await watch(dan, room)
+    assert (await dan.expect("sync"))["room"]["id"] == room
