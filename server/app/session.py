@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any, Final
 
 import orjson
 import structlog
-from websockets.asyncio.server import ServerConnection
+from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
 
 from ..klondike import (
@@ -182,8 +182,8 @@ class Session:
             self.pending.append(data)
         elif self.hub is not None:
             self.hub.send((self,), data, essential=True)
-        else:
-            spawn(self._send(data))
+        else:  # written now, like the hub does: a task could be overtaken by the next answer
+            broadcast((self.ws,), data, text=True)
 
     async def _send(self, data: bytes) -> None:
         with contextlib.suppress(ConnectionClosed):
