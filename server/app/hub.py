@@ -86,6 +86,7 @@ class Hub:
     def sync_frame(self) -> bytes:
         """The whole room as a newcomer needs it."""
         public = dict(self.public)
+        public["phase"] = self.phase_now()  # the start event said "countdown"
         public["now"] = self.app.now_ms()
         return frame("sync", {"v": self.v, "room": public, "entries": self.lines()})
 
