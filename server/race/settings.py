@@ -70,7 +70,7 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
         except InvalidDealCodeError as exc:
             raise RaceError(Reason.BAD_CODE, str(exc)) from None
         code, draw, scoring = str(parsed), parsed.draw, parsed.scoring
-    if draw not in (1, 3) or isinstance(draw, bool):
+    if type(draw) is not int or draw not in (1, 3):  # not True, not 1.0
         raise RaceError(Reason.BAD_SETTINGS, "draw must be 1 or 3")
     if scoring not in ("N", "V"):
         raise RaceError(Reason.BAD_SETTINGS, "scoring must be 'N' (Normal) or 'V' (Vegas)")
