@@ -111,6 +111,24 @@ def test_push_of_bad_notation_raises_invalid_notation_and_changes_nothing(text: 
     assert game.snapshot() == before
 
 
+def test_only_the_moves_of_the_table_can_be_built() -> None:
+    """A Move built by hand from numbers that have no notation is refused at once."""
+    built = 0
+    for source in range(-1, 15):
+        for target in range(-1, 15):
+            for count in range(-1, 15):
+                if (source, target, count) in BY_PARTS:
+                    assert Move(source, target, count) is not None
+                    built += 1
+                else:
+                    with pytest.raises(InvalidNotationError):
+                        Move(source, target, count)
+    assert built == 591
+    for odd in [(True, 0, 1), (0.0, 1, 1), (0, 1, 2.0), ("t1", "t2", 1)]:
+        with pytest.raises(InvalidNotationError):
+            Move(*odd)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("value", [None, 3, b"draw"])
 def test_parse_refuses_what_is_not_text(value: object) -> None:
     with pytest.raises(InvalidNotationError):

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -22,6 +23,7 @@ from server.klondike.codes import MAX_NUMBER
 PROFILE = settings(settings.get_profile(os.environ.get("KLONDIKE_HYPOTHESIS_PROFILE", "klondike")))
 STEPS = 160  # enough to fill the 100-move undo history in most games
 ALL = [Move.parse(text) for text in all_notations()]
+CARD_NAME = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 
 codes = st.builds(
     DealCode, st.integers(0, MAX_NUMBER), st.sampled_from([1, 3]), st.sampled_from(["N", "V"])
@@ -102,9 +104,11 @@ def test_engine_follows_the_rules_model(code: DealCode, data: st.DataObject) -> 
 @given(code=codes, data=st.data())
 def test_every_possible_move_at_every_position(code: DealCode, data: st.DataObject) -> None:
     """Each of the 591 moves: a legal one applies and its undo restores the exact
-    game; an illegal one raises IllegalMoveError and changes nothing."""
+    game; an illegal one raises IllegalMoveError, changes nothing, and its
+    reason names no face-down or stock card."""
     for game, _ in walk(data, code, steps=STEPS // 2):
         before, copy = game.snapshot(), game.copy()
+        reasons: list[str] = []
         legal = set(game.legal_moves())
         full = game.undo_depth == UNDO_LIMIT
         for move in ALL:
@@ -121,10 +125,13 @@ def test_every_possible_move_at_every_position(code: DealCode, data: st.DataObje
             else:
                 reason = game.reason_illegal(move)
                 assert reason
+                reasons.append(reason)
                 with pytest.raises(IllegalMoveError) as info:
                     game.push(move)
                 assert info.value.reason == reason and info.value.move is move
         assert game.snapshot() == before and game == copy
+        named = set(CARD_NAME.findall("\n".join(reasons)))
+        assert not named & hidden_cards(game), "a refusal named a face-down or stock card"
 
 
 @PROFILE
