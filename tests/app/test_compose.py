@@ -1,0 +1,210 @@
+"""compose.yaml and the Dockerfile, checked without Docker: their services,
+ports, volumes and healthchecks, and that they agree with each other and with
+the server's real options (the healthcheck command is run against a real
+server)."""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import re
+import shlex
+import subprocess
+import sys
+import tomllib
+from typing import Any
+from urllib.parse import urlparse
+
+import pytest
+import yaml
+from harness import ROOT, RedisServer, Servers
+
+from server.app import config
+
+COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text())
+SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
+APPS = {name: s for name, s in SERVICES.items() if "build" in s}
+DOCUMENTED_ENV = set(re.findall(r"^--[a-z-]+\s+(KLONDIKE_[A-Z_]+)\s", config.__doc__ or "", re.MULTILINE))
+
+
+def dockerfile() -> list[tuple[str, str]]:
+    """(INSTRUCTION, arguments) of the Dockerfile, continuations joined, comments dropped."""
+    out: list[tuple[str, str]] = []
+    pending = ""
+    for raw in (ROOT / "Dockerfile").read_text().splitlines():
+        stripped = raw.strip()
+        if not pending and (not stripped or stripped.startswith("#")):
+            continue
+        if stripped.endswith("\\"):
+            pending += stripped[:-1] + " "
+            continue
+        text = pending + stripped
+        pending = ""
+        word, _, rest = text.partition(" ")
+        out.append((word.upper(), rest.strip()))
+    assert not pending, "a continuation line ends the Dockerfile"
+    return out
+
+
+DOCKERFILE = dockerfile()
+
+
+def instructions(name: str) -> list[str]:
+    return [args for word, args in DOCKERFILE if word == name]
+
+
+def exec_form(args: str) -> list[str]:
+    """An exec-form (JSON array) argument list; the shell form is refused."""
+    assert args.startswith("["), f"not exec form (signals would go to a shell): {args}"
+    value = json.loads(args)
+    assert isinstance(value, list) and all(isinstance(x, str) for x in value)
+    return value
+
+
+def dockerfile_env() -> dict[str, str]:
+    env: dict[str, str] = {}
+    for args in instructions("ENV"):
+        for item in shlex.split(args):
+            key, eq, value = item.partition("=")
+            assert eq, f"ENV without '=': {args}"
+            env[key] = value
+    return env
+
+
+def image_healthcheck() -> list[str]:
+    [args] = instructions("HEALTHCHECK")
+    _, cmd, rest = args.partition("CMD ")
+    assert cmd, args
+    return exec_form(rest.strip())
+
+
+def container_port() -> int:
+    [exposed] = instructions("EXPOSE")
+    return int(exposed.split("/")[0])
+
+
+def seconds(text: str) -> float:
+    total = 0.0
+    for number, unit in re.findall(r"(\d+(?:\.\d+)?)(ms|s|m|h)", text):
+        total += float(number) * {"ms": 0.001, "s": 1, "m": 60, "h": 3600}[unit]
+    return total
+
+
+# ---------------------------------------------------------------------- compose.yaml
+
+def test_redis_keeps_its_data_in_a_named_volume_with_aof_on() -> None:
+    redis = SERVICES["redis"]
+    assert redis["image"] == "redis:7" or redis["image"].startswith("redis:7.")
+    command = redis["command"]
+    assert command[0] == "redis-server"
+    assert command[command.index("--appendonly") + 1] == "yes"
+    volumes = [v.split(":") for v in redis["volumes"]]
+    assert [target for _, target in volumes] == ["/data"]
+    [(volume, _)] = volumes
+    assert volume in COMPOSE["volumes"], "a named volume, not a host folder"
+    assert redis["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+    assert "ports" not in redis, "Redis stays inside the compose network"
+
+
+def test_every_app_waits_for_a_healthy_redis_and_is_reachable() -> None:
+    assert "app" in APPS and len(APPS) >= 2, "the app, and a replica to show several processes"
+    host_ports = []
+    for name, app in APPS.items():
+        assert app["build"] == ".", name
+        assert app["depends_on"]["redis"]["condition"] == "service_healthy", name
+        for port in app["ports"]:
+            assert isinstance(port, str), f"{name}: quote ports, YAML reads 8080:8080 as a number"
+            host, target = port.split(":")
+            assert int(target) == container_port(), name
+            host_ports.append(host)
+        url = urlparse(app["environment"]["KLONDIKE_REDIS_URL"])
+        assert url.scheme == "redis" and url.hostname in SERVICES and url.port == 6379, name
+        assert seconds(app["stop_grace_period"]) >= 10, f"{name}: time to drain on SIGTERM"
+    assert "8080:8080" in APPS["app"]["ports"]
+    assert len(host_ports) == len(set(host_ports)), "two services on one host port"
+
+
+def test_compose_only_sets_variables_the_server_reads() -> None:
+    assert {"KLONDIKE_REDIS_URL", "KLONDIKE_PORT", "KLONDIKE_LOG_LEVEL"} <= DOCUMENTED_ENV
+    for name, app in APPS.items():
+        assert set(app["environment"]) <= DOCUMENTED_ENV, name
+        cfg = config.load(None, {k: str(v) for k, v in app["environment"].items()})
+        assert cfg.redis_url == app["environment"]["KLONDIKE_REDIS_URL"]
+
+
+def test_app_healthchecks_ask_healthz_on_the_served_port() -> None:
+    for name, app in APPS.items():
+        check = app["healthcheck"]
+        assert check["test"][0] == "CMD" and check["test"][1:] == image_healthcheck(), name
+        assert f":{container_port()}/healthz" in " ".join(check["test"])
+        assert seconds(check["timeout"]) < seconds(check["interval"])
+
+
+# ---------------------------------------------------------------------- the Dockerfile
+
+def test_the_image_is_python_slim_and_runs_as_a_user() -> None:
+    assert instructions("FROM") == ["python:3.11-slim"]
+    users = instructions("USER")
+    assert users and users[-1] not in ("root", "0")
+    words = [word for word, _ in DOCKERFILE]
+    assert words.index("USER") < words.index("CMD")
+    assert any("pip install" in args for args in instructions("RUN"))
+
+
+def test_the_image_command_is_the_console_script_with_real_options() -> None:
+    cmd = exec_form(instructions("CMD")[-1])
+    scripts = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["scripts"]
+    assert cmd[0] in scripts and cmd[1] == "serve"
+    env = dockerfile_env()
+    assert {k for k in env if k.startswith("KLONDIKE_")} <= DOCUMENTED_ENV
+    for name, app in APPS.items():
+        cfg = config.parse(cmd[2:], env={**env, **{k: str(v) for k, v in app["environment"].items()}})
+        assert cfg.host == "0.0.0.0", name
+        assert cfg.port == container_port(), name
+        assert cfg.redis_url == app["environment"]["KLONDIKE_REDIS_URL"], name
+    assert urlparse(env["KLONDIKE_REDIS_URL"]).hostname in SERVICES
+
+
+def test_the_build_context_holds_what_the_image_copies_and_not_the_rest() -> None:
+    ignored = [line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()
+               if line.strip() and not line.startswith("#")]
+
+    def is_ignored(path: str) -> bool:
+        return any(fnmatch.fnmatch(path, pattern) for pattern in ignored)
+
+    copied = []
+    for args in instructions("COPY"):
+        *sources, _ = args.split()
+        copied += [s.rstrip("/") for s in sources]
+    assert {"pyproject.toml", "server", "web_client"} <= set(copied)
+    for source in copied:
+        assert (ROOT / source).exists(), source
+        assert not is_ignored(source), f"{source} is copied but .dockerignore leaves it out"
+    readme = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]["readme"]
+    assert readme in copied, "the build reads the readme named in pyproject.toml"
+    for heavy in (".git", ".venv", "tests", "var"):
+        assert is_ignored(heavy), heavy
+
+
+# ---------------------------------------------------------------------- the healthcheck, run
+
+def run_check(command: list[str], port: int) -> int:
+    """Run the image's healthcheck against a server on ``port`` instead of 8080."""
+    assert command[0] == "python"
+    argv = [c.replace(f":{container_port()}/", f":{port}/") for c in command]
+    assert argv != command, "the healthcheck does not name the container port"
+    return subprocess.run([sys.executable, *argv[1:]], capture_output=True, timeout=30).returncode
+
+
+@pytest.mark.parametrize("source", ["Dockerfile", "compose.yaml"])
+def test_the_healthcheck_passes_with_redis_and_fails_without(
+        source: str, own_redis: RedisServer, servers: Servers) -> None:
+    command = image_healthcheck() if source == "Dockerfile" else APPS["app"]["healthcheck"]["test"][1:]
+    server = servers.start(own_redis.url)
+    assert run_check(command, server.port) == 0
+    own_redis.stop()
+    try:
+        assert run_check(command, server.port) != 0
+    finally:
+        own_redis.start()
+
