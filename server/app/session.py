@@ -17,6 +17,7 @@ import orjson
 import structlog
 from websockets.asyncio.server import ServerConnection, broadcast
 from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
 
 from ..klondike import (
     Game,
@@ -186,6 +187,11 @@ class Session:
             broadcast((self.ws,), data, text=True)
 
     async def _send(self, data: bytes) -> None:
+        if self.ws.state is not State.OPEN:
+            # closing: nothing reaches the client any more, and send() would
+            # wait for the close handshake, which can sit unread behind this
+            # connection's queued commands until the close timeout
+            return
         with contextlib.suppress(ConnectionClosed):
             await self.ws.send(data, text=True)
 
