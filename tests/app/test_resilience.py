@@ -387,6 +387,32 @@ async def test_signal_closes_sockets_with_1001_after_commands_in_flight(
     assert stored_log(redis_server.url, joined["room"], 0) == log_of(SCRIPT[:board["s"]])
 
 
+async def test_sigterm_is_not_held_up_by_a_connection_with_many_commands_queued(
+        redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
+    """Regression: with more commands queued than the socket's read buffer
+    (max_queue, 32), an answer written after the 1001 close frame waited for
+    the client's close frame, which sat unread behind the queue, until the
+    close timeout (5 s) aborted the connection."""
+    a = servers.start(redis_server.url, env=FAST, name="a")
+    ann = await clients(a, "ann")
+    joined = await ann.solo(nickname="ann", code=CODE)
+    await ann.expect("board")
+    await send_moves(ann, SCRIPT[:80])
+    await ann.expect("ack", lambda d: d["s"] == 1)
+    assert a.proc is not None
+    a.proc.send_signal(signal.SIGTERM)
+    async with asyncio.timeout(3):  # well under the 5 s close timeout
+        assert await ann.closed() == 1001
+        await eventually(lambda: a.proc is not None and a.proc.poll() is not None, timeout=3)
+    assert a.proc.returncode == 0
+    b = servers.start(redis_server.url, env=FAST, name="b")
+    ann2 = await clients(b, "ann again")
+    await ann2.resume(joined["room"], ann.token, since=ann.v)
+    board = await ann2.expect("board")
+    assert max(acked(ann)) <= board["s"] <= 80
+    assert board["view"] == view_after(SCRIPT[:board["s"]])
+
+
 # ---------------------------------------------------------------------- embedded Redis
 
 def _stat(pid: int) -> tuple[str, str, int] | None:
