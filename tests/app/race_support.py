@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import re
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any, Final
 
 import orjson
@@ -166,6 +166,15 @@ async def start_race(clients: list[Client]) -> list[dict[str, Any]]:
     """The host starts; every client's first ``board``."""
     await clients[0].send("start")
     return list(await asyncio.gather(*(c.expect("board") for c in clients)))
+
+
+async def seen_or_next(client: Client, t: str, pred: Callable[[dict[str, Any]], bool],
+                       timeout: float = 10.0) -> dict[str, Any]:
+    """A frame of type ``t`` matching ``pred``: one already received, or the next."""
+    for msg in client.frames:
+        if msg["t"] == t and pred(msg["d"]):
+            return dict(msg["d"])
+    return await client.expect(t, pred, timeout)
 
 
 def ended_index(client: Client) -> int:
