@@ -334,8 +334,8 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
             t_end = t_start + a.duration
             for _, pipe in workers:
                 pipe.send(("go", mode, t_start, t_end, 3.0))
-            if a.profile == "py-spy" and mode == "closed":
-                spy = _start_py_spy(server.pid, t_start, a.duration, workdir)
+            if a.profile.startswith("py-spy") and mode == "closed":
+                spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
             time.sleep(max(0.0, t_start - now()))
             m0, c0 = server.metrics(), _cpu(server.pid, redis.proc.pid, wpids)
             w0 = now()
@@ -431,14 +431,16 @@ def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dic
     return Result("race", mode, players, f, notes)
 
 
-def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path) -> subprocess.Popen[bytes]:
+def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
+                  native: bool) -> subprocess.Popen[bytes]:
     spy_bin = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if spy_bin is None:
         raise RuntimeError("py-spy is not installed: .venv/bin/pip install py-spy")
     time.sleep(max(0.0, t_start - now()))
     out_file = workdir / f"py-spy-{pid}.txt"
     return PROCS.start([spy_bin, "record", "--pid", str(pid), "--duration", str(int(duration)),
-                        "--rate", "200", "--format", "raw", "--output", str(out_file)],
+                        "--rate", "200", "--format", "raw", "--full-filenames",
+                        *(["--native"] if native else []), "--output", str(out_file)],
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -522,7 +524,8 @@ def _line(r: Result) -> str:
     if r.mode == "open" and r.kind == "race":
         extra = f" late={f['late']:g} lag_p99_ms={f['lag_p99_ms']:g}"
     if r.kind == "race":
-        extra += (f" lb_n={f['lb_samples']:g} lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"
+        extra += (f" lb_p50_ms={f['lb_p50_ms']:g} lb_n={f['lb_samples']:g}"
+                  f" lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"
                   f" rejected={f['rejected']:g} errors={f['errors']:g} srv_move_ms={f['srv_move_ms']:g}"
                   f" setup_s={f['setup_s']:g}")
     return f"{head} {cols}{extra}"
@@ -570,6 +573,9 @@ def summary(results: list[Result], repeat: int) -> list[str]:
             ratios = [r.figures["moves_s"] / m.figures["moves_s"] for r, m in (quiet or pairs)]
             ratio, rlo, rhi = _med(ratios)
             ratio_txt = f"{ratio:.2f} ({rlo:.2f}-{rhi:.2f})" if len(ratios) > 1 else f"{ratio:.2f}"
+            eff = _med([m.figures.get("cpu_ms_per_1k", float("nan")) / r.figures["cpu_ms_per_1k"]
+                        for r, m in (quiet or pairs)])[0]
+            ratio_txt += f"; CPU/move: {eff:.2f}"
             target = f"≥ {CLOSED_TARGET} × limit: {'met' if ratio >= CLOSED_TARGET else 'NOT met'}"
         elif mode == "closed":
             target = f"≥ {CLOSED_TARGET} × limit (run with --limit)"
@@ -612,8 +618,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--limit", action="store_true",
                    help="also run ../shared/limit configuration (c) beside each closed-loop case")
     p.add_argument("--load-procs", type=int, default=1, choices=(1, 2), help="load-generator processes")
-    p.add_argument("--profile", choices=("none", "py-spy"), default="none",
-                   help="sample the server with py-spy over the closed-loop windows")
+    p.add_argument("--profile", choices=("none", "py-spy", "py-spy-native"), default="none",
+                   help="sample the server with py-spy over the closed-loop windows (native: with C frames)")
     p.add_argument("--profile-top", type=int, default=25, help="functions listed per profile table")
     p.add_argument("--profile-out", default="", help="also keep py-spy's raw stacks in this file")
     p.add_argument("--json", default="", help="write every run's figures to this file")
@@ -648,6 +654,18 @@ def _raise_nofile(need: int) -> None:
         note(f"warning: RLIMIT_NOFILE is {hard}, {need} descriptors may be needed")
 
 
+def _revision() -> str:
+    """The commit the server code is at, and whether server/ has local changes."""
+    try:
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+                              text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=ROOT,
+                               capture_output=True, text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return "?"
+    return head + (" (server/ has uncommitted changes)" if dirty else "")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     a = parse_args(argv)
     todo = cases(a)
@@ -662,8 +680,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_term)
     results: list[Result] = []
     workdir = Path(tempfile.mkdtemp(prefix="race-bench-"))
-    note(f"{os.cpu_count()} cores; {a.repeat} run(s) of {todo}; duration {a.duration:g} s, "
-         f"warmup {a.warmup:g} s, {a.load_procs} load process(es); work dir {workdir}")
+    note(f"server at {_revision()}; {os.cpu_count()} cores; {a.repeat} run(s) of {todo}; "
+         f"duration {a.duration:g} s, warmup {a.warmup:g} s, {a.load_procs} load process(es); "
+         f"work dir {workdir}")
     try:
         for rep in range(a.repeat):
             for mode, n in todo:
@@ -704,6 +723,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in summary(results, a.repeat):
         out(line)
     out()
+    out("race/limit: moves/s over the limit's msg/s in the same repeat; CPU/move: the limit's server CPU "
+        "per message over the race server's CPU per move (less sensitive to other load on the machine).")
     out("moves/s: acks inside the window / duration (client side); p50-p99: send -> ack; lb p99: "
         "mover's ack -> first lb at another player showing the move; srv CPU: utime+stime of the "
         "server process per 1 000 accepted moves; trips/mv, cmds/trip: /metrics deltas; KiB/idle "
