@@ -1,0 +1,48 @@
+/** Small DOM helpers: elements are built with h() and updated in place. */
+
+export function h(tag, props = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [key, value] of Object.entries(props)) {
+    if (value == null || value === false) continue;
+    if (key === 'class') el.className = value;
+    else if (key === 'text') el.textContent = value;
+    else if (key === 'dataset') Object.assign(el.dataset, value);
+    else if (key.startsWith('on') && typeof value === 'function') el.addEventListener(key.slice(2), value);
+    else if (key in el && typeof value !== 'string') el[key] = value;
+    else el.setAttribute(key, value === true ? '' : value);
+  }
+  for (const child of children.flat()) {
+    if (child != null && child !== false) el.append(child);
+  }
+  return el;
+}
+
+/** Set text only when it changed (no needless layout work). */
+export function setText(el, text) {
+  const value = String(text);
+  if (el.textContent !== value) el.textContent = value;
+}
+
+/** Set or remove an attribute only when it changed. */
+export function setAttr(el, name, value) {
+  if (value == null || value === false) {
+    if (el.hasAttribute(name)) el.removeAttribute(name);
+    return;
+  }
+  const text = value === true ? '' : String(value);
+  if (el.getAttribute(name) !== text) el.setAttribute(name, text);
+}
+
+export function toggle(el, className, on) {
+  if (el.classList.contains(className) !== Boolean(on)) el.classList.toggle(className, Boolean(on));
+}
+
+export function show(el, on) {
+  if (el.hidden === Boolean(on)) el.hidden = !on;
+}
+
+/** Whether the keyboard event comes from a place that types text. */
+export function typing(event) {
+  const t = event.target;
+  return t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
+}

@@ -1,0 +1,34 @@
+/** How figures read: money, points, times, ranks. */
+
+/** Vegas dollars: +$208, $0, -$52. */
+export function money(v) {
+  if (v > 0) return `+$${v}`;
+  if (v < 0) return `-$${-v}`;
+  return '$0';
+}
+
+/** The score the deal's scoring letter shows: Vegas dollars or Normal points. */
+export function score(figures, scoring) {
+  if (scoring === 'V') return money(figures.vegas);
+  return `${figures.points ?? 0}`;
+}
+
+/** 75 000 ms → "1:15"; an hour and more → "1:02:03". */
+export function duration(ms) {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const h = Math.floor(total / 3600);
+  const m = Math.floor((total % 3600) / 60);
+  const s = String(total % 60).padStart(2, '0');
+  return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+export function ordinal(n) {
+  const tens = n % 100;
+  if (tens >= 11 && tens <= 13) return `${n}th`;
+  return `${n}${{ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th'}`;
+}
+
+export function modeText(settings) {
+  if (!settings) return '';
+  return `Draw ${settings.draw === 3 ? 'three' : 'one'} · ${settings.scoring === 'V' ? 'Vegas' : 'Normal'}`;
+}

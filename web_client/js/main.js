@@ -1,0 +1,119 @@
+/** Start the client: read the address, open the socket, pick the screen.
+
+/            the lobby
+/r/ROOMID    the room: our seat if we kept one (resume), else the join card
+/r/ROOMID?watch  watch the room as a spectator
+*/
+
+import { state, subscribe, changed, resetRoom } from './state.js';
+import { Socket } from './socket.js';
+import * as session from './session.js';
+import * as storage from './storage.js';
+import { h, setText, show } from './dom.js';
+import { createLobby } from './views/lobby.js';
+import { createRoom } from './views/room.js';
+import { createRace } from './views/race.js';
+import { createWatch } from './views/watch.js';
+
+const app = document.getElementById('app');
+app.replaceChildren();
+
+const socket = new Socket({
+  onOpen: session.onOpen,
+  onFrame: session.onFrame,
+  onClose: session.onClose,
+  onStatus: (status) => {
+    if (state.conn !== 'taken' || status === 'open') state.conn = status;
+    changed();
+  },
+});
+session.init(socket);
+
+const screens = {};
+let current = null;
+const loading = h('p', { class: 'boot', role: 'status' });
+app.append(loading);
+
+function screen(name) {
+  if (!screens[name]) {
+    const make = { lobby: createLobby, room: createRoom, race: createRace, watch: createWatch }[name];
+    screens[name] = make(app);
+    screens[name].el.hidden = true;
+  }
+  return screens[name];
+}
+
+function parseRoute() {
+  const m = location.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
+  if (!m) return { name: 'home', room: '' };
+  const room = m[1].toUpperCase();
+  return { name: new URLSearchParams(location.search).has('watch') ? 'watch' : 'room', room };
+}
+
+/** Follow the address: enter the room it names, or go back to the lobby. */
+function route() {
+  const r = parseRoute();
+  state.route = r;
+  if (r.room && r.room === state.roomId && state.role) {
+    changed();
+    return; // already there
+  }
+  if (state.roomId) session.detach(); // keep the seat, leave this connection's room
+  resetRoom();
+  if (r.name === 'room') {
+    const saved = storage.loadSeat(r.room);
+    if (saved) session.restoreSeat(saved);
+  } else if (r.name === 'watch') {
+    session.watchRoom(r.room);
+  }
+  if (socket.ready) session.onOpen();
+  changed();
+}
+
+function choose(s) {
+  if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
+  if (s.token && s.roomId) {
+    if (!s.room) return null;
+    return s.room.phase === 'lobby' ? 'room' : 'race';
+  }
+  return 'lobby';
+}
+
+const banner = document.getElementById('banner');
+const bannerText = h('span');
+const bannerButton = h('button', { class: 'btn small', type: 'button', text: 'Play here', onclick: () => session.takeBack() });
+banner.append(bannerText, bannerButton);
+
+function renderBanner(s) {
+  const inRoom = Boolean(s.roomId);
+  let text = '';
+  if (s.conn === 'taken') text = 'This seat was opened in another tab or device.';
+  else if (s.conn === 'reconnecting' && inRoom) text = 'Connection lost: reconnecting…';
+  show(banner, Boolean(text));
+  banner.classList.toggle('bad', s.conn === 'taken');
+  setText(bannerText, text);
+  show(bannerButton, s.conn === 'taken');
+  document.body.dataset.conn = s.conn;
+}
+
+function render(s) {
+  renderBanner(s);
+  const name = choose(s);
+  if (name !== current) {
+    if (current) screens[current].hide();
+    current = name;
+    if (name) screen(name).show();
+  }
+  show(loading, !name);
+  if (!name) {
+    setText(loading, s.conn === 'open' ? 'Joining the room…' : 'Connecting…');
+    return;
+  }
+  screens[name].render(s);
+}
+
+subscribe(render);
+session.onNavigate(route);
+window.addEventListener('popstate', route);
+route();
+socket.connect();

@@ -1,0 +1,440 @@
+/** The protocol (docs/protocol.md) on the client side: entering rooms, room
+events and versions, the own game's commands with their sequence numbers,
+resends after a reconnect, and what the server refused.
+
+Everything the server says lands in `state`; views draw it. Game commands
+go one at a time: the next waits for the answer to the one before, whose
+view lists the moves that are legal then.
+*/
+
+import { state, changed, resetRoom, resetUi, phaseAt } from './state.js';
+import * as storage from './storage.js';
+import { say } from './messages.js';
+import { serverNow } from './clock.js';
+
+let socket = null;
+let after = null; // what to do once the current room is left: {t, d}
+let completeTimer = 0;
+let retryTimer = 0;
+
+export function init(sock) {
+  socket = sock;
+}
+
+// ------------------------------------------------------------------ entering
+
+/** Take back a seat kept from before a reload. */
+export function restoreSeat(saved) {
+  Object.assign(state, {
+    roomId: saved.room, seat: saved.seat, token: saved.token, race: saved.race || 0,
+    seq: saved.s || 0, pending: Array.isArray(saved.pending) ? saved.pending : [],
+    v: saved.room_state ? saved.v || 0 : 0, room: saved.room_state || null,
+    entries: saved.entries || [],
+  });
+}
+
+export function watchRoom(room) {
+  state.roomId = room;
+  state.role = 'spectator';
+}
+
+/** Create, join, solo or watch: sent now if connected, else once greeted. */
+export function enter(t, d) {
+  state.formError = '';
+  state.entering = { t, d, sent: false };
+  if (socket.ready) sendEntering();
+  else socket.connect();
+  changed();
+}
+
+function sendEntering() {
+  const e = state.entering;
+  if (!e || e.sent) return;
+  e.sent = socket.send(e.t, e.d);
+}
+
+/** After `hello`: say which room this connection is for. */
+export function onOpen() {
+  if (state.token && state.roomId) {
+    socket.send('resume', { room: state.roomId, token: state.token, since: state.room ? state.v : 0 });
+  } else if (state.role === 'spectator' && state.roomId) {
+    socket.send('watch', { room: state.roomId, since: state.room ? state.v : 0 });
+  } else if (state.entering) {
+    sendEntering();
+  }
+  changed();
+}
+
+export function onClose(code) {
+  clearTimeout(completeTimer);
+  if (state.entering && state.entering.sent) {
+    state.entering = null;
+    state.formError = 'The connection was lost: try again.';
+  }
+  if (code === 4000) {
+    state.conn = 'taken';
+  } else if (code === 4001 || code === 4002) {
+    const kicked = code === 4001;
+    forgetSeat();
+    go('/');
+    say(kicked ? 'The host removed you from the room.' : 'You left the room.', { bad: kicked });
+    socket.connect();
+  }
+  changed();
+}
+
+export function onFrame(msg) {
+  const handler = HANDLERS[msg.t];
+  if (handler) handler(msg.d || {});
+  changed();
+}
+
+// ------------------------------------------------------------------ frames
+
+const HANDLERS = {
+  joined(d) {
+    const same = d.room === state.roomId && d.seat === state.seat;
+    if (!same) resetRoom();
+    Object.assign(state, { role: 'player', roomId: d.room, seat: d.seat, token: d.token });
+    state.entering = null;
+    persist();
+    go(`/r/${d.room}`);
+  },
+
+  watching(d) {
+    state.entering = null;
+    state.role = 'spectator';
+    state.roomId = d.room;
+    go(`/r/${d.room}?watch`);
+  },
+
+  left() {
+    if (state.roomId) storage.dropSeat(state.roomId);
+    resetRoom();
+    const next = after;
+    after = null;
+    if (next) enter(next.t, next.d);
+    else go('/');
+  },
+
+  sync(d) {
+    state.v = d.v;
+    state.room = d.room;
+    state.entries = d.entries || [];
+    if (state.role === 'spectator' && d.room.phase === 'lobby') state.boards = {};
+    persist();
+  },
+
+  event(d) {
+    if (d.v <= state.v) return;
+    state.v = d.v;
+    applyEvent(d, true);
+    persist();
+  },
+
+  events(d) {
+    for (const e of d.events || []) {
+      if (e.v > state.v) {
+        state.v = e.v;
+        applyEvent(e, false);
+      }
+    }
+    state.v = Math.max(state.v, d.to || 0);
+    persist();
+  },
+
+  lb(d) {
+    state.v = Math.max(state.v, d.v || 0);
+    state.entries = d.entries || [];
+    persist();
+  },
+
+  board(d) {
+    if (d.race !== state.race) {
+      state.race = d.race;
+      state.seq = d.s;
+      state.pending = [];
+      resetUi();
+    } else {
+      state.pending = state.pending.filter((c) => c.d.s > d.s);
+      state.seq = Math.max(state.seq, d.s, ...state.pending.map((c) => c.d.s));
+    }
+    state.view = d.view;
+    state.done = d.done;
+    state.ui.ghost = false;
+    state.ui.selected = null;
+    state.ui.panel = null;
+    persist();
+    resendPending();
+  },
+
+  ack(d) {
+    const i = state.pending.findIndex((c) => c.d.s === d.s);
+    if (i >= 0) state.pending.splice(0, i + 1);
+    state.view = d.view;
+    state.done = d.view.state === 'won' || state.done;
+    Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
+      confirmResign: false });
+    persist();
+    if (state.ui.completing) completeTimer = setTimeout(completeStep, 140);
+  },
+
+  reject(d) {
+    if (d.s != null) {
+      const cmd = state.pending.find((c) => c.d.s === d.s);
+      if (d.code === 'unavailable' && cmd) {
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(resendPending, 1000);
+        say(d.msg, { bad: true });
+        return;
+      }
+      state.pending = state.pending.filter((c) => c.d.s !== d.s);
+      state.ui.ghost = false;
+      state.ui.completing = null;
+      persist();
+      if (d.code === 'stale') {
+        socket.restart(); // the resume's board says where the seat really is
+        return;
+      }
+      if (d.code === 'not_playing') state.done = true;
+      say(d.msg, { bad: true });
+      return;
+    }
+    if (d.code === 'flood') {
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(resendPending, 1500);
+      return;
+    }
+    if (d.cmd === 'resume' || d.cmd === 'watch') {
+      const room = state.roomId;
+      storage.dropSeat(room);
+      resetRoom();
+      state.formError = d.code === 'unknown_room'
+        ? `Room ${room} is gone (or never was).`
+        : 'That seat is no longer yours: join the room again.';
+      go(d.code === 'unknown_room' ? '/' : `/r/${room}`);
+      return;
+    }
+    if (state.entering && d.cmd === state.entering.t) {
+      state.entering = null;
+      state.formError = d.msg;
+      return;
+    }
+    if (d.cmd === 'complete') state.ui.completing = null;
+    say(d.msg, { bad: true });
+  },
+
+  hint(d) {
+    if (!d.m) {
+      state.ui.hint = null;
+      say('No useful move: draw, undo or resign.');
+      return;
+    }
+    const [from, to] = d.m === 'draw' || d.m === 'recycle' ? ['stock', 'stock'] : d.m.split('>');
+    const [pile, n] = from.split(':');
+    state.ui.hint = { m: d.m, from: pile, count: n ? Number(n) : 1, to };
+    state.ui.selected = null;
+  },
+
+  complete(d) {
+    state.ui.completing = { moves: d.moves || [], i: 0 };
+    completeStep();
+  },
+
+  boards(d) {
+    state.v = Math.max(state.v, d.v || 0);
+    state.boards = { ...state.boards, ...(d.boards || {}) };
+  },
+};
+
+function applyEvent(e, live) {
+  if (e.kind === 'progress') {
+    upsertEntries([e.entry]);
+    if (e.board && state.role === 'spectator') state.boards = { ...state.boards, [e.seat]: e.board };
+    return;
+  }
+  if (e.kind === 'presence') return;
+  if (e.room) state.room = e.room;
+  if (e.reset) state.entries = [];
+  if (e.entries) upsertEntries(e.entries);
+  if (e.dropped) state.entries = state.entries.filter((x) => !e.dropped.includes(x.seat));
+  switch (e.kind) {
+    case 'start':
+      if (state.race !== e.race) {
+        state.race = e.race;
+        state.seq = 0;
+        state.pending = [];
+        state.view = null;
+        state.done = false;
+        resetUi();
+      }
+      if (state.role === 'spectator') state.boards = {};
+      break;
+    case 'ended':
+      state.ui.completing = null;
+      state.ui.resultsHidden = false;
+      break;
+    case 'rematch':
+      state.view = null;
+      state.done = false;
+      state.boards = {};
+      resetUi();
+      if (live) say('Rematch! A new deal is waiting.');
+      break;
+    case 'left':
+      if (live && e.host === state.seat && e.seat !== state.seat) say('You are the host now.');
+      break;
+    default:
+      break;
+  }
+}
+
+function upsertEntries(lines) {
+  const bySeat = new Map(state.entries.map((x) => [x.seat, x]));
+  for (const line of lines) bySeat.set(line.seat, { ...bySeat.get(line.seat), ...line });
+  state.entries = [...bySeat.values()].sort((a, b) => (a.rank ?? 99) - (b.rank ?? 99));
+}
+
+// ------------------------------------------------------------------ the own game
+
+export function phase() {
+  return phaseAt(state.room, serverNow());
+}
+
+/** Whether a game command may go now (racing, and nothing awaiting an answer). */
+export function canPlay() {
+  return state.role === 'player' && state.view != null && !state.done && state.pending.length === 0
+    && phase() === 'racing';
+}
+
+function game(t, d) {
+  if (!canPlay()) return false;
+  const cmd = { t, d: { ...d, s: ++state.seq } };
+  state.pending.push(cmd);
+  persist();
+  socket.send(t, cmd.d);
+  changed();
+  return true;
+}
+
+export const move = (m) => game('move', { m });
+export const undo = () => game('undo', {});
+export const resign = () => game('resign', {});
+
+export function hint() {
+  if (!canPlay()) return;
+  if (state.ui.hint && state.view.legal.includes(state.ui.hint.m)) {
+    move(state.ui.hint.m); // asked twice: play it
+    return;
+  }
+  socket.send('hint');
+}
+
+/** Auto-complete: ask for the moves, then play them one by one; again stops it. */
+export function complete() {
+  if (state.ui.completing) {
+    state.ui.completing = null;
+    clearTimeout(completeTimer);
+    changed();
+    return;
+  }
+  if (canPlay() && state.view.autocomplete) socket.send('complete');
+}
+
+function completeStep() {
+  const run = state.ui.completing;
+  if (!run || state.pending.length) return;
+  const m = run.moves[run.i];
+  if (m == null || !state.view || !state.view.legal.includes(m)) {
+    state.ui.completing = null;
+    changed();
+    return;
+  }
+  run.i += 1;
+  if (!move(m)) state.ui.completing = null;
+}
+
+function resendPending() {
+  for (const cmd of state.pending) socket.send(cmd.t, cmd.d);
+}
+
+// ------------------------------------------------------------------ the room
+
+export const ready = (on) => socket.send('ready', { ready: on }) || offline();
+export const start = () => socket.send('start') || offline();
+export const kick = (seat) => socket.send('kick', { seat }) || offline();
+export const rematch = () => socket.send('rematch') || offline();
+
+function offline() {
+  say('Not connected: wait a moment and try again.', { bad: true });
+  return false;
+}
+
+/** Leave the room (as a racer: marked "left"), then maybe enter another. */
+export function leave(next = null) {
+  after = next;
+  if (state.roomId && socket.ready && (state.role === 'player' || state.role === 'spectator')) {
+    socket.send('leave');
+    return;
+  }
+  if (state.roomId && state.role !== 'spectator') storage.dropSeat(state.roomId);
+  resetRoom();
+  after = null;
+  if (next) {
+    socket.restart();
+    enter(next.t, next.d);
+  } else {
+    go('/');
+  }
+}
+
+/** Play alone: `d` is {nickname, code} or {nickname, draw, scoring}; leaves the room first. */
+export function solo(d) {
+  const next = { t: 'solo', d };
+  if (state.roomId) leave(next);
+  else enter(next.t, next.d);
+}
+
+/** Take a seat back after it was opened elsewhere (close code 4000). */
+export function takeBack() {
+  state.conn = 'connecting';
+  socket.connect();
+  changed();
+}
+
+/** Forget the current room without telling the server (back to the lobby). */
+export function detach() {
+  resetRoom();
+  state.entering = null;
+  socket.restart();
+}
+
+function forgetSeat() {
+  if (state.roomId) storage.dropSeat(state.roomId);
+  resetRoom();
+}
+
+export function nicknameOf(seat) {
+  const p = state.room && state.room.players.find((x) => x.seat === seat);
+  return p ? p.nickname : '';
+}
+
+function persist() {
+  if (state.role !== 'player' || !state.token) return;
+  storage.saveSeat({
+    room: state.roomId, seat: state.seat, token: state.token, race: state.race, s: state.seq,
+    pending: state.pending, v: state.v, room_state: state.room, entries: state.entries,
+  });
+}
+
+/** Change the address; main.js listens and routes. */
+let navigate = () => {};
+export function onNavigate(fn) {
+  navigate = fn;
+}
+function go(path) {
+  if (location.pathname + location.search !== path) {
+    history.pushState(null, '', path);
+    navigate();
+  }
+}

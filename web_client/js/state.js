@@ -1,0 +1,78 @@
+/** The client's state: one plain object, changed in place, drawn once per
+animation frame however many changes came in between. */
+
+export const state = {
+  route: { name: 'home', room: '' }, // from the address: home, room (/r/ID) or watch (/r/ID?watch)
+  conn: 'connecting', // connecting, open, reconnecting, taken (seat opened elsewhere)
+  entering: null, // the command entering a room, while its answer is awaited
+  formError: '', // the last refusal of an entering command
+
+  role: null, // "player" or "spectator" once in a room
+  roomId: '',
+  seat: -1,
+  token: '',
+  v: 0, // highest room event version seen
+  room: null, // the room as anyone may see it
+  entries: [], // leaderboard lines, ranked
+
+  race: 0, // the race of `view`
+  view: null, // own game, as the server last sent it
+  done: false, // own race over (won or resigned)
+  seq: 0, // last sequence number used in this race
+  pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
+
+  boards: {}, // spectators: seat → public view
+
+  ui: {
+    focus: 'stock', // the pile with the keyboard focus
+    selected: null, // {from, count}: cards picked, waiting for a target
+    panel: null, // {from, count}: the sequence chooser of a column
+    hint: null, // {m, from, count, to}
+    ghost: false, // dropped cards stay where they fell until the answer
+    completing: null, // {moves, i}: auto-complete in progress
+    stuckHidden: false,
+    resultsHidden: false,
+    confirmResign: false,
+    bigSeat: null, // spectators: the board shown large
+  },
+};
+
+const listeners = [];
+let frame = 0;
+
+export function subscribe(fn) {
+  listeners.push(fn);
+}
+
+/** Ask for a redraw; all changes before the next frame are drawn together. */
+export function changed() {
+  if (!frame) frame = requestAnimationFrame(flush);
+}
+
+function flush() {
+  frame = 0;
+  for (const fn of listeners) fn(state);
+}
+
+/** Forget the room (left, kicked, gone). */
+export function resetRoom() {
+  Object.assign(state, {
+    role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
+    race: 0, view: null, done: false, seq: 0, pending: [], boards: {},
+  });
+  resetUi();
+}
+
+export function resetUi() {
+  Object.assign(state.ui, {
+    selected: null, panel: null, hint: null, ghost: false, completing: null,
+    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null,
+  });
+}
+
+/** The room's phase now: "countdown" turns into "racing" at start_at. */
+export function phaseAt(room, now) {
+  if (!room) return null;
+  if (room.phase === 'countdown' && room.start_at != null && now >= room.start_at) return 'racing';
+  return room.phase;
+}

@@ -1,0 +1,227 @@
+/** The lobby: create a room, join one by link or id, watch, or play solo.
+A room link without a seat of ours shows the join card for that room. */
+
+import { h, setText, show } from '../dom.js';
+import { state, changed } from '../state.js';
+import * as session from '../session.js';
+import * as storage from '../storage.js';
+
+const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+
+/** A room id from an id or a link ("…/r/V62WEAFY?watch"); null if there is none. */
+export function roomFromText(text) {
+  const t = text.trim().toUpperCase();
+  const m = t.match(/\/R\/([A-Z0-9]{8})(?:[/?#]|$)/) || t.match(/^([A-Z0-9]{8})$/);
+  return m && ROOM_ID.test(m[1]) ? m[1] : null;
+}
+
+function radios(name, options, checked) {
+  return h('div', { class: 'choices' }, ...options.map(([value, label]) => h('label', {},
+    h('input', { type: 'radio', name, value, checked: value === checked }), label)));
+}
+
+function field(label, control) {
+  return h('label', { class: 'field' }, h('span', { text: label }), control);
+}
+
+function value(form, name) {
+  const el = form.elements[name];
+  return el ? el.value : '';
+}
+
+export function createLobby(root) {
+  const nick = h('input', {
+    type: 'text', id: 'nickname', name: 'nickname', maxLength: 20, autocomplete: 'nickname',
+    placeholder: 'Your name in the race', required: true, value: storage.nickname(),
+  });
+  nick.addEventListener('input', () => storage.saveNickname(nick.value.trim()));
+  const error = h('p', { class: 'form-error', role: 'alert' });
+
+  // ---------------------------------------------------------------- create
+  const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-title' },
+    h('h2', { id: 'create-title', text: 'Create a room' }),
+    h('fieldset', {}, h('legend', { text: 'Deal' }),
+      radios('deal', [['random', 'Random'], ['code', 'A KL1 code']], 'random'),
+      h('input', { type: 'text', name: 'code', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Deal code',
+        autocomplete: 'off', spellcheck: false, hidden: true })),
+    h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('draw', [['1', 'One'], ['3', 'Three']], '1')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('scoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
+    h('div', { class: 'row' },
+      field('Players', h('select', { name: 'max_players' },
+        ...[2, 3, 4, 5, 6, 7, 8, 1].map((n) => h('option', { value: String(n), text: String(n), selected: n === 8 })))),
+      field('Time limit', h('select', { name: 'time_limit' },
+        ...[[0, 'None'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1800, '30 min'], [3600, '1 hour']]
+          .map(([v, t]) => h('option', { value: String(v), text: t }))))),
+    h('fieldset', {}, h('legend', { text: 'Allow' }),
+      h('div', { class: 'choices' },
+        h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), 'Undo'),
+        h('label', {}, h('input', { type: 'checkbox', name: 'hints', checked: true }), 'Hints'))),
+    h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
+      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'live'),
+      h('label', { class: 'delay', hidden: true },
+        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late')),
+    h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
+  createForm.addEventListener('change', () => {
+    createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
+    createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
+    for (const fs of createForm.querySelectorAll('.mode')) fs.disabled = value(createForm, 'deal') === 'code';
+  });
+  createForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!checkNick()) return;
+    const f = createForm;
+    const settings = {
+      max_players: Number(value(f, 'max_players')),
+      undo: f.elements.undo.checked,
+      hints: f.elements.hints.checked,
+      time_limit: Number(value(f, 'time_limit')),
+      boards: value(f, 'boards'),
+    };
+    if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
+    if (value(f, 'deal') === 'code') settings.code = value(f, 'code').trim();
+    else {
+      settings.draw = Number(value(f, 'draw'));
+      settings.scoring = value(f, 'scoring');
+    }
+    session.enter('create', { nickname: nick.value.trim(), settings });
+  });
+
+  // ---------------------------------------------------------------- join
+  const joinText = h('input', { type: 'text', name: 'room', placeholder: 'Room link or id', autocomplete: 'off',
+    spellcheck: false, 'aria-label': 'Room link or id' });
+  const joinForm = h('form', { class: 'panel join', 'aria-labelledby': 'join-title' },
+    h('h2', { id: 'join-title', text: 'Join a room' }),
+    joinText,
+    h('div', { class: 'buttons' },
+      h('button', { class: 'btn primary', type: 'submit', text: 'Join' }),
+      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(joinText.value) })));
+  joinForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const room = roomFromText(joinText.value);
+    if (!room) {
+      fail('A room id is 8 letters and digits, like V62WEAFY (or paste the room link).');
+      return;
+    }
+    if (checkNick()) session.enter('join', { room, nickname: nick.value.trim() });
+  });
+
+  // ---------------------------------------------------------------- solo
+  const soloForm = h('form', { class: 'panel solo', 'aria-labelledby': 'solo-title' },
+    h('h2', { id: 'solo-title', text: 'Play solo' }),
+    h('fieldset', {}, h('legend', { text: 'Deal' }),
+      radios('sdeal', [['random', 'Random'], ['code', 'A KL1 code']], 'random'),
+      h('input', { type: 'text', name: 'scode', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Solo deal code',
+        autocomplete: 'off', spellcheck: false, hidden: true })),
+    h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('sdraw', [['1', 'One'], ['3', 'Three']], '1')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('sscoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
+    h('button', { class: 'btn accent', type: 'submit', text: 'Play solo' }));
+  soloForm.addEventListener('change', () => {
+    soloForm.elements.scode.hidden = value(soloForm, 'sdeal') !== 'code';
+    for (const fs of soloForm.querySelectorAll('.mode')) fs.disabled = value(soloForm, 'sdeal') === 'code';
+  });
+  soloForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!checkNick()) return;
+    const d = { nickname: nick.value.trim() };
+    if (value(soloForm, 'sdeal') === 'code') d.code = value(soloForm, 'scode').trim();
+    else {
+      d.draw = Number(value(soloForm, 'sdraw'));
+      d.scoring = value(soloForm, 'sscoring');
+    }
+    session.enter('solo', d);
+  });
+
+  // ---------------------------------------------------------------- a room link
+  const linkTitle = h('h2', { id: 'link-title' });
+  const linkCard = h('form', { class: 'panel link', 'aria-labelledby': 'link-title' },
+    linkTitle,
+    h('p', { text: 'Pick a nickname and join the race, or just watch.' }),
+    h('div', { class: 'buttons' },
+      h('button', { class: 'btn primary', type: 'submit', text: 'Join the race' }),
+      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(state.route.room) }),
+      h('a', { class: 'btn ghost', href: '/', text: 'Back to the lobby', onclick: (e) => { e.preventDefault(); home(); } })));
+  linkCard.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (checkNick()) session.enter('join', { room: state.route.room, nickname: nick.value.trim() });
+  });
+
+  const resumeText = h('span');
+  const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': 'Your last room' },
+    resumeText,
+    h('button', { class: 'btn primary small', type: 'button', text: 'Go back', onclick: () => goBack() }),
+    h('button', { class: 'btn small', type: 'button', text: 'Forget it', onclick: () => forget() }));
+
+  const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
+    h('header', { class: 'hero' },
+      h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
+      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' })),
+    h('div', { class: 'panel nick' }, field('Nickname', nick), error),
+    resume,
+    linkCard,
+    h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
+  root.append(el);
+
+  function checkNick() {
+    const name = nick.value.trim();
+    if (!name) {
+      fail('Choose a nickname first.');
+      nick.focus();
+      return false;
+    }
+    storage.saveNickname(name);
+    return true;
+  }
+
+  function fail(text) {
+    state.formError = text;
+    changed();
+  }
+
+  function watch(text) {
+    const room = roomFromText(text || '');
+    if (!room) {
+      fail('Which room? Paste its link or id.');
+      return;
+    }
+    session.enter('watch', { room, since: 0 });
+  }
+
+  function home() {
+    history.pushState(null, '', '/');
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }
+
+  function goBack() {
+    const seat = storage.lastSeat();
+    if (!seat) return;
+    history.pushState(null, '', `/r/${seat.room}`);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }
+
+  function forget() {
+    const seat = storage.lastSeat();
+    if (seat) storage.dropSeat(seat.room);
+    changed();
+  }
+
+  function render(s) {
+    const linkMode = s.route.name === 'room';
+    show(linkCard, linkMode);
+    show(el.querySelector('.lobby-grid'), !linkMode);
+    setText(linkTitle, `Room ${s.route.room}`);
+    document.title = linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race';
+    setText(error, s.formError || '');
+    const busy = Boolean(s.entering);
+    for (const b of el.querySelectorAll('button')) b.disabled = busy;
+    const seat = !linkMode && storage.lastSeat();
+    show(resume, Boolean(seat));
+    if (seat) setText(resumeText, `You have a seat in room ${seat.room}.`);
+  }
+
+  return {
+    el,
+    show() { el.hidden = false; },
+    hide() { el.hidden = true; },
+    render,
+  };
+}

@@ -1,0 +1,104 @@
+/** The waiting room: the link to share, the settings, the players with their
+ready flags; the host starts the race or removes a player. */
+
+import { h, setText, show, toggle } from '../dom.js';
+import * as session from '../session.js';
+import { modeText } from '../format.js';
+import { say } from '../messages.js';
+
+function settingsText(s) {
+  const parts = [modeText(s), s.fixed_code ? 'a chosen deal' : 'a random deal',
+    `up to ${s.max_players} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
+    s.time_limit ? `${Math.round(s.time_limit / 60)} min limit` : 'no time limit',
+    s.boards === 'live' ? 'spectators see boards live'
+      : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late` : 'spectators see boards after the race'];
+  return parts.join(' · ');
+}
+
+async function copy(input, what) {
+  try {
+    await navigator.clipboard.writeText(input.value);
+    say(`${what} copied.`);
+  } catch {
+    input.select();
+    say('Selected: press Ctrl+C (or ⌘C) to copy.');
+  }
+}
+
+function playerItem(p, room, me) {
+  const isHost = p.seat === room.host;
+  return h('li', { class: p.ready || isHost ? 'ready' : '' },
+    h('span', { class: 'player-name', text: p.nickname + (p.seat === me ? ' (you)' : '') }),
+    isHost ? h('span', { class: 'badge', text: 'host' }) : null,
+    h('span', { class: 'player-ready', text: isHost ? 'starts the race' : p.ready ? '✓ ready' : 'not ready' }),
+    room.host === me && p.seat !== me
+      ? h('button', { class: 'btn small ghost', type: 'button', text: 'Remove', 'aria-label': `Remove ${p.nickname}`,
+        onclick: () => session.kick(p.seat) })
+      : null);
+}
+
+export function createRoom(root) {
+  const title = h('h1', { id: 'room-title' });
+  const link = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Room link' });
+  const watchLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Spectator link' });
+  const settings = h('p', { class: 'room-settings' });
+  const players = h('ul', { class: 'players', 'aria-label': 'Players' });
+  const readyBtn = h('button', { class: 'btn primary', type: 'button' });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race', onclick: () => session.start() });
+  const waitText = h('p', { class: 'room-wait', role: 'status' });
+  const el = h('section', { class: 'screen room panel-page', 'aria-labelledby': 'room-title' },
+    title,
+    h('div', { class: 'panel' },
+      h('h2', { text: 'Invite' }),
+      h('div', { class: 'share' }, h('span', { text: 'Players:' }), link,
+        h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(link, 'Room link') })),
+      h('div', { class: 'share' }, h('span', { text: 'Spectators:' }), watchLink,
+        h('button', { class: 'btn small', type: 'button', text: 'Copy', onclick: () => copy(watchLink, 'Spectator link') })),
+      settings),
+    h('div', { class: 'panel' },
+      h('h2', { text: 'Players' }),
+      players,
+      waitText,
+      h('div', { class: 'buttons' }, readyBtn, startBtn,
+        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => session.leave() }))));
+  root.append(el);
+  let ready = false;
+  let drawn = '';
+  readyBtn.addEventListener('click', () => session.ready(!ready));
+
+  function render(s) {
+    const room = s.room;
+    const host = room.host === s.seat;
+    setText(title, `Room ${room.id}`);
+    document.title = `Klondike Race — room ${room.id}`;
+    const url = `${location.origin}/r/${room.id}`;
+    if (link.value !== url) link.value = url;
+    if (watchLink.value !== `${url}?watch`) watchLink.value = `${url}?watch`;
+    setText(settings, settingsText(room.settings));
+
+    const present = room.players.filter((p) => !p.left);
+    const key = JSON.stringify([present, room.host, s.seat]);
+    if (key !== drawn) {
+      drawn = key;
+      players.replaceChildren(...present.map((p) => playerItem(p, room, s.seat)));
+    }
+
+    const me = present.find((p) => p.seat === s.seat);
+    ready = Boolean(me && me.ready);
+    show(readyBtn, !host);
+    setText(readyBtn, ready ? 'Not ready after all' : "I'm ready");
+    toggle(readyBtn, 'primary', !ready);
+    show(startBtn, host);
+    const waiting = present.filter((p) => p.seat !== room.host && !p.ready).map((p) => p.nickname);
+    setText(waitText, waiting.length ? `Waiting for ${waiting.join(', ')} to be ready.`
+      : host ? (present.length > 1 ? 'Everyone is ready: start when you like.' : 'Share the link, or start alone.')
+        : 'Waiting for the host to start.');
+  }
+
+  return {
+    el,
+    show() { el.hidden = false; },
+    hide() { el.hidden = true; },
+    render,
+  };
+}
