@@ -69,7 +69,8 @@ class App:
         self.subscriber.start()
         if not await self.subscriber.wait_connected(10.0):
             log.warning("redis_not_reachable_yet", redis=_safe(url))
-        await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+        with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
+            await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
@@ -96,12 +97,12 @@ class App:
         processes that stopped beating (killed without a goodbye)."""
         loop = asyncio.get_running_loop()
         timeout = self.config.presence_timeout
-        next_beat = loop.time() + timeout / 3
+        next_beat = loop.time()
         while True:
             try:
                 if loop.time() >= next_beat:
-                    next_beat = loop.time() + timeout / 3
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     for hub in self.hubs.all():
                         await hub.reap()
                 for room_id in await self.store.claim_due(self.now_ms()):
