@@ -289,6 +289,23 @@ async def test_redis_restart_mid_race_loses_nothing_and_channels_come_back(
             0: "resigned", 1: "resigned"}
 
 
+async def test_a_server_started_while_redis_is_down_serves_once_redis_is_up(
+        own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
+    """Regression: the first presence heartbeat at start raised StoreUnavailable
+    when Redis was not there yet, and the process died with a traceback
+    instead of starting and waiting for Redis (/healthz 503 meanwhile)."""
+    own_redis.stop()
+    s = await asyncio.to_thread(servers.start, own_redis.url, env=FAST, name="s")
+    assert "redis_not_reachable_yet" in [line.get("event") for line in s.log_lines()]
+    assert await healthz(s) == 503
+    own_redis.start()
+    await eventually(lambda: _is(healthz(s), 200), what="/healthz 200 once Redis is up")
+    ann = await clients(s, "ann")
+    await ann.solo(nickname="ann", code=CODE)
+    await ann.expect("board")
+    assert await play(ann, SCRIPT[:3]) == view_after(SCRIPT[:3])
+
+
 async def _is(status: Awaitable[int], expected: int) -> bool:
     return await status == expected
 
