@@ -133,7 +133,15 @@ async def test_spectators_may_watch_from_another_process(
         await late.send("watch", {"room": joined[0]["room"], "since": 0})
         arrival = await late.expect("boards")
         assert arrival["boards"] == {str(s): r.game.public_view() for s, r in racers.items()}
+        since = late.v
+        await late.send("leave")
+        await late.expect("left")
         await racers[1].play(script[25:30])
+        await late.send("watch", {"room": joined[0]["room"], "since": since})
+        events = await late.expect("events")
+        assert events["from"] == since
+        shown = [e["board"] for e in events["events"] if e["kind"] == "progress"]
+        assert shown == racers[1].history[-5:]  # a live room's gap comes with its boards
         for watcher in (early, late):
             await seen_or_next(watcher, "boards", lambda d: d["boards"].get("1") == racers[1].history[-1])
             lb = await seen_or_next(watcher, "lb", lambda d: sorted(e["moves"] for e in d["entries"]) == [
