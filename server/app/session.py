@@ -261,7 +261,11 @@ class Session:
         self._need_no_room()
         room_id = self._room_id(cmd.room)
         self.syncing = True
-        hub = await self.app.hubs.enter(room_id, self)
+        try:
+            hub = await self.app.hubs.enter(room_id, self)
+        except BaseException:
+            await self._leave_hub(detach=False)  # hold nothing back: the reject must go out
+            raise
         if hub is None:
             self.syncing = False
             raise RaceError(Reason.UNKNOWN_ROOM)
@@ -273,13 +277,16 @@ class Session:
     async def _take_seat(self, room_id: str, seat: int, token: str, since: int | None) -> None:
         """Hold the seat on this connection; tell the client where things stand."""
         self.syncing = True
-        hub = await self.app.hubs.enter(room_id, self)
-        if hub is None:
-            self.syncing = False
-            raise RaceError(Reason.UNKNOWN_ROOM)
-        self.hub, self.role, self.room_id, self.seat, self.token = hub, "player", room_id, seat, token
-        await self.app.store.attach(room_id, seat, self.conn_id, {
-            "kind": "presence", "seat": seat, "online": True, "at": self.app.now_ms()})
+        try:
+            hub = await self.app.hubs.enter(room_id, self)
+            if hub is None:
+                raise RaceError(Reason.UNKNOWN_ROOM)
+            self.hub, self.role, self.room_id, self.seat, self.token = hub, "player", room_id, seat, token
+            await self.app.store.attach(room_id, seat, self.conn_id, {
+                "kind": "presence", "seat": seat, "online": True, "at": self.app.now_ms()})
+        except BaseException:
+            await self._leave_hub(detach=False)  # out of the room, nothing held back
+            raise
         await self._send(frame("joined", {"room": room_id, "seat": seat, "token": token,
                                           "role": "player"}))
         await self._catch_up(since, spectator=False)
