@@ -570,3 +570,33 @@ async def test_resuming_a_seat_elsewhere_closes_the_first_socket_with_4000(
     assert lines["ann"]["status"] == "racing" and lines["ann"]["moves"] == 2
     assert bob.close_code is None
     await second.close()  # before its server stops (a fixture torn down outside the event loop)
+
+
+# ---------------------------------------------------------------------- the server's storage
+
+async def test_unavailable_while_redis_is_down_and_the_connection_keeps_answering(
+        own_redis: RedisServer, servers: Servers) -> None:
+    """Regression: a ``watch`` that could not reach Redis left the connection
+    holding back its output for a catch-up that never came: the
+    ``unavailable`` reject and every later answer were never sent."""
+    server = servers.start(own_redis.url)
+    clients = [await Client.open(server.ws_url, name) for name in ("ann", "eve", "bob")]
+    ann, eve, bob = clients
+    try:
+        await ann.create("ann", code=CODE)
+        own_redis.stop()
+        msg = "the server cannot reach its storage; try again shortly"
+        assert await refused(ann, "ready", {"ready": True}) == reject("ready", "unavailable", msg)
+        # a room this process has no hub for: the hub cannot be loaded
+        assert await refused(eve, "watch", {"room": "ZZZZZZZZ"}) == reject("watch", "unavailable", msg)
+        assert await refused(eve, "hint") == reject("hint", "not_in_room", NOT_IN_ROOM)
+        for t, d in [("join", {"room": ann.room, "nickname": "bob"}),
+                     ("create", {"nickname": "bob", "settings": {}}), ("solo", {})]:
+            assert await refused(bob, t, d) == reject(t, "unavailable", msg)
+        own_redis.start()  # the same data (append-only file): the room is still there
+        joined = await bob.join(ann.room, "bob")
+        assert joined["seat"] == 1
+        assert (await answer(eve, "watch", {"room": ann.room}))["t"] == "watching"
+    finally:
+        for client in clients:
+            await client.close()
