@@ -113,7 +113,7 @@ def test_every_app_waits_for_a_healthy_redis_and_is_reachable() -> None:
         assert app["build"] == ".", name
         assert app["depends_on"]["redis"]["condition"] == "service_healthy", name
         for port in app["ports"]:
-            assert isinstance(port, str), f"{name}: quote ports, YAML reads 8080:8080 as a number"
+            assert isinstance(port, str), f"{name}: quote ports (YAML 1.1 reads 22:22 as a number)"
             host, target = port.split(":")
             assert int(target) == container_port(), name
             host_ports.append(host)

@@ -18,6 +18,8 @@ from prometheus_client.parser import text_string_to_metric_families
 
 from server.app import config
 
+OPERATIONS = (ROOT / "docs" / "operations.md").read_text()
+
 
 def documented_options() -> dict[str, str]:
     """``--option`` -> ``KLONDIKE_…`` from the table in config.py's docstring."""
@@ -132,6 +134,11 @@ def test_help_lists_serve_and_every_documented_option() -> None:
     assert read == set(options)
 
 
+def test_the_operations_doc_lists_every_option_with_its_variable() -> None:
+    for option, env in documented_options().items():
+        assert f"| `{option}` | `{env}` |" in OPERATIONS, option
+
+
 def test_the_console_script_is_installed() -> None:
     script = Path(sys.executable).parent / "klondike-race"
     assert script.is_file() and os.access(script, os.X_OK)
@@ -174,6 +181,15 @@ def metrics(server: ServerProcess) -> dict[tuple[str, tuple[tuple[str, str], ...
 
 def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: str, **labels: str) -> float:
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
+
+
+def test_the_operations_doc_names_exactly_the_metrics_served(one: ServerProcess) -> None:
+    status, _, body = get(one, "/metrics")
+    assert status == 200
+    served = {family.name for family in text_string_to_metric_families(body.decode())
+              if not family.name.endswith("_created")}  # the client library's start times
+    documented = {re.sub(r"_total$", "", name) for name in re.findall(r"`(klondike_\w+)", OPERATIONS)}
+    assert served == documented
 
 
 def test_healthz_says_ok_while_redis_answers(one: ServerProcess) -> None:
