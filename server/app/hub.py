@@ -58,6 +58,7 @@ class Hub:
         self._release_handle: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
         self._boards_loaded = False
+        self._loaded_v = 0  # the version this hub first read: it saw every event after it
         self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     # ------------------------------------------------------------------ state
@@ -97,7 +98,7 @@ class Hub:
         if data is None:
             return False
         now = self.app.now_ms()
-        self.v = data.ev
+        self.v = self._loaded_v = data.ev
         self.public = data.room.public(now)
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
@@ -294,9 +295,12 @@ class Hub:
     async def send_boards_to(self, watchers: list[Session]) -> None:
         """The boards a new spectator may see now."""
         mode, phase = self.boards_mode, self.phase
-        visible = phase == "ended" or (mode == "live" and phase in ("countdown", "racing"))
-        if visible and not self._boards_loaded:
-            await self._load_boards()
+        racing = phase in ("countdown", "racing")
+        if not self._boards_loaded:
+            if phase == "ended" or (mode == "live" and racing):
+                await self._load_boards()
+            elif mode == "delayed" and racing:
+                await self._load_delayed_boards()
         if self.boards:
             self.send(watchers, frame("boards", {"v": self.v, "boards": {
                 str(s): b for s, b in self.boards.items()}}), essential=False)
@@ -312,6 +316,38 @@ class Hub:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
             self.boards.setdefault(seat, game.public_view())
+        self._boards_loaded = True
+
+    async def _load_delayed_boards(self) -> None:
+        """Each board as it was ``delay`` seconds ago, for a hub that did not
+        follow the race from its start: a seat quiet for longer than the delay
+        shows its stored board; a seat that moved since shows the latest board
+        of the stored events that is old enough, and the younger ones wait in
+        the delay queue like those the hub receives."""
+        data = await self.app.store.load(self.room_id)
+        if data is None or not data.room.racers:
+            return
+        room, now = data.room, self.app.now_ms()
+        delay_ms = room.settings.delay * 1000
+        cutoff = now - delay_ms
+        quiet = [s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
+        snaps = await self.app.store.snapshots(self.room_id, room.race, quiet)
+        for seat in quiet:
+            snap = snaps.get(seat)
+            game = Game.from_snapshot(snap) if snap else Game(room.code)
+            self.boards[seat] = game.public_view()
+        for raw in await self.app.store.recent_events(self.room_id):
+            event = orjson.loads(raw)
+            seat = event.get("seat")
+            if (event["v"] > self._loaded_v or event["kind"] != "progress" or "board" not in event
+                    or seat in quiet):
+                continue
+            if event["at"] <= cutoff:
+                self.boards[seat] = event["board"]
+            else:
+                self._delayed.append((event["at"] + delay_ms, seat, event["board"]))
+        self._delayed = deque(sorted(self._delayed, key=lambda item: item[0]))
+        self._schedule_release()
         self._boards_loaded = True
 
     async def _send_boards_after_race(self) -> None:

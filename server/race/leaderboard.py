@@ -6,8 +6,9 @@ An entry is one seat's line, a JSON-ready dict::
      "turned_up": 9, "vegas": 8, "points": 185, "moves": 40, "recycles": 0,
      "finish_ms": None, "at": 1764430000123}
 
-``status`` is lobby, racing, finished, resigned or left; a seat whose player
-has no live connection shows as ``disconnected`` (see :func:`shown`).
+``status`` is lobby, racing, finished, resigned or left, and in a race's
+results unfinished (still playing when time ran out); a seat whose player has
+no live connection shows as ``disconnected`` (see :func:`shown`).
 ``points`` is kept only when the deal's scoring is Normal. ``at`` is when the
 line last changed: ties go to who got there first.
 """

@@ -207,12 +207,15 @@ class Room:
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
 
     def end(self, entries: list[Entry], *, now: int) -> Event:
-        """The race is over: final ranking from the seats' lines; the code is revealed."""
+        """The race is over: final ranking from the seats' lines (a player still
+        playing when time ran out is ``unfinished``); the code is revealed."""
         if self.phase != "racing":
             raise RaceError(Reason.NOT_PLAYING, "the race is not running")
         self.phase = "ended"
         self.ended_at = now
-        self.results = ranked(e for e in entries if e["seat"] in self.racers)
+        self.results = ranked(
+            {**e, "status": "unfinished"} if e["status"] == "racing" else e
+            for e in entries if e["seat"] in self.racers)
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:

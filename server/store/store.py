@@ -213,6 +213,10 @@ class Store:
         v, evs = await self._run(scripts.SINCE, [keys.room(room_id), keys.events(room_id)], [since])
         return int(v), None if evs == b"resync" else list(evs)
 
+    async def recent_events(self, room_id: str) -> list[bytes]:
+        """Every event the room still keeps (the last ``event_cap``), oldest first."""
+        return list(await self.call("LRANGE", keys.events(room_id), 0, -1))
+
     async def stop_race(self, room_id: str, race: int) -> dict[int, Entry]:
         """No more moves in ``race``; the final leaderboard lines."""
         board = await self._run(scripts.STOP, [keys.room(room_id), keys.board(room_id)], [race])

@@ -158,3 +158,38 @@ async def test_spectators_may_watch_from_another_process(
     finally:
         for client in (ann, bob, early, late):
             await client.close()
+
+
+async def test_delayed_boards_for_a_spectator_on_a_process_that_missed_the_race(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """A hub that did not follow the race rebuilds what the delay allows: a quiet
+    seat's stored board, a busy seat's board of ``delay`` seconds ago from the
+    stored events, and the younger boards once they are old enough."""
+    code = "KL1-D1N-AAQHFVM"
+    script = win(code)["script"]
+    players_server = servers.start(redis_server.url, args=FAST_ARGS)
+    watchers_server = servers.start(redis_server.url, args=FAST_ARGS)
+    ann = await Client.open(players_server.ws_url, "ann")
+    bob = await Client.open(players_server.ws_url, "bob")
+    watcher = await StampedClient.open(watchers_server.ws_url, "watcher")
+    try:
+        joined = await open_room([ann, bob], code=code, boards="delayed", delay=1)
+        await start_race([ann, bob])
+        quiet, busy = Racer(ann, code), Racer(bob, code)
+        await quiet.play(script[:3])
+        await busy.play(script[:2])
+        await asyncio.sleep(1.5)
+        await busy.play(script[2:4])
+        await watcher.send("watch", {"room": joined[0]["room"], "since": 0})
+        first = await watcher.expect("boards")
+        assert first["boards"] == {"0": quiet.history[3], "1": busy.history[2]}
+        later = await watcher.expect("boards", lambda d: d["boards"].get("1") == busy.history[4])
+        assert "0" not in later["boards"] or later["boards"]["0"] == quiet.history[3]
+        for stamp, frame in zip(watcher.stamps, watcher.frames, strict=True):
+            if frame["t"] == "boards" and frame["d"]["boards"].get("1") in busy.history[3:]:
+                step = busy.step_of(frame["d"]["boards"]["1"])
+                assert stamp - busy.sent_at[step] >= 0.9, (step, stamp - busy.sent_at[step])
+        scan_spectator(watcher, {0: quiet, 1: busy}, boards="delayed")
+    finally:
+        for client in (ann, bob, watcher):
+            await client.close()
