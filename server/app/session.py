@@ -41,6 +41,8 @@ log = structlog.get_logger("app.session")
 
 _ids = itertools.count(1)
 RECENT: Final = 64  # resent commands recognised up to this far back
+#: close codes the websocket layer sends on its own, and the reason counted for each
+_LIBRARY_CLOSES: Final = {1002: "bad_frame", 1007: "bad_utf8", 1009: "too_big"}
 PLAYER_ONLY: Final = ("legal", "undo", "autocomplete")
 
 
@@ -102,10 +104,12 @@ class Session:
             async for raw in self.ws:
                 await self._receive(raw)
         except ConnectionClosed as exc:
-            if exc.sent is not None and exc.sent.code == CloseCode.TOO_BIG:
-                metrics.closed.labels(code="1009").inc()
-                metrics.rejected.labels(reason="too_big").inc()
-                self.log.info("frame_too_big", limit=self.app.config.max_frame)
+            # frames the websocket layer refuses itself, closing the connection
+            why = _LIBRARY_CLOSES.get(exc.sent.code) if exc.sent is not None else None
+            if why is not None and not self._closing:
+                metrics.closed.labels(code=str(exc.sent.code)).inc()  # type: ignore[union-attr]
+                metrics.rejected.labels(reason=why).inc()
+                self.log.info("frame_refused", reason=why, limit=self.app.config.max_frame)
         finally:
             metrics.connections.dec()
             await self._leave_hub(detach=True)
@@ -116,7 +120,7 @@ class Session:
             cmd = decode(raw)
         except ProtocolError as exc:
             if self._charge():
-                self._edge_reject(exc.command, exc.reason, exc.text)
+                self._edge_reject(exc.command, exc.reason, exc.text, exc.seq)
             return
         if type(cmd) is c.Ping:
             await self._send(frame("pong", {"now": self.app.now_ms()}))
@@ -140,12 +144,13 @@ class Session:
             self.close(CloseCode.POLICY, "too many messages")
         return False
 
-    def _edge_reject(self, command: str | None, reason: Reason, text: str) -> None:
+    def _edge_reject(self, command: str | None, reason: Reason, text: str,
+                     seq: int | None = None) -> None:
         self.app.metrics.rejected.labels(reason=reason.value).inc()
         if not self._edge_logged:
             self._edge_logged = True
             self.log.info("bad_frame", reason=reason.value, detail=text)
-        self._write(reject(command, reason, text))
+        self._write(reject(command, reason, text, seq))
 
     async def _dispatch(self, cmd: c.Command, started: float) -> None:
         seq = getattr(cmd, "s", None)
@@ -426,19 +431,28 @@ class Session:
         await self._send(frame("board", {"race": self.race, "s": self.last_seq, "done": self.done,
                                          "view": self.game.view()}))
 
-    async def _playing(self) -> Game:
-        """The seat's game if it may play now; otherwise the reason why not."""
+    async def _playing(self, seq: int | None = None, command: str = "") -> Game | None:
+        """The seat's game if it may play now; otherwise the reason why not.
+
+        ``None`` when ``(seq, command)`` resends a command already applied: it
+        was acknowledged again. A resend is recognised even once the seat's
+        race is over, so the lost ack of a last move or a resign comes back.
+        """
         self._need_seat()
         hub = self.hub
         assert hub is not None
         phase = hub.phase_now()
         if phase == "countdown":
             raise RaceError(Reason.NOT_STARTED)
-        if phase != "racing" or self.seat not in hub.public.get("racers", ()):
+        racer = self.seat in hub.public.get("racers", ())
+        if racer and phase in ("racing", "ended"):
+            if self.game is None or self.race != hub.race:
+                await self._load_game(hub.race)
+            if seq is not None and self._resent(seq, command):
+                await self._ack(seq)
+                return None
+        if phase != "racing" or not racer:
             raise RaceError(Reason.NOT_PLAYING, "there is no race for you to play now")
-        if self.game is None or self.race != hub.race:
-            await self._load_game(hub.race)
-        assert self.game is not None
         if self.done:
             raise RaceError(Reason.NOT_PLAYING, "your race is over")
         return self.game
@@ -454,13 +468,13 @@ class Session:
                                       f"(last applied: {self.last_seq})")
 
     async def _on_move(self, cmd: c.MoveCommand) -> None:
-        game = await self._playing()
+        self._need_seat()
         try:
             move = Move.parse(cmd.m)
         except InvalidNotationError as exc:
             raise RaceError(Reason.BAD_NOTATION, str(exc)) from None
-        if self._resent(cmd.s, str(move)):
-            await self._ack(cmd.s)
+        game = await self._playing(cmd.s, str(move))
+        if game is None:
             return
         reason = game.reason_illegal(move)
         if reason is not None:
@@ -469,9 +483,8 @@ class Session:
         await self._commit(cmd.s, str(move))
 
     async def _on_undo(self, cmd: c.Undo) -> None:
-        game = await self._playing()
-        if self._resent(cmd.s, "undo"):
-            await self._ack(cmd.s)
+        game = await self._playing(cmd.s, "undo")
+        if game is None:
             return
         hub = self.hub
         assert hub is not None
@@ -484,14 +497,13 @@ class Session:
         await self._commit(cmd.s, "undo")
 
     async def _on_resign(self, cmd: c.Resign) -> None:
-        await self._playing()
-        if self._resent(cmd.s, "resign"):
-            await self._ack(cmd.s)
+        if await self._playing(cmd.s, "resign") is None:
             return
         await self._commit(cmd.s, "resign", resign=True)
 
     async def _on_hint(self, cmd: c.Hint) -> None:
         game = await self._playing()
+        assert game is not None
         hub = self.hub
         assert hub is not None
         if not hub.public["settings"]["hints"]:
@@ -501,6 +513,7 @@ class Session:
 
     async def _on_complete(self, cmd: c.Complete) -> None:
         game = await self._playing()
+        assert game is not None
         moves = game.autocomplete_moves()
         if moves is None:
             raise RaceError(Reason.NO_AUTOCOMPLETE)

@@ -20,11 +20,13 @@ MAX_SEQ: Final = 2**53 - 1  # what a JavaScript number holds exactly
 class ProtocolError(Exception):
     """A frame that is not a valid command: the rejection to send back."""
 
-    def __init__(self, reason: Reason, text: str | None = None, command: str | None = None) -> None:
+    def __init__(self, reason: Reason, text: str | None = None, command: str | None = None,
+                 seq: int | None = None) -> None:
         super().__init__(text or DEFAULT_TEXT[reason])
         self.reason = reason
         self.text = text or DEFAULT_TEXT[reason]
         self.command = command
+        self.seq = seq  # the command's own sequence number, when that field was valid
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,12 +195,19 @@ def decode(raw: str | bytes) -> Command:
     if not isinstance(data, dict):
         raise ProtocolError(Reason.BAD_MESSAGE, '"d" must be an object', name)
     values: dict[str, Any] = {}
-    for field, kind, required in _SCHEMAS[name]:
-        if field not in data:
-            if required:
-                raise ProtocolError(Reason.BAD_FIELD, f"{name}: field {field!r} is missing", name)
-            continue
-        values[field] = _check(name, field, kind, data[field])
+    try:
+        for field, kind, required in _SCHEMAS[name]:
+            if field not in data:
+                if required:
+                    raise ProtocolError(Reason.BAD_FIELD, f"{name}: field {field!r} is missing",
+                                        name)
+                continue
+            values[field] = _check(name, field, kind, data[field])
+    except ProtocolError as exc:
+        seq = data.get("s")
+        if cls.game and type(seq) is int and 1 <= seq <= MAX_SEQ:
+            exc.seq = seq  # so the client can match the refusal to what it sent
+        raise
     return cls(**values)
 
 

@@ -158,6 +158,20 @@ BAD: Final[list[tuple[str, str | bytes, str | None, str, str]]] = [
 ]
 
 
+GAME_COMMANDS: Final = frozenset({"move", "undo", "resign"})
+
+
+def own_seq(frame: str | bytes, code: str) -> dict[str, int]:
+    """A refused game command names its sequence number when that field was valid."""
+    if code != "bad_field" or isinstance(frame, bytes):
+        return {}
+    msg = orjson.loads(frame)
+    seq = (msg.get("d") or {}).get("s")
+    if msg["t"] in GAME_COMMANDS and type(seq) is int and 1 <= seq <= MAX_SEQ:
+        return {"s": seq}
+    return {}
+
+
 @pytest.mark.parametrize(("frame", "cmd", "code", "msg"), [b[1:] for b in BAD], ids=[b[0] for b in BAD])
 async def test_every_bad_frame_gets_one_typed_reject(
         connect: type[Client], server: ServerProcess, frame: str | bytes, cmd: str | None, code: str,
@@ -167,7 +181,7 @@ async def test_every_bad_frame_gets_one_typed_reject(
     before = await metrics(server)
     await client.send_raw(frame)
     got = await next_answer(client)
-    assert got == {"t": "reject", "d": {"cmd": cmd, "code": code, "msg": msg}}
+    assert got == {"t": "reject", "d": {"cmd": cmd, "code": code, "msg": msg, **own_seq(frame, code)}}
     await barrier(client)  # and nothing else came: one reject per bad frame
     assert [f["t"] for f in client.frames] == ["hello", "reject", "pong"]
     now = await metrics(server)
@@ -233,7 +247,7 @@ async def test_garbage_in_a_race_changes_nothing_and_reaches_no_one_else(connect
         got = await next_answer(ann)
         assert got["t"] == "reject", (frame, got)
         assert got["d"]["code"] in ("bad_json", "bad_message", "unknown_type", "bad_field"), (frame, got)
-        assert "s" not in got["d"]
+        assert got["d"].get("s") == own_seq(frame, got["d"]["code"]).get("s"), (frame, got)
     await barrier(ann)
     assert await room_now(connect, ann.room) == before  # no event, no leaderboard change
     # the game is as it was: s=1 is still unused and t7>f still the first move
@@ -260,7 +274,7 @@ async def test_frames_of_exactly_four_kib_are_read(connect: type[Client]) -> Non
     assert (await next_answer(client))["t"] == "pong"  # unknown fields are ignored
     await client.send_raw(move)
     assert await next_answer(client) == {"t": "reject", "d": {
-        "cmd": "move", "code": "bad_field", "msg": must("move", "m", STR)}}
+        "cmd": "move", "s": 1, "code": "bad_field", "msg": must("move", "m", STR)}}
     await barrier(client)
     assert client.close_code is None
 
@@ -271,7 +285,7 @@ async def test_a_frame_over_four_kib_closes_the_socket_with_1009(
     ann, bob = await race(connect, "ann", "bob")
     await ann.command("move", {"m": "t7>f"})
     await barrier(ann)
-    before, logged = await metrics(server), len(log_events(server, "frame_too_big"))
+    before, logged = await metrics(server), len(log_events(server, "frame_refused"))
     frame = '{"t":"ping","d":{"p":"' + pad + '"}}'
     assert len(frame.encode()) > 4096 and (pad.isascii() or len(frame) < 4096)  # the cap counts bytes
     mark = len(ann.frames)
@@ -281,8 +295,8 @@ async def test_a_frame_over_four_kib_closes_the_socket_with_1009(
     now = await wait_for_metric(server, lambda m: closed(m, 1009) > closed(before, 1009))
     assert closed(now, 1009) - closed(before, 1009) == 1
     assert rejected(now, "too_big") - rejected(before, "too_big") == 1
-    lines = log_events(server, "frame_too_big")[logged:]
-    assert len(lines) == 1 and lines[0]["limit"] == 4096
+    lines = log_events(server, "frame_refused")[logged:]
+    assert len(lines) == 1 and lines[0]["reason"] == "too_big" and lines[0]["limit"] == 4096
     # bob plays on; ann's seat is as she left it
     assert (await bob.command("move", {"m": "t4>t5"}))["t"] == "ack"
     again = await connect("ann-again")
@@ -396,3 +410,25 @@ async def test_a_flood_in_a_race_drops_the_extra_moves_and_spares_the_others(
     samples = await metrics(server)
     assert rejected(samples, "flood") == BURST + 1 and closed(samples, 1008) == 1
     assert len(log_events(server, "flood")) == 1
+
+
+async def test_a_malformed_game_command_is_refused_with_its_sequence_number(
+        connect: type[Client]) -> None:
+    client = await connect("ann")
+    await client.send_raw(j("move", {"s": 7, "m": 5}))
+    refused = await client.expect("reject")
+    assert refused == {"cmd": "move", "s": 7, "code": "bad_field",
+                       "msg": "move: field 'm' must be a string of at most 200 characters"}
+    await client.send_raw(j("move", {"s": -1, "m": 5}))
+    refused = await client.expect("reject")
+    assert refused["code"] == "bad_field" and "s" not in refused
+
+
+async def test_invalid_utf8_closes_with_1007_counted_and_logged(
+        connect: type[Client], server: ServerProcess) -> None:
+    before = closed(await metrics(server), 1007)
+    client = await connect("ann")
+    await client.ws.send(b'{"t":"ping","x":"\xff"}', text=True)
+    assert await client.closed() == 1007
+    await wait_for_metric(server, lambda m: closed(m, 1007) == before + 1)
+    assert any(line.get("reason") == "bad_utf8" for line in log_events(server, "frame_refused"))

@@ -198,3 +198,31 @@ async def test_resume_with_a_bad_token_or_room_is_refused(connect: type[Client])
     await eve.resume(joined["room"], joined["token"])  # the refusals changed nothing
     assert eve.seat == 0
     assert await ann.closed() == 4000
+
+
+async def test_the_lost_ack_of_a_last_command_comes_back_after_the_race_ended(
+        connect: type[Client]) -> None:
+    """A resign, or the move that wins, ends the seat's race (and here the
+    race): resending it must still get its ack again, not not_playing."""
+    won = win("KL1-D1V-ACT552B")
+    ann, bob = await connect("ann"), await connect("bob")
+    joined = await open_room([ann, bob], code=won["code"])
+    await start_race([ann, bob])
+    winner = Racer(ann, won["code"])
+    await winner.play(won["script"])
+    last_move = {"s": ann.seq, "m": won["script"][-1]}
+    assert (await bob.command("resign"))["t"] == "ack"
+    resign = {"s": bob.seq}
+    await bob.event("ended")
+    again = await resend(bob, "resign", resign)
+    assert again["t"] == "ack" and again["d"]["again"] is True
+    await bob.close()
+    back = await connect("bob again")
+    await back.resume(joined[1]["room"], joined[1]["token"])
+    again = await resend(back, "resign", resign)
+    assert again["t"] == "ack" and again["d"]["again"] is True
+    again = await resend(ann, "move", last_move)
+    assert again["t"] == "ack" and again["d"]["again"] is True
+    assert again["d"]["view"] == winner.game.view() and again["d"]["view"]["state"] == "won"
+    late = await resend(ann, "move", {"s": ann.seq + 1, "m": "draw"})
+    assert late["t"] == "reject" and late["d"]["code"] == "not_playing"
