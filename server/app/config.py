@@ -17,6 +17,8 @@ option                 environment variable         default
 --redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
 --presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
                                                     players show as disconnected)
+--static-dir           KLONDIKE_STATIC_DIR          the web_client folder of this
+                                                    source tree
 =====================  ===========================  ============================
 """
 
@@ -97,6 +99,13 @@ def _redis_url(v: str) -> str:
     return v
 
 
+def _static_dir(v: str) -> Path:
+    path = Path(v)
+    if not (path / "index.html").is_file():
+        raise ValueError("not a folder with an index.html")
+    return path
+
+
 def _level(v: str) -> str:
     if v.lower() not in LEVELS:
         raise ValueError(f"expected one of {', '.join(LEVELS)}")
@@ -122,6 +131,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("msg_burst", _positive_int),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
+    ("static_dir", _static_dir),
 )
 
 

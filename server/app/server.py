@@ -67,7 +67,7 @@ class App:
         self.rooms = Rooms(self)
         self.subscriber = Subscriber(self.store.pool, self.hubs.on_message, self.hubs.on_reconnect)
         self.subscriber.start()
-        if not await self.subscriber.wait_connected(10.0):
+        if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
             await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))

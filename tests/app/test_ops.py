@@ -262,3 +262,15 @@ def test_no_path_leaves_the_web_client_folder(one: ServerProcess, path: str) -> 
     status, _, body = get(one, path)
     assert status in (400, 404) or body == INDEX, (status, body[:80])
     assert b"[project]" not in body and b"root:" not in body
+
+
+def test_static_dir_serves_another_folder_and_must_hold_an_index(
+        tmp_path: Path, redis_server: RedisServer, servers: Servers) -> None:
+    refused = run(["serve", "--static-dir", str(tmp_path)])
+    assert refused.returncode == 2
+    assert refused.stderr.strip().endswith("not a folder with an index.html")
+    assert len(refused.stderr.strip().splitlines()) == 1
+    (tmp_path / "index.html").write_text("<p>another client</p>")
+    server = servers.start(redis_server.url, args=["--static-dir", str(tmp_path)])
+    status, _, body = get(server, "/r/ABCDEFGH")
+    assert (status, body) == (200, b"<p>another client</p>")
