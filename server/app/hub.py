@@ -93,7 +93,7 @@ class Hub:
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
-        await self.app.subscriber.subscribe(self.room_id)
+        await self.app.subscriber.subscribe(self.app.store.room_channel(self.room_id))
         data = await self.app.store.load(self.room_id)
         if data is None:
             return False
@@ -426,7 +426,7 @@ class Hubs:
         hub.close()
         if self._hubs.get(hub.room_id) is hub:
             del self._hubs[hub.room_id]
-            spawn(self.app.subscriber.unsubscribe(hub.room_id))
+            spawn(self.app.subscriber.unsubscribe(self.app.store.room_channel(hub.room_id)))
         self.app.metrics.rooms.set(len(self._hubs))
 
     def on_message(self, room_id: str, data: bytes) -> None:

@@ -234,6 +234,8 @@ class Rooms:
             data = await self.store.load(room_id)
             if data is None or data.room.phase != "racing":
                 await self.store.due_remove(room_id)
+                if data is not None and data.room.settings.tournament:
+                    await self._round_over(data.room)
                 return False
             room, now = data.room, self.app.now_ms()
             assert room.deadline is not None
@@ -250,8 +252,17 @@ class Rooms:
                 await self.store.due_remove(room_id)
                 log.info("race_ended", room=room_id, race=room.race,
                          finished=sum(1 for e in results if e["status"] == "finished"))
+                if room.settings.tournament:
+                    await self._round_over(room)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
+
+    async def _round_over(self, room: Room) -> None:
+        """A tournament round's race is over: record it in the tournament."""
+        tournament = room.settings.tournament
+        assert tournament is not None
+        await self.app.tournaments.record_round(tournament, room.settings.round, room.id,
+                                                room.results or [])
 
 
 def lines(entries: dict[int, Entry], online: dict[int, bool]) -> list[Entry]:

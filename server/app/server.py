@@ -21,6 +21,7 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
 from ..store import Store, StoreUnavailable, Subscriber
+from .api import api
 from .config import Config
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router
@@ -28,6 +29,7 @@ from .hub import Hubs
 from .metrics import Metrics
 from .rooms import Rooms
 from .session import Session
+from .tournaments import TournamentHubs, Tournaments
 
 log = structlog.get_logger("app.server")
 
@@ -41,6 +43,8 @@ class App:
     subscriber: Subscriber
     hubs: Hubs
     rooms: Rooms
+    tournaments: Tournaments
+    thubs: TournamentHubs
 
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
         self.config = config
@@ -65,7 +69,9 @@ class App:
                                       on_batch=self.metrics.redis_batch)
         self.hubs = Hubs(self)
         self.rooms = Rooms(self)
-        self.subscriber = Subscriber(self.store.pool, self.hubs.on_message, self.hubs.on_reconnect)
+        self.tournaments = Tournaments(self)
+        self.thubs = TournamentHubs(self)
+        self.subscriber = Subscriber(self.store.pool, self._on_message, self._on_reconnect)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
@@ -76,7 +82,7 @@ class App:
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
-                                   metrics=self.metrics.render),
+                                   metrics=self.metrics.render, api=api(self)),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
         )
@@ -86,6 +92,17 @@ class App:
         self.url = f"http://{shown}:{port}/"
         log.info("listening", url=self.url, redis="embedded" if self._embedded else _safe(url),
                  proc=self.proc_id)
+
+    def _on_message(self, channel: str, data: bytes) -> None:
+        ident = self.store.id_of_channel(channel)
+        if self.store.is_tournament_channel(channel):
+            self.thubs.on_message(ident, data)
+        else:
+            self.hubs.on_message(ident, data)
+
+    def _on_reconnect(self) -> None:
+        self.hubs.on_reconnect()
+        self.thubs.on_reconnect()
 
     async def _handle(self, ws: ServerConnection) -> None:
         await Session(self, ws).run()
@@ -105,6 +122,10 @@ class App:
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     for hub in self.hubs.all():
                         await hub.reap()
+                    for thub in self.thubs.all():
+                        loaded = await self.store.load_tournament(thub.id)
+                        if loaded is not None:
+                            await self.tournaments.settle(loaded[0])
                 for room_id in await self.store.claim_due(self.now_ms()):
                     await self.rooms.end_race(room_id)
             except StoreUnavailable:

@@ -36,6 +36,7 @@ from .rooms import is_room_id
 if TYPE_CHECKING:
     from .hub import Hub
     from .server import App
+    from .tournaments import TournamentHub
 
 log = structlog.get_logger("app.session")
 
@@ -72,6 +73,7 @@ class Session:
         self.conn_id = f"{app.proc_id}.{next(_ids)}"
         self.role: str | None = None  # "player" or "spectator" once in a room
         self.hub: Hub | None = None
+        self.thub: TournamentHub | None = None  # a tournament followed, besides any room
         self.room_id = ""
         self.seat = -1
         self.token = ""
@@ -112,6 +114,9 @@ class Session:
                 self.log.info("frame_refused", reason=why, limit=self.app.config.max_frame)
         finally:
             metrics.connections.dec()
+            if self.thub is not None:
+                self.app.thubs.leave(self.thub, self)
+                self.thub = None
             await self._leave_hub(detach=True)
 
     async def _receive(self, raw: str | bytes) -> None:
@@ -403,6 +408,73 @@ class Session:
                     await self._send_board()
         except StoreUnavailable:
             self._forget_game()  # loaded on the player's next command
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def _follow(self, tournament_id: str, *, resync: bool = False) -> None:
+        """Follow a tournament's events on this connection (one at a time);
+        a ``t_sync`` comes when it starts following (or on ``resync``)."""
+        tid = tournament_id.strip().upper()
+        if self.thub is not None:
+            if self.thub.id == tid:
+                if resync:
+                    await self._send(self.thub.sync_frame())
+                return
+            self.app.thubs.leave(self.thub, self)
+            self.thub = None
+        self.syncing = True
+        try:
+            thub = await self.app.thubs.enter(tid, self)
+            if thub is None:
+                raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
+            self.thub = thub
+            await self._send(thub.sync_frame())
+        finally:
+            self.syncing = False
+            pending, self.pending = self.pending, []
+            for data in pending:
+                await self._send(data)
+
+    async def _on_t_create(self, cmd: c.TCreate) -> None:
+        t = await self.app.tournaments.create(cmd.name, cmd.settings)
+        await self._send(frame("t_created", {"id": t.id, "admin": t.admin}))
+        await self._follow(t.id)
+
+    async def _on_t_watch(self, cmd: c.TWatch) -> None:
+        await self._follow(cmd.id, resync=True)
+
+    async def _on_t_register(self, cmd: c.TRegister) -> None:
+        t, player, token = await self.app.tournaments.register(cmd.id, cmd.nickname)
+        await self._send(frame("t_registered", {"id": t.id, "player": player, "token": token}))
+        await self._follow(t.id)
+
+    async def _on_t_resume(self, cmd: c.TResume) -> None:
+        loaded = await self.app.store.load_tournament(cmd.id.strip().upper())
+        if loaded is None:
+            raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
+        player = loaded[0].player_of(cmd.token)
+        if player is None:
+            raise RaceError(Reason.BAD_TOKEN, "this token is not a player of the tournament")
+        await self._send(frame("t_registered", {"id": loaded[0].id, "player": player.player,
+                                                "token": cmd.token}))
+        await self._follow(loaded[0].id)
+
+    async def _on_t_close(self, cmd: c.TClose) -> None:
+        await self.app.tournaments.close(cmd.id, cmd.admin)
+        await self._follow(cmd.id)
+
+    async def _on_t_start(self, cmd: c.TStart) -> None:
+        await self.app.tournaments.start_round(cmd.id, cmd.admin, cmd.at or None)
+        await self._follow(cmd.id)
+
+    async def _on_t_withdraw(self, cmd: c.TWithdraw) -> None:
+        await self.app.tournaments.withdraw(cmd.id, cmd.token)
+        await self._follow(cmd.id)
+
+    async def _on_t_standings(self, cmd: c.TStandings) -> None:
+        results = await self.app.tournaments.results(cmd.id)
+        await self._send(frame("t_standings", {"id": results["id"],
+                                               "standings": results["standings"]}))
 
     # ------------------------------------------------------------------ the game
 

@@ -152,10 +152,73 @@ class Ping(Command):
     type: ClassVar[str] = "ping"
 
 
+@dataclass(frozen=True, slots=True)
+class TCreate(Command):
+    """Organize a tournament; the answer carries its admin token."""
+
+    type: ClassVar[str] = "t_create"
+    name: str
+    settings: dict[str, Any]
+
+
+@dataclass(frozen=True, slots=True)
+class TWatch(Command):
+    type: ClassVar[str] = "t_watch"
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class TRegister(Command):
+    type: ClassVar[str] = "t_register"
+    id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class TResume(Command):
+    type: ClassVar[str] = "t_resume"
+    id: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class TClose(Command):
+    """Close registration (organizer)."""
+
+    type: ClassVar[str] = "t_close"
+    id: str
+    admin: str
+
+
+@dataclass(frozen=True, slots=True)
+class TStart(Command):
+    """Start the next round (organizer): at server time ``at`` (ms), or after
+    the countdown when ``at`` is 0 or past."""
+
+    type: ClassVar[str] = "t_start"
+    id: str
+    admin: str
+    at: int = 0
+
+
+@dataclass(frozen=True, slots=True)
+class TWithdraw(Command):
+    type: ClassVar[str] = "t_withdraw"
+    id: str
+    token: str
+
+
+@dataclass(frozen=True, slots=True)
+class TStandings(Command):
+    type: ClassVar[str] = "t_standings"
+    id: str
+
+
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
-              MoveCommand, Undo, Resign, Hint, Complete, Ping)
+              MoveCommand, Undo, Resign, Hint, Complete, Ping,
+              TCreate, TWatch, TRegister, TResume, TClose, TStart, TWithdraw, TStandings)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer
@@ -171,7 +234,7 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
-_SEQ_FIELDS: Final = frozenset({"s", "since", "seat"})
+_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at"})
 _LOWEST: Final = {"s": 1}  # a game command's sequence number starts at 1
 
 

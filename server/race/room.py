@@ -77,6 +77,19 @@ class Room:
         room.join(nickname, token, now=now)
         return room
 
+    @classmethod
+    def for_round(cls, room_id: str, settings: Settings, code: str,
+                  players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
+                  now: int) -> Room:
+        """A tournament round: every player seated (seat = registration order)
+        and racing from ``start_at``; no host (the organizer is no player)."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
+                   host=-1, next_seat=max((s for s, _ in players), default=-1) + 1,
+                   players=[Player(seat=s, nickname=n, joined=now, ready=True) for s, n in players],
+                   tokens=dict(tokens), racers=[s for s, _ in players], start_at=start_at)
+        room.deadline = start_at + settings.time_limit * 1000
+        return room
+
     def to_json(self) -> bytes:
         return orjson.dumps(asdict(self))
 

@@ -40,6 +40,8 @@ class Settings:
     boards: Boards = "live"  # what spectators see of the players' boards
     delay: int = 0  # seconds, when boards are "delayed"
     solo: bool = False
+    tournament: str | None = None  # a tournament round's room: the tournament's id
+    round: int = 0  # and the round's number
 
     def public(self) -> dict[str, Any]:
         """The settings anyone may see: no code, only whether one was fixed."""

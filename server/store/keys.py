@@ -19,6 +19,9 @@ kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
                               seat has finished, resigned or left)
 kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
 kr:{R}:ch               chan  room events (versioned) and takeover notices
+kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
+kt:{T}:ev               list  the tournament's last events
+kt:{T}:ch               chan  the tournament's events
 kr:due                  zset  room id -> when its race must be looked at (ms)
 kr:proc:{id}            str   a live server process's heartbeat (expires)
 ======================  ====  ==================================================
@@ -63,6 +66,22 @@ def channel(room_id: str) -> str:
     return f"kr:{{{room_id}}}:ch"
 
 
-def room_of_channel(name: str) -> str:
-    """The room id in a channel name built by :func:`channel`."""
+def tournament(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:t"
+
+
+def tournament_events(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:ev"
+
+
+def tournament_channel(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:ch"
+
+
+def id_of_channel(name: str) -> str:
+    """The room or tournament id in a channel name."""
     return name[name.index("{") + 1: name.index("}")]
+
+
+def is_tournament_channel(name: str) -> bool:
+    return name.startswith("kt:")

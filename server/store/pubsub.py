@@ -18,20 +18,19 @@ from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
-from . import keys
-
 log = structlog.get_logger("store.pubsub")
 
 
 class Subscriber:
-    """Delivers ``(room_id, data)`` of every message on subscribed rooms."""
+    """Delivers ``(channel, data)`` of every message on subscribed channels
+    (names from :meth:`Store.room_channel` and :meth:`Store.tournament_channel`)."""
 
     def __init__(self, pool: ConnectionPool, on_message: Callable[[str, bytes], None],
                  on_reconnect: Callable[[], None]) -> None:
         self._pool = pool
         self._on_message = on_message
         self._on_reconnect = on_reconnect
-        self._rooms: set[str] = set()
+        self._channels: set[str] = set()
         self._conn: AbstractConnection | None = None
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -39,26 +38,26 @@ class Subscriber:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="redis-subscriber")
 
-    async def subscribe(self, room_id: str) -> None:
-        """Start receiving a room's channel (returns once Redis was asked)."""
-        if room_id in self._rooms:
+    async def subscribe(self, channel: str) -> None:
+        """Start receiving a channel (returns once Redis was asked)."""
+        if channel in self._channels:
             return
-        self._rooms.add(room_id)
-        await self._send("SUBSCRIBE", room_id)
+        self._channels.add(channel)
+        await self._send("SUBSCRIBE", channel)
 
-    async def unsubscribe(self, room_id: str) -> None:
-        if room_id not in self._rooms:
+    async def unsubscribe(self, channel: str) -> None:
+        if channel not in self._channels:
             return
-        self._rooms.discard(room_id)
-        await self._send("UNSUBSCRIBE", room_id)
+        self._channels.discard(channel)
+        await self._send("UNSUBSCRIBE", channel)
 
-    async def _send(self, command: str, room_id: str) -> None:
+    async def _send(self, command: str, channel: str) -> None:
         conn = self._conn
         if conn is None or not self._connected.is_set():
             return  # (re)subscribed when the connection comes back
         with contextlib.suppress(RedisConnectionError, RedisTimeoutError, OSError):
             # on failure the reader notices, reconnects and resubscribes
-            await conn.send_command(command, keys.channel(room_id), check_health=False)
+            await conn.send_command(command, channel, check_health=False)
 
     async def wait_connected(self, timeout: float) -> bool:
         try:
@@ -76,19 +75,18 @@ class Subscriber:
             self._conn = conn
             try:
                 await conn.connect()  # type: ignore[no-untyped-call]
-                if self._rooms:
-                    await conn.send_command(
-                        "SUBSCRIBE", *(keys.channel(r) for r in self._rooms), check_health=False)
+                if self._channels:
+                    await conn.send_command("SUBSCRIBE", *self._channels, check_health=False)
                 self._connected.set()
                 if not first:
-                    log.info("redis_subscriber_reconnected", rooms=len(self._rooms))
+                    log.info("redis_subscriber_reconnected", channels=len(self._channels))
                     self._on_reconnect()
                 first = False
                 delay = 0.05
                 while True:
                     msg = await conn.read_response(timeout=math.inf, push_request=True)
                     if isinstance(msg, list) and len(msg) == 3 and msg[0] == b"message":
-                        self._on_message(keys.room_of_channel(msg[1].decode()), msg[2])
+                        self._on_message(msg[1].decode(), msg[2])
             except asyncio.CancelledError:
                 await conn.disconnect(nowait=True)
                 raise

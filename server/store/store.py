@@ -17,6 +17,7 @@ from redis.asyncio.connection import ConnectionPool
 from redis.exceptions import NoScriptError
 
 from ..race import Entry, Room
+from ..race.tournament import Tournament
 from . import keys, scripts
 from .batch import Batcher, StoreUnavailable
 
@@ -183,15 +184,59 @@ class Store:
         """Write ``room`` if its version is still ``rv`` (``None``: a new room),
         with ``changes`` and ``events``. Not ``ok``: reload and try again."""
         r = room.id
-        changes = changes or Changes(r)
-        ks = [keys.room(r), keys.events(r), keys.channel(r), *changes._keys]
-        reply = await self._run(scripts.COMMIT, ks, [
-            "new" if rv is None else rv, room.to_json(), self.event_cap,
-            orjson.dumps(changes._ops), *(_body(e) for e in events),
+        return await self._commit((keys.room(r), keys.events(r), keys.channel(r)), rv,
+                                  room.to_json(), events, changes or Changes(r))
+
+    async def _commit(self, doc_keys: tuple[str, str, str], rv: int | None, state: bytes,
+                      events: Sequence[dict[str, Any]], changes: Changes) -> Committed:
+        reply = await self._run(scripts.COMMIT, [*doc_keys, *changes._keys], [
+            "new" if rv is None else rv, state, self.event_cap, orjson.dumps(changes._ops),
+            *(_body(e) for e in events),
         ])
         if reply[0] == b"ok":
             return Committed(True, v=reply[1], rv=reply[2], active=reply[3])
         return Committed(False, gone=reply[1] == b"gone")
+
+    @staticmethod
+    def room_channel(room_id: str) -> str:
+        return keys.channel(room_id)
+
+    @staticmethod
+    def tournament_channel(tournament_id: str) -> str:
+        return keys.tournament_channel(tournament_id)
+
+    @staticmethod
+    def is_tournament_channel(channel: str) -> bool:
+        return keys.is_tournament_channel(channel)
+
+    @staticmethod
+    def id_of_channel(channel: str) -> str:
+        return keys.id_of_channel(channel)
+
+    # ------------------------------------------------------------------ tournaments
+
+    async def load_tournament(self, tournament_id: str) -> tuple[Tournament, int, int] | None:
+        """A tournament, its version and its event version; ``None`` if unknown."""
+        state, rv, ev = await self.call("HMGET", keys.tournament(tournament_id), "state", "rv", "ev")
+        if state is None:
+            return None
+        return Tournament.from_json(state), int(rv), int(ev or 0)
+
+    async def commit_tournament(self, t: Tournament, rv: int | None,
+                                events: Sequence[dict[str, Any]], *, ttl_ms: int) -> Committed:
+        """Like :meth:`commit`, for a tournament; its keys expire after ``ttl_ms``."""
+        changes = Changes(t.id)
+        for key in (keys.tournament(t.id), keys.tournament_events(t.id)):
+            changes._op("PEXPIRE", key, ttl_ms)
+        return await self._commit(
+            (keys.tournament(t.id), keys.tournament_events(t.id), keys.tournament_channel(t.id)),
+            rv, t.to_json(), events, changes)
+
+    async def tournament_events_since(self, tournament_id: str, since: int
+                                      ) -> tuple[int, list[bytes] | None]:
+        v, evs = await self._run(scripts.SINCE, [keys.tournament(tournament_id),
+                                                 keys.tournament_events(tournament_id)], [since])
+        return int(v), None if evs == b"resync" else list(evs)
 
     async def load(self, room_id: str) -> RoomData | None:
         """The room now, or ``None`` if there is no such room."""

@@ -1,0 +1,313 @@
+"""Tournaments: the organizer's and players' commands, rounds as rooms, and
+the per-process hubs that fan tournament events out.
+
+A round is a room whose seats are the registered players (their tournament
+token is their seat's token), created when the organizer starts the round.
+The tournament is committed first (round running, seats fixed), then the room
+is created under an id derived from the tournament's and the round's, so a
+process that dies in between leaves nothing that :meth:`Tournaments.settle`
+cannot finish: it creates a missing round room and records a round whose room
+has ended. Every process settles the tournaments it has connections for, and
+ending a round's race settles it at once.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, Final
+
+import orjson
+import structlog
+from websockets.asyncio.server import broadcast
+
+from ..klondike import DealCode, Game
+from ..protocol import Reason, frame, wrap_raw
+from ..race import RaceError, Room, Settings, new_entry
+from ..race.tournament import Tournament, parse_tournament_settings, results_csv, seat_tokens
+from ..store import StoreUnavailable
+from .background import spawn
+from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, new_room_id, new_token, room_event
+
+if TYPE_CHECKING:
+    from .server import App
+    from .session import Session
+
+log = structlog.get_logger("app.tournaments")
+
+TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # a month after the last change
+
+
+def round_room_id(tournament_id: str, n: int) -> str:
+    """The room of round ``n``: derived, so that creating it twice is harmless."""
+    digest = hashlib.sha256(f"{tournament_id}/{n}".encode()).digest()
+    return "".join(_ID_ALPHABET[b % len(_ID_ALPHABET)] for b in digest[:ROOM_ID_LENGTH])
+
+
+def tournament_event(event: dict[str, Any], t: Tournament, now: int) -> dict[str, Any]:
+    return {**event, "at": now, "tournament": t.public(now)}
+
+
+class Tournaments:
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self.store = app.store
+
+    async def _load(self, tournament_id: str) -> tuple[Tournament, int]:
+        loaded = await self.store.load_tournament(tournament_id.strip().upper())
+        if loaded is None:
+            raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
+        t, rv, _ = loaded
+        return t, rv
+
+    async def change(self, tournament_id: str,
+                     step: Callable[[Tournament, int], dict[str, Any]]) -> Tournament:
+        """Run ``step`` (which changes the tournament and returns its event)
+        until its commit lands."""
+        for _ in range(ATTEMPTS):
+            t, rv = await self._load(tournament_id)
+            now = self.app.now_ms()
+            event = step(t, now)
+            committed = await self.store.commit_tournament(
+                t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+            if committed.ok:
+                return t
+        raise StoreUnavailable("the tournament kept changing; try again")
+
+    # ------------------------------------------------------------------ commands
+
+    async def create(self, name: str, data: dict[str, Any]) -> Tournament:
+        settings = parse_tournament_settings(data)
+        for _ in range(ATTEMPTS):
+            now = self.app.now_ms()
+            t = Tournament.create(new_room_id(), name, settings, new_token(), now=now)
+            committed = await self.store.commit_tournament(
+                t, None, [tournament_event({"kind": "created"}, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+            if committed.ok:
+                log.info("tournament_created", tournament=t.id, rounds=len(t.rounds))
+                return t
+        raise StoreUnavailable("could not find a free tournament id")
+
+    async def register(self, tournament_id: str, nickname: str) -> tuple[Tournament, int, str]:
+        token = new_token()
+        t = await self.change(tournament_id, lambda t, now: t.register(nickname, token, now=now))
+        player = t.player_of(token)
+        assert player is not None
+        return t, player.player, token
+
+    async def close(self, tournament_id: str, admin: str) -> None:
+        def step(t: Tournament, now: int) -> dict[str, Any]:
+            t.check_admin(admin)
+            return t.close_registration(now=now)
+
+        await self.change(tournament_id, step)
+
+    async def start_round(self, tournament_id: str, admin: str, at: int | None) -> Tournament:
+        """The next round, at the server time ``at`` (ms) or after the countdown."""
+        countdown_ms = round(self.app.config.countdown * 1000)
+
+        def step(t: Tournament, now: int) -> dict[str, Any]:
+            t.check_admin(admin)
+            start_at = max(at or 0, now + countdown_ms)
+            nxt = t.next_round()
+            room_id = round_room_id(t.id, nxt.n if nxt else 0)
+            return t.start_round(now=now, start_at=start_at, room_id=room_id)
+
+        t = await self.change(tournament_id, step)
+        await self.settle(t)
+        return t
+
+    async def withdraw(self, tournament_id: str, token: str) -> None:
+        t = await self.change(tournament_id, lambda t, now: t.withdraw(token, now=now))
+        current = t.current()
+        player = t.player_of(token)
+        if current is not None and current.room and player and player.player in current.seats:
+            with contextlib.suppress(RaceError):  # already out of that race
+                await self.app.rooms.leave(current.room, player.player)
+
+    # ------------------------------------------------------------------ rounds
+
+    async def settle(self, t: Tournament) -> None:
+        """Finish what a round's start or end left undone: create its room and
+        open the round, record its results once the room's race has ended."""
+        current = t.current()
+        if current is None or current.room is None or current.start_at is None:
+            return
+        if current.status == "starting":
+            if await self.store.load(current.room) is None:
+                await self._create_round_room(t, current.n, current.room, current.start_at)
+            n = current.n
+
+            def step(t: Tournament, now: int) -> dict[str, Any]:
+                return t.open_round(n, now=now)
+
+            with contextlib.suppress(RaceError):  # opened meanwhile by another process
+                await self.change(t.id, step)
+            return
+        data = await self.store.load(current.room)
+        if data is not None and data.room.phase == "ended":
+            await self.record_round(t.id, current.n, current.room, data.room.results or [])
+
+    async def _create_round_room(self, t: Tournament, n: int, room_id: str, start_at: int) -> None:
+        now = self.app.now_ms()
+        code = t.code(n)
+        parsed = DealCode.parse(code)
+        ts = t.settings
+        settings = Settings(code=code, draw=parsed.draw, scoring=parsed.scoring,
+                            max_players=max(1, len(t.rounds[n - 1].seats)), undo=ts.undo,
+                            hints=ts.hints, time_limit=ts.time_limit, boards=ts.boards,
+                            delay=ts.delay, tournament=t.id, round=n)
+        seats = t.rounds[n - 1].seats
+        names = {p.player: p.nickname for p in t.players}
+        room = Room.for_round(room_id, settings, code, [(s, names[s]) for s in seats],
+                              seat_tokens(t, seats), start_at=start_at, now=now)
+        entries = [new_entry(s, names[s], "racing", now, normal=parsed.scoring == "N")
+                   for s in seats]
+        rooms = self.app.rooms
+        changes = self.store.changes(room_id)
+        for entry in entries:
+            changes.set_entry(entry)
+        assert room.deadline is not None
+        changes.start_race(room.race, room.racers).expire(rooms._ttl_ms(room), room.race, seats)
+        event = room_event({"kind": "start", "race": room.race, "start_at": start_at}, room, now,
+                           entries=entries, reset=True)
+        if (await self.store.commit(room, None, [event], changes)).ok:
+            await self.store.due_add(room_id, room.deadline)
+            log.info("round_started", tournament=t.id, round=n, room=room_id, players=len(seats))
+
+    async def record_round(self, tournament_id: str, n: int, room_id: str,
+                           results: list[dict[str, Any]]) -> None:
+        """A round's race has ended: its results go into the standings (once)."""
+        for _ in range(ATTEMPTS):
+            t, rv = await self._load(tournament_id)
+            r = t.rounds[n - 1] if 0 < n <= len(t.rounds) else None
+            if r is None or r.status != "running" or r.room != room_id:
+                return
+            now = self.app.now_ms()
+            event = t.end_round(n, results, now=now)
+            committed = await self.store.commit_tournament(
+                t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+            if committed.ok:
+                log.info("round_ended", tournament=t.id, round=n)
+                return
+        raise StoreUnavailable("the tournament kept changing; try again")
+
+    # ------------------------------------------------------------------ results
+
+    async def results(self, tournament_id: str) -> dict[str, Any]:
+        t, _ = await self._load(tournament_id)
+        public = t.public(self.app.now_ms())
+        return {"id": t.id, "name": t.name, "rounds": public["rounds"],
+                "standings": public["standings"]}
+
+    async def results_csv(self, tournament_id: str) -> str:
+        t, _ = await self._load(tournament_id)
+        return results_csv(t)
+
+    async def replay(self, tournament_id: str, n: int, player: int) -> dict[str, Any]:
+        """A player's round move by move, once the round has ended: the code,
+        the stored commands and the board after each."""
+        t, _ = await self._load(tournament_id)
+        if not 0 < n <= len(t.rounds) or t.rounds[n - 1].status != "ended":
+            raise RaceError(Reason.NOT_ENDED, f"round {n} has not ended")
+        r = t.rounds[n - 1]
+        if player not in r.seats or r.room is None:
+            raise RaceError(Reason.UNKNOWN_SEAT, f"player {player} did not play round {n}")
+        code = t.code(n)
+        game = Game(code)
+        steps: list[dict[str, Any]] = [{"command": None, "view": game.public_view()}]
+        for seq, command in await self.store.log(r.room, 1, player):
+            if command == "undo":
+                game.pop()
+            elif command != "resign":
+                game.push(command)
+            steps.append({"s": seq, "command": command, "view": game.public_view()})
+        return {"tournament": t.id, "round": n, "player": player, "code": code, "steps": steps}
+
+
+class TournamentHub:
+    """One tournament on this process: its connections and latest public state."""
+
+    def __init__(self, app: App, tournament_id: str) -> None:
+        self.app = app
+        self.id = tournament_id
+        self.v = 0
+        self.public: dict[str, Any] = {}
+        self.sessions: set[Session] = set()
+
+    async def load(self) -> bool:
+        await self.app.subscriber.subscribe(self.app.store.tournament_channel(self.id))
+        loaded = await self.app.store.load_tournament(self.id)
+        if loaded is None:
+            return False
+        t, _, ev = loaded
+        self.v, self.public = ev, t.public(self.app.now_ms())
+        spawn(self.app.tournaments.settle(t))
+        return True
+
+    def sync_frame(self) -> bytes:
+        public = dict(self.public)
+        public["now"] = self.app.now_ms()
+        return frame("t_sync", {"v": self.v, "tournament": public})
+
+    def on_message(self, data: bytes) -> None:
+        v = int(data[5:data.index(b",", 5)])
+        if v <= self.v:
+            return
+        if v != self.v + 1:  # a gap: start again from the stored state
+            spawn(self.resync())
+            return
+        self.v = v
+        self.public = orjson.loads(data)["tournament"]
+        self._send(wrap_raw("t_event", data))
+
+    async def resync(self) -> None:
+        loaded = await self.app.store.load_tournament(self.id)
+        if loaded is None:
+            return
+        t, _, ev = loaded
+        self.v, self.public = ev, t.public(self.app.now_ms())
+        self._send(self.sync_frame())
+
+    def _send(self, data: bytes) -> None:
+        sockets = [s.ws for s in self.sessions if not s.syncing]
+        for s in self.sessions:
+            if s.syncing:
+                s.pending.append(data)
+        if sockets:
+            broadcast(sockets, data, text=True)
+
+
+class TournamentHubs:
+    def __init__(self, app: App) -> None:
+        self.app = app
+        self._hubs: dict[str, TournamentHub] = {}
+
+    def all(self) -> list[TournamentHub]:
+        return list(self._hubs.values())
+
+    async def enter(self, tournament_id: str, session: Session) -> TournamentHub | None:
+        hub = self._hubs.get(tournament_id)
+        if hub is None:
+            hub = TournamentHub(self.app, tournament_id)
+            if not await hub.load():
+                return None
+            hub = self._hubs.setdefault(tournament_id, hub)
+        hub.sessions.add(session)
+        return hub
+
+    def leave(self, hub: TournamentHub, session: Session) -> None:
+        hub.sessions.discard(session)
+        if not hub.sessions and self._hubs.get(hub.id) is hub:
+            del self._hubs[hub.id]
+            spawn(self.app.subscriber.unsubscribe(self.app.store.tournament_channel(hub.id)))
+
+    def on_message(self, tournament_id: str, data: bytes) -> None:
+        hub = self._hubs.get(tournament_id)
+        if hub is not None:
+            hub.on_message(data)
+
+    def on_reconnect(self) -> None:
+        for hub in self.all():
+            spawn(hub.resync())

@@ -1,0 +1,359 @@
+"""Tournaments: fixed deals round after round, cumulative Vegas standings. Pure.
+
+Each round is a race in a room of its own (see :mod:`.room`) in which every
+registered player has a seat from the start; this module keeps what spans the
+rounds: who registered, the rounds' codes (secret until each round ends) and
+results, and the standings.
+
+>>> t = Tournament.create("T1", "Club night", TournamentSettings(codes=(
+...     "KL1-D1V-ABYI5NK", "KL1-D1V-ACT552B")), "admin-token", now=0)
+>>> t.register("ann", "tok-a", now=1)["player"], t.register("bob", "tok-b", now=2)["player"]
+(0, 1)
+>>> t.close_registration(now=3)["kind"]
+'closed'
+>>> t.start_round(now=10, start_at=3010, room_id="ROOMAAAA")["kind"]
+'round_starting'
+>>> event = t.open_round(1, now=11)
+>>> event["room"], t.rounds[0].status, t.public(now=11)["rounds"][0].get("code")
+('ROOMAAAA', 'running', None)
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any, Final, Literal
+
+import orjson
+
+from ..klondike import DealCode, InvalidDealCodeError
+from ..protocol.reasons import Reason
+from .errors import RaceError
+from .leaderboard import Entry
+from .room import check_nickname
+from .settings import MAX_DELAY, MAX_TIME_LIMIT, Boards
+
+MAX_ROUNDS: Final = 20
+MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat at most 8
+MAX_NAME: Final = 60
+MISSED_VEGAS: Final = -52  # what a round a player did not play counts
+
+Event = dict[str, Any]
+RoundStatus = Literal["pending", "starting", "running", "ended"]
+
+
+@dataclass(frozen=True, slots=True)
+class TournamentSettings:
+    codes: tuple[str, ...]  # one KL1 code per round, in order: secret until its round ends
+    time_limit: int = 600  # seconds per round
+    max_players: int = MAX_TOURNAMENT_PLAYERS
+    undo: bool = True
+    hints: bool = False
+    boards: Boards = "after"
+    delay: int = 0
+
+    def public(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["rounds"] = len(d.pop("codes"))
+        d["modes"] = [DealCode.parse(c).mode for c in self.codes]
+        return d
+
+
+def parse_tournament_settings(data: dict[str, Any]) -> TournamentSettings:
+    """Settings from an organizer's object. Every code is checked; an error
+    names the bad one. ``codes`` or ``rounds`` (random deals of ``draw`` and
+    ``scoring``)."""
+    known = {"codes", "rounds", "draw", "scoring", "time_limit", "max_players", "undo", "hints",
+             "boards", "delay"}
+    unknown = set(data) - known
+    if unknown:
+        raise RaceError(Reason.BAD_SETTINGS, f"unknown setting {sorted(unknown)[0]!r}")
+    codes_in = data.get("codes")
+    if codes_in is not None:
+        if not isinstance(codes_in, list) or not codes_in:
+            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of KL1 codes")
+        codes = []
+        for i, text in enumerate(codes_in, start=1):
+            try:
+                if not isinstance(text, str):
+                    raise InvalidDealCodeError(f"{text!r} is not text")
+                codes.append(str(DealCode.parse(text)))
+            except InvalidDealCodeError as exc:
+                raise RaceError(Reason.BAD_CODE, f"round {i}: {exc}") from None
+    else:
+        rounds = data.get("rounds", 3)
+        draw, scoring = data.get("draw", 1), data.get("scoring", "V")
+        if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
+            raise RaceError(Reason.BAD_SETTINGS, f"rounds must be a whole number from 1 to {MAX_ROUNDS}")
+        if type(draw) is not int or draw not in (1, 3) or scoring not in ("N", "V"):
+            raise RaceError(Reason.BAD_SETTINGS, "draw must be 1 or 3 and scoring 'N' or 'V'")
+        codes = [str(DealCode.random(draw, scoring)) for _ in range(rounds)]  # type: ignore[arg-type]
+    if len(codes) > MAX_ROUNDS:
+        raise RaceError(Reason.BAD_SETTINGS, f"at most {MAX_ROUNDS} rounds")
+    ints = {}
+    for key, default, low, high in (("time_limit", 600, 10, MAX_TIME_LIMIT),
+                                    ("max_players", MAX_TOURNAMENT_PLAYERS, 1, MAX_TOURNAMENT_PLAYERS),
+                                    ("delay", 0, 0, MAX_DELAY)):
+        value = data.get(key, default)
+        if type(value) is not int or not low <= value <= high:
+            raise RaceError(Reason.BAD_SETTINGS,
+                            f"{key} must be a whole number from {low} to {high}")
+        ints[key] = value
+    flags = {}
+    for key, default in (("undo", True), ("hints", False)):
+        value = data.get(key, default)
+        if not isinstance(value, bool):
+            raise RaceError(Reason.BAD_SETTINGS, f"{key} must be true or false")
+        flags[key] = value
+    boards = data.get("boards", "after")
+    if boards not in ("live", "delayed", "after"):
+        raise RaceError(Reason.BAD_SETTINGS, "boards must be one of live, delayed, after")
+    if boards == "delayed" and ints["delay"] <= 0:
+        raise RaceError(Reason.BAD_SETTINGS, "delayed boards need a delay of 1 second or more")
+    return TournamentSettings(codes=tuple(codes), time_limit=ints["time_limit"],
+                              max_players=ints["max_players"], undo=flags["undo"],
+                              hints=flags["hints"], boards=boards,
+                              delay=ints["delay"] if boards == "delayed" else 0)
+
+
+@dataclass(slots=True)
+class TPlayer:
+    player: int  # registration order, from 0: also the seat in every round's room
+    nickname: str
+    token: str
+    registered: int
+    withdrawn: bool = False
+
+
+@dataclass(slots=True)
+class Round:
+    n: int  # 1-based
+    status: RoundStatus = "pending"
+    room: str | None = None
+    start_at: int | None = None
+    ended_at: int | None = None
+    seats: list[int] = field(default_factory=list)  # players seated in this round
+    results: list[Entry] | None = None
+
+
+@dataclass(slots=True)
+class Tournament:
+    id: str
+    name: str
+    settings: TournamentSettings
+    admin: str  # the organizer's token
+    created: int
+    registration: bool = True
+    players: list[TPlayer] = field(default_factory=list)
+    rounds: list[Round] = field(default_factory=list)
+
+    @classmethod
+    def create(cls, tournament_id: str, name: str, settings: TournamentSettings, admin: str,
+               *, now: int) -> Tournament:
+        name = " ".join(str(name).split())
+        if not 1 <= len(name) <= MAX_NAME:
+            raise RaceError(Reason.BAD_SETTINGS, f"a tournament's name is 1 to {MAX_NAME} characters")
+        return cls(id=tournament_id, name=name, settings=settings, admin=admin, created=now,
+                   rounds=[Round(n=i + 1) for i in range(len(settings.codes))])
+
+    # ------------------------------------------------------------------ storage
+
+    def to_json(self) -> bytes:
+        return orjson.dumps(asdict(self))
+
+    @classmethod
+    def from_json(cls, raw: bytes | str) -> Tournament:
+        d = orjson.loads(raw)
+        s = d["settings"]
+        s["codes"] = tuple(s["codes"])
+        d["settings"] = TournamentSettings(**s)
+        d["players"] = [TPlayer(**p) for p in d["players"]]
+        d["rounds"] = [Round(**r) for r in d["rounds"]]
+        return cls(**d)
+
+    # ------------------------------------------------------------------ queries
+
+    def player_of(self, token: str) -> TPlayer | None:
+        for p in self.players:
+            if p.token == token:
+                return p
+        return None
+
+    def active(self) -> list[TPlayer]:
+        return [p for p in self.players if not p.withdrawn]
+
+    def current(self) -> Round | None:
+        """The round being started or played, if any."""
+        for r in self.rounds:
+            if r.status in ("starting", "running"):
+                return r
+        return None
+
+    def next_round(self) -> Round | None:
+        for r in self.rounds:
+            if r.status == "pending":
+                return r
+        return None
+
+    def code(self, n: int) -> str:
+        return self.settings.codes[n - 1]
+
+    def public(self, now: int) -> dict[str, Any]:
+        """What players and spectators may know: no tokens, and a round's code
+        only once that round has ended."""
+        rounds = []
+        for r in self.rounds:
+            item: dict[str, Any] = {"n": r.n, "status": r.status, "room": r.room,
+                                    "start_at": r.start_at, "ended_at": r.ended_at,
+                                    "seats": r.seats}
+            if r.status == "ended":
+                item["code"] = self.code(r.n)
+                item["results"] = r.results
+            rounds.append(item)
+        return {
+            "id": self.id, "name": self.name, "settings": self.settings.public(),
+            "registration": self.registration,
+            "players": [{"player": p.player, "nickname": p.nickname, "withdrawn": p.withdrawn}
+                        for p in self.players],
+            "rounds": rounds, "standings": standings(self), "now": now,
+        }
+
+    # ------------------------------------------------------------------ changes
+
+    def check_admin(self, token: str) -> None:
+        if token != self.admin:
+            raise RaceError(Reason.NOT_HOST, "only the organizer (with the admin token) can do that")
+
+    def register(self, nickname: str, token: str, *, now: int) -> Event:
+        if not self.registration:
+            raise RaceError(Reason.RACE_STARTED, "registration is closed")
+        name = check_nickname(nickname)
+        if len(self.players) >= self.settings.max_players:
+            raise RaceError(Reason.ROOM_FULL, "the tournament is full")
+        if any(p.nickname.casefold() == name.casefold() for p in self.players):
+            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this tournament")
+        player = len(self.players)
+        self.players.append(TPlayer(player=player, nickname=name, token=token, registered=now))
+        return {"kind": "registered", "player": player, "nickname": name}
+
+    def close_registration(self, *, now: int) -> Event:
+        if not self.registration:
+            raise RaceError(Reason.NOT_LOBBY, "registration is already closed")
+        self.registration = False
+        return {"kind": "closed"}
+
+    def start_round(self, *, now: int, start_at: int, room_id: str) -> Event:
+        """The next round will start at ``start_at`` in room ``room_id``; it
+        seats every player who has not withdrawn. Starting closes registration.
+        The round is ``starting`` until its room exists (:meth:`open_round`)."""
+        if self.current() is not None:
+            raise RaceError(Reason.NOT_ENDED, "the current round has not ended yet")
+        nxt = self.next_round()
+        if nxt is None:
+            raise RaceError(Reason.NOT_LOBBY, "every round has been played")
+        if not self.active():
+            raise RaceError(Reason.NOT_READY, "nobody is registered")
+        self.registration = False
+        nxt.status, nxt.room, nxt.start_at = "starting", room_id, start_at
+        nxt.seats = [p.player for p in self.active()]
+        return {"kind": "round_starting", "round": nxt.n, "start_at": start_at}
+
+    def open_round(self, n: int, *, now: int) -> Event:
+        """Round ``n``'s room exists: players may join it."""
+        r = self.rounds[n - 1]
+        if r.status != "starting":
+            raise RaceError(Reason.NOT_LOBBY, f"round {n} is not starting")
+        r.status = "running"
+        return {"kind": "round_started", "round": n, "room": r.room, "start_at": r.start_at}
+
+    def end_round(self, n: int, results: list[Entry], *, now: int) -> Event:
+        r = self.rounds[n - 1]
+        if r.status != "running":
+            raise RaceError(Reason.NOT_PLAYING, f"round {n} is not running")
+        r.status, r.ended_at, r.results = "ended", now, results
+        return {"kind": "round_ended", "round": n, "code": self.code(n)}
+
+    def withdraw(self, token: str, *, now: int) -> Event:
+        player = self.player_of(token)
+        if player is None:
+            raise RaceError(Reason.BAD_TOKEN)
+        if player.withdrawn:
+            raise RaceError(Reason.NOT_PLAYING, "you have already withdrawn")
+        player.withdrawn = True
+        return {"kind": "withdrawn", "player": player.player}
+
+
+# ---------------------------------------------------------------------- standings
+
+def _line(results: Sequence[Entry] | None, player: int) -> Entry | None:
+    for entry in results or ():
+        if entry["seat"] == player:
+            return entry
+    return None
+
+
+def standings(t: Tournament) -> list[dict[str, Any]]:
+    """Cumulative over the ended rounds: Vegas dollars (a round a player did not
+    play counts −52 $); ties by total cards on foundations, then total finishing
+    time of won rounds (less first), then registration order."""
+    ended = [r for r in t.rounds if r.status == "ended"]
+    lines: list[dict[str, Any]] = []
+    for p in t.players:
+        vegas = foundation = time = wins = 0
+        per_round = []
+        for r in ended:
+            entry = _line(r.results, p.player)
+            if entry is None:
+                per_round.append({"round": r.n, "played": False, "vegas": MISSED_VEGAS,
+                                  "foundation": 0, "finish_ms": None})
+                vegas += MISSED_VEGAS
+                continue
+            vegas += entry["vegas"]
+            foundation += entry["foundation"]
+            if entry["status"] == "finished":
+                wins += 1
+                time += entry["finish_ms"]
+            per_round.append({"round": r.n, "played": True, "vegas": entry["vegas"],
+                              "foundation": entry["foundation"], "finish_ms": entry["finish_ms"],
+                              "status": entry["status"], "moves": entry["moves"]})
+        lines.append({"player": p.player, "nickname": p.nickname, "withdrawn": p.withdrawn,
+                      "vegas": vegas, "foundation": foundation, "wins": wins, "time_ms": time,
+                      "rounds": per_round})
+    lines.sort(key=lambda e: (-e["vegas"], -e["foundation"], e["time_ms"], e["player"]))
+    for rank, line in enumerate(lines, start=1):
+        line["rank"] = rank
+    return lines
+
+
+CSV_FIELDS: Final = ("player", "nickname", "round", "code", "played", "status", "vegas",
+                     "foundation", "moves", "finish_ms", "rank")
+
+
+def results_csv(t: Tournament) -> str:
+    """One row per player and ended round, then one row of totals per player."""
+    out = io.StringIO()
+    writer = csv.writer(out, lineterminator="\n")
+    writer.writerow(CSV_FIELDS)
+    table = standings(t)
+    for line in sorted(table, key=lambda e: e["player"]):
+        for item in line["rounds"]:
+            entry = _line(t.rounds[item["round"] - 1].results, line["player"])
+            writer.writerow([line["player"], line["nickname"], item["round"],
+                             t.code(item["round"]), int(item["played"]),
+                             entry["status"] if entry else "missed", item["vegas"],
+                             item["foundation"], entry["moves"] if entry else 0,
+                             item["finish_ms"] if item["finish_ms"] is not None else "",
+                             entry["rank"] if entry else ""])
+    for line in table:
+        writer.writerow([line["player"], line["nickname"], "total", "", len(
+            [i for i in line["rounds"] if i["played"]]), "withdrawn" if line["withdrawn"] else "",
+            line["vegas"], line["foundation"], "", line["time_ms"], line["rank"]])
+    return out.getvalue()
+
+
+def seat_tokens(t: Tournament, seats: Iterable[int]) -> dict[str, int]:
+    """The round room's seat tokens: a player's tournament token is their seat's."""
+    wanted = set(seats)
+    return {p.token: p.player for p in t.players if p.player in wanted}
