@@ -37,9 +37,11 @@ MOVE: Final = Script("move", _PUSH_EVENT + """
 -- ARGV: 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
 --       7 snapshot, 8 lb entry, 9 event body, 10 '1' if the seat is done after it, 11 event cap
 if redis.call('HGET', KEYS[1], 'live') ~= ARGV[1] then return {'not_playing'} end
-if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[3] then return {'taken_over'} end
 local s = redis.call('HMGET', KEYS[2], 'ver', 'seq', 'done')
+-- a seat done is refused first: a player withdrawn from a tournament is out
+-- of the round's race ('left') and no longer holds the seat, yet was not taken over
 if s[3] == '1' then return {'not_playing'} end
+if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[3] then return {'taken_over'} end
 if tonumber(ARGV[5]) <= tonumber(s[2]) then return {'seq', s[2], s[1]} end
 if s[1] ~= ARGV[4] then return {'version', s[1]} end
 if redis.call('RPUSH', KEYS[3], ARGV[6]) == 1 then
