@@ -7,17 +7,27 @@ organizer's and players' refusals, spectators (docs/protocol.md, "Tournaments").
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, load_kl1, load_wins
-from race_support import FAST_ARGS, line_stats, stats
+from race_support import FAST_ARGS, Racer, line_stats, scan_spectator, seen_or_next, stats
 from tournament_support import (
     Entrant,
     Organizer,
+    assert_round_code_kept,
+    assert_text_keeps,
+    http_get,
+    replay_of,
+    results,
+    results_csv,
     t_seen,
 )
+
+from server.klondike import Game
+from server.race.tournament import CSV_FIELDS
 
 WINS: Final = {w["code"]: w for w in load_wins()}
 KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
@@ -64,6 +74,252 @@ async def refused(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:
     reply = await client.expect("reject", lambda r: r["cmd"] == t)
     assert not any(f["t"] in ("t_created", "t_registered") for f in client.frames[after:])
     return reply
+
+
+# ---------------------------------------------------------------------- a whole tournament
+
+async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """ann wins round 1, dan withdraws during it, fay misses round 2 (it ends
+    by its time limit), bob wins round 2; round 3 is a kl1.json game played
+    with its undos. Everything the server says is checked against the games
+    replayed here, and no frame or HTTP answer names a round's code before
+    that round has ended."""
+    a, b = fast(servers, redis_server, "a", "b")
+    org = Organizer(await clients(b, "org"))
+    created = await org.create("Club night", codes=CODES, time_limit=TIME_LIMIT)
+    assert created["tournament"]["settings"] == {
+        "time_limit": TIME_LIMIT, "max_players": 8, "undo": True, "hints": False, "boards": "after",
+        "delay": 0, "rounds": 3, "modes": ["D1V", "D3N", "D1V"]}
+    watcher = await clients(a, "watcher")
+    await watcher.send("t_watch", {"id": org.id.lower()})
+    assert (await watcher.expect("t_sync"))["tournament"]["registration"] is True
+
+    names = ("ann", "bob", "cat", "dan", "eve", "fay")
+    people = [Entrant(await clients((a, b)[i % 2], name), name) for i, name in enumerate(names)]
+    for e in people:
+        await e.register(org.id)
+    ann, bob, cat, dan, eve, fay = people
+    assert [e.player for e in people] == [0, 1, 2, 3, 4, 5]
+    registered = await t_seen(watcher, "registered")
+    assert registered["player"] == 0 and registered["nickname"] == "ann"
+
+    server_said: list[tuple[str, str]] = []  # HTTP answers before rounds ended: (what, text)
+
+    async def http_before(n: int) -> None:
+        """Results, CSV and standings while round ``n`` has not ended; replays refused."""
+        for path in ("results", "results.csv"):
+            reply = await http_get(a, f"/api/tournaments/{org.id}/{path}")
+            assert reply.status == 200
+            server_said.append((f"{path} before round {n} ended", reply.text))
+        await org.client.send("t_standings", {"id": org.id})
+        server_said.append((f"t_standings in round {n}", str(await org.client.expect("t_standings"))))
+        for n_later in range(n, 4):
+            refusal = await replay_of(b, org.id, n_later, 0)
+            assert refusal.status == 404 and refusal.json()["error"] == "not_ended", refusal
+
+    await http_before(1)
+    rooms: list[str] = []
+    games: dict[tuple[int, int], Game] = {}  # (round, player) -> the game as played
+    commands: dict[tuple[int, int], list[str]] = {}
+    histories: dict[tuple[int, int], list[dict[str, Any]]] = {}
+    statuses: dict[tuple[int, int], str] = {}
+    spectators: list[tuple[Client, dict[int, Racer]]] = []
+
+    def keep(n: int, e: Entrant, status: str) -> None:
+        assert e.racer is not None
+        games[n, e.player], commands[n, e.player] = e.racer.game, list(e.commands)
+        histories[n, e.player], statuses[n, e.player] = e.racer.history, status
+
+    async def play_then_resign(e: Entrant, moves: list[str]) -> None:
+        await e.play(moves)
+        await e.resign()
+
+    # ---- round 1: ann wins; dan withdraws half way through his game
+    rooms.append(await org.start(1))
+    spec = await clients(b, "spec 1")
+    sync = await watch_room(spec, rooms[0])
+    assert sync["room"]["settings"]["tournament"] == org.id and sync["room"]["settings"]["round"] == 1
+    assert [p["seat"] for p in sync["room"]["players"]] == [0, 1, 2, 3, 4, 5]
+    await asyncio.gather(*(e.enter(rooms[0], CODES[0]) for e in people))
+    await http_before(1)
+    script = SCRIPTS[0]
+
+    async def dan_withdraws() -> None:
+        await dan.play(script[:30])
+        await dan.client.send("t_withdraw", {"id": org.id, "token": dan.token})
+        withdrawn = await t_seen(dan.client, "withdrawn")
+        assert withdrawn["player"] == 3
+        assert withdrawn["tournament"]["players"][3] == {"player": 3, "nickname": "dan", "withdrawn": True}
+        left = await dan.client.expect("event", lambda d: d["kind"] == "left" and d["seat"] == 3)
+        assert left["racing"] is True and left["entries"][0]["status"] == "left"
+        refusal = await dan.client.move(script[30])  # out of the round
+        assert refusal["t"] == "reject" and refusal["d"]["code"] == "not_playing"
+
+    await asyncio.gather(ann.play(script), play_then_resign(bob, script[:80]),
+                         play_then_resign(cat, script[:40]), dan_withdraws(),
+                         play_then_resign(eve, script[:60]), play_then_resign(fay, script[:10]))
+    assert ann.racer is not None and ann.racer.game.is_won
+    ended = await t_seen(org.client, "round_ended", 1)
+    assert ended["code"] == CODES[0]
+    for e, status in zip(people, ("finished", "resigned", "resigned", "left", "resigned", "resigned"),
+                         strict=True):
+        keep(1, e, status)
+    spectators.append((spec, {e.player: e.racer for e in people if e.racer is not None}))
+
+    # ---- round 2: dan is out, fay never shows up, eve stops playing: the time limit ends it
+    await http_before(2)
+    rooms.append(await org.start(2))
+    started = await t_seen(watcher, "round_started", 2)
+    assert started["tournament"]["rounds"][1]["seats"] == [0, 1, 2, 4, 5]
+    late_dan = await clients(a, "dan again")
+    await late_dan.send("resume", {"room": rooms[1], "token": dan.token, "since": 0})
+    assert (await late_dan.expect("reject"))["code"] == "bad_token"
+    spec = await clients(a, "spec 2")
+    await watch_room(spec, rooms[1])
+    await asyncio.gather(ann.enter(rooms[1], CODES[1]), cat.enter(rooms[1], CODES[1]),
+                         bob.enter(rooms[1], CODES[1], client=await clients(a, "bob 2")),
+                         eve.enter(rooms[1], CODES[1], client=await clients(b, "eve 2")))
+    await http_before(2)
+    script = SCRIPTS[1]
+    await asyncio.gather(ann.resign(), bob.play(script), play_then_resign(cat, script[:70]),
+                         eve.play(script[:20]))
+    ended = await t_seen(org.client, "round_ended", 2, timeout=TIME_LIMIT + 20)
+    room2 = ended["tournament"]["rounds"][1]
+    assert ended["code"] == room2["code"] == CODES[1]
+    room_end = await seen_or_next(spec, "event", lambda d: d["kind"] == "ended")
+    assert room_end["room"]["ended_at"] >= room_end["room"]["deadline"] == (
+        room_end["room"]["start_at"] + TIME_LIMIT * 1000)
+    for e, status in ((ann, "resigned"), (bob, "finished"), (cat, "resigned"), (eve, "unfinished")):
+        keep(2, e, status)
+    fay_absent = Racer(fay.client, CODES[1])  # her game never moved
+    games[2, 5], commands[2, 5], histories[2, 5] = fay_absent.game, [], fay_absent.history
+    statuses[2, 5] = "unfinished"
+    spectators.append((spec, {0: ann.racer, 1: bob.racer, 2: cat.racer, 4: eve.racer,  # type: ignore[dict-item]
+                              5: fay_absent}))
+
+    # ---- round 3: a kl1.json game with its undos; everyone resigns at some point
+    await http_before(3)
+    rooms.append(await org.start(3))
+    spec = await clients(b, "spec 3")
+    await watch_room(spec, rooms[2])
+    playing = (ann, bob, cat, eve, fay)
+    await asyncio.gather(ann.enter(rooms[2], CODES[2]), bob.enter(rooms[2], CODES[2]),
+                         cat.enter(rooms[2], CODES[2], client=await clients(b, "cat 3")),
+                         eve.enter(rooms[2], CODES[2]),
+                         fay.enter(rooms[2], CODES[2], client=await clients(a, "fay 3")))
+    await http_before(3)
+    script = SCRIPTS[2]
+    await asyncio.gather(*(play_then_resign(e, script[:k]) for e, k in zip(
+        playing, (len(script), 60, 25, len(script), 90), strict=True)))
+    ended = await t_seen(org.client, "round_ended", 3)
+    for e in playing:
+        keep(3, e, "resigned")
+    spectators.append((spec, {e.player: e.racer for e in playing}))  # type: ignore[misc]
+    final = ended["tournament"]
+    assert [r["status"] for r in final["rounds"]] == ["ended"] * 3
+
+    # ---- each round's results are the games played
+    seats = {1: [0, 1, 2, 3, 4, 5], 2: [0, 1, 2, 4, 5], 3: [0, 1, 2, 4, 5]}
+    finish: dict[tuple[int, int], int | None] = {}
+    rank_in: dict[tuple[int, int], int] = {}
+    for n, r in enumerate(final["rounds"], start=1):
+        assert (r["n"], r["room"], r["code"], r["seats"]) == (n, rooms[n - 1], CODES[n - 1], seats[n])
+        assert [e["rank"] for e in r["results"]] == list(range(1, len(seats[n]) + 1))
+        assert sorted(e["seat"] for e in r["results"]) == seats[n]
+        for entry in r["results"]:
+            key = (n, entry["seat"])
+            assert entry["nickname"] == names[entry["seat"]]
+            assert entry["status"] == statuses[key], key
+            assert line_stats(entry) == stats(games[key]), key
+            finish[key], rank_in[key] = entry["finish_ms"], entry["rank"]
+            if entry["status"] == "finished":
+                assert 0 <= entry["finish_ms"] <= TIME_LIMIT * 1000
+            else:
+                assert entry["finish_ms"] is None
+    assert final["rounds"][0]["results"][0]["nickname"] == "ann"
+    assert games[1, 0].vegas == games[2, 1].vegas == 208  # the winners' +208 $
+    assert final["rounds"][1]["results"][0]["nickname"] == "bob"
+
+    # ---- the standings: sums over the replayed games, -52 $ for a round not played
+    expected = []
+    for p, name in enumerate(names):
+        played = [(n, games[n, p]) for n in (1, 2, 3) if (n, p) in games]
+        won = [n for n, g in played if g.is_won]
+        expected.append({
+            "player": p, "nickname": name, "withdrawn": name == "dan",
+            "vegas": sum(g.vegas for _, g in played) - 52 * (3 - len(played)),
+            "foundation": sum(g.foundation_cards for _, g in played),
+            "wins": len(won), "time_ms": sum(finish[n, p] or 0 for n in won),
+            "rounds": [{"round": n, "played": True, "vegas": games[n, p].vegas,
+                        "foundation": games[n, p].foundation_cards, "finish_ms": finish[n, p],
+                        "status": statuses[n, p], "moves": games[n, p].moves} if (n, p) in games
+                       else {"round": n, "played": False, "vegas": -52, "foundation": 0,
+                             "finish_ms": None} for n in (1, 2, 3)]})
+    expected.sort(key=lambda e: (-e["vegas"], -e["foundation"], e["time_ms"], e["player"]))
+    for rank, e in enumerate(expected, start=1):
+        e["rank"] = rank
+    assert final["standings"] == expected
+    table = {e["nickname"]: e for e in expected}
+    assert table["dan"]["vegas"] == games[1, 3].vegas - 104 and table["dan"]["withdrawn"]
+    assert table["fay"]["rounds"][1]["vegas"] == -52 and table["fay"]["rounds"][1]["played"]
+
+    # ---- JSON results, t_standings and the watcher agree; the CSV says the same
+    got = await results(a, org.id)
+    assert got == {"id": org.id, "name": "Club night", "rounds": final["rounds"],
+                   "standings": expected}
+    await watcher.send("t_standings", {"id": org.id})
+    assert await watcher.expect("t_standings") == {"id": org.id, "standings": expected}
+    assert (await t_seen(watcher, "round_ended", 3))["tournament"]["standings"] == expected
+    rows = await results_csv(b, org.id)
+    assert tuple(rows[0]) == CSV_FIELDS
+    want = []
+    for p, name in enumerate(names):
+        for n in (1, 2, 3):
+            if (n, p) in games:
+                g, fms = games[n, p], finish[n, p]
+                want.append([str(p), name, str(n), CODES[n - 1], "1", statuses[n, p], str(g.vegas),
+                             str(g.foundation_cards), str(g.moves), "" if fms is None else str(fms),
+                             str(rank_in[n, p])])
+            else:
+                want.append([str(p), name, str(n), CODES[n - 1], "0", "missed", "-52", "0", "0", "", ""])
+    for e in expected:
+        want.append([str(e["player"]), e["nickname"], "total", "", str(sum(
+            1 for r in e["rounds"] if r["played"])), "withdrawn" if e["withdrawn"] else "",
+            str(e["vegas"]), str(e["foundation"]), "", str(e["time_ms"]), str(e["rank"])])
+    assert rows[1:] == want
+
+    # ---- replays: the stored commands and the board after each
+    for (n, p), cmds in commands.items():
+        reply = await replay_of(a if p % 2 else b, org.id, n, p)
+        assert reply.status == 200, (n, p, reply)
+        body = reply.json()
+        assert (body["tournament"], body["round"], body["player"], body["code"]) == (
+            org.id, n, p, CODES[n - 1])
+        steps = body["steps"]
+        assert [s["command"] for s in steps] == [None, *cmds], (n, p)
+        assert [s.get("s") for s in steps] == [None, *range(1, len(cmds) + 1)]
+        assert [s["view"] for s in steps] == histories[n, p], (n, p)
+    assert len(commands[1, 0]) == len(SCRIPTS[0]) and commands[2, 0] == ["resign"]
+    assert "undo" in commands[3, 0]
+    for n, p, error in ((2, 3, "unknown_seat"), (3, 3, "unknown_seat"), (1, 6, "unknown_seat"),
+                        (4, 0, "not_ended"), (0, 0, "not_ended")):
+        refusal = await replay_of(a, org.id, n, p)
+        assert refusal.status == 404 and refusal.json()["error"] == error, (n, p, refusal)
+
+    # ---- no frame named a round's code before that round ended, nor did HTTP
+    assert len(clients.opened) == 16  # organizer, watcher, 6 players + 5 new connections, 3 spectators
+    for client in clients.opened:
+        assert sum(assert_round_code_kept(client, n, rooms[n - 1], CODES[n - 1])
+                   for n in (1, 2, 3)) > 0, client.name
+    for what, text in server_said:
+        n = int(what.split("round ")[1].split()[0])
+        assert_text_keeps(text, CODES[n - 1:], what)
+    # the spectators of each round's room saw no board before its end, then every board
+    for spec, racers in spectators:
+        await seen_or_next(spec, "boards", lambda d, r=racers: {int(s) for s in d["boards"]} == set(r))
+        assert scan_spectator(spec, racers, boards="after") >= len(racers)
+
 
 
 # ---------------------------------------------------------------------- withdrawing
