@@ -74,8 +74,8 @@ export function attachDrag(board, handlers) {
       if (!cancelled && !gesture.long && !gesture.done) handlers.tap(gesture.pile, gesture.index);
       return;
     }
-    for (const el of gesture.els) el.classList.remove('dragging');
     const pile = cancelled ? null : dropPile(board, gesture, e);
+    for (const el of gesture.els) el.classList.remove('dragging');
     const result = pile ? handlers.drop(gesture.pick, pile) : 'same';
     handlers.dragging(false, gesture.pick, null, result === 'sent');
     if (result !== 'sent') {

@@ -122,8 +122,13 @@ export class Board {
   }
 
   resize() {
+    if (this.measure()) this.draw(false);
+  }
+
+  /** Size the table from its box; false while it has none (hidden). */
+  measure() {
     const size = measure(this.el, { mini: this.mini });
-    if (!size) return;
+    if (!size) return false;
     const old = this.size;
     this.size = size;
     if (!old || old.cardW !== size.cardW || old.gap !== size.gap) {
@@ -131,7 +136,7 @@ export class Board {
       this.el.style.setProperty('--card-h', `${size.cardH}px`);
       this.el.style.setProperty('--gap', `${size.gap}px`);
     }
-    this.draw(false);
+    return true;
   }
 
   /** Draw `view` with `marks` ({selected, panel, targets, hint, focus, ghost}). */
@@ -152,8 +157,7 @@ export class Board {
       setText(this.count, '');
       return;
     }
-    if (!this.size) this.size = measure(this.el, { mini: this.mini });
-    if (!this.size) return;
+    if (!this.size && !this.measure()) return;
     const before = new Map();
     let stockRect = null;
     if (animate && animationsOn()) {

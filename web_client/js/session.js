@@ -170,9 +170,10 @@ const HANDLERS = {
 
   ack(d) {
     const i = state.pending.findIndex((c) => c.d.s === d.s);
+    const cmd = i >= 0 ? state.pending[i] : null;
     if (i >= 0) state.pending.splice(0, i + 1);
     state.view = d.view;
-    state.done = d.view.state === 'won' || state.done;
+    state.done = state.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
     persist();
@@ -297,8 +298,12 @@ function upsertEntries(lines) {
 
 // ------------------------------------------------------------------ the own game
 
+/** The room's phase now; our own board's arrival also says the race has begun
+(whatever our estimate of the server's clock says). */
 export function phase() {
-  return phaseAt(state.room, serverNow());
+  const now = phaseAt(state.room, serverNow());
+  if (now === 'countdown' && state.view && state.room && state.race === state.room.race) return 'racing';
+  return now;
 }
 
 /** Whether a game command may go now (racing, and nothing awaiting an answer). */

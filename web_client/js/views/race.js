@@ -2,11 +2,13 @@
 it, and the notices (countdown, stuck, finished) and results over it. */
 
 import { h, setText, show, toggle } from '../dom.js';
-import { state, changed, phaseAt } from '../state.js';
+import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import { serverNow } from '../clock.js';
 import { duration, modeText, ordinal, score } from '../format.js';
-import { Board } from '../render.js';
+import { Board, pickedCards } from '../render.js';
+import { cardShort, SUIT_NAMES } from '../cards.js';
+import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
 import { createLeaderboard } from './leaderboard.js';
@@ -44,7 +46,9 @@ export function createRace(root) {
     }
   });
 
-  const countdown = h('div', { class: 'notice countdown', 'aria-live': 'assertive' });
+  const countdownNumber = h('b');
+  const countdown = h('div', { class: 'notice countdown', 'aria-live': 'assertive' },
+    h('span', { text: 'Starting in' }), countdownNumber);
   const stuckText = h('p', { text: 'No moves left.' });
   const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => session.undo() });
   const stuck = h('div', { class: 'notice stuck', role: 'alert' },
@@ -112,10 +116,10 @@ export function createRace(root) {
     const room = state.room;
     if (!room) return;
     const now = serverNow();
-    const phase = phaseAt(room, now);
+    const phase = session.phase();
     if (phase === 'countdown') {
       const left = Math.max(0, room.start_at - now);
-      setText(countdown, `Starting in ${Math.ceil(left / 1000)}`);
+      setText(countdownNumber, String(Math.ceil(left / 1000)));
     }
     if (phase !== lastPhase) changed();
     const me = state.entries.find((e) => e.seat === state.seat);
@@ -127,11 +131,21 @@ export function createRace(root) {
     } else setText(stats.clock.value, '0:00');
   }
   let lastPhase = null;
+  let lastHint = null;
+
+  function hintText(view, hint) {
+    if (hint.m === 'draw') return 'Hint: draw from the stock';
+    if (hint.m === 'recycle') return 'Hint: turn the waste over';
+    const cards = pickedCards(view, hint);
+    const what = cards.length > 1 ? `${cardShort(cards[0])} and the cards on it` : cardShort(cards[0]);
+    const where = hint.to === 'f' ? `to the ${SUIT_NAMES[cards[0][1]]} foundation` : `onto column ${hint.to.slice(1)}`;
+    return `Hint: ${what} ${where} (H again plays it)`;
+  }
 
   function render(s) {
     const room = s.room;
     const view = s.view;
-    const phase = phaseAt(room, serverNow());
+    const phase = session.phase();
     lastPhase = phase;
     const settings = room.settings;
     setText(roomLabel, settings.solo ? `Solo · ${modeText(settings)}` : `Room ${room.id} · ${modeText(settings)}`);
@@ -144,6 +158,10 @@ export function createRace(root) {
       targets: pick ? targetsOf(view, pick) : null,
     });
     panel.render(view, ui.panel);
+    if (ui.hint !== lastHint) {
+      lastHint = ui.hint;
+      if (ui.hint && view) say(hintText(view, ui.hint));
+    }
 
     if (view) {
       setText(stats.score.value, score(view, view.scoring));
