@@ -1,0 +1,174 @@
+"""Two browsers race in one room while a third watches."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from conftest import Tabs, screenshot
+from playwright.sync_api import Locator, Page, expect
+from web_support import card, create_room, drag, pile, set_nickname, stat
+
+from server.klondike import Game, card_name, long_name
+
+pytestmark = pytest.mark.browser
+
+# A deal where, from the start, the top of column 4 goes to its foundation and
+# the top of column 5 fits on column 1 and on column 3 (so a tap picks it up).
+CODE = "KL1-D1N-AAAAADF"
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def top(game: Game, column: int) -> str:
+    return card_name(game.columns[column - 1][-1])
+
+
+def hidden(game: Game) -> set[int]:
+    """Cards this game has never shown: face down, or still in the stock (no recycle yet)."""
+    assert game.recycles == 0
+    down = {c for col, n in zip(game.columns, game.down, strict=True) for c in col[:n]}
+    return down | set(game.stock)
+
+
+def shown_as(c: int) -> list[str]:
+    name = card_name(c)
+    rank = "10" if name[0] == "T" else name[0]
+    return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
+
+
+def lb_row(page: Page, nickname: str) -> Locator:
+    return page.locator(".lb-row", has=page.locator(".lb-name", has_text=nickname))
+
+
+def resign(page: Page) -> None:
+    button = page.locator(".controls").get_by_role("button", name="Resign")
+    button.click()
+    page.locator(".controls").get_by_role("button", name="Really resign?").click()
+
+
+def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> None:
+    start = Game(CODE)
+    home, lone = top(start, 4), top(start, 5)  # home goes to its foundation; lone fits t1 and t3
+    foundation = "f" + home[1].lower()
+
+    ann = tabs.page("/")
+    expect(ann.get_by_role("heading", name="Create a room")).to_be_visible()
+    screenshot(ann, "lobby")
+    link = create_room(ann, "ann", code=CODE)
+
+    # bob opens the shared link and joins
+    bob = tabs.page(link)
+    expect(bob.get_by_role("heading", name=f"Room {link[-8:]}")).to_be_visible()
+    set_nickname(bob, "bob")
+    bob.get_by_role("button", name="Join the race").click()
+    bob_line = ann.locator(".players li", has_text="bob")
+    expect(bob_line).to_contain_text("not ready")
+    bob.get_by_role("button", name="I'm ready").click()
+    expect(bob_line).to_contain_text("✓ ready")
+    ann.get_by_role("button", name="Start the race").click()
+
+    for page in (ann, bob):
+        expect(card(page, home)).to_be_visible()
+        expect(stat(page, "Moves")).to_have_text("0")
+        label = f"column 4, 3 face-down cards, {long_name(start.columns[3][-1])} on top"
+        expect(pile(page, "t4")).to_have_attribute("aria-label", label)
+
+    # ann: a tap sends a card to its foundation; a tap on a card with two
+    # targets picks it up, a tap on a target puts it there
+    card(ann, home).click()
+    expect(pile(ann, foundation).locator(f'[data-card="{home}"]')).to_be_visible()
+    card(ann, lone).click()
+    expect(card(ann, lone)).to_have_class("card picked" if lone[1] in "SC" else "card red picked")
+    expect(pile(ann, "t1")).to_have_class("pile column target")
+    expect(pile(ann, "t3")).to_have_class("pile column target")
+    pile(ann, "t1").click()
+    expect(pile(ann, "t1").locator(f'[data-card="{lone}"]')).to_be_visible()
+    expect(stat(ann, "Moves")).to_have_text("2")
+
+    # bob: a drop where the card cannot go puts it back; a drag onto column 3 moves it
+    drag(bob, card(bob, lone), pile(bob, "t2"))
+    expect(bob.locator(".toast", has_text="can't go")).to_be_visible()
+    expect(pile(bob, "t5").locator(f'[data-card="{lone}"]')).to_be_visible()
+    drag(bob, card(bob, lone), pile(bob, "t3"))
+    expect(pile(bob, "t3").locator(f'[data-card="{lone}"]')).to_be_visible()
+    expect(stat(bob, "Moves")).to_have_text("1")
+
+    # ann sees bob's progress on her leaderboard; then bob catches up
+    expect(lb_row(ann, "bob").locator(".lb-status")).to_have_text("racing")
+    expect(lb_row(ann, "ann").locator(".lb-cards")).to_have_text("1/52")
+    expect(lb_row(ann, "ann").locator(".lb-rank")).to_have_text("1")
+    card(bob, home).click()
+    expect(lb_row(ann, "bob").locator(".lb-cards")).to_have_text("1/52")
+    expect(lb_row(ann, "bob").locator(".lb-money")).to_have_text("-$47")
+    expect(ann.locator(".lb-row")).to_have_count(2)
+    screenshot(ann, "race")
+
+    # a spectator from the room link: the leaderboard and both boards, no secret
+    watcher = tabs.page(link + "?watch")
+    expect(watcher.locator(".lb-row")).to_have_count(2)
+    expect(lb_row(watcher, "bob").locator(".lb-cards")).to_have_text("1/52")
+    tiles = watcher.locator(".tile")
+    expect(tiles).to_have_count(2)
+    expect(watcher.locator(".tile", has_text="ann")).to_contain_text("2 moves")
+    expect(watcher.locator(".tile", has_text="bob")).to_contain_text("2 moves")
+    watcher.locator(".tile", has_text="bob").click()
+    expect(watcher.locator(".tile.big")).to_have_count(1)
+    screenshot(watcher, "spectator")
+
+    games = {"ann": Game(CODE), "bob": Game(CODE)}
+    for m in ("t4>f", "t5>t1"):
+        games["ann"].push(m)
+    for m in ("t5>t3", "t4>f"):
+        games["bob"].push(m)
+    secret = hidden(games["ann"]) & hidden(games["bob"])
+    assert len(secret) > 30
+    html = watcher.content()
+    text = watcher.inner_text("body")
+    for c in secret:
+        for form in shown_as(c):
+            assert form not in html and form not in text, f"{card_name(c)} shows in the spectator's page"
+    frames = tabs.frames[watcher]
+    assert frames, "the spectator received no frames"
+    for raw in frames:
+        json.loads(raw)
+        for c in secret:
+            assert f'"{card_name(c)}"' not in raw, f"{card_name(c)} was sent to the spectator: {raw[:200]}"
+    # the players' own pages never name a card they have not seen either
+    for name, page in (("ann", ann), ("bob", bob)):
+        for raw in tabs.frames[page]:
+            for c in hidden(games[name]):
+                assert f'"{card_name(c)}"' not in raw
+
+    # both resign: the results, the revealed code, and the host's rematch
+    resign(ann)
+    expect(ann.locator(".notice.done")).to_contain_text("Your race is over")
+    resign(bob)
+    for page in (ann, bob, watcher):
+        results = page.locator(".results")
+        expect(results).to_be_visible()
+        expect(results.locator(".results-code")).to_have_text(CODE)
+        expect(results.locator("tbody tr")).to_have_count(2)
+    expect(ann.locator(".results").get_by_role("button", name="Rematch")).to_be_visible()
+    expect(bob.locator(".results").get_by_role("button", name="Rematch")).to_be_hidden()
+    ann.locator(".results").get_by_role("button", name="Rematch").click()
+    for page in (ann, bob):
+        expect(page.get_by_role("heading", name=f"Room {link[-8:]}")).to_be_visible()
+        expect(page.locator(".players li")).to_have_count(2)
+
+
+def test_the_host_removes_a_player_and_a_taken_name_is_refused(tabs: Tabs) -> None:
+    ann = tabs.page("/")
+    link = create_room(ann, "ann")
+    bob = tabs.page(link)
+    set_nickname(bob, "ANN")  # names are unique whatever their case
+    bob.get_by_role("button", name="Join the race").click()
+    expect(bob.get_by_role("alert")).to_contain_text("taken")
+    set_nickname(bob, "bob")
+    bob.get_by_role("button", name="Join the race").click()
+    expect(ann.locator(".players li")).to_have_count(2)
+    ann.get_by_role("button", name="Remove bob").click()
+    expect(ann.locator(".players li")).to_have_count(1)
+    expect(bob.locator(".toast")).to_contain_text("removed you")
+    expect(bob.get_by_role("heading", name="Create a room")).to_be_visible()
+    expect(bob).to_have_url(re.compile(r"/$"))

@@ -1,0 +1,149 @@
+"""Helpers of the browser tests: find piles and cards, play moves through the UI."""
+
+from __future__ import annotations
+
+import re
+import time
+from collections.abc import Callable
+
+from playwright.sync_api import Locator, Page, expect
+
+from server.klondike import Game, card_name
+
+PILES = ["stock", "w", "fs", "fh", "fd", "fc", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]
+
+# every pile's cards, bottom first: a card's name, or "down" for a face-down card
+TABLE_JS = """() => Object.fromEntries([...document.querySelectorAll('.race .board .pile')].map(p => [
+  p.dataset.pile,
+  [...p.querySelectorAll('.card')].sort((a, b) => a.dataset.index - b.dataset.index)
+    .map(c => c.dataset.card || (c.classList.contains('down') ? 'down' : 'under'))]))"""
+
+
+def pile(page: Page, name: str) -> Locator:
+    return page.locator(f'.race .pile[data-pile="{name}"]')
+
+
+def card(page: Page, name: str) -> Locator:
+    return page.locator(f'.race .card[data-card="{name}"]')
+
+
+def stat(page: Page, label: str) -> Locator:
+    return page.locator(".race .stat", has_text=label).locator(".stat-value")
+
+
+def table(page: Page) -> dict[str, list[str]]:
+    return dict(page.evaluate(TABLE_JS))
+
+
+def set_nickname(page: Page, name: str) -> None:
+    page.get_by_label("Nickname").fill(name)
+
+
+def start_solo(page: Page, nickname: str, code: str) -> None:
+    """From the lobby: a solo game of ``code``; returns when its table is dealt."""
+    set_nickname(page, nickname)
+    solo = page.locator("form.solo")
+    solo.get_by_label("A KL1 code").check()
+    solo.get_by_label("Solo deal code").fill(code)
+    solo.get_by_role("button", name="Play solo").click()
+    expect(page.locator(".race .board .card").first).to_be_visible()
+    expect(stat(page, "Moves")).to_have_text("0")
+
+
+def create_room(page: Page, nickname: str, *, code: str | None = None, undo: bool = True,
+                hints: bool = True) -> str:
+    """From the lobby: create a room; returns the room link shown to share."""
+    set_nickname(page, nickname)
+    form = page.locator("form.create")
+    if code:
+        form.get_by_label("A KL1 code").check()
+        form.get_by_label("Deal code").fill(code)
+    if not undo:
+        form.get_by_label("Undo").uncheck()
+    if not hints:
+        form.get_by_label("Hints").uncheck()
+    form.get_by_role("button", name="Create room").click()
+    link = page.get_by_label("Room link", exact=True)
+    expect(link).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))
+    return link.input_value()
+
+
+def drag(page: Page, source: Locator, target: Locator, *, dy: float = 0.4) -> None:
+    """Press on ``source``, move in steps and let go over ``target`` (mouse)."""
+    settle(page)
+    src = source.bounding_box()
+    dst = target.bounding_box()
+    assert src and dst
+    x, y = src["x"] + src["width"] / 2, src["y"] + min(12, src["height"] / 4)
+    page.mouse.move(x, y)
+    page.mouse.down()
+    page.mouse.move(x + 8, y + 8, steps=2)
+    page.mouse.move(dst["x"] + dst["width"] / 2, dst["y"] + min(dst["height"], 160) * dy, steps=6)
+    page.mouse.up()
+
+
+def poll(page: Page, check: Callable[[], bool], what: str, timeout: float = 10.0) -> None:
+    """Wait for a condition on the test's side (Playwright's events keep flowing meanwhile)."""
+    until = time.monotonic() + timeout
+    while not check():
+        if time.monotonic() > until:
+            raise TimeoutError(f"timed out waiting for {what}")
+        page.wait_for_timeout(20)
+
+
+def settle(page: Page) -> None:
+    """Wait until no card is sliding (so a card's box is where it rests)."""
+    page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
+
+
+class Keyboard:
+    """Plays moves with the keys only: left/right to a pile, Enter to pick up
+    and put down, up/down to choose how many cards of a column, space to draw."""
+
+    def __init__(self, page: Page, code: str) -> None:
+        self.page = page
+        self.focus = "stock"  # where the client's keyboard focus starts
+        self.game = Game(code)
+
+    def go(self, target: str) -> None:
+        i, j = PILES.index(self.focus), PILES.index(target)
+        right, left = (j - i) % len(PILES), (i - j) % len(PILES)
+        key, n = ("ArrowRight", right) if right <= left else ("ArrowLeft", left)
+        for _ in range(n):
+            self.page.keyboard.press(key)
+        self.focus = target
+
+    def play(self, notation: str) -> None:
+        game = self.game
+        if notation == "undo":
+            self.page.keyboard.press("u")
+            game.pop()
+            expect(stat(self.page, "Moves")).to_have_text(str(game.moves))
+            return
+        if notation in ("draw", "recycle"):
+            self.page.keyboard.press(" ")
+        else:
+            source, target = notation.split(">")
+            source, _, count = source.partition(":")
+            n = int(count or 1)
+            lead = self.lead(source, n)
+            self.go(source)
+            if n > 1:
+                for _ in range(n - 1):  # the first opens the chooser at two cards
+                    self.page.keyboard.press("ArrowUp")
+            self.page.keyboard.press("Enter")  # picks the top card, or the chooser's cards
+            self.go("f" + lead[1].lower() if target == "f" else target)
+            self.page.keyboard.press("Enter")
+        game.push(notation)
+        expect(stat(self.page, "Moves")).to_have_text(str(game.moves))
+
+    def lead(self, source: str, n: int) -> str:
+        """The name of the first card moved (the test knows the deal)."""
+        game = self.game
+        if source == "w":
+            return card_name(game.waste[-1])
+        if source.startswith("f"):
+            suit = "shdc".index(source[1])
+            return card_name(suit * 13 + game.foundations[suit] - 1)
+        column = game.columns[int(source[1:]) - 1]
+        return card_name(column[-n])
