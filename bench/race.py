@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import json
 import multiprocessing as mp
 import os
@@ -287,7 +288,7 @@ def _workers(port: int, players: int, procs: int) -> Iterator[list[tuple[mp.proc
     ctx = mp.get_context("spawn")
     n_rooms = (players + race_client.ROOM_SIZE - 1) // race_client.ROOM_SIZE
     sizes = [min(race_client.ROOM_SIZE, players - r * race_client.ROOM_SIZE) for r in range(n_rooms)]
-    workers = []
+    workers: list[tuple[mp.process.BaseProcess, Connection]] = []
     try:
         for i in range(procs):
             rooms = [(r, sizes[r]) for r in range(i, n_rooms, procs)]
@@ -302,11 +303,11 @@ def _workers(port: int, players: int, procs: int) -> Iterator[list[tuple[mp.proc
         for _proc, pipe in workers:
             with contextlib.suppress(OSError):
                 pipe.send(("close",))
-        for proc, pipe in workers:
+        for worker, pipe in workers:
             with contextlib.suppress(OSError, EOFError):
                 if pipe.poll(30):
                     pipe.recv()
-            PROCS.stop_mp(proc)
+            PROCS.stop_mp(worker)
 
 
 def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> Result:
@@ -334,7 +335,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
             t_end = t_start + a.duration
             for _, pipe in workers:
                 pipe.send(("go", mode, t_start, t_end, 3.0))
-            if a.profile.startswith("py-spy") and mode == "closed":
+            if a.profile.startswith("py-spy"):
                 spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
             time.sleep(max(0.0, t_start - now()))
             m0, c0 = server.metrics(), _cpu(server.pid, redis.proc.pid, wpids)
@@ -344,7 +345,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
             window = now() - w0
             stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
             rss2 = rss_kb(server.pid)
-        profile = _finish_py_spy(spy, a) if spy is not None else None
+        profile = _finish_py_spy(spy, a, f"{mode}{players}") if spy is not None else None
         code = server.stop()
         problems = server.problems()
         server = None
@@ -360,6 +361,11 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
         if profile:
             result.notes.append("profile:\n" + profile)
         return result
+    except RuntimeError as exc:
+        if server is not None:
+            tail = server.log.read_text(errors="replace").splitlines()[-5:]
+            raise RuntimeError(f"{exc}; server log tail: {tail}") from None
+        raise
     finally:
         if spy is not None and spy.poll() is None:
             PROCS.stop(spy)
@@ -444,7 +450,7 @@ def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
-def _finish_py_spy(spy: subprocess.Popen[bytes], a: argparse.Namespace) -> str:
+def _finish_py_spy(spy: subprocess.Popen[bytes], a: argparse.Namespace, label: str) -> str:
     with contextlib.suppress(subprocess.TimeoutExpired):
         spy.wait(a.duration + 30)
     args = spy.args if isinstance(spy.args, list) else []
@@ -453,8 +459,9 @@ def _finish_py_spy(spy: subprocess.Popen[bytes], a: argparse.Namespace) -> str:
     PROCS.stop(spy)
     if path is None or not path.exists():
         return f"py-spy wrote nothing: {err.strip()[-500:]}"
-    if a.profile_out:
-        shutil.copy(path, a.profile_out)
+    if a.profile_out:  # one file per case: NAME-closed64.txt ...
+        keep = Path(a.profile_out)
+        shutil.copy(path, keep.with_name(f"{keep.stem}-{label}{keep.suffix or '.txt'}"))
     return race_profile.report(path.read_text(), top=a.profile_top)
 
 
@@ -619,15 +626,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="also run ../shared/limit configuration (c) beside each closed-loop case")
     p.add_argument("--load-procs", type=int, default=1, choices=(1, 2), help="load-generator processes")
     p.add_argument("--profile", choices=("none", "py-spy", "py-spy-native"), default="none",
-                   help="sample the server with py-spy over the closed-loop windows (native: with C frames)")
+                   help="sample the server with py-spy over every measured window (native: with C frames)")
     p.add_argument("--profile-top", type=int, default=25, help="functions listed per profile table")
-    p.add_argument("--profile-out", default="", help="also keep py-spy's raw stacks in this file")
+    p.add_argument("--profile-out", default="", metavar="FILE",
+                   help="also keep py-spy's raw stacks, in FILE with the case inserted (FILE-closed64.txt)")
     p.add_argument("--json", default="", help="write every run's figures to this file")
     p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
                    help="before each run, wait up to S s for other load on the machine to calm down")
     p.add_argument("--noisy-pct", type=float, default=30.0,
                    help="a run during which other processes took more CPU (%% of a core) is noisy: "
-                        "it is run again once, and left out of the medians when quiet runs exist")
+                        "it is left out of the medians when quiet runs exist")
+    p.add_argument("--retry-noisy", type=int, default=1, choices=(0, 1, 2, 3),
+                   help="run a noisy case again up to this many times")
     a = p.parse_args(argv)
     a.quiet_pct = 25.0
     if not (0 < a.duration <= 600 and 0 <= a.warmup <= 60 and 1 <= a.repeat <= 20):
@@ -652,6 +662,26 @@ def _raise_nofile(need: int) -> None:
         resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))  # inherited by every child
     if hard < need:
         note(f"warning: RLIMIT_NOFILE is {hard}, {need} descriptors may be needed")
+
+
+def _attempt(step: Callable[[], Result], a: argparse.Namespace, rep: int, label: str) -> Result | None:
+    """Run a case once when the machine is quiet enough, twice if that run was noisy;
+    ``None`` if it failed (why is printed)."""
+    for attempt in range(1 + a.retry_noisy):
+        idle = wait_quiet(a.wait_quiet, a.quiet_pct) if a.wait_quiet else 0.0
+        try:
+            r = step()
+        except (RuntimeError, OSError) as exc:
+            out(f"run {rep + 1}/{a.repeat}: {label}: FAILED: {exc}")
+            return None
+        r.figures["busy_before_pct"] = idle
+        r.figures["rep"] = rep
+        noisy = (r.figures.get("other_cpu_pct") or 0.0) > a.noisy_pct
+        r.figures["noisy"] = float(noisy)
+        if not noisy or attempt == a.retry_noisy:
+            return r
+        out(f"run {rep + 1}/{a.repeat}: (noisy, run again) {_line(r)}")
+    return None
 
 
 def _revision() -> str:
@@ -679,6 +709,7 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_term)
     results: list[Result] = []
+    failures = 0
     workdir = Path(tempfile.mkdtemp(prefix="race-bench-"))
     note(f"server at {_revision()}; {os.cpu_count()} cores; {a.repeat} run(s) of {todo}; "
          f"duration {a.duration:g} s, warmup {a.warmup:g} s, {a.load_procs} load process(es); "
@@ -686,22 +717,16 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         for rep in range(a.repeat):
             for mode, n in todo:
-                steps: list[Callable[[], Result]] = [lambda m=mode, n=n: run_race(m, n, a, workdir)]
+                steps: list[Callable[[], Result]] = [functools.partial(run_race, mode, n, a, workdir)]
                 if a.limit and mode == "closed":
-                    steps.append(lambda n=n: run_limit(n, a, workdir))
+                    steps.append(functools.partial(run_limit, n, a, workdir))
                     if rep % 2:  # alternate which goes first: drift hits both alike
                         steps.reverse()
                 for step in steps:
-                    for attempt in range(2):
-                        idle = wait_quiet(a.wait_quiet, a.quiet_pct) if a.wait_quiet else 0.0
-                        r = step()
-                        r.figures["busy_before_pct"] = idle
-                        r.figures["rep"] = rep
-                        noisy = (r.figures.get("other_cpu_pct") or 0.0) > a.noisy_pct
-                        r.figures["noisy"] = float(noisy)
-                        if not noisy or attempt:
-                            break
-                        out(f"run {rep + 1}/{a.repeat}: (noisy, run again) {_line(r)}")
+                    r = _attempt(step, a, rep, f"{mode} N={n}")
+                    if r is None:
+                        failures += 1
+                        continue
                     results.append(r)
                     out(f"run {rep + 1}/{a.repeat}: {_line(r)}")
                     for n_ in r.notes:
@@ -723,6 +748,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     for line in summary(results, a.repeat):
         out(line)
     out()
+    if failures:
+        out(f"{failures} case run(s) FAILED (see above)")
     out("race/limit: moves/s over the limit's msg/s in the same repeat; CPU/move: the limit's server CPU "
         "per message over the race server's CPU per move (less sensitive to other load on the machine).")
     out("moves/s: acks inside the window / duration (client side); p50-p99: send -> ack; lb p99: "

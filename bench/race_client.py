@@ -160,7 +160,8 @@ class Player(asyncio.Protocol):
                          ).encode())
 
     def connection_lost(self, exc: Exception | None) -> None:
-        for fut in (self.handshake, *(f for _, f in self.waiters)):
+        futures: list[asyncio.Future[Any]] = [self.handshake, *(f for _, f in self.waiters)]
+        for fut in futures:
             if not fut.done():
                 fut.set_exception(ConnectionError("connection lost"))
         if not self.lost.done():
@@ -400,6 +401,11 @@ def _frame_is(t: bytes) -> Callable[[bytes], bool]:
     return lambda p: p.startswith(prefix)
 
 
+def _ready_event(seat: int) -> Callable[[bytes], bool]:
+    mark = b'"kind":"ready","seat":%d' % seat
+    return lambda raw: raw.startswith(b'{"t":"event"') and mark in raw
+
+
 class Worker:
     """The players of one load-generator process."""
 
@@ -435,7 +441,11 @@ class Worker:
         """Send a setup command; the frame that answers it (a reject fails)."""
         answer = player.expect(lambda p: check(p) or p.startswith(_REJECT))
         player.send(t, d)
-        raw = await asyncio.wait_for(answer, 60)
+        try:
+            raw = await asyncio.wait_for(answer, 60)
+        except TimeoutError:
+            raise RuntimeError(f"room {player.room.id or '?'} seat {player.seat}: no answer to "
+                               f"{t} within 60 s") from None
         if raw.startswith(_REJECT):
             raise RuntimeError(f"{t} refused: {raw[:300].decode()}")
         return raw
@@ -455,13 +465,16 @@ class Worker:
     async def _start_room(self, room: Room, sem: asyncio.Semaphore) -> None:
         async with sem:
             for p in room.players[1:]:
-                mark = b'"kind":"ready","seat":%d' % p.seat
-                await self._command(p, "ready", {"ready": True},
-                                    lambda raw, mark=mark: raw.startswith(b'{"t":"event"') and mark in raw)
+                await self._command(p, "ready", {"ready": True}, _ready_event(p.seat))
             boards = [p.expect(_frame_is(b"board")) for p in room.players]
             await self._command(room.players[0], "start", {},
                                 lambda raw: raw.startswith(b'{"t":"event"') and b'"kind":"start"' in raw)
-            await asyncio.wait_for(asyncio.gather(*boards), 60)
+            try:
+                await asyncio.wait_for(asyncio.gather(*boards), 60)
+            except TimeoutError:
+                missing = [p.seat for p, b in zip(room.players, boards, strict=True) if not b.done()]
+                raise RuntimeError(f"room {room.id}: no board within 60 s of the start for seats "
+                                   f"{missing}") from None
 
     async def join_all(self) -> None:
         sem, csem = asyncio.Semaphore(SETUP_CONCURRENCY), asyncio.Semaphore(CONNECT_CONCURRENCY)
