@@ -8,6 +8,9 @@ Hypothesis profiles (used by the property tests, never loaded globally so they
 don't change other packages' tests): ``klondike`` is the default, sized to keep
 the property tests near half a minute on two cores; ``klondike-long`` runs ten
 times more examples. Choose with ``KLONDIKE_HYPOTHESIS_PROFILE=klondike-long``.
+A failing property test may spend up to five minutes shrinking its game before
+it reports; Hypothesis keeps the example in .hypothesis/ and tries it first on
+the next run.
 """
 
 from __future__ import annotations

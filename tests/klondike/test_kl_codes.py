@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kl_support import reference_deck
 
@@ -46,6 +46,7 @@ def test_canonical_form_and_evaluable_repr() -> None:
     assert code.with_deal(MAX_NUMBER) == DealCode.parse("KL1-D3V-7777777")
 
 
+@settings(deadline=None)
 @given(st.integers(0, MAX_NUMBER), st.sampled_from([1, 3]), st.sampled_from(["N", "V"]))
 def test_str_parse_round_trip(number: int, draw: int, scoring: str) -> None:
     code = DealCode(number, draw, scoring)  # type: ignore[arg-type]
@@ -148,6 +149,7 @@ def near_codes(draw: st.DrawFn) -> str:
     return code[:i] + ch + code[i + 1:]
 
 
+@settings(deadline=None)
 @given(st.text(max_size=20) | near_codes())
 def test_any_text_parses_to_its_canonical_form_or_raises(text: str) -> None:
     try:
@@ -158,6 +160,7 @@ def test_any_text_parses_to_its_canonical_form_or_raises(text: str) -> None:
         assert str(code) == text.strip().upper()
 
 
+@settings(deadline=None)
 @given(st.integers(0, MAX_NUMBER))
 def test_shuffle_follows_rules_md(number: int) -> None:
     assert shuffled_deck(number) == reference_deck(number)

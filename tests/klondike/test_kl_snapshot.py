@@ -6,7 +6,7 @@ import struct
 from typing import Any
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from kl_support import positions, vector_position, wins
 
@@ -88,12 +88,14 @@ def test_every_single_byte_corruption_decodes_or_is_refused(data: bytes) -> None
     assert refused > len(data) * 100
 
 
+@settings(deadline=None)
 @given(st.binary(max_size=2000))
 def test_garbage_is_refused(data: bytes) -> None:
     with pytest.raises(InvalidSnapshotError):
         Game.from_snapshot(data)
 
 
+@settings(deadline=None)
 @given(st.sampled_from(SAMPLES), st.data())
 def test_random_corruption_decodes_or_is_refused(data: bytes, draw: st.DataObject) -> None:
     corrupt = bytearray(data)
