@@ -8,7 +8,8 @@ organizer's and players' refusals, spectators (docs/protocol.md, "Tournaments").
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import time
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import pytest
@@ -26,8 +27,10 @@ from tournament_support import (
     t_seen,
 )
 
-from server.klondike import Game
-from server.race.tournament import CSV_FIELDS
+from server.app.tournaments import TOURNAMENT_TTL_MS, round_room_id, tournament_event
+from server.klondike import Game, Move, replay
+from server.race.tournament import CSV_FIELDS, Tournament
+from server.store import Store
 
 WINS: Final = {w["code"]: w for w in load_wins()}
 KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
@@ -354,3 +357,231 @@ async def test_a_withdrawn_players_next_move_is_refused_and_their_connection_sta
     lines = {e["nickname"]: e for e in ended["tournament"]["rounds"][0]["results"]}
     assert lines["ann"]["status"] == "left" and lines["ann"]["moves"] == 5
     assert ann.racer is not None and line_stats(lines["ann"]) == stats(ann.racer.game)
+
+
+# ---------------------------------------------------------------------- processes killed
+
+def views_of(code: str, commands: list[str]) -> list[dict[str, Any]]:
+    """The public view at the start and after each stored command."""
+    game = Game(code)
+    views = [game.public_view()]
+    for command in commands:
+        if command == "undo":
+            game.pop()
+        elif command != "resign":
+            game.push(command)
+        views.append(game.public_view())
+    return views
+
+
+async def play(client: Client, code: str, before: list[str], moves: list[str]) -> dict[str, Any]:
+    """Play ``moves`` after ``before``, each acknowledged with the engine's view."""
+    view: dict[str, Any] = {}
+    for i, m in enumerate(moves, start=1):
+        reply = await client.move(m)
+        assert reply["t"] == "ack", (client.name, m, reply)
+        view = reply["d"]["view"]
+        assert view == replay(code, [*before, *moves[:i]]).view()
+    return view
+
+
+async def t_resume(client: Client, tid: str, token: str) -> dict[str, Any]:
+    """Back into the tournament with the player's token; its ``t_sync``."""
+    await client.send("t_resume", {"id": tid, "token": token})
+    got = await client.expect("t_registered")
+    assert got["token"] == token
+    return await client.expect("t_sync")
+
+
+async def test_processes_killed_during_registration_mid_round_and_between_rounds_lose_nothing(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """x is killed while players register, a in the middle of round 1 (with
+    ann's moves in flight), b between the rounds: each time the others carry
+    on from Redis, and every acknowledged move is in the results and replays."""
+    x, a, b = fast(servers, redis_server, "x", "a", "b")
+    code1, script1 = CODES[0], SCRIPTS[0]
+    code2, script2 = CODES[2], SCRIPTS[2]
+    org = Organizer(await clients(x, "org"))
+    await org.create("Hard night", codes=[code1, code2], time_limit=600)
+    ann = Entrant(await clients(x, "ann"), "ann")
+    await ann.register(org.id)
+
+    # ---- x dies during registration: nothing registered is lost
+    x.kill()
+    assert await ann.client.closed() == 1006
+    ann.client = await clients(a, "ann on a")
+    sync = await t_resume(ann.client, org.id, ann.token)
+    assert sync["tournament"]["registration"] is True
+    assert sync["tournament"]["players"] == [{"player": 0, "nickname": "ann", "withdrawn": False}]
+    bob, cat = Entrant(await clients(a, "bob"), "bob"), Entrant(await clients(b, "cat"), "cat")
+    await bob.register(org.id)
+    await cat.register(org.id)
+    assert (bob.player, cat.player) == (1, 2)
+    org.client = await clients(b, "org on b")
+    await org.client.send("t_watch", {"id": org.id})
+    assert [p["nickname"] for p in (await org.client.expect("t_sync"))["tournament"]["players"]] == [
+        "ann", "bob", "cat"]
+
+    # ---- round 1: a dies with ann's moves in flight
+    room1 = await org.start(1)
+    for e in (ann, bob, cat):
+        await e.enter(room1, code1)
+    await play(ann.client, code1, [], script1[:40])
+    await play(bob.client, code1, [], script1[:20])
+    for m in script1[40:60]:
+        ann.client.seq += 1
+        await ann.client.send("move", {"s": ann.client.seq, "m": m})
+    await ann.client.expect("ack", lambda d: d["s"] == 41)
+    a.kill()
+    assert await ann.client.closed() == 1006 and await bob.client.closed() == 1006
+    acked = {f["d"]["s"]: f["d"]["view"] for f in ann.client.frames if f["t"] == "ack"}
+    last = max(acked)
+    assert sorted(acked) == list(range(1, last + 1)) and acked[last] == replay(code1, script1[:last]).view()
+
+    since = ann.client.v
+    ann.client = await clients(b, "ann on b")
+    sync = await t_resume(ann.client, org.id, ann.token)
+    assert sync["tournament"]["rounds"][0]["status"] == "running"
+    assert "code" not in sync["tournament"]["rounds"][0]
+    joined = await ann.client.resume(room1, ann.token, since=since)
+    assert joined["seat"] == 0
+    assert (await ann.client.expect("events"))["from"] == since
+    board = await ann.client.expect("board")
+    stored = board["s"]
+    assert last <= stored <= 60, "an acknowledged move was lost, or a move never sent was stored"
+    assert board["view"] == replay(code1, script1[:stored]).view()
+    bob.client = await clients(b, "bob on b")
+    await t_resume(bob.client, org.id, bob.token)
+    await bob.client.resume(room1, bob.token)
+    board = await bob.client.expect("board")
+    assert board["s"] == 20 and board["view"] == replay(code1, script1[:20]).view()
+
+    ann.client.seq, bob.client.seq = stored, 20
+    assert (await play(ann.client, code1, script1[:stored], script1[stored:]))["state"] == "won"
+    await play(bob.client, code1, script1[:20], script1[20:50])
+    assert (await bob.client.command("resign"))["t"] == "ack"
+    assert (await cat.client.command("resign"))["t"] == "ack"
+    ended = await t_seen(org.client, "round_ended", 1)
+    lines = {e["nickname"]: e for e in ended["tournament"]["rounds"][0]["results"]}
+    assert (lines["ann"]["status"], lines["bob"]["status"], lines["cat"]["status"]) == (
+        "finished", "resigned", "resigned")
+    assert line_stats(lines["ann"]) == stats(replay(code1, script1))
+    assert line_stats(lines["bob"]) == stats(replay(code1, script1[:50]))
+
+    # ---- b dies between the rounds: a fresh process takes over
+    b.kill()
+    for client in (org.client, ann.client, bob.client, cat.client):
+        assert await client.closed() == 1006
+    (c,) = fast(servers, redis_server, "c")
+    org.client = await clients(c, "org on c")
+    await org.client.send("t_watch", {"id": org.id})
+    sync = await org.client.expect("t_sync")
+    assert [r["status"] for r in sync["tournament"]["rounds"]] == ["ended", "pending"]
+    assert sync["tournament"]["standings"] == ended["tournament"]["standings"]
+    room2 = await org.start(2)
+    for e in (ann, bob, cat):
+        e.client = await clients(c, f"{e.nickname} on c")
+        await t_resume(e.client, org.id, e.token)
+        await e.enter(room2, code2)
+    await asyncio.gather(*(e.play(script2[:k]) for e, k in ((ann, 30), (bob, 60), (cat, len(script2)))))
+    for e in (ann, bob, cat):
+        await e.resign()
+    await t_seen(org.client, "round_ended", 2)
+
+    got = await results(c, org.id)
+    table = {e["nickname"]: e for e in got["standings"]}
+    games1 = {"ann": replay(code1, script1), "bob": replay(code1, script1[:50]), "cat": Game(code1)}
+    for e in (ann, bob, cat):
+        assert e.racer is not None
+        assert table[e.nickname]["vegas"] == games1[e.nickname].vegas + e.racer.game.vegas
+        assert table[e.nickname]["foundation"] == (games1[e.nickname].foundation_cards
+                                                   + e.racer.game.foundation_cards)
+    # the replays hold every stored command of both rounds, the in-flight ones included
+    commands1 = {0: [str(Move.parse(m)) for m in script1], 1: [
+        *(str(Move.parse(m)) for m in script1[:50]), "resign"], 2: ["resign"]}
+    for p, cmds in commands1.items():
+        body = (await replay_of(c, org.id, 1, p)).json()
+        assert [s["command"] for s in body["steps"]] == [None, *cmds]
+        assert [s["view"] for s in body["steps"]] == views_of(code1, cmds)
+    for e in (ann, bob, cat):
+        body = (await replay_of(c, org.id, 2, e.player)).json()
+        assert [s["command"] for s in body["steps"]] == [None, *e.commands]
+        assert [s["view"] for s in body["steps"]] == views_of(code2, e.commands)
+
+
+async def crash_state(url: str, tid: str, change: Callable[[Tournament, int], dict[str, Any] | None]) -> None:
+    """Commit what a process had committed when it died: ``change`` on the
+    stored tournament (with its event, if it returns one), as the service does."""
+    store = await Store.open(url)
+    try:
+        loaded = await store.load_tournament(tid)
+        assert loaded is not None
+        t, rv, _ = loaded
+        now = int(time.time() * 1000)
+        event = change(t, now)
+        events = [] if event is None else [tournament_event(event, t, now)]
+        assert (await store.commit_tournament(t, rv, events, ttl_ms=TOURNAMENT_TTL_MS)).ok
+    finally:
+        await store.close()
+
+
+async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_process(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """A process that committed a round's start and died before creating its
+    room, or whose round room ended and died before recording the round:
+    the next process that follows the tournament finishes the job."""
+    (a,) = fast(servers, redis_server, "a")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Crashes", codes=CODES[:2], time_limit=600)
+    ann, bob = [Entrant(await clients(a, name), name) for name in ("ann", "bob")]
+    for e in (ann, bob):
+        await e.register(org.id)
+
+    # ---- the round's start committed, then the process died before its room existed
+    room1 = round_room_id(org.id, 1)
+    await crash_state(redis_server.url, org.id, lambda t, now: t.start_round(
+        now=now, start_at=now + 500, room_id=room1))
+    assert (await t_seen(org.client, "round_starting", 1))["tournament"]["rounds"][0]["status"] == "starting"
+    a.kill()
+    (d,) = fast(servers, redis_server, "d")
+    spare = await clients(d, "spare")
+    await spare.send("resume", {"room": room1, "token": ann.token, "since": 0})
+    assert (await spare.expect("reject"))["code"] == "unknown_room"  # no room yet
+    org.client = await clients(d, "org on d")
+    await org.client.send("t_watch", {"id": org.id})
+    sync = await org.client.expect("t_sync")
+    assert sync["tournament"]["rounds"][0]["room"] == room1
+    started = await t_seen(org.client, "round_started", 1)
+    assert started["room"] == room1 and started["tournament"]["rounds"][0]["seats"] == [0, 1]
+    for e in (ann, bob):
+        e.client = await clients(d, f"{e.nickname} on d")
+        await t_resume(e.client, org.id, e.token)
+        await e.enter(room1, CODES[0])
+    await ann.play(SCRIPTS[0])
+    await bob.play(SCRIPTS[0][:10])
+    await bob.resign()
+    ended = await t_seen(org.client, "round_ended", 1)
+    recorded = ended["tournament"]["rounds"][0]
+    assert [(e["nickname"], e["status"]) for e in recorded["results"]] == [
+        ("ann", "finished"), ("bob", "resigned")]
+
+    # ---- the room's race ended, then the process died before recording the round
+    d.kill()
+
+    def unrecorded(t: Tournament, now: int) -> None:
+        r = t.rounds[0]
+        r.status, r.ended_at, r.results = "running", None, None
+
+    await crash_state(redis_server.url, org.id, unrecorded)
+    (fresh,) = fast(servers, redis_server, "e")
+    before = await results(fresh, org.id)
+    assert before["rounds"][0]["status"] == "running" and "code" not in before["rounds"][0]
+    org.client = await clients(fresh, "org on e")
+    await org.client.send("t_watch", {"id": org.id})
+    again = await t_seen(org.client, "round_ended", 1)
+    assert again["code"] == CODES[0]
+    assert again["tournament"]["rounds"][0]["results"] == recorded["results"]
+    assert again["tournament"]["standings"] == ended["tournament"]["standings"]
+    assert (await results(fresh, org.id))["standings"] == ended["tournament"]["standings"]
+    room2 = await org.start(2)  # and the tournament goes on
+    assert room2 == round_room_id(org.id, 2)
