@@ -12,7 +12,7 @@
 
 import { state, changed } from './state.js';
 import * as session from './session.js';
-import { find, movesFrom, parse, stockMove } from './legal.js';
+import { find, movesFrom, stockMove } from './legal.js';
 import { cardShort, foundationOf, SUIT_NAMES } from './cards.js';
 import { PILES, pickedCards, topCard } from './render.js';
 import { say } from './messages.js';
@@ -374,6 +374,5 @@ export function createInput(board) {
     },
     confirmPanel,
     cancel: clearMarks,
-    parse,
   };
 }

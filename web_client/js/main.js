@@ -10,6 +10,7 @@ import { Socket } from './socket.js';
 import * as session from './session.js';
 import * as storage from './storage.js';
 import { h, setText, show } from './dom.js';
+import { say } from './messages.js';
 import { createLobby } from './views/lobby.js';
 import { createRoom } from './views/room.js';
 import { createRace } from './views/race.js';
@@ -111,6 +112,11 @@ function render(s) {
   }
   screens[name].render(s);
 }
+
+// a bug of ours must not leave a dead page without a word
+const oops = () => say('Something went wrong on this page: if the table looks wrong, reload it.', { bad: true });
+window.addEventListener('error', oops);
+window.addEventListener('unhandledrejection', oops);
 
 subscribe(render);
 session.onNavigate(route);

@@ -142,9 +142,10 @@ export class Board {
   /** Draw `view` with `marks` ({selected, panel, targets, hint, focus, ghost}). */
   update(view, marks = {}) {
     const same = view === this.view && sameMarks(marks, this.marks);
+    const landed = Boolean(this.marks.ghost && !marks.ghost); // dropped cards go home
+    const animate = this.view != null && view != null && (view !== this.view || landed);
     this.marks = marks;
     if (same) return;
-    const animate = this.view != null && view != null && view !== this.view;
     this.view = view;
     this.draw(animate);
   }

@@ -92,7 +92,7 @@ export function createRace(root) {
   });
 
   const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
-    h('header', { class: 'topbar' }, h('span', { class: 'brand', text: 'Klondike Race' }), roomLabel, leaveBtn),
+    h('header', { class: 'topbar' }, h('h1', { class: 'brand', text: 'Klondike Race' }), roomLabel, leaveBtn),
     statusBar,
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
