@@ -291,11 +291,23 @@ class TournamentHubs:
         hub = self._hubs.get(tournament_id)
         if hub is None:
             hub = TournamentHub(self.app, tournament_id)
-            if not await hub.load():
+            try:
+                found = await hub.load()
+            except BaseException:
+                self._release(tournament_id)
+                raise
+            if not found:
+                self._release(tournament_id)
                 return None
             hub = self._hubs.setdefault(tournament_id, hub)
         hub.sessions.add(session)
         return hub
+
+    def _release(self, tournament_id: str) -> None:
+        """A hub that did not load lets go of the channel it subscribed to
+        (unless another hub of this tournament uses it)."""
+        if tournament_id not in self._hubs:
+            spawn(self.app.subscriber.unsubscribe(self.app.store.tournament_channel(tournament_id)))
 
     def leave(self, hub: TournamentHub, session: Session) -> None:
         hub.sessions.discard(session)

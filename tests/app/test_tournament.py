@@ -13,6 +13,7 @@ from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import pytest
+import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_kl1, load_wins
 from race_support import FAST_ARGS, Racer, line_stats, scan_spectator, seen_or_next, stats
 from tournament_support import (
@@ -30,7 +31,7 @@ from tournament_support import (
 from server.app.tournaments import TOURNAMENT_TTL_MS, round_room_id, tournament_event
 from server.klondike import Game, Move, replay
 from server.race.tournament import CSV_FIELDS, Tournament
-from server.store import Store
+from server.store import Store, keys
 
 WINS: Final = {w["code"]: w for w in load_wins()}
 KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
@@ -585,3 +586,28 @@ async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_
     assert (await results(fresh, org.id))["standings"] == ended["tournament"]["standings"]
     room2 = await org.start(2)  # and the tournament goes on
     assert room2 == round_room_id(org.id, 2)
+
+
+# ---------------------------------------------------------------------- rejections
+
+async def test_watching_an_unknown_tournament_leaves_no_subscription_behind(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """Regression: a process subscribed to the channel of the tournament a
+    t_watch named before finding there was no such tournament, and never
+    unsubscribed: any client could grow its subscriptions without bound."""
+    (a,) = fast(servers, redis_server, "a")
+    client = await clients(a, "nosy")
+    names = [f"NOSUCH{i:02d}" for i in range(5)]
+    for name in names:
+        assert (await refused(client, "t_watch", {"id": name}))["code"] == "unknown_room"
+    r = redis.Redis.from_url(redis_server.url)
+    try:
+        async with asyncio.timeout(10):
+            while True:
+                counts = dict(r.pubsub_numsub(*(keys.tournament_channel(n) for n in names)))
+                assert len(counts) == len(names)
+                if not any(counts.values()):
+                    break
+                await asyncio.sleep(0.05)
+    finally:
+        r.close()
