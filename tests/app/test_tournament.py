@@ -590,6 +590,115 @@ async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_
 
 # ---------------------------------------------------------------------- rejections
 
+async def test_refusals_name_their_reason_and_change_nothing(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    (a,) = fast(servers, redis_server, "a")
+    org = Organizer(await clients(a, "org"))
+    other = await clients(a, "other")
+
+    # t_create: a bad code is named by its round; bad settings; a bad name
+    reply = await refused(other, "t_create", {"name": "x", "settings": {
+        "codes": [CODES[0], "KL1-D2V-ABYI5NK", CODES[1]]}})
+    assert reply["code"] == "bad_code" and reply["msg"].startswith("round 2: "), reply
+    assert "draw" in reply["msg"]
+    reply = await refused(other, "t_create", {"name": "x", "settings": {"codes": [CODES[0], "nonsense"]}})
+    assert reply["code"] == "bad_code" and reply["msg"].startswith("round 2: "), reply
+    for settings in ({"time_limit": 5}, {"max_players": 9}, {"boards": "delayed"}, {"rounds": 0},
+                     {"colour": "red"}):
+        assert (await refused(other, "t_create", {"name": "x", "settings": settings}))["code"] == (
+            "bad_settings"), settings
+    assert (await refused(other, "t_create", {"name": " ", "settings": {}}))["code"] == "bad_settings"
+    assert (await refused(other, "t_create", {"name": "x"}))["code"] == "bad_field"
+
+    await org.create("Refusals", codes=CODES[:2], time_limit=600, max_players=3)
+    watcher = await clients(a, "watcher")
+    await watcher.send("t_watch", {"id": org.id})
+    v0 = (await watcher.expect("t_sync"))["v"]
+    ann, bob = [Entrant(await clients(a, name), name) for name in ("ann", "bob")]
+    for e in (ann, bob):
+        await e.register(org.id)
+    state = await results(a, org.id)
+
+    async def nothing_changed(events_since: int) -> None:
+        """No tournament event came and the results are as they were."""
+        assert await results(a, org.id) == state
+        assert not [f for f in watcher.frames[events_since:] if f["t"] == "t_event"]
+
+    mark = len(watcher.frames)
+    # the organizer's commands need the admin token
+    for admin in ("", ann.token, org.admin + "x"):
+        for t in ("t_start", "t_close"):
+            reply = await refused(ann.client, t, {"id": org.id, "admin": admin})
+            assert reply["code"] == "not_host" and reply["cmd"] == t, reply
+    assert (await refused(ann.client, "t_start", {"id": org.id}))["code"] == "bad_field"
+    # registration: a nickname taken whatever its case, the tournament full
+    assert (await refused(other, "t_register", {"id": org.id, "nickname": "ANN"}))["code"] == "name_taken"
+    assert (await refused(other, "t_register", {"id": org.id, "nickname": "a<b"}))["code"] == "bad_nickname"
+    # tokens that are no player's
+    for t in ("t_resume", "t_withdraw"):
+        for token in ("", org.admin, ann.token[:-1]):
+            reply = await refused(other, t, {"id": org.id, "token": token})
+            assert reply["code"] == "bad_token", (t, token, reply)
+    # no such tournament: commands and HTTP
+    for t, d in (("t_watch", {}), ("t_register", {"nickname": "zed"}), ("t_resume", {"token": ann.token}),
+                 ("t_start", {"admin": org.admin}), ("t_close", {"admin": org.admin}),
+                 ("t_withdraw", {"token": ann.token}), ("t_standings", {})):
+        reply = await refused(other, t, {"id": "NOSUCHT1", **d})
+        assert reply["code"] == "unknown_room", (t, reply)
+    for path in ("results", "results.csv", "rounds/1/replay/0"):
+        reply = await http_get(a, f"/api/tournaments/NOSUCHT1/{path}")
+        assert reply.status == 404 and reply.json()["error"] == "unknown_room", (path, reply)
+    await nothing_changed(mark)
+
+    # full, then closed
+    cat = Entrant(await clients(a, "cat"), "cat")
+    await cat.register(org.id)
+    assert (await refused(other, "t_register", {"id": org.id, "nickname": "dan"}))["code"] == "room_full"
+    await org.client.send("t_close", {"id": org.id, "admin": org.admin})
+    closed = await t_seen(watcher, "closed")
+    assert closed["tournament"]["registration"] is False
+    reply = await refused(org.client, "t_close", {"id": org.id, "admin": org.admin})
+    assert reply["code"] == "not_lobby"
+    await cat.client.send("t_withdraw", {"id": org.id, "token": cat.token})
+    await t_seen(watcher, "withdrawn")
+    reply = await refused(other, "t_register", {"id": org.id, "nickname": "dan"})
+    assert reply["code"] == "race_started", reply  # closed, even with a place free
+    reply = await refused(cat.client, "t_withdraw", {"id": org.id, "token": cat.token})
+    assert reply["code"] == "not_playing"
+
+    # a round running: no other starts
+    room1 = await org.start(1)
+    state = await results(a, org.id)
+    mark = len(watcher.frames)
+    reply = await refused(org.client, "t_start", {"id": org.id, "admin": org.admin})
+    assert reply["code"] == "not_ended", reply
+    spare = await clients(a, "cat in round 1")
+    await spare.send("resume", {"room": room1, "token": cat.token, "since": 0})
+    assert (await spare.expect("reject"))["code"] == "bad_token"  # withdrawn: no seat
+    reply = await replay_of(a, org.id, 1, 0)
+    assert reply.status == 404 and reply.json()["error"] == "not_ended"
+    await nothing_changed(mark)
+
+    for e in (ann, bob):
+        await e.enter(room1, CODES[0])
+        await e.resign()
+    await t_seen(watcher, "round_ended", 1)
+    await org.start(2)
+    room2 = (await t_seen(watcher, "round_started", 2))["room"]
+    for e in (ann, bob):
+        await e.enter(room2, CODES[1])
+        await e.resign()
+    await t_seen(watcher, "round_ended", 2)
+    state = await results(a, org.id)
+    mark = len(watcher.frames)
+    reply = await refused(org.client, "t_start", {"id": org.id, "admin": org.admin})
+    assert reply["code"] == "not_lobby", reply  # every round played
+    await nothing_changed(mark)
+    # every event the watcher got came in order, none skipped
+    versions = [f["d"]["v"] for f in watcher.frames if f["t"] == "t_event"]
+    assert versions == list(range(v0 + 1, v0 + 1 + len(versions)))
+
+
 async def test_watching_an_unknown_tournament_leaves_no_subscription_behind(
         redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
     """Regression: a process subscribed to the channel of the tournament a
