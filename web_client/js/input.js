@@ -109,8 +109,10 @@ export function createInput(board) {
     else if (view()) say(view().stock || view().waste_count ? 'No more passes through the stock.' : 'Nothing left to draw.');
   }
 
-  /** What a single tap does to `pick`, and what a double tap would do. */
+  /** What a single tap does to `pick` (a foundation card is only picked up:
+  taking one back is rare and never done by a stray tap), and what a double tap would do. */
   function singleMove(pick) {
+    if (pick.from[0] === 'f') return null;
     const moves = movesFrom(view().legal, pick.from, pick.count);
     const home = moves.find((x) => x.to === 'f');
     if (home) return home.m;

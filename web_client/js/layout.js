@@ -10,7 +10,9 @@ export function measure(el, { mini = false } = {}) {
   const gap = Math.round(Math.min(12, Math.max(mini ? 2 : 4, (width / 7) * 0.08)));
   const byWidth = (width - 2 * gap - 6 * gap) / 7;
   // the top row plus a column of about four card heights must fit
-  const byHeight = (height - 2 * gap - 1.5 * gap) / RATIO / (mini ? 4.2 : 4.7);
+  // (a short screen, a phone on its side, takes bigger cards and scrolls a long column)
+  const rows = mini ? 4.2 : height < 500 ? 3.8 : 4.7;
+  const byHeight = (height - 2 * gap - 1.5 * gap) / RATIO / rows;
   const cardW = Math.floor(Math.max(mini ? 14 : 24, Math.min(byWidth, byHeight, 120)));
   const cardH = Math.round(cardW * RATIO);
   const columnH = Math.max(cardH, height - 2 * gap - 1.5 * gap - cardH);
@@ -38,5 +40,5 @@ export function fan(down, up, size, { mini = false } = {}) {
 
 /** How far apart the waste's fan (draw three) is spread. */
 export function fanStep(size) {
-  return Math.round(size.cardW * 0.3);
+  return Math.round(size.cardW * 0.45);
 }
