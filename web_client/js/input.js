@@ -130,20 +130,25 @@ export function createInput(board) {
     return columns.length ? columns[0].m : null;
   }
 
+  /** The cards under the pointer: a press beside a column's cards picks nothing. */
+  function pressed(pile, index) {
+    return pile[0] === 't' && index < 0 ? null : pickAt(view(), pile, index);
+  }
+
   function tapNow(pile, index) {
-    const v = view();
     if (pile === 'stock') {
       stockAction();
       return;
     }
-    const sel = ui.selected;
+    const sel = ui.selected || ui.panel; // a chooser's cards go where the next tap says
     if (sel) {
-      const again = pickAt(v, pile, index);
+      const again = pressed(pile, index);
       if (pile === sel.from && (!again || again.count === sel.count || pile[0] !== 't')) {
         clearMarks();
         return;
       }
       if (pile === sel.from && again) {
+        ui.panel = null;
         ui.selected = again;
         changed();
         return;
@@ -152,7 +157,7 @@ export function createInput(board) {
       if (result !== 'sent') clearMarks();
       return;
     }
-    const pick = pickAt(v, pile, index);
+    const pick = pressed(pile, index);
     if (!pick) {
       clearMarks();
       return;
@@ -170,7 +175,7 @@ export function createInput(board) {
   }
 
   function doubleTap(pile, index) {
-    const pick = pickAt(view(), pile, index);
+    const pick = pressed(pile, index);
     if (!pick) return;
     const m = doubleMove(pick);
     if (m) {
@@ -195,7 +200,7 @@ export function createInput(board) {
     }
     lastTap = null;
     // a tap waits for a possible second one only when the two would differ
-    const pick = !ui.selected && pile !== 'stock' ? pickAt(view(), pile, index) : null;
+    const pick = !ui.selected && !ui.panel && pile !== 'stock' ? pressed(pile, index) : null;
     const single = pick && singleMove(pick);
     const double = pick && doubleMove(pick);
     if (pick && double && double !== single) {
@@ -212,7 +217,7 @@ export function createInput(board) {
 
   function longPress(pile, index) {
     if (!session.canPlay()) return false;
-    const pick = pickAt(view(), pile, index);
+    const pick = pressed(pile, index);
     if (!pick) return false;
     ui.focus = pile;
     ui.hint = null;
@@ -227,7 +232,7 @@ export function createInput(board) {
   }
 
   function pick(pile, index) {
-    return session.canPlay() ? pickAt(view(), pile, index) : null;
+    return session.canPlay() ? pressed(pile, index) : null;
   }
 
   function dragging(on, pick, targets, sent) {

@@ -67,6 +67,7 @@ export function onOpen() {
 
 export function onClose(code) {
   clearTimeout(completeTimer);
+  state.ui.completing = null; // the player asks again once back
   if (state.entering && state.entering.sent) {
     state.entering = null;
     state.formError = 'The connection was lost: try again.';
@@ -204,6 +205,13 @@ const HANDLERS = {
     if (d.code === 'flood') {
       clearTimeout(retryTimer);
       retryTimer = setTimeout(resendPending, 1500);
+      return;
+    }
+    if (d.code === 'already_in_room') return; // asked twice on one connection: the first answer stands
+    if ((d.cmd === 'resume' || d.cmd === 'watch') && (d.code === 'unavailable' || d.code === 'internal')) {
+      say(d.msg, { bad: true });
+      clearTimeout(retryTimer);
+      retryTimer = setTimeout(() => socket.restart(), 2000); // the seat is still ours: ask again
       return;
     }
     if (d.cmd === 'resume' || d.cmd === 'watch') {
