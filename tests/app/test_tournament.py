@@ -9,13 +9,14 @@ from __future__ import annotations
 
 import asyncio
 import time
+import types
 from collections.abc import AsyncIterator, Callable
 from typing import Any, Final
 
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_kl1, load_wins
-from race_support import FAST_ARGS, Racer, line_stats, scan_spectator, seen_or_next, stats
+from race_support import FAST_ARGS, Racer, line_stats, scan_racer, scan_spectator, seen_or_next, stats
 from tournament_support import (
     Entrant,
     Organizer,
@@ -720,3 +721,96 @@ async def test_watching_an_unknown_tournament_leaves_no_subscription_behind(
                 await asyncio.sleep(0.05)
     finally:
         r.close()
+
+
+# ---------------------------------------------------------------------- spectators
+
+def frames_between(client: Client, start: int, stop: int | None = None) -> Any:
+    """A view of some of a client's frames, for the race_support scans."""
+    return types.SimpleNamespace(name=client.name, raw=client.raw[start:stop],
+                                 frames=client.frames[start:stop])
+
+
+async def test_spectators_follow_the_tournament_and_watch_each_rounds_room(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """fan follows the tournament and, on the same connection, each round's
+    room: t_sync, every t_event in order with the standings after each round,
+    the leaderboard, and live boards (the tournament's setting) that are the
+    players' games; a player sees no other board. late arrives at the end."""
+    a, b = fast(servers, redis_server, "a", "b")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Live", codes=[CODES[0], CODES[2]], time_limit=600, boards="live")
+    fan = await clients(b, "fan")
+    await fan.send("t_watch", {"id": org.id})
+    first = await fan.expect("t_sync")
+    assert first["tournament"]["settings"]["boards"] == "live"
+    ann, bob = Entrant(await clients(a, "ann"), "ann"), Entrant(await clients(b, "bob"), "bob")
+    for e in (ann, bob):
+        await e.register(org.id)
+
+    rooms, racers = [], []
+    for n, (code, script) in enumerate(((CODES[0], SCRIPTS[0]), (CODES[2], SCRIPTS[2])), start=1):
+        if n == 2:
+            await fan.send("leave")
+            await fan.expect("left")
+            for e in (ann, bob):  # new connections: a round's frames apart for the scans
+                e.client = await clients(a, f"{e.nickname} {n}")
+        rooms.append(await org.start(n))
+        started = await t_seen(fan, "round_started", n)
+        assert started["room"] == rooms[-1]
+        watch_from = len(fan.frames)
+        sync = await watch_room(fan, rooms[-1])
+        assert sync["room"]["phase"] in ("countdown", "racing") and "code" not in sync["room"]
+        assert [p["nickname"] for p in sync["room"]["players"]] == ["ann", "bob"]
+        for e in (ann, bob):
+            await e.enter(rooms[-1], code)
+        await ann.play(script[:40])
+        await bob.play(script[:20])
+        assert ann.racer is not None and bob.racer is not None
+        racers.append({0: ann.racer, 1: bob.racer})
+        # live: the boards as they are now, and the leaderboard, before the race ends
+        await seen_or_next(fan, "boards", lambda d, r=racers[-1]: d["boards"].get("0") == r[0].history[-1])
+        await seen_or_next(fan, "boards", lambda d, r=racers[-1]: d["boards"].get("1") == r[1].history[-1])
+        moves = [(0, ann.racer.game.moves), (1, bob.racer.game.moves)]
+        lb = await seen_or_next(fan, "lb", lambda d, m=moves: sorted(
+            (e["seat"], e["moves"]) for e in d["entries"]) == m)
+        entries = sorted(lb["entries"], key=lambda e: e["seat"])
+        assert [line_stats(e) for e in entries] == [stats(ann.racer.game), stats(bob.racer.game)]
+        refusal = await fan.command("move", {"m": script[0]})
+        assert refusal["t"] == "reject" and refusal["d"]["code"] == "spectator"
+        if n == 1:
+            assert (await ann.play(script[40:]))["d"]["view"]["state"] == "won"
+        else:
+            await ann.resign()
+        await bob.resign()
+        ended = await t_seen(fan, "round_ended", n)
+        await seen_or_next(fan, "event", lambda d, r=rooms[-1]: d["kind"] == "ended" and d["room"]["id"] == r)
+        assert ended["tournament"]["standings"] == (await results(b, org.id))["standings"]
+        lines = {e["nickname"]: e for e in ended["tournament"]["rounds"][n - 1]["results"]}
+        assert line_stats(lines["ann"]) == stats(ann.racer.game)
+        assert line_stats(lines["bob"]) == stats(bob.racer.game)
+        scanned = frames_between(fan, watch_from)
+        assert scan_spectator(scanned, racers[-1], boards="live") >= 2
+        for e in (ann, bob):
+            assert scan_racer(e.racer) > 0  # cards of its own game only; no other board
+        assert_round_code_kept(fan, n, rooms[-1], code)
+
+    standings = (await results(a, org.id))["standings"]
+    assert [line["nickname"] for line in standings] == ["ann", "bob"]  # ann won round 1
+    kinds = [(f["d"]["kind"], f["d"].get("round")) for f in fan.frames if f["t"] == "t_event"]
+    assert kinds == [("registered", None), ("registered", None),
+                     ("round_starting", 1), ("round_started", 1), ("round_ended", 1),
+                     ("round_starting", 2), ("round_started", 2), ("round_ended", 2)]
+    versions = [f["d"]["v"] for f in fan.frames if f["t"] == "t_event"]
+    assert versions == list(range(first["v"] + 1, first["v"] + 1 + len(versions)))
+
+    # late: the whole tournament, codes and all, and a finished round's room with every board
+    late = await clients(a, "late")
+    await late.send("t_watch", {"id": org.id})
+    sync = (await late.expect("t_sync"))["tournament"]
+    assert [r["code"] for r in sync["rounds"]] == [CODES[0], CODES[2]]
+    assert sync["standings"] == standings
+    room = await watch_room(late, rooms[0])
+    assert room["room"]["code"] == CODES[0] and room["room"]["phase"] == "ended"
+    boards = await late.expect("boards")
+    assert boards["boards"] == {"0": racers[0][0].history[-1], "1": racers[0][1].history[-1]}
