@@ -127,8 +127,13 @@ export class Socket {
   }
 
   /** Send a frame if greeted; false when it could not go (the caller resends later). */
+  /** Open, greeted and not closing. */
+  live() {
+    return this.ready && this.ws != null && this.ws.readyState === WebSocket.OPEN;
+  }
+
   send(t, d) {
-    if (!this.ready) return false;
+    if (!this.live()) return false;
     const text = JSON.stringify(d ? { t, d } : { t });
     this.refill();
     if (this.queue.length || this.tokens < 1) {
@@ -152,7 +157,7 @@ export class Socket {
     this.drainTimer = setTimeout(() => {
       this.drainTimer = 0;
       this.refill();
-      while (this.queue.length && this.tokens >= 1 && this.ready) {
+      while (this.queue.length && this.tokens >= 1 && this.live()) {
         this.tokens -= 1;
         this.ws.send(this.queue.shift());
       }
@@ -175,7 +180,7 @@ export class Socket {
 
   /** Pings are free of message credit. No pong in time: the link is dead. */
   ping(urgent) {
-    if (!this.ready) return;
+    if (!this.live()) return;
     if (this.pingSent != null && Date.now() - this.pingSent > PONG_WITHIN) {
       this.restart();
       return;
