@@ -37,6 +37,11 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "start": {}, "kick": {"seat": 0}, "leave": {}, "rematch": {},
         "move": {"s": 1, "m": "t2:3>t5"}, "undo": {"s": MAX_SEQ}, "resign": {"s": 7},
         "hint": {}, "complete": {}, "ping": {},
+        "t_create": {"name": "Club night", "settings": {"rounds": 2}},
+        "t_watch": {"id": "ABCDEFGH"}, "t_register": {"id": "ABCDEFGH", "nickname": "ann"},
+        "t_resume": {"id": "ABCDEFGH", "token": "tok"}, "t_close": {"id": "ABCDEFGH", "admin": "a"},
+        "t_start": {"id": "ABCDEFGH", "admin": "a", "at": 1795969138660},
+        "t_withdraw": {"id": "ABCDEFGH", "token": "tok"}, "t_standings": {"id": "ABCDEFGH"},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():
