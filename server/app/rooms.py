@@ -77,10 +77,14 @@ class Rooms:
     def _ttl_ms(self, room: Room) -> int:
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000
+        kept = self.config.finished_ttl * 1000
+        if room.settings.tournament:  # a round: its replays last as long as the tournament
+            from .tournaments import TOURNAMENT_TTL_MS  # (tournaments imports this module)
+            kept = max(kept, TOURNAMENT_TTL_MS)
         if room.phase == "ended":
-            return self.config.finished_ttl * 1000
+            return kept
         assert room.deadline is not None
-        return max(0, room.deadline - self.app.now_ms()) + self.config.finished_ttl * 1000
+        return max(0, room.deadline - self.app.now_ms()) + kept
 
     async def change(self, room_id: str, step: Callable[[RoomData, int], Plan]) -> tuple[Room, Any, int]:
         """Run ``step`` on the room until its commit lands; the room, the

@@ -814,3 +814,46 @@ async def test_spectators_follow_the_tournament_and_watch_each_rounds_room(
     assert room["room"]["code"] == CODES[0] and room["room"]["phase"] == "ended"
     boards = await late.expect("boards")
     assert boards["boards"] == {"0": racers[0][0].history[-1], "1": racers[0][1].history[-1]}
+
+
+# ---------------------------------------------------------------------- keeping rounds
+
+async def test_a_rounds_replay_lasts_as_long_as_the_tournament_not_as_a_finished_room(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """Regression: a round's room expired like any finished room
+    (--finished-ttl, an hour by default) while the tournament is kept for a
+    month; the replay endpoint then answered 200 with the start of the game
+    only, every move gone."""
+    a = servers.start(redis_server.url, args=[*FAST_ARGS, "--finished-ttl", "1"], name="a")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Keep", codes=CODES[:2], time_limit=600)
+    ann = Entrant(await clients(a, "ann"), "ann")
+    await ann.register(org.id)
+    room = await org.start(1)
+    await ann.enter(room, CODES[0])
+    await ann.play(SCRIPTS[0][:12])
+    await ann.resign()
+    await t_seen(org.client, "round_ended", 1)
+    # a room that is no round, ended after the round: once it has expired,
+    # a round's room kept like it would be gone too
+    solo = await clients(a, "solo")
+    await solo.solo(nickname="solo", code=CODES[1])
+    assert (await solo.command("resign"))["t"] == "ack"
+    await solo.event("ended")
+    r = redis.Redis.from_url(redis_server.url)
+    try:
+        async with asyncio.timeout(30):
+            while r.exists(keys.room(solo.room)):
+                await asyncio.sleep(0.1)
+        assert not r.exists(keys.log(solo.room, 1, 0))
+        assert r.pttl(keys.log(room, 1, 0)) > 29 * 24 * 3600 * 1000  # the tournament's month
+    finally:
+        r.close()
+    body = (await replay_of(a, org.id, 1, 0)).json()
+    assert [s["command"] for s in body["steps"]] == [None, *ann.commands]
+    assert ann.racer is not None and [s["view"] for s in body["steps"]] == ann.racer.history
+    # and the round's room is still there to watch, with its results and boards
+    watcher = await clients(a, "watcher")
+    sync = await watch_room(watcher, room)
+    assert sync["room"]["code"] == CODES[0] and sync["room"]["results"][0]["moves"] == 12
+    assert (await watcher.expect("boards"))["boards"] == {"0": ann.racer.history[-1]}
