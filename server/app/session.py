@@ -420,6 +420,8 @@ class Session:
                 if resync:
                     await self._send(self.thub.sync_frame())
                 return
+            if await self.app.store.load_tournament(tid) is None:  # keep following this one
+                raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
             self.app.thubs.leave(self.thub, self)
             self.thub = None
         self.syncing = True

@@ -723,6 +723,30 @@ async def test_watching_an_unknown_tournament_leaves_no_subscription_behind(
         r.close()
 
 
+async def test_a_failed_t_watch_does_not_stop_following_the_tournament_followed(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """Regression: a t_watch naming no tournament left the one the
+    connection followed before finding out; its events stopped coming."""
+    (a,) = fast(servers, redis_server, "a")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Followed", codes=CODES[:1], time_limit=600)
+    other = Organizer(await clients(a, "other"))
+    await other.create("Other", codes=CODES[1:2], time_limit=600)
+    for wrong in ("NOSUCHT1", "", other.id + "X"):
+        assert (await refused(org.client, "t_watch", {"id": wrong}))["code"] == "unknown_room"
+    ann = Entrant(await clients(a, "ann"), "ann")
+    await ann.register(org.id)
+    assert (await t_seen(org.client, "registered"))["tournament"]["id"] == org.id
+    # switching to another tournament that exists still works
+    await org.client.send("t_watch", {"id": other.id})
+    assert (await org.client.expect("t_sync"))["tournament"]["id"] == other.id
+    bob = Entrant(await clients(a, "bob"), "bob")
+    await bob.register(org.id)
+    await bob.register(other.id)
+    got = await org.client.expect("t_event")
+    assert got["tournament"]["id"] == other.id and got["nickname"] == "bob"
+
+
 # ---------------------------------------------------------------------- spectators
 
 def frames_between(client: Client, start: int, stop: int | None = None) -> Any:
