@@ -779,12 +779,20 @@ async def test_spectators_follow_the_tournament_and_watch_each_rounds_room(
             await fan.expect("left")
             for e in (ann, bob):  # new connections: a round's frames apart for the scans
                 e.client = await clients(a, f"{e.nickname} {n}")
-        rooms.append(await org.start(n))
+        at = 0
+        if n == 2:  # scheduled: two seconds from now on the server's clock
+            await org.client.send("ping")
+            at = (await org.client.expect("pong"))["now"] + 2000
+        rooms.append(await org.start(n, at))
         started = await t_seen(fan, "round_started", n)
         assert started["room"] == rooms[-1]
+        if at:
+            assert started["start_at"] == at
         watch_from = len(fan.frames)
         sync = await watch_room(fan, rooms[-1])
         assert sync["room"]["phase"] in ("countdown", "racing") and "code" not in sync["room"]
+        assert sync["room"]["start_at"] == started["start_at"]
+        assert sync["room"]["deadline"] == started["start_at"] + 600_000
         assert [p["nickname"] for p in sync["room"]["players"]] == ["ann", "bob"]
         for e in (ann, bob):
             await e.enter(rooms[-1], code)

@@ -91,12 +91,14 @@ class Organizer:
         assert sync["tournament"]["id"] == self.id
         return sync
 
-    async def start(self, n: int) -> str:
-        """Start the next round (``n``); its room once the round has started."""
-        await self.client.send("t_start", {"id": self.id, "admin": self.admin})
+    async def start(self, n: int, at: int = 0) -> str:
+        """Start the next round (``n``), at the server time ``at`` (ms) or
+        after the countdown; its room once the round has started."""
+        await self.client.send("t_start", {"id": self.id, "admin": self.admin, "at": at})
         starting = await t_seen(self.client, "round_starting", n)
         started = await t_seen(self.client, "round_started", n)
-        assert started["start_at"] == starting["start_at"]
+        assert started["start_at"] == starting["start_at"] >= at
+        assert started["tournament"]["rounds"][n - 1]["start_at"] == started["start_at"]
         assert started["tournament"]["rounds"][n - 1]["status"] == "running"
         return str(started["room"])
 
