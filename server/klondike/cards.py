@@ -38,6 +38,8 @@ def parse_card(text: str) -> Card:
     (19, 0, 51)
     """
     try:
+        if not text.isascii():
+            raise KeyError(text)
         return _BY_NAME[text.strip().upper()]
     except (KeyError, AttributeError):
         raise InvalidCardError(

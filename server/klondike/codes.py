@@ -55,7 +55,11 @@ class DealCode:
         """
         if not isinstance(text, str):
             raise InvalidDealCodeError(f"a deal code is text, not {type(text).__name__}: {text!r}")
-        s = text.strip().upper()
+        s = text.strip()
+        odd = next((ch for ch in s if not ch.isascii()), None)
+        if odd is not None:  # "ı".upper() is "I": no letter may become a code's by case
+            raise InvalidDealCodeError(f"bad character {odd!r} in {text!r}: a code is ASCII")
+        s = s.upper()
         parts = s.split("-")
         if len(parts) != 3:
             raise InvalidDealCodeError(

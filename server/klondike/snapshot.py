@@ -9,15 +9,19 @@ Layout (little endian), version 1::
     size:u8 cards                                  stock, top card last
     size:u8 cards                                  waste, top card last
     size:u8 size × record                          undo history, oldest first
+    crc:u32                                        CRC-32 of everything before it
     record = source:u8 target:u8 count:u8 points:u16 fan:u8 flags:u8 card:u8 drawn:u8
 
-A game of any length fits in about 1 KiB. :func:`decode` checks everything it
-reads and raises :class:`InvalidSnapshotError` rather than build a broken game.
+A game of any length fits in about 1 KiB. :func:`decode` checks the checksum
+and everything it reads, and raises :class:`InvalidSnapshotError` rather than
+build a broken game (a damaged snapshot that happened to parse could fail
+later, on an undo).
 """
 
 from __future__ import annotations
 
 import struct
+import zlib
 from collections import deque
 from typing import Final
 
@@ -31,6 +35,7 @@ VERSION: Final = 1
 _HEAD: Final = struct.Struct("<2sBQBcHIIBBQ4B")
 _REC: Final = RECORD
 _NO_CARD: Final = 255
+_CRC: Final = struct.Struct("<I")
 
 
 def encode(game: Game) -> bytes:
@@ -49,6 +54,7 @@ def encode(game: Game) -> bytes:
         out += bytes(pile)
     out.append(len(game.history))
     out += b"".join([r.packed for r in game.history])
+    out += _CRC.pack(zlib.crc32(out))
     return bytes(out)
 
 
@@ -65,12 +71,16 @@ def decode(data: bytes) -> Game:
 
 
 def _decode(buf: memoryview) -> Game:
-    if len(buf) < _HEAD.size:
+    if len(buf) < _HEAD.size + _CRC.size:
         raise InvalidSnapshotError(f"snapshot too short: {len(buf)} bytes")
     (magic, version, number, draw, scoring, points, moves, recycles, turned, fan,
      credited, *found) = _HEAD.unpack_from(buf, 0)
     if magic != MAGIC or version != VERSION:
         raise InvalidSnapshotError(f"unknown snapshot format {bytes(magic)!r} v{version}")
+    (crc,) = _CRC.unpack_from(buf, len(buf) - _CRC.size)
+    buf = buf[:len(buf) - _CRC.size]
+    if zlib.crc32(buf) != crc:
+        raise InvalidSnapshotError("snapshot damaged or cut short: its checksum does not match")
     game = Game.__new__(Game)
     game._start(DealCode(number, draw, scoring.decode()))
     pos = _HEAD.size

@@ -53,3 +53,10 @@ def test_long_names() -> None:
     assert long_name(parse_card("TS")) == "10 of spades"
     assert long_name(parse_card("AD")) == "ace of diamonds"
     assert long_name(parse_card("KC")) == "king of clubs"
+
+
+@pytest.mark.parametrize("text", ["aſ", "7Ｈ", "ＡS"])
+def test_a_non_ascii_card_text_is_refused(text: str) -> None:
+    """Regression: "ſ".upper() is "S", so "aſ" parsed as the ace of spades."""
+    with pytest.raises(InvalidCardError):
+        parse_card(text)

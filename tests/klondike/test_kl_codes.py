@@ -182,3 +182,10 @@ def test_rules_md_pair_deals_identically() -> None:
     assert (a.columns, a.down, a.stock) == (b.columns, b.down, b.stock)
     assert (a.draw_count, a.allow_recycle) == (1, True)
     assert (b.draw_count, b.allow_recycle) == (3, False)
+
+
+@pytest.mark.parametrize("text", ["KL1-D1N-AAAAAAı", "kl1-d1n-aaaaaaı", "ＫL1-D1N-AAAAAAG"])
+def test_a_non_ascii_letter_never_becomes_a_code_by_case(text: str) -> None:
+    """Regression: "ı".upper() is "I", so KL1-D1N-AAAAAAı parsed as AAAAAAI."""
+    with pytest.raises(InvalidDealCodeError, match="a code is ASCII"):
+        DealCode.parse(text)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import struct
+import zlib
 from typing import Any
 
 import pytest
@@ -15,6 +16,17 @@ from server.klondike.snapshot import _HEAD
 
 HEAD = _HEAD.size  # magic, version, code, figures, foundations
 SCORING_OFFSET = 2 + 1 + 8 + 1  # after magic, version, number, draw
+
+
+def body(data: bytes) -> bytes:
+    """A snapshot without its closing CRC-32."""
+    return data[:-4]
+
+
+def seal(content: bytes) -> bytes:
+    """``content`` closed with its CRC-32, as a snapshot is: a damaged snapshot
+    sealed again reaches the checks behind the checksum."""
+    return content + struct.pack("<I", zlib.crc32(content))
 
 
 def decodes_or_refuses(data: bytes) -> Game | None:
@@ -135,28 +147,37 @@ def with_byte(data: bytes, offset: int, value: int) -> bytes:
     ],
 )
 def test_what_is_wrong_is_said(make: Any, words: str) -> None:
-    data = Game("KL1-D1N-AAAAAAA").snapshot()
+    data = body(Game("KL1-D1N-AAAAAAA").snapshot())
     with pytest.raises(InvalidSnapshotError, match=words):
-        Game.from_snapshot(make(data))
+        Game.from_snapshot(seal(make(data)))
+
+
+@pytest.mark.parametrize("data", SAMPLES, ids=["fresh", "four-moves", "full-history"])
+def test_a_changed_byte_or_a_changed_length_fails_the_checksum(data: bytes) -> None:
+    for damaged in (with_byte(data, len(data) // 2, data[len(data) // 2] ^ 1),
+                    with_byte(data, len(data) - 1, data[-1] ^ 0x80),
+                    data[:-5] + data[-4:], data[:-4] + b"\x00" + data[-4:]):
+        with pytest.raises(InvalidSnapshotError, match="checksum"):
+            Game.from_snapshot(damaged)
 
 
 def test_a_record_naming_no_move_is_refused() -> None:
-    data = replay("KL1-D1N-AAAAAAA", ["t7>f"]).snapshot()
+    data = body(replay("KL1-D1N-AAAAAAA", ["t7>f"]).snapshot())
     record = len(data) - 9  # source target count points:u16 fan flags card drawn
     assert data[record:record + 3] == bytes([6, 9, 1])  # t7 to the foundation, one card
     with pytest.raises(InvalidSnapshotError):
-        Game.from_snapshot(data[:record] + bytes([6, 6, 1]) + data[record + 3:])
+        Game.from_snapshot(seal(data[:record] + bytes([6, 6, 1]) + data[record + 3:]))
     with pytest.raises(InvalidSnapshotError, match="wrong card"):
-        Game.from_snapshot(data[:record + 7] + b"\xff" + data[record + 8:])
+        Game.from_snapshot(seal(data[:record + 7] + b"\xff" + data[record + 8:]))
 
 
 def test_non_ascii_scoring_byte_is_an_invalid_snapshot() -> None:
     """Regression: a scoring byte >= 0x80 raised UnicodeDecodeError, not InvalidSnapshotError."""
-    data = Game("KL1-D1N-AAAAAAA").snapshot()
+    data = body(Game("KL1-D1N-AAAAAAA").snapshot())
     assert data[SCORING_OFFSET:SCORING_OFFSET + 1] == b"N"
     for value in (0x80, 0xC3, 0xFF):
-        with pytest.raises(InvalidSnapshotError):
-            Game.from_snapshot(with_byte(data, SCORING_OFFSET, value))
+        with pytest.raises(InvalidSnapshotError, match="not a game snapshot"):
+            Game.from_snapshot(seal(with_byte(data, SCORING_OFFSET, value)))
 
 
 @pytest.mark.parametrize("value", [None, "KG", 12, [75, 71, 1], object()])
