@@ -41,6 +41,7 @@ CODES: Final = ["KL1-D1V-ACT552B", "KL1-D3N-AA3VMOQ", "KL1-D1V-BCDEFGH"]
 SCRIPTS: Final = [WINS[CODES[0]]["script"], WINS[CODES[1]]["script"], KL1[CODES[2]]["script"]]
 TIME_LIMIT: Final = 12  # seconds: round 2 waits for it (a player never shows up)
 
+
 class Clients:
     """``await clients(server, "name")``: a client of that server; all are
     kept (``opened``) to scan their frames, and closed after the test."""
@@ -109,16 +110,16 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
     registered = await t_seen(watcher, "registered")
     assert registered["player"] == 0 and registered["nickname"] == "ann"
 
-    server_said: list[tuple[str, str]] = []  # HTTP answers before rounds ended: (what, text)
+    server_said: list[tuple[int, str, str]] = []  # answers while round n runs: (n, what, text)
 
     async def http_before(n: int) -> None:
         """Results, CSV and standings while round ``n`` has not ended; replays refused."""
         for path in ("results", "results.csv"):
             reply = await http_get(a, f"/api/tournaments/{org.id}/{path}")
             assert reply.status == 200
-            server_said.append((f"{path} before round {n} ended", reply.text))
+            server_said.append((n, path, reply.text))
         await org.client.send("t_standings", {"id": org.id})
-        server_said.append((f"t_standings in round {n}", str(await org.client.expect("t_standings"))))
+        server_said.append((n, "t_standings", str(await org.client.expect("t_standings"))))
         for n_later in range(n, 4):
             refusal = await replay_of(b, org.id, n_later, 0)
             assert refusal.status == 404 and refusal.json()["error"] == "not_ended", refusal
@@ -317,14 +318,13 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
     for client in clients.opened:
         assert sum(assert_round_code_kept(client, n, rooms[n - 1], CODES[n - 1])
                    for n in (1, 2, 3)) > 0, client.name
-    for what, text in server_said:
-        n = int(what.split("round ")[1].split()[0])
-        assert_text_keeps(text, CODES[n - 1:], what)
+    assert len(server_said) == 3 * 6
+    for n, what, text in server_said:
+        assert_text_keeps(text, CODES[n - 1:], f"{what} before round {n} ended")
     # the spectators of each round's room saw no board before its end, then every board
     for spec, racers in spectators:
         await seen_or_next(spec, "boards", lambda d, r=racers: {int(s) for s in d["boards"]} == set(r))
         assert scan_spectator(spec, racers, boards="after") >= len(racers)
-
 
 
 # ---------------------------------------------------------------------- withdrawing
