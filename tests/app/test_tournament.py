@@ -20,6 +20,7 @@ from race_support import FAST_ARGS, Racer, line_stats, scan_racer, scan_spectato
 from tournament_support import (
     Entrant,
     Organizer,
+    answer,
     assert_round_code_kept,
     assert_text_keeps,
     http_get,
@@ -745,6 +746,65 @@ async def test_a_failed_t_watch_does_not_stop_following_the_tournament_followed(
     await bob.register(other.id)
     got = await org.client.expect("t_event")
     assert got["tournament"]["id"] == other.id and got["nickname"] == "bob"
+
+
+async def test_concurrent_registrations_and_starts_on_two_processes(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """Registrations at once on two processes all land, numbered without a
+    gap; of two at once with one nickname (in different case) one wins; of
+    two starts at once one starts the round. The last player still racing
+    withdrawing ends the round there and then."""
+    a, b = fast(servers, redis_server, "a", "b")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Rush", codes=CODES[:2], time_limit=600)
+    names = ["ann", "bob", "cat", "dan", "eve", "fay"]
+    people = [Entrant(await clients((a, b)[i % 2], n), n) for i, n in enumerate(names)]
+    await asyncio.gather(*(e.register(org.id) for e in people))
+    assert sorted(e.player for e in people) == list(range(6))
+    assert len({e.token for e in people}) == 6
+
+    zeds = [await clients(a, "zed"), await clients(b, "ZED")]
+    marks = [len(z.frames) for z in zeds]
+    await asyncio.gather(*(z.send("t_register", {"id": org.id, "nickname": n})
+                           for z, n in zip(zeds, ("zed", "ZED"), strict=True)))
+    replies = [await answer(z, m, "t_registered", "reject") for z, m in zip(zeds, marks, strict=True)]
+    assert sorted(r["t"] for r in replies) == ["reject", "t_registered"], replies
+    won = next(i for i, r in enumerate(replies) if r["t"] == "t_registered")
+    assert replies[1 - won]["d"]["code"] == "name_taken" and replies[won]["d"]["player"] == 6
+    state = await results(b, org.id)
+    assert sorted(line["player"] for line in state["standings"]) == list(range(7))
+
+    second = await clients(b, "org on b")
+    await second.send("t_watch", {"id": org.id})
+    await second.expect("t_sync")
+    marks = [len(org.client.frames), len(second.frames)]
+    await asyncio.gather(*(c.send("t_start", {"id": org.id, "admin": org.admin})
+                           for c in (org.client, second)))
+    for c in (org.client, second):  # answered in order: both starts are done once this comes
+        await c.send("t_standings", {"id": org.id})
+        await c.expect("t_standings")
+    rejects = [f["d"] for c, m in zip((org.client, second), marks, strict=True)
+               for f in c.frames[m:] if f["t"] == "reject"]
+    assert [r["code"] for r in rejects] == ["not_ended"], rejects
+    room = (await t_seen(second, "round_started", 1))["room"]
+    state = await results(a, org.id)
+    assert [r["status"] for r in state["rounds"]] == ["running", "pending"]
+    assert state["rounds"][0]["seats"] == list(range(7))
+
+    # everyone but ann resigns; ann withdraws: nobody is racing, the round ends
+    zed = Entrant(zeds[won], "zed", tid=org.id, player=6, token=replies[won]["d"]["token"])
+    ann = next(e for e in people if e.nickname == "ann")
+    for e in [*people, zed]:
+        await e.enter(room, CODES[0])
+        if e is not ann:
+            await e.resign()
+    await ann.play(SCRIPTS[0][:3])
+    await ann.client.send("t_withdraw", {"id": org.id, "token": ann.token})
+    ended = await t_seen(org.client, "round_ended", 1)
+    lines = {e["nickname"]: e for e in ended["tournament"]["rounds"][0]["results"]}
+    assert lines["ann"]["status"] == "left" and lines["ann"]["moves"] == 3
+    assert ended["tournament"]["rounds"][0]["ended_at"] < ended["tournament"]["rounds"][0][
+        "start_at"] + 600_000
 
 
 # ---------------------------------------------------------------------- spectators

@@ -76,6 +76,16 @@ async def t_seen(client: Client, kind: str, n: int | None = None, timeout: float
     return await seen_or_next(client, "t_event", t_event(kind, n), timeout)
 
 
+async def answer(client: Client, after: int, *types: str, timeout: float = 10.0) -> dict[str, Any]:
+    """The first frame of one of ``types`` among those received after the ``after``-th."""
+    async with asyncio.timeout(timeout):
+        while True:
+            for msg in client.frames[after:]:
+                if msg["t"] in types:
+                    return msg
+            await asyncio.sleep(0.02)
+
+
 class Organizer:
     def __init__(self, client: Client) -> None:
         self.client = client
