@@ -231,9 +231,10 @@ class Rooms:
 
         await self.change(room_id, step)
 
-    async def end_race(self, room_id: str) -> bool:
-        """End the room's race if everyone is done or its time is up: stop its
-        moves, rank the final lines, reveal the code. Safe to call again."""
+    async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool:
+        """End the room's race if everyone is done or its time is up (or
+        ``now_anyway``: a tournament's organizer ends a round): stop its moves,
+        rank the final lines, reveal the code. Safe to call again."""
         for _ in range(ATTEMPTS):
             data = await self.store.load(room_id)
             if data is None or data.room.phase != "racing":
@@ -243,7 +244,7 @@ class Rooms:
                 return False
             room, now = data.room, self.app.now_ms()
             assert room.deadline is not None
-            if data.active > 0 and now < room.deadline:
+            if data.active > 0 and now < room.deadline and not now_anyway:
                 return False
             lines = await self.store.stop_race(room_id, room.race)
             event = room.end(list(lines.values()), now=now)

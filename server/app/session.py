@@ -469,6 +469,10 @@ class Session:
         await self.app.tournaments.start_round(cmd.id, cmd.admin, cmd.at or None)
         await self._follow(cmd.id)
 
+    async def _on_t_end(self, cmd: c.TEnd) -> None:
+        await self.app.tournaments.end_round(cmd.id, cmd.admin)
+        await self._follow(cmd.id)
+
     async def _on_t_withdraw(self, cmd: c.TWithdraw) -> None:
         await self.app.tournaments.withdraw(cmd.id, cmd.token)
         await self._follow(cmd.id)

@@ -13,6 +13,7 @@ ending a round's race settles it at once.
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import hashlib
 from collections.abc import Callable
@@ -118,6 +119,16 @@ class Tournaments:
         await self.settle(t)
         return t
 
+    async def end_round(self, tournament_id: str, admin: str) -> None:
+        """The organizer ends the round being played now (players still
+        playing are unfinished): for no-shows, or a round that drags on."""
+        t, _ = await self._load(tournament_id)
+        t.check_admin(admin)
+        current = t.current()
+        if current is None or current.status != "running" or current.room is None:
+            raise RaceError(Reason.NOT_PLAYING, "no round is being played")
+        await self.app.rooms.end_race(current.room, now_anyway=True)
+
     async def withdraw(self, tournament_id: str, token: str) -> None:
         t = await self.change(tournament_id, lambda t, now: t.withdraw(token, now=now))
         current = t.current()
@@ -190,6 +201,9 @@ class Tournaments:
                 t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
             if committed.ok:
                 log.info("round_ended", tournament=t.id, round=n)
+                for played in t.rounds:  # replays live as long as the tournament
+                    if played.status == "ended" and played.room:
+                        await self.store.keep_room(played.room, 1, played.seats, TOURNAMENT_TTL_MS)
                 return
         raise StoreUnavailable("the tournament kept changing; try again")
 
@@ -235,6 +249,7 @@ class TournamentHub:
         self.v = 0
         self.public: dict[str, Any] = {}
         self.sessions: set[Session] = set()
+        self.loading: asyncio.Future[bool] | None = None
 
     async def load(self) -> bool:
         await self.app.subscriber.subscribe(self.app.store.tournament_channel(self.id))
@@ -288,32 +303,34 @@ class TournamentHubs:
         return list(self._hubs.values())
 
     async def enter(self, tournament_id: str, session: Session) -> TournamentHub | None:
+        """The tournament's hub with ``session`` in it; ``None`` if unknown.
+        A hub is registered before it loads, so a session leaving meanwhile
+        cannot unsubscribe the channel under a hub being built."""
         hub = self._hubs.get(tournament_id)
         if hub is None:
-            hub = TournamentHub(self.app, tournament_id)
-            try:
-                found = await hub.load()
-            except BaseException:
-                self._release(tournament_id)
-                raise
-            if not found:
-                self._release(tournament_id)
-                return None
-            hub = self._hubs.setdefault(tournament_id, hub)
+            hub = self._hubs[tournament_id] = TournamentHub(self.app, tournament_id)
+            hub.loading = asyncio.ensure_future(hub.load())
+        assert hub.loading is not None
+        try:
+            found = await asyncio.shield(hub.loading)
+        except BaseException:
+            self._forget(hub)
+            raise
+        if not found:
+            self._forget(hub)
+            return None
         hub.sessions.add(session)
         return hub
 
-    def _release(self, tournament_id: str) -> None:
-        """A hub that did not load lets go of the channel it subscribed to
-        (unless another hub of this tournament uses it)."""
-        if tournament_id not in self._hubs:
-            spawn(self.app.subscriber.unsubscribe(self.app.store.tournament_channel(tournament_id)))
-
-    def leave(self, hub: TournamentHub, session: Session) -> None:
-        hub.sessions.discard(session)
+    def _forget(self, hub: TournamentHub) -> None:
         if not hub.sessions and self._hubs.get(hub.id) is hub:
             del self._hubs[hub.id]
             spawn(self.app.subscriber.unsubscribe(self.app.store.tournament_channel(hub.id)))
+
+    def leave(self, hub: TournamentHub, session: Session) -> None:
+        hub.sessions.discard(session)
+        if hub.loading is not None and hub.loading.done():
+            self._forget(hub)
 
     def on_message(self, tournament_id: str, data: bytes) -> None:
         hub = self._hubs.get(tournament_id)

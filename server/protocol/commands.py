@@ -202,6 +202,15 @@ class TStart(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class TEnd(Command):
+    """End the round being played now (organizer): those still playing are unfinished."""
+
+    type: ClassVar[str] = "t_end"
+    id: str
+    admin: str
+
+
+@dataclass(frozen=True, slots=True)
 class TWithdraw(Command):
     type: ClassVar[str] = "t_withdraw"
     id: str
@@ -218,7 +227,7 @@ COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping,
-              TCreate, TWatch, TRegister, TResume, TClose, TStart, TWithdraw, TStandings)
+              TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer

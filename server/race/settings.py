@@ -55,11 +55,12 @@ class Settings:
 
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
+_INTERNAL: Final = frozenset({"solo", "tournament", "round"})  # set by the server, not by a host
 
 
 def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
     """Settings from a client's object; unknown keys and bad values are refused."""
-    unknown = set(data) - _KEYS - {"solo"}
+    unknown = set(data) - (_KEYS - _INTERNAL)
     if unknown:
         raise RaceError(Reason.BAD_SETTINGS, f"unknown setting {sorted(unknown)[0]!r}")
     code = data.get("code")

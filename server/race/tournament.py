@@ -297,7 +297,8 @@ def _line(results: Sequence[Entry] | None, player: int) -> Entry | None:
 def standings(t: Tournament) -> list[dict[str, Any]]:
     """Cumulative over the ended rounds: Vegas dollars (a round a player did not
     play counts −52 $); ties by total cards on foundations, then total finishing
-    time of won rounds (less first), then registration order."""
+    time of won rounds (less first; a player who won no round comes after those
+    who did), then registration order."""
     ended = [r for r in t.rounds if r.status == "ended"]
     lines: list[dict[str, Any]] = []
     for p in t.players:
@@ -321,7 +322,9 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
         lines.append({"player": p.player, "nickname": p.nickname, "withdrawn": p.withdrawn,
                       "vegas": vegas, "foundation": foundation, "wins": wins, "time_ms": time,
                       "rounds": per_round})
-    lines.sort(key=lambda e: (-e["vegas"], -e["foundation"], e["time_ms"], e["player"]))
+    # a player without a won round has no finishing time: behind any who has one
+    lines.sort(key=lambda e: (-e["vegas"], -e["foundation"], e["wins"] == 0, e["time_ms"],
+                              e["player"]))
     for rank, line in enumerate(lines, start=1):
         line["rank"] = rank
     return lines

@@ -258,6 +258,14 @@ class Store:
         v, evs = await self._run(scripts.SINCE, [keys.room(room_id), keys.events(room_id)], [since])
         return int(v), None if evs == b"resync" else list(evs)
 
+    async def keep_room(self, room_id: str, race: int, seats: Iterable[int], ttl_ms: int) -> None:
+        """Let a room's keys (and one race's seats) live ``ttl_ms`` from now."""
+        r = room_id
+        names = [keys.room(r), keys.events(r), keys.board(r), keys.online(r)]
+        for s in seats:
+            names += [keys.seat(r, race, s), keys.log(r, race, s)]
+        await asyncio.gather(*(self.call("PEXPIRE", k, ttl_ms) for k in names))
+
     async def recent_events(self, room_id: str) -> list[bytes]:
         """Every event the room still keeps (the last ``event_cap``), oldest first."""
         return list(await self.call("LRANGE", keys.events(room_id), 0, -1))

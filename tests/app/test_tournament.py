@@ -949,3 +949,30 @@ async def test_a_rounds_replay_lasts_as_long_as_the_tournament_not_as_a_finished
     sync = await watch_room(watcher, room)
     assert sync["room"]["code"] == CODES[0] and sync["room"]["results"][0]["moves"] == 12
     assert (await watcher.expect("boards"))["boards"] == {"0": ann.racer.history[-1]}
+
+
+async def test_the_organizer_ends_a_round_held_open_by_a_no_show(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    (a,) = fast(servers, redis_server, "a")
+    org = Organizer(await clients(a, "org"))
+    await org.create("No-shows", codes=CODES[:2], time_limit=3600)
+    ann, bob = [Entrant(await clients(a, name), name) for name in ("ann", "bob")]
+    for e in (ann, bob):
+        await e.register(org.id)
+    room = await org.start(1)
+    await ann.enter(room, CODES[0])
+    await ann.play(SCRIPTS[0][:7])  # bob never comes: the round would wait an hour
+    mark = len(org.client.frames)
+    await org.client.send("t_end", {"id": org.id, "admin": "not-the-admin"})
+    refused = await answer(org.client, mark, "reject")
+    assert refused["d"]["cmd"] == "t_end" and refused["d"]["code"] == "not_host"
+    await org.client.send("t_end", {"id": org.id, "admin": org.admin})
+    ended = await t_seen(org.client, "round_ended", 1)
+    lines = {e["nickname"]: e for e in ended["tournament"]["rounds"][0]["results"]}
+    assert lines["ann"]["status"] == lines["bob"]["status"] == "unfinished"
+    assert ann.racer is not None and line_stats(lines["ann"]) == stats(ann.racer.game)
+    assert lines["bob"]["moves"] == 0 and lines["bob"]["vegas"] == -52
+    mark = len(org.client.frames)
+    await org.client.send("t_end", {"id": org.id, "admin": org.admin})
+    refused = await answer(org.client, mark, "reject")
+    assert refused["d"]["code"] == "not_playing"  # no round is being played now

@@ -42,6 +42,7 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "t_resume": {"id": "ABCDEFGH", "token": "tok"}, "t_close": {"id": "ABCDEFGH", "admin": "a"},
         "t_start": {"id": "ABCDEFGH", "admin": "a", "at": 1795969138660},
         "t_withdraw": {"id": "ABCDEFGH", "token": "tok"}, "t_standings": {"id": "ABCDEFGH"},
+        "t_end": {"id": "ABCDEFGH", "admin": "a"},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():

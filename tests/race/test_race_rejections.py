@@ -41,6 +41,8 @@ def test_a_float_draw_is_bad_settings_not_a_crash_when_dealing() -> None:
 
 @pytest.mark.parametrize(("data", "text"), [
     ({"colour": "red"}, "unknown setting 'colour'"),
+    ({"tournament": "ABCDEFGH", "round": 1}, "unknown setting 'round'"),  # set by the server only
+    ({"solo": True}, "unknown setting 'solo'"),
     ({"scoring": "X"}, "scoring must be 'N' (Normal) or 'V' (Vegas)"),
     ({"scoring": "n"}, "scoring must be 'N' (Normal) or 'V' (Vegas)"),
     ({"max_players": 0}, "max_players must be a whole number from 1 to 8"),

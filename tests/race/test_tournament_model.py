@@ -365,3 +365,15 @@ def test_csv_before_any_round_has_only_totals() -> None:
     assert text.splitlines() == [",".join(CSV_FIELDS), "0,ann,total,,0,,0,0,,0,1",
                                  "1,bob,total,,0,,0,0,,0,2"]
     assert all(code not in text and code[-7:] not in text for code in CODES)
+
+
+def test_a_player_who_won_no_round_comes_after_a_winner_on_equal_dollars_and_cards() -> None:
+    """Regression: with time of won rounds as the tie-break, a player with no
+    won round (time 0) used to rank above one who had won a round."""
+    t = tournament(("ann", "bob"))
+    # ann wins round 1 and plays nothing of round 2; bob places 26 cards in each
+    play_round(t, [won(0, "ann", 300_000), line(1, "bob", vegas=78, foundation=26)], now=1000)
+    play_round(t, [line(0, "ann", vegas=-52), line(1, "bob", vegas=78, foundation=26)], now=20000)
+    table = standings(t)
+    assert [(e["nickname"], e["vegas"], e["foundation"], e["wins"]) for e in table] == [
+        ("ann", 156, 52, 1), ("bob", 156, 52, 0)]
