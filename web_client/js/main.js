@@ -114,7 +114,11 @@ function render(s) {
 }
 
 // a bug of ours must not leave a dead page without a word
-const oops = () => say('Something went wrong on this page: if the table looks wrong, reload it.', { bad: true });
+// (and it is logged, so that it shows in the console and fails the browser tests)
+const oops = (event) => {
+  console.error('klondike-race: unexpected error:', event.message || event.reason || event);
+  say('Something went wrong on this page: if the table looks wrong, reload it.', { bad: true });
+};
 window.addEventListener('error', oops);
 window.addEventListener('unhandledrejection', oops);
 

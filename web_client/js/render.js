@@ -111,13 +111,23 @@ export class Board {
     this.view = null;
     this.marks = {};
     this.size = null;
-    this.observer = new ResizeObserver(() => this.resize());
+    // resizing changes the table's own size: do it on the next frame, not
+    // inside the observer (that loop is an error event in the browser)
+    this.pendingResize = 0;
+    this.observer = new ResizeObserver(() => {
+      if (this.pendingResize) return;
+      this.pendingResize = requestAnimationFrame(() => {
+        this.pendingResize = 0;
+        this.resize();
+      });
+    });
     this.observer.observe(this.el);
     host.append(this.el);
   }
 
   destroy() {
     this.observer.disconnect();
+    cancelAnimationFrame(this.pendingResize);
     this.el.remove();
   }
 
