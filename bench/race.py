@@ -211,16 +211,43 @@ class Redis:
         shutil.rmtree(self.dir, ignore_errors=True)
 
 
+#: ``--gc-stats``: the server started through this, which times every garbage
+#: collection (gc.callbacks) and writes the totals to a file twice a second;
+#: the server's code is untouched.
+GC_BOOT: Final = """
+import gc, json, os, runpy, sys, threading, time
+out, st, t0 = sys.argv.pop(1), {"n": [0, 0, 0], "s": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]}, [0.0]
+def cb(phase, info):
+    if phase == "start":
+        t0[0] = time.perf_counter()
+        return
+    g, d = info["generation"], time.perf_counter() - t0[0]
+    st["n"][g] += 1; st["s"][g] += d; st["max"][g] = max(st["max"][g], d)
+def dump():
+    while True:
+        time.sleep(0.5)
+        with open(out + ".tmp", "w") as f:
+            json.dump(st, f)
+        os.replace(out + ".tmp", out)
+gc.callbacks.append(cb)
+threading.Thread(target=dump, daemon=True).start()
+sys.argv[0] = "server"
+runpy.run_module("server", run_name="__main__", alter_sys=True)
+"""
+
+
 class Server:
     """``python -m server serve`` on a free port, against ``redis_url``."""
 
-    def __init__(self, redis_url: str, workdir: Path) -> None:
+    def __init__(self, redis_url: str, workdir: Path, *, gc_stats: bool = False) -> None:
         self.log = workdir / f"server-{time.monotonic_ns()}.log"
         env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
                "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
+        self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
+        start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
-                [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0",
+                [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
                  "--redis-url", redis_url], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -242,6 +269,17 @@ class Server:
                 name, _, value = line.rpartition(" ")
                 values[name] = float(value)
         return values
+
+    def gc(self) -> dict[str, list[float]] | None:
+        """Collections, seconds and longest pause so far, by generation (``--gc-stats``)."""
+        if self.gc_file is None:
+            return None
+        time.sleep(0.6)  # the next dump
+        try:
+            data: dict[str, list[float]] = json.loads(self.gc_file.read_text())
+        except (OSError, ValueError):
+            return None
+        return data
 
     def problems(self) -> list[str]:
         """Log lines at error level or worse (the server logs JSON lines)."""
@@ -315,7 +353,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
     server: Server | None = None
     spy: subprocess.Popen[bytes] | None = None
     try:
-        server = Server(redis.url, workdir)
+        server = Server(redis.url, workdir, gc_stats=a.gc_stats)
         time.sleep(0.5)
         rss0 = rss_kb(server.pid)
         with _workers(server.port, players, a.load_procs) as workers:
@@ -337,12 +375,14 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
                 pipe.send(("go", mode, t_start, t_end, 3.0))
             if a.profile.startswith("py-spy"):
                 spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
+            gc0 = server.gc() if a.gc_stats and t_start - now() > 0.7 else None
             time.sleep(max(0.0, t_start - now()))
             m0, c0 = server.metrics(), _cpu(server.pid, redis.proc.pid, wpids)
             w0 = now()
             time.sleep(max(0.0, t_end - now()))
             c1, m1 = _cpu(server.pid, redis.proc.pid, wpids), server.metrics()
             window = now() - w0
+            gc1 = server.gc()
             stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
             rss2 = rss_kb(server.pid)
         profile = _finish_py_spy(spy, a, f"{mode}{players}") if spy is not None else None
@@ -354,6 +394,14 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
         f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
         f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
         f["rss_mb"] = round(rss2 / 1024, 1)
+        if gc0 is not None and gc1 is not None:
+            f["gc_ms_per_s"] = round(1e3 * (sum(gc1["s"]) - sum(gc0["s"])) / window, 1)
+            f["gc2_per_s"] = round((gc1["n"][2] - gc0["n"][2]) / window, 2)
+            result.notes.append(
+                f"gc: {f['gc_ms_per_s']:g} ms/s in collections; per generation, collections in the "
+                f"window {[int(b - a_) for a_, b in zip(gc0['n'], gc1['n'], strict=True)]}, seconds "
+                f"{[round(b - a_, 3) for a_, b in zip(gc0['s'], gc1['s'], strict=True)]}, "
+                f"longest pause so far (ms) {[round(1e3 * x, 1) for x in gc1['max']]}")
         if code != 0:
             result.notes.append(f"server exit code {code}")
         if problems:
@@ -559,7 +607,8 @@ def _quiet(runs: list[Result]) -> list[Result]:
 def summary(results: list[Result], repeat: int) -> list[str]:
     noisy = sum(1 for r in results if r.figures.get("noisy"))
     lines = [f"## Medians of {repeat} run(s) (spread: min-max)"
-             + (f"; {noisy} noisy run(s) left out where quiet ones exist" if noisy else ""), ""]
+             + (f"; {noisy} of {len(results)} runs were noisy (other processes over the threshold), "
+                "left out where a case has quiet runs" if noisy else ""), ""]
     cases = sorted({(r.mode, r.players) for r in results if r.kind == "race"},
                    key=lambda c: (c[0] != "closed", c[1]))
     head = "| case | " + " | ".join(label for _, label in RACE_COLS) + " | race/limit | target |"
@@ -630,6 +679,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--profile-top", type=int, default=25, help="functions listed per profile table")
     p.add_argument("--profile-out", default="", metavar="FILE",
                    help="also keep py-spy's raw stacks, in FILE with the case inserted (FILE-closed64.txt)")
+    p.add_argument("--gc-stats", action="store_true",
+                   help="time the server's garbage collections (through a bootstrap; server code untouched)")
     p.add_argument("--json", default="", help="write every run's figures to this file")
     p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
                    help="before each run, wait up to S s for other load on the machine to calm down")

@@ -38,8 +38,18 @@ def _split(frame: str) -> tuple[str, str]:
     if m is None:
         return frame.strip(), ""
     path = m.group("path")
-    short = "/".join(path.split("/")[-2:]) if path else ""
-    return f"{m.group('func')} ({short})", path
+    return f"{m.group('func')} ({_short(path)})", path
+
+
+def _short(path: str) -> str:
+    """``websockets/asyncio/connection.py``, ``server/app/session.py``: enough to tell them apart."""
+    for marker in ("site-packages/", "/lib/python3"):
+        if marker in path:
+            rest = path.split(marker, 1)[1]
+            return rest.split("/", 1)[1] if marker == "/lib/python3" and "/" in rest else rest
+    if "/server/" in path:
+        return "server/" + path.split("/server/", 1)[1]
+    return "/".join(path.split("/")[-2:])
 
 
 def area(path: str) -> str:
