@@ -200,12 +200,7 @@ class Rooms:
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
             event = room.start(by, now=now, countdown_ms=countdown_ms)
-            normal = room.settings.scoring == "N"
-            entries = [new_entry(p.seat, p.nickname, "racing", now, normal=normal)
-                       for p in room.present()]
-            changes = self.store.changes(room_id).reset_board()
-            for entry in entries:
-                changes.set_entry(entry)
+            entries, changes = self._fresh_board(room, "racing", now)
             changes.start_race(room.race, room.racers).expire(self._ttl_ms(room), room.race,
                                                             room.racers)
             return Plan([room_event(event, room, now, entries=entries, reset=True)], changes)
@@ -215,17 +210,22 @@ class Rooms:
         await self.store.due_add(room_id, room.deadline)
         log.info("race_started", room=room_id, race=room.race, players=len(room.racers))
 
+    def _fresh_board(self, room: Room, status: str, now: int) -> tuple[list[Entry], Changes]:
+        """A new leaderboard for a new race: a fresh line per player present."""
+        normal = room.settings.scoring == "N"
+        entries = [new_entry(p.seat, p.nickname, status, now, normal=normal)
+                   for p in room.present()]
+        changes = self.store.changes(room.id).reset_board()
+        for entry in entries:
+            changes.set_entry(entry)
+        return entries, changes
+
     async def rematch(self, room_id: str, by: int) -> None:
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
             code = DealCode.random(room.settings.draw, room.settings.scoring)  # type: ignore[arg-type]
             event = room.rematch(by, str(code), now=now)
-            normal = room.settings.scoring == "N"
-            entries = [new_entry(p.seat, p.nickname, "lobby", now, normal=normal)
-                       for p in room.present()]
-            changes = self.store.changes(room_id).reset_board()
-            for entry in entries:
-                changes.set_entry(entry)
+            entries, changes = self._fresh_board(room, "lobby", now)
             changes.expire(self._ttl_ms(room))
             return Plan([room_event(event, room, now, entries=entries, reset=True)], changes)
 

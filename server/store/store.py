@@ -287,12 +287,8 @@ class Store:
         head, recent = await self._run(
             scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat)], [RECENT])
         ver, seq, snap, done = head
-        pairs = []
-        for raw in recent:
-            s, _, command = raw.decode().partition(" ")
-            pairs.append((int(s), command))
         return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
-                        done=done == b"1", recent=pairs)
+                        done=done == b"1", recent=_log_entries(recent))
 
     async def apply(self, seat_keys: SeatKeys, *, race: int, seat: int, conn: str, ver: int,
                     seq: int, command: str, snap: bytes, entry: bytes, event: bytes,
@@ -312,12 +308,7 @@ class Store:
 
     async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
         """A seat's whole command log: (seq, command) in order."""
-        raw = await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1)
-        out = []
-        for item in raw:
-            s, _, command = item.decode().partition(" ")
-            out.append((int(s), command))
-        return out
+        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1))
 
     async def snapshots(self, room_id: str, race: int, seats: Iterable[int]) -> dict[int, bytes]:
         """The stored snapshot of each seat that has played a command."""
@@ -365,6 +356,15 @@ class Store:
         """Rooms whose deadline has passed, each leased to this caller for a while."""
         ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
         return [i.decode() for i in ids]
+
+
+def _log_entries(raw: Iterable[bytes]) -> list[tuple[int, str]]:
+    """Log entries ``b"seq command"`` as (seq, command)."""
+    out = []
+    for item in raw:
+        seq, _, command = item.decode().partition(" ")
+        out.append((int(seq), command))
+    return out
 
 
 def event_body(event: dict[str, Any]) -> bytes:
