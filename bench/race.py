@@ -239,10 +239,12 @@ runpy.run_module("server", run_name="__main__", alter_sys=True)
 class Server:
     """``python -m server serve`` on a free port, against ``redis_url``."""
 
-    def __init__(self, redis_url: str, workdir: Path, *, gc_stats: bool = False) -> None:
+    def __init__(self, redis_url: str, workdir: Path, *, gc_stats: bool = False,
+                 extra_env: Sequence[str] = ()) -> None:
         self.log = workdir / f"server-{time.monotonic_ns()}.log"
         env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
-               "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1"}
+               "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1",
+               **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
         start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
@@ -353,7 +355,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
     server: Server | None = None
     spy: subprocess.Popen[bytes] | None = None
     try:
-        server = Server(redis.url, workdir, gc_stats=a.gc_stats)
+        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=a.server_env)
         time.sleep(0.5)
         rss0 = rss_kb(server.pid)
         with _workers(server.port, players, a.load_procs) as workers:
@@ -681,6 +683,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="also keep py-spy's raw stacks, in FILE with the case inserted (FILE-closed64.txt)")
     p.add_argument("--gc-stats", action="store_true",
                    help="time the server's garbage collections (through a bootstrap; server code untouched)")
+    p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
+                   help="extra environment for the server, e.g. KLONDIKE_REDIS_LANES=1 (repeatable)")
     p.add_argument("--json", default="", help="write every run's figures to this file")
     p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
                    help="before each run, wait up to S s for other load on the machine to calm down")
@@ -693,6 +697,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     a.quiet_pct = 25.0
     if not (0 < a.duration <= 600 and 0 <= a.warmup <= 60 and 1 <= a.repeat <= 20):
         p.error("--duration in (0, 600], --warmup in [0, 60], --repeat in [1, 20]")
+    if any("=" not in kv for kv in a.server_env):
+        p.error("--server-env takes KEY=VALUE")
     if a.players and any(not 1 <= n <= 5000 for n in a.players):
         p.error("--players: 1..5000 each")
     return a
