@@ -212,8 +212,8 @@ class Redis:
 
 
 #: ``--gc-stats``: the server started through this, which times every garbage
-#: collection (gc.callbacks) and writes the totals to a file twice a second;
-#: the server's code is untouched.
+#: collection (gc.callbacks) and writes the totals to a file twice a second,
+#: and applies ``--gc-threshold`` (an experiment); the server's code is untouched.
 GC_BOOT: Final = """
 import gc, json, os, runpy, sys, threading, time
 out, st, t0 = sys.argv.pop(1), {"n": [0, 0, 0], "s": [0.0, 0.0, 0.0], "max": [0.0, 0.0, 0.0]}, [0.0]
@@ -229,6 +229,8 @@ def dump():
         with open(out + ".tmp", "w") as f:
             json.dump(st, f)
         os.replace(out + ".tmp", out)
+if os.environ.get("BENCH_GC_THRESHOLD"):
+    gc.set_threshold(*map(int, os.environ["BENCH_GC_THRESHOLD"].split(",")))
 gc.callbacks.append(cb)
 threading.Thread(target=dump, daemon=True).start()
 sys.argv[0] = "server"
@@ -355,7 +357,8 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
     server: Server | None = None
     spy: subprocess.Popen[bytes] | None = None
     try:
-        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=a.server_env)
+        env = [*a.server_env, *([f"BENCH_GC_THRESHOLD={a.gc_threshold}"] if a.gc_threshold else [])]
+        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env)
         time.sleep(0.5)
         rss0 = rss_kb(server.pid)
         with _workers(server.port, players, a.load_procs) as workers:
@@ -683,6 +686,8 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="also keep py-spy's raw stacks, in FILE with the case inserted (FILE-closed64.txt)")
     p.add_argument("--gc-stats", action="store_true",
                    help="time the server's garbage collections (through a bootstrap; server code untouched)")
+    p.add_argument("--gc-threshold", default="", metavar="G0,G1,G2",
+                   help="experiment: gc.set_threshold(G0, G1, G2) in the server (implies --gc-stats)")
     p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
                    help="extra environment for the server, e.g. KLONDIKE_REDIS_LANES=1 (repeatable)")
     p.add_argument("--json", default="", help="write every run's figures to this file")
@@ -697,6 +702,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     a.quiet_pct = 25.0
     if not (0 < a.duration <= 600 and 0 <= a.warmup <= 60 and 1 <= a.repeat <= 20):
         p.error("--duration in (0, 600], --warmup in [0, 60], --repeat in [1, 20]")
+    if a.gc_threshold:
+        if not re.fullmatch(r"\d+,\d+,\d+", a.gc_threshold):
+            p.error("--gc-threshold takes three integers: G0,G1,G2")
+        a.gc_stats = True
     if any("=" not in kv for kv in a.server_env):
         p.error("--server-env takes KEY=VALUE")
     if a.players and any(not 1 <= n <= 5000 for n in a.players):
