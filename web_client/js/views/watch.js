@@ -2,12 +2,12 @@
 the server sends them (`boards` frames) — small in a grid, one large on click.
 Before the server sends any, a line says when boards will come. */
 
-import { h, setText, show, toggle } from '../dom.js';
+import { h, setText, show } from '../dom.js';
 import { state, changed, phaseAt } from '../state.js';
 import * as session from '../session.js';
 import { serverNow } from '../clock.js';
-import { duration, modeText, score } from '../format.js';
-import { Board } from '../render.js';
+import { duration, modeText } from '../format.js';
+import { createBoardsGrid } from './boards.js';
 import { createLeaderboard } from './leaderboard.js';
 import { createResults } from './results.js';
 import * as storage from '../storage.js';
@@ -16,7 +16,8 @@ export function createWatch(root) {
   const title = h('h1', { class: 'watch-title' });
   const phaseText = h('p', { class: 'watch-phase', role: 'status' });
   const note = h('p', { class: 'watch-note' });
-  const grid = h('div', { class: 'boards-grid' });
+  const main = h('div', { class: 'watch-main' }, note);
+  const grid = createBoardsGrid(main);
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: 'Results',
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
@@ -35,36 +36,11 @@ export function createWatch(root) {
       resultsBtn,
       h('button', { class: 'btn small ghost', type: 'button', text: 'Stop watching', onclick: () => session.leave() })),
     phaseText,
-    h('div', { class: 'watch-body' }, h('div', { class: 'watch-main' }, note, grid), side),
+    h('div', { class: 'watch-body' }, main, side),
     results.el);
   root.append(el);
 
-  const tiles = new Map(); // seat → {fig, caption, board}
   let timer = 0;
-
-  function tile(seat) {
-    let t = tiles.get(seat);
-    if (t) return t;
-    const caption = h('figcaption', { class: 'tile-caption' });
-    const host = h('div', { class: 'tile-board' });
-    const fig = h('figure', { class: 'tile', tabindex: '0', role: 'button', 'aria-expanded': 'false', dataset: { seat: String(seat) } },
-      caption, host);
-    const board = new Board(host, { interactive: false, mini: true, label: `board of seat ${seat}` });
-    const toggleBig = () => {
-      state.ui.bigSeat = state.ui.bigSeat === seat ? null : seat;
-      changed();
-    };
-    fig.addEventListener('click', toggleBig);
-    fig.addEventListener('keydown', (e) => {
-      if (e.key === 'Enter' || e.key === ' ') {
-        e.preventDefault();
-        toggleBig();
-      }
-    });
-    t = { fig, caption, board };
-    tiles.set(seat, t);
-    return t;
-  }
 
   function tick() {
     const room = state.room;
@@ -94,29 +70,7 @@ export function createWatch(root) {
       : phase === 'lobby' ? `Boards will be shown ${when}.` : `Boards are shown ${when}: none yet.`);
 
     const names = new Map(room.players.map((p) => [p.seat, p.nickname]));
-    const lines = new Map(s.entries.map((e) => [e.seat, e]));
-    for (const seat of seats) {
-      const t = tile(seat);
-      const view = s.boards[seat];
-      const name = names.get(seat) ?? `seat ${seat}`;
-      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
-        + (lines.get(seat) && lines.get(seat).status !== 'racing' ? ` · ${lines.get(seat).status}` : ''));
-      t.board.el.setAttribute('aria-label', `${name}'s table`);
-      const big = s.ui.bigSeat === seat;
-      toggle(t.fig, 'big', big);
-      t.fig.setAttribute('aria-expanded', String(big));
-      t.board.update(view, {});
-    }
-    const figs = seats.map((seat) => tiles.get(seat).fig);
-    if (figs.some((fig, i) => grid.children[i] !== fig)) grid.append(...figs);
-    for (const [seat, t] of tiles) {
-      if (!(seat in s.boards)) {
-        t.board.destroy();
-        t.fig.remove();
-        tiles.delete(seat);
-      }
-    }
-    show(grid, seats.length > 0);
+    grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat });
     show(resultsBtn, phase === 'ended' && s.ui.resultsHidden);
     leaderboard.render(s.entries, {});
     results.render(room, { me: -1, visible: !s.ui.resultsHidden });

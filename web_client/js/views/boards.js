@@ -1,0 +1,69 @@
+/** The players' boards as the server sends them to spectators (`boards`
+frames): small in a grid, one large on click or Enter. Used by the
+spectator's screen of a room and by a tournament's page. */
+
+import { h, setText, show, toggle } from '../dom.js';
+import { state, changed } from '../state.js';
+import { score } from '../format.js';
+import { Board } from '../render.js';
+
+export function createBoardsGrid(host) {
+  const el = h('div', { class: 'boards-grid' });
+  host.append(el);
+  const tiles = new Map(); // seat → {fig, caption, board}
+
+  function tile(seat) {
+    let t = tiles.get(seat);
+    if (t) return t;
+    const caption = h('figcaption', { class: 'tile-caption' });
+    const boardHost = h('div', { class: 'tile-board' });
+    const fig = h('figure', { class: 'tile', tabindex: '0', role: 'button', 'aria-expanded': 'false', dataset: { seat: String(seat) } },
+      caption, boardHost);
+    const board = new Board(boardHost, { interactive: false, mini: true, label: `board of seat ${seat}` });
+    const toggleBig = () => {
+      state.ui.bigSeat = state.ui.bigSeat === seat ? null : seat;
+      changed();
+    };
+    fig.addEventListener('click', toggleBig);
+    fig.addEventListener('keydown', (e) => {
+      if (e.key === 'Enter' || e.key === ' ') {
+        e.preventDefault();
+        toggleBig();
+      }
+    });
+    t = { fig, caption, board };
+    tiles.set(seat, t);
+    return t;
+  }
+
+  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines. */
+  function render(boards, { names, entries, bigSeat }) {
+    const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
+    const lines = new Map(entries.map((e) => [e.seat, e]));
+    for (const seat of seats) {
+      const t = tile(seat);
+      const view = boards[seat];
+      const name = names.get(seat) ?? `seat ${seat}`;
+      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
+        + (lines.get(seat) && lines.get(seat).status !== 'racing' ? ` · ${lines.get(seat).status}` : ''));
+      t.board.el.setAttribute('aria-label', `${name}'s table`);
+      const big = bigSeat === seat;
+      toggle(t.fig, 'big', big);
+      t.fig.setAttribute('aria-expanded', String(big));
+      t.board.update(view, {});
+    }
+    const figs = seats.map((seat) => tiles.get(seat).fig);
+    if (figs.some((fig, i) => el.children[i] !== fig)) el.append(...figs);
+    for (const [seat, t] of tiles) {
+      if (!(seat in boards)) {
+        t.board.destroy();
+        t.fig.remove();
+        tiles.delete(seat);
+      }
+    }
+    show(el, seats.length > 0);
+    return seats.length;
+  }
+
+  return { el, render };
+}
