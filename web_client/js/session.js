@@ -55,14 +55,19 @@ function sendEntering() {
 
 /** After `hello`: say which room this connection is for. */
 export function onOpen() {
-  if (state.token && state.roomId) {
-    socket.send('resume', { room: state.roomId, token: state.token, since: state.room ? state.v : 0 });
-  } else if (state.role === 'spectator' && state.roomId) {
-    socket.send('watch', { room: state.roomId, since: state.room ? state.v : 0 });
-  } else if (state.entering) {
-    sendEntering();
-  }
+  if (!enterRoom() && state.entering) sendEntering();
   changed();
+}
+
+/** Resume our seat or watch the room the state names; false if it names none. */
+export function enterRoom() {
+  if (state.token && state.roomId) {
+    return socket.send('resume', { room: state.roomId, token: state.token, since: state.room ? state.v : 0 });
+  }
+  if (state.role === 'spectator' && state.roomId) {
+    return socket.send('watch', { room: state.roomId, since: state.room ? state.v : 0 });
+  }
+  return false;
 }
 
 export function onClose(code) {
@@ -99,17 +104,21 @@ const HANDLERS = {
     Object.assign(state, { role: 'player', roomId: d.room, seat: d.seat, token: d.token });
     state.entering = null;
     persist();
-    go(`/r/${d.room}`);
+    if (!state.tour) go(`/r/${d.room}`); // a tournament's round stays on the tournament's page
   },
 
   watching(d) {
     state.entering = null;
     state.role = 'spectator';
     state.roomId = d.room;
-    go(`/r/${d.room}?watch`);
+    if (!state.tour) go(`/r/${d.room}?watch`);
   },
 
   left() {
+    if (state.tour) { // never asked for on a tournament's page: its rounds' rooms are switched by reconnecting
+      resetRoom();
+      return;
+    }
     if (state.roomId) storage.dropSeat(state.roomId);
     resetRoom();
     const next = after;
@@ -437,6 +446,7 @@ function persist() {
   storage.saveSeat({
     room: state.roomId, seat: state.seat, token: state.token, race: state.race, s: state.seq,
     pending: state.pending, v: state.v, room_state: state.room, entries: state.entries,
+    tournament: (state.room && state.room.settings.tournament) || (state.tour && state.tour.id) || undefined,
   });
 }
 
@@ -445,7 +455,7 @@ let navigate = () => {};
 export function onNavigate(fn) {
   navigate = fn;
 }
-function go(path) {
+export function go(path) {
   if (location.pathname + location.search !== path) {
     history.pushState(null, '', path);
     navigate();

@@ -56,8 +56,9 @@ export class Socket {
     ws.onclose = (event) => this.closed(ws, event.code);
   }
 
-  /** Drop this connection (if any) and open a new one now. */
-  restart() {
+  /** Drop this connection (if any) and open a new one now; `fresh` when
+  nothing went wrong (no "reconnecting" banner): a page changing rooms. */
+  restart({ fresh = false } = {}) {
     const old = this.ws;
     this.ws = null;
     this.ready = false;
@@ -67,7 +68,7 @@ export class Socket {
       old.onmessage = null;
       old.close(1000);
     }
-    this.attempt = Math.max(this.attempt, 1);
+    if (!fresh) this.attempt = Math.max(this.attempt, 1);
     this.onClose(1006);
     this.connect();
   }

@@ -2,7 +2,7 @@
 animation frame however many changes came in between. */
 
 export const state = {
-  route: { name: 'home', room: '' }, // from the address: home, room (/r/ID) or watch (/r/ID?watch)
+  route: { name: 'home', room: '' }, // from the address: home, room (/r/ID), watch (/r/ID?watch), tournament (/t/ID)
   conn: 'connecting', // connecting, open, reconnecting, taken (seat opened elsewhere)
   entering: null, // the command entering a room, while its answer is awaited
   formError: '', // the last refusal of an entering command
@@ -22,6 +22,9 @@ export const state = {
   pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
   boards: {}, // spectators: seat → public view
+
+  tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
+  tcreate: { busy: false, error: '' }, // the lobby's tournament form: awaiting t_created, or its refusal
 
   ui: {
     focus: 'stock', // the pile with the keyboard focus

@@ -1,10 +1,12 @@
 /** What survives a reload, in localStorage: the seat (room, token, race, last
 sequence number, unacknowledged commands, last event version and the room
-as last seen) and the nickname. */
+as last seen), the nickname, and per tournament the organizer's key and the
+player's token. Tokens live here only, never in an address. */
 
 const SEAT = 'kr.seat.';
 const LAST = 'kr.last';
 const NICK = 'kr.nickname';
+const TOUR = 'kr.tour.';
 
 function read(key) {
   try {
@@ -58,4 +60,18 @@ export function nickname() {
 
 export function saveNickname(name) {
   write(NICK, name);
+}
+
+/** A tournament's keys kept by this browser: {admin, token, player}; {} if none. */
+export function loadTournament(id) {
+  const keys = read(TOUR + id);
+  return keys && typeof keys === 'object' ? keys : {};
+}
+
+export function saveTournament(id, keys) {
+  const merged = { ...loadTournament(id), ...keys };
+  for (const [k, v] of Object.entries(merged)) {
+    if (v == null || v === '') delete merged[k];
+  }
+  write(TOUR + id, merged);
 }

@@ -5,6 +5,7 @@ import { h, setText, show } from '../dom.js';
 import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as storage from '../storage.js';
+import { createTournamentForm, tournamentFromText } from './tcreate.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 
@@ -97,6 +98,11 @@ export function createLobby(root) {
       h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(joinText.value) })));
   joinForm.addEventListener('submit', (e) => {
     e.preventDefault();
+    const tid = tournamentFromText(joinText.value);
+    if (tid) {
+      open(`/t/${tid}`);
+      return;
+    }
     const room = roomFromText(joinText.value);
     if (!room) {
       fail('A room id is 8 letters and digits, like V62WEAFY (or paste the room link).');
@@ -159,6 +165,7 @@ export function createLobby(root) {
     resume,
     linkCard,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
+  const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'));
   root.append(el);
 
   function checkNick() {
@@ -191,11 +198,14 @@ export function createLobby(root) {
     window.dispatchEvent(new PopStateEvent('popstate'));
   }
 
+  function open(path) {
+    history.pushState(null, '', path);
+    window.dispatchEvent(new PopStateEvent('popstate'));
+  }
+
   function goBack() {
     const seat = storage.lastSeat();
-    if (!seat) return;
-    history.pushState(null, '', `/r/${seat.room}`);
-    window.dispatchEvent(new PopStateEvent('popstate'));
+    if (seat) open(seat.tournament ? `/t/${seat.tournament}` : `/r/${seat.room}`);
   }
 
   function forget() {
@@ -215,7 +225,8 @@ export function createLobby(root) {
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
     const seat = !linkMode && storage.lastSeat();
     show(resume, Boolean(seat));
-    if (seat) setText(resumeText, `You have a seat in room ${seat.room}.`);
+    if (seat) setText(resumeText, seat.tournament ? `You play in tournament ${seat.tournament}.` : `You have a seat in room ${seat.room}.`);
+    tournamentForm.render(s);
   }
 
   return {

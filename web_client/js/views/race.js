@@ -1,9 +1,10 @@
 /** The race screen: status bar, the table, the controls, the leaderboard beside
 it, and the notices (countdown, stuck, finished) and results over it. */
 
-import { h, setText, show, toggle } from '../dom.js';
+import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { state, changed } from '../state.js';
 import * as session from '../session.js';
+import * as tournament from '../tournament.js';
 import { serverNow } from '../clock.js';
 import { duration, modeText, ordinal, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
@@ -24,7 +25,9 @@ function stat(label) {
 
 export function createRace(root) {
   const roomLabel = h('span', { class: 'room-label' });
-  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => session.leave() });
+  // in a tournament's round the seat is kept: the button shows the tournament's page instead
+  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave',
+    onclick: () => (state.tour ? tournament.showPage(true) : session.leave()) });
   const stats = {
     score: stat('Score'), moves: stat('Moves'), passes: stat('Passes'), cards: stat('Cards'),
     clock: stat('Time'), rank: stat('Rank'),
@@ -148,8 +151,14 @@ export function createRace(root) {
     const phase = session.phase();
     lastPhase = phase;
     const settings = room.settings;
-    setText(roomLabel, settings.solo ? `Solo · ${modeText(settings)}` : `Room ${room.id} · ${modeText(settings)}`);
-    document.title = settings.solo ? 'Klondike Race — solo' : `Klondike Race — room ${room.id}`;
+    const tour = settings.tournament && s.tour && s.tour.t && s.tour.id === settings.tournament ? s.tour.t : null;
+    setText(roomLabel, settings.solo ? `Solo · ${modeText(settings)}`
+      : tour ? `${tour.name} · round ${settings.round} of ${tour.rounds.length} · ${modeText(settings)}`
+        : `Room ${room.id} · ${modeText(settings)}`);
+    setText(leaveBtn, tour ? 'Tournament' : 'Leave');
+    setAttr(leaveBtn, 'aria-label', tour ? 'Tournament page' : null);
+    document.title = settings.solo ? 'Klondike Race — solo'
+      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`;
 
     const ui = s.ui;
     const pick = ui.selected || ui.panel;

@@ -1,0 +1,268 @@
+/** Tournaments on the client side (docs/protocol.md, "Tournaments"): the
+tournament this connection follows besides its room, the organizer's and the
+players' commands, and which round's room the connection should be in.
+
+A round is a room. A seated player resumes it with the tournament token, so
+the race screen and session.js play it as any race (the seat kept per room
+in storage, resends and all); the organizer and spectators watch it for its
+leaderboard and boards. When the room to be in changes (a new round, a
+withdrawal), the connection is opened afresh and enters the new one: a
+player never sends `leave` to a round's room.
+
+The organizer's key and the player's token are kept in localStorage per
+tournament (storage.js), never in the address: the link to share is /t/ID.
+*/
+
+import { state, changed, resetRoom } from './state.js';
+import * as storage from './storage.js';
+import * as session from './session.js';
+import { say } from './messages.js';
+
+let socket = null;
+let sent = ''; // the room this connection was asked to enter: "player:ROOM" or "spectator:ROOM"
+let retryTimer = 0;
+let onCreated = null; // the lobby's form clears its codes once the tournament exists
+
+export function init(sock) {
+  socket = sock;
+}
+
+/** Follow tournament `id` on this page: as its organizer (`admin`, with the
+key kept here), as the player this browser registered, or as a spectator. */
+export function open(id, admin) {
+  state.tour = {
+    id, admin: '', token: '', player: -1, as: 'spectator', adminView: false,
+    v: 0, t: null, // the tournament as anyone may see it (t_sync, t_event)
+    error: '', // the tournament cannot be shown (unknown id)
+    formError: '', // the last refusal of a registration
+    busy: '', // a command awaiting its answer: "register"
+    page: false, // a player looks at the tournament page during their round
+    refused: '', // a room the server refused to let us enter
+  };
+  setView(admin);
+}
+
+/** The organizer's page or the player's/spectator's page of the same tournament. */
+export function setView(admin) {
+  const tour = state.tour;
+  const keys = storage.loadTournament(tour.id);
+  Object.assign(tour, {
+    adminView: admin, admin: keys.admin || '', token: keys.token || '',
+    player: Number.isInteger(keys.player) ? keys.player : -1,
+  });
+  tour.as = admin ? (tour.admin ? 'admin' : 'spectator') : (tour.token ? 'player' : 'spectator');
+}
+
+export function close() {
+  state.tour = null;
+  sent = '';
+}
+
+// ------------------------------------------------------------------ the connection
+
+/** After `hello`: follow the tournament, and enter the round's room we are in. */
+export function onOpen() {
+  sent = '';
+  const tour = state.tour;
+  if (!tour) return;
+  if (tour.token) socket.send('t_resume', { id: tour.id, token: tour.token });
+  else socket.send('t_watch', { id: tour.id });
+  reconcile();
+}
+
+function roomKey() {
+  if (!state.roomId) return '';
+  return `${state.token ? 'player' : 'spectator'}:${state.roomId}`;
+}
+
+/** The room to be in now: the running round's, as a player if seated in it. */
+function wanted(tour) {
+  const t = tour.t;
+  const round = t && t.rounds.find((r) => r.status === 'running' && r.room);
+  if (!round) return '';
+  const me = t.players.find((p) => p.player === tour.player);
+  const seated = tour.as === 'player' && me && !me.withdrawn && round.seats.includes(tour.player);
+  return `${seated ? 'player' : 'spectator'}:${round.room}`;
+}
+
+/** Be in the room `wanted` says (called after every frame). Between rounds
+the room of the round before stays: nothing to do there, nothing to leave. */
+export function reconcile() {
+  const tour = state.tour;
+  if (!tour || !tour.t) return;
+  const want = wanted(tour);
+  if (want && want !== roomKey() && want !== tour.refused) {
+    const [as, room] = want.split(':');
+    const busy = sent !== '';
+    resetRoom();
+    tour.page = false;
+    if (as === 'player') {
+      const saved = storage.loadSeat(room);
+      session.restoreSeat(saved && saved.token === tour.token ? saved
+        : { room, seat: tour.player, token: tour.token });
+    } else {
+      session.watchRoom(room);
+    }
+    if (busy) {
+      sent = '';
+      socket.restart({ fresh: true }); // its hello comes back to onOpen
+      return;
+    }
+  }
+  const key = roomKey();
+  if (key && key !== sent && socket.ready && session.enterRoom()) sent = key;
+}
+
+// ------------------------------------------------------------------ frames
+
+/** Whether a frame is this module's: tournament frames, refusals of tournament
+commands, and (on a tournament page) refusals to enter a round's room. */
+export function owns(msg) {
+  if (msg.t.startsWith('t_')) return true;
+  if (msg.t !== 'reject' || !msg.d) return false;
+  const cmd = msg.d.cmd || '';
+  return cmd.startsWith('t_') || (state.tour != null && (cmd === 'resume' || cmd === 'watch'));
+}
+
+export function onFrame(msg) {
+  const handler = HANDLERS[msg.t];
+  if (handler) handler(msg.d || {});
+  changed();
+}
+
+const HANDLERS = {
+  t_created(d) {
+    storage.saveTournament(d.id, { admin: d.admin });
+    state.tcreate = { busy: false, error: '' };
+    if (onCreated) onCreated(d.id);
+    onCreated = null;
+    session.go(`/t/${d.id}?admin`);
+  },
+
+  t_registered(d) {
+    const tour = state.tour;
+    if (!tour || d.id !== tour.id) return;
+    storage.saveTournament(d.id, { token: d.token, player: d.player });
+    Object.assign(tour, { token: d.token, player: d.player, busy: '', formError: '' });
+    if (!tour.adminView) tour.as = 'player';
+  },
+
+  t_sync(d) {
+    const tour = state.tour;
+    if (!tour || !d.tournament || d.tournament.id !== tour.id) return;
+    tour.v = d.v;
+    tour.t = d.tournament;
+    tour.error = '';
+  },
+
+  t_event(d) {
+    const tour = state.tour;
+    if (!tour || !d.tournament || d.tournament.id !== tour.id || d.v <= tour.v) return;
+    tour.v = d.v;
+    tour.t = d.tournament;
+    switch (d.kind) {
+      case 'round_ended':
+        tour.page = false;
+        break;
+      case 'withdrawn':
+        if (d.player === tour.player && tour.as === 'player') say('You have withdrawn from the tournament.');
+        break;
+      default:
+        break;
+    }
+  },
+
+  t_standings() {},
+
+  reject(d) {
+    const tour = state.tour;
+    if (d.cmd === 't_create') {
+      state.tcreate = { busy: false, error: d.msg };
+      return;
+    }
+    if (!tour) return;
+    if (d.cmd === 'resume' || d.cmd === 'watch') {
+      if (d.code === 'unavailable' || d.code === 'internal') {
+        say(d.msg, { bad: true });
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(() => { sent = ''; socket.restart(); }, 2000);
+        return;
+      }
+      tour.refused = roomKey();
+      if (d.cmd === 'resume') storage.dropSeat(state.roomId);
+      resetRoom();
+      sent = '';
+      say(d.msg, { bad: true });
+      return;
+    }
+    if (d.cmd === 't_resume' && d.code === 'bad_token') {
+      storage.saveTournament(tour.id, { token: '', player: null });
+      setView(tour.adminView);
+      socket.send('t_watch', { id: tour.id });
+      say('This browser is no longer registered in the tournament: you are watching it.', { bad: true });
+      return;
+    }
+    if ((d.cmd === 't_watch' || d.cmd === 't_resume') && d.code === 'unknown_room') {
+      tour.error = `There is no tournament ${tour.id} (or it is over and gone).`;
+      return;
+    }
+    if (d.cmd === 't_register') {
+      tour.busy = '';
+      tour.formError = d.msg;
+      return;
+    }
+    say(d.msg, { bad: true });
+  },
+};
+
+// ------------------------------------------------------------------ commands
+
+function send(t, d) {
+  if (socket.send(t, d)) return true;
+  say('Not connected: wait a moment and try again.', { bad: true });
+  return false;
+}
+
+/** Organize a tournament (from the lobby); the answer opens its organizer page
+(after `created(id)`). */
+export function create(name, settings, created = null) {
+  onCreated = created;
+  if (send('t_create', { name, settings })) state.tcreate = { busy: true, error: '' };
+  changed();
+}
+
+export function register(nickname) {
+  const tour = state.tour;
+  tour.formError = '';
+  if (send('t_register', { id: tour.id, nickname })) tour.busy = 'register';
+  storage.saveNickname(nickname);
+  changed();
+}
+
+export function withdraw() {
+  const tour = state.tour;
+  send('t_withdraw', { id: tour.id, token: tour.token });
+}
+
+export function closeRegistration() {
+  const tour = state.tour;
+  send('t_close', { id: tour.id, admin: tour.admin });
+}
+
+/** The next round: now (after the countdown), or at `at` on the server's clock (ms). */
+export function startRound(at = 0) {
+  const tour = state.tour;
+  send('t_start', { id: tour.id, admin: tour.admin, at: Math.round(at) });
+}
+
+export function endRound() {
+  const tour = state.tour;
+  send('t_end', { id: tour.id, admin: tour.admin });
+}
+
+/** A player looks at the tournament page during their round, or goes back to the table. */
+export function showPage(on) {
+  if (!state.tour) return;
+  state.tour.page = on;
+  changed();
+}

@@ -1,0 +1,113 @@
+/** The organizer's controls of a tournament: close registration, start the
+next round now or at a time, end the round being played (for no-shows).
+Each is one command; what happened comes back as the tournament's events. */
+
+import { h, setText, show, toggle } from '../dom.js';
+import * as tournament from '../tournament.js';
+import { serverNow } from '../clock.js';
+import { say } from '../messages.js';
+import { clockTime, modeOf } from './rounds.js';
+
+/** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
+export function serverTimeAt(text, nowMs = Date.now()) {
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
+  if (!m) return null;
+  const at = new Date(nowMs);
+  at.setHours(Number(m[1]), Number(m[2]), Number(m[3] || 0), 0);
+  if (at.getTime() < nowMs - 60000) at.setDate(at.getDate() + 1); // a time just past is taken as now
+  return at.getTime() + (serverNow() - Date.now());
+}
+
+export function createOrganizer(host) {
+  const regText = h('p', { class: 't-admin-line' });
+  const closeBtn = h('button', { class: 'btn', type: 'button', text: 'Close registration',
+    onclick: () => tournament.closeRegistration() });
+  const nextText = h('p', { class: 't-admin-line' });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => tournament.startRound(0) });
+  const atInput = h('input', { type: 'time', step: 1, name: 'start_at', 'aria-label': 'Start time (your clock)' });
+  const atBtn = h('button', { class: 'btn', type: 'submit', text: 'Schedule' });
+  const atForm = h('form', { class: 't-schedule' }, h('label', { for: 't-start-at', text: 'or at' }), atInput, atBtn);
+  atInput.id = 't-start-at';
+  const curText = h('p', { class: 't-admin-line' });
+  const endBtn = h('button', { class: 'btn', type: 'button', onclick: () => end() });
+  const el = h('section', { class: 'panel t-admin', 'aria-labelledby': 't-admin-title' },
+    h('h2', { id: 't-admin-title', text: 'Organizer' }),
+    h('div', { class: 't-admin-row' }, regText, closeBtn),
+    h('div', { class: 't-admin-row' }, nextText, h('div', { class: 't-admin-buttons' }, startBtn, atForm)),
+    h('div', { class: 't-admin-row' }, curText, endBtn));
+  host.append(el);
+  let confirmEnd = 0; // the round whose end awaits a second press
+  let confirmTimer = 0;
+
+  atForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const at = serverTimeAt(atInput.value);
+    if (at == null) {
+      say('Pick a time first (hours, minutes, seconds).', { bad: true });
+      atInput.focus();
+      return;
+    }
+    tournament.startRound(at);
+  });
+
+  let current = null;
+  function end() {
+    if (!current) return;
+    if (confirmEnd !== current.n) {
+      confirmEnd = current.n;
+      clearTimeout(confirmTimer);
+      confirmTimer = setTimeout(() => { confirmEnd = 0; paint(); }, 4000);
+      paint();
+      return;
+    }
+    confirmEnd = 0;
+    tournament.endRound();
+    paint();
+  }
+
+  let last = null;
+  function paint() {
+    if (!last) return;
+    const { t, entries } = last;
+    const active = t.players.filter((p) => !p.withdrawn).length;
+    setText(regText, t.registration
+      ? `Registration is open: ${active} of at most ${t.settings.max_players} players.`
+      : `Registration is closed: ${active} player${active === 1 ? '' : 's'}.`);
+    show(closeBtn, t.registration);
+
+    current = t.rounds.find((r) => r.status === 'starting' || r.status === 'running') || null;
+    const next = t.rounds.find((r) => r.status === 'pending');
+    if (next) {
+      setText(nextText, `Next: round ${next.n} of ${t.rounds.length} (${modeOf(t.settings.modes[next.n - 1])}).`);
+      setText(startBtn, `Start round ${next.n} now`);
+    } else {
+      setText(nextText, 'Every round has been played.');
+    }
+    const canStart = Boolean(next && !current && active > 0);
+    show(startBtn, Boolean(next));
+    show(atForm, Boolean(next));
+    startBtn.disabled = !canStart;
+    atBtn.disabled = !canStart;
+    if (next && !current && !active) setText(nextText, `Round ${next.n} can start once a player has registered.`);
+
+    if (current) {
+      const now = serverNow();
+      const racing = entries.filter((e) => e.status === 'racing' || e.status === 'disconnected').length;
+      setText(curText, current.start_at > now
+        ? `Round ${current.n} starts at ${clockTime(current.start_at)}.`
+        : `Round ${current.n} is being played${entries.length ? `: ${racing} still playing` : ''}.`);
+      setText(endBtn, confirmEnd === current.n ? `Really end round ${current.n}?` : `End round ${current.n}`);
+      toggle(endBtn, 'danger', confirmEnd === current.n);
+    } else {
+      setText(curText, 'No round is being played.');
+    }
+    show(endBtn, Boolean(current && current.status === 'running'));
+  }
+
+  function render(t, entries) {
+    last = { t, entries };
+    paint();
+  }
+
+  return { el, render };
+}

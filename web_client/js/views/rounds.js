@@ -1,0 +1,101 @@
+/** A tournament's rounds: each one's deal mode and status; once it has ended,
+its code (revealed then), its results and each player's replay. */
+
+import { h } from '../dom.js';
+import { duration, modeText, money } from '../format.js';
+import { statusText } from './leaderboard.js';
+import { say } from '../messages.js';
+import { serverNow } from '../clock.js';
+
+const STATUS = { pending: 'to come', starting: 'starting', running: 'being played', ended: 'over' };
+
+export function modeOf(mode) {
+  return modeText({ draw: Number(mode[1]), scoring: mode[2] });
+}
+
+/** A time on the server's clock (ms), as our wall clock shows it: "20:30:05". */
+export function clockTime(ms) {
+  return new Date(ms - (serverNow() - Date.now())).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+async function copy(code) {
+  try {
+    await navigator.clipboard.writeText(code);
+    say(`Copied ${code}`);
+  } catch {
+    say(`The deal: ${code}`);
+  }
+}
+
+/** actions.replay(round, player, nickname): open a player's replay of a round. */
+export function createRounds(host, actions) {
+  const list = h('ol', { class: 't-rounds', 'aria-label': 'Rounds' });
+  const el = h('section', { class: 'panel t-rounds-panel', 'aria-labelledby': 't-rounds-title' },
+    h('h2', { id: 't-rounds-title', text: 'Rounds' }), list);
+  host.append(el);
+  let drawn = '';
+  let tid = '';
+  const open = new Set(); // rounds whose results are unfolded (kept across redraws)
+
+  function resultsTable(round) {
+    const rows = (round.results || []).map((e) => h('tr', {},
+      h('td', { text: String(e.rank) }),
+      h('th', { scope: 'row', text: e.nickname }),
+      h('td', { text: statusText(e) }),
+      h('td', { text: `${e.foundation}/52` }),
+      h('td', { text: String(e.moves) }),
+      h('td', { text: money(e.vegas) }),
+      h('td', { class: 't-replays' }, h('span', {},
+        h('button', {
+          class: 'btn small', type: 'button', text: 'Replay', 'aria-label': `Replay ${e.nickname}'s round ${round.n}`,
+          onclick: () => actions.replay(round.n, e.seat, e.nickname),
+        }),
+        h('a', {
+          href: `/api/tournaments/${tid}/rounds/${round.n}/replay/${e.seat}`, text: 'JSON',
+          'aria-label': `${e.nickname}'s moves in round ${round.n} (JSON)`,
+        })))));
+    return h('div', { class: 't-scroll' }, h('table', { class: 't-table', 'aria-label': `Results of round ${round.n}` },
+      h('thead', {}, h('tr', {}, ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Score', 'Replay']
+        .map((text) => h('th', { scope: 'col', text })))),
+      h('tbody', {}, ...rows)));
+  }
+
+  function item(round, t) {
+    const li = h('li', { class: `t-round ${round.status}`, dataset: { round: String(round.n), status: round.status } },
+      h('div', { class: 't-round-head' },
+        h('b', { text: `Round ${round.n}` }),
+        h('span', { class: 't-mode', text: modeOf(t.settings.modes[round.n - 1]) }),
+        h('span', { class: `badge t-status-${round.status}`, text: STATUS[round.status] })));
+    if (round.status === 'starting' || round.status === 'running') {
+      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clockTime(round.start_at)}` }));
+    }
+    if (round.status === 'ended') {
+      const results = round.results || [];
+      const winner = results.find((e) => e.rank === 1 && e.status === 'finished');
+      li.append(h('p', { class: 't-round-deal' }, h('span', { text: 'The deal: ' }),
+        h('code', { class: 't-code', text: round.code }),
+        h('button', { class: 'btn small', type: 'button', text: 'Copy', 'aria-label': `Copy the code of round ${round.n}`,
+          onclick: () => copy(round.code) })));
+      li.append(h('p', { class: 't-when', text: winner ? `Won by ${winner.nickname} in ${duration(winner.finish_ms ?? 0)}`
+        : results.length ? `Nobody finished the deal; best: ${results[0].nickname}` : 'Nobody played it.' }));
+      const details = h('details', { class: 't-results', open: open.has(round.n) },
+        h('summary', { text: 'Results and replays' }), resultsTable(round));
+      details.addEventListener('toggle', () => {
+        if (details.open) open.add(round.n);
+        else open.delete(round.n);
+      });
+      li.append(details);
+    }
+    return li;
+  }
+
+  function render(t) {
+    tid = t.id;
+    const key = JSON.stringify([t.id, t.rounds]);
+    if (key === drawn) return;
+    drawn = key;
+    list.replaceChildren(...t.rounds.map((r) => item(r, t)));
+  }
+
+  return { el, render };
+}

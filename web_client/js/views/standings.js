@@ -1,0 +1,52 @@
+/** A tournament's standings as the server ranks them: Vegas dollars over the
+ended rounds (each round's figure, a missed one counting -$52), cards on the
+foundations, wins and their time. The client adds nothing up itself. */
+
+import { h } from '../dom.js';
+import { duration, money } from '../format.js';
+
+function roundCell(item) {
+  if (!item.played) return h('td', { class: 'missed', title: 'did not play: counts -$52', text: `${money(item.vegas)}*` });
+  const won = item.status === 'finished';
+  const title = won ? `finished in ${duration(item.finish_ms ?? 0)}` : item.status;
+  return h('td', { class: won ? 'won' : '', title, text: money(item.vegas) + (won ? ' ✓' : '') });
+}
+
+export function createStandings(host) {
+  const head = h('tr');
+  const body = h('tbody');
+  const note = h('p', { class: 't-note' });
+  const el = h('section', { class: 'panel t-standings', 'aria-labelledby': 't-standings-title' },
+    h('h2', { id: 't-standings-title', text: 'Standings' }),
+    h('div', { class: 't-scroll' },
+      h('table', { class: 't-table', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
+    note);
+  host.append(el);
+  let drawn = '';
+
+  /** t: the public tournament; me: our player number or -1. */
+  function render(t, me) {
+    const ended = t.rounds.filter((r) => r.status === 'ended').map((r) => r.n);
+    const key = JSON.stringify([t.standings, ended, me]);
+    if (key === drawn) return;
+    drawn = key;
+    head.replaceChildren(...['#', 'Player', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time', 'Total']
+      .map((text) => h('th', { scope: 'col', text })));
+    body.replaceChildren(...t.standings.map((line) => h('tr', {
+      class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
+      dataset: { player: String(line.player) },
+    },
+    h('td', { class: 'rank', text: String(line.rank) }),
+    h('th', { scope: 'row', class: 'name', text: line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '') }),
+    ...line.rounds.map(roundCell),
+    h('td', { class: 'cards', text: String(line.foundation) }),
+    h('td', { class: 'wins', text: String(line.wins) }),
+    h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }),
+    h('td', { class: 'total', text: money(line.vegas) }))));
+    note.textContent = ended.length
+      ? 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). Ties: cards, then time of the won rounds.'
+      : 'No round has ended yet: standings count Vegas dollars over the rounds.';
+  }
+
+  return { el, render };
+}
