@@ -30,7 +30,7 @@ export function createStandings(host) {
     const key = JSON.stringify([t.standings, ended, me]);
     if (key === drawn) return;
     drawn = key;
-    head.replaceChildren(...['#', 'Player', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time', 'Total']
+    head.replaceChildren(...['#', 'Player', 'Total', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time']
       .map((text) => h('th', { scope: 'col', text })));
     body.replaceChildren(...t.standings.map((line) => h('tr', {
       class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
@@ -38,11 +38,11 @@ export function createStandings(host) {
     },
     h('td', { class: 'rank', text: String(line.rank) }),
     h('th', { scope: 'row', class: 'name', text: line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '') }),
+    h('td', { class: 'total', text: money(line.vegas) }),
     ...line.rounds.map(roundCell),
     h('td', { class: 'cards', text: String(line.foundation) }),
     h('td', { class: 'wins', text: String(line.wins) }),
-    h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }),
-    h('td', { class: 'total', text: money(line.vegas) }))));
+    h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }))));
     note.textContent = ended.length
       ? 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). Ties: cards, then time of the won rounds.'
       : 'No round has ended yet: standings count Vegas dollars over the rounds.';
