@@ -1,0 +1,310 @@
+"""A two-round tournament in the browser: one organizer page, two player pages
+and one spectator page.
+
+Round 1 (a deal from wins.json) is won through the UI by ann, while bob
+plays a few moves and resigns. Round 2 is scheduled at a time; ann reloads
+her page in the middle of it and goes on, bob withdraws, and the organizer
+ends the round. Every page checks the standings after each round (computed
+here by replaying the games with server.klondike) and the revealed code;
+no page's DOM nor any frame it received holds a round's code before that
+round ends, and the spectator never sees a card that is face down.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import re
+
+import pytest
+from conftest import ARTIFACTS, Tabs, screenshot
+from harness import load_wins
+from playwright.sync_api import Locator, Page, expect
+from web_support import Keyboard, stat
+
+from server.klondike import Game, card_name, long_name
+
+pytestmark = pytest.mark.browser
+
+WINS = {w["code"]: w["script"] for w in load_wins()}
+ROUND1 = "KL1-D1V-ACT552B"  # ann wins it: from move 104 the server offers auto-complete
+ROUND2 = "KL1-D1V-ABYI5NK"
+FINISH_AT = 104
+VIEWPORT = {"width": 1000, "height": 760}
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def money(v: int) -> str:
+    return f"+${v}" if v > 0 else f"-${-v}" if v < 0 else "$0"
+
+
+def played(code: str, moves: list[str]) -> Game:
+    game = Game(code)
+    for m in moves:
+        game.push(m)
+    return game
+
+
+def hidden(game: Game) -> set[int]:
+    """Cards this game has never shown: face down, or still in the stock (no recycle yet)."""
+    assert game.recycles == 0
+    down = {c for col, n in zip(game.columns, game.down, strict=True) for c in col[:n]}
+    return down | set(game.stock)
+
+
+def shown_as(c: int) -> list[str]:
+    name = card_name(c)
+    rank = "10" if name[0] == "T" else name[0]
+    return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
+
+
+def keyboard(page: Page, code: str) -> Keyboard:
+    """The keyboard player, starting where the table's focus is now."""
+    keys = Keyboard(page, code)
+    keys.focus = page.locator('.race .pile[tabindex="0"]').get_attribute("data-pile") or "stock"
+    return keys
+
+
+def resign(page: Page) -> None:
+    controls = page.locator(".controls")
+    controls.get_by_role("button", name="Resign").click()
+    controls.get_by_role("button", name="Really resign?").click()
+
+
+def standing(page: Page, player: int) -> Locator:
+    return page.locator(f'.t-standings tbody tr[data-player="{player}"]')
+
+
+def check_standings(page: Page, expected: list[tuple[int, str, int, int]]) -> None:
+    """expected: (player, nickname, vegas, cards) in rank order."""
+    rows = page.locator(".t-standings tbody tr")
+    expect(rows).to_have_count(len(expected))
+    for rank, (player, nickname, vegas, cards) in enumerate(expected, start=1):
+        row = standing(page, player)
+        expect(row.locator("td.rank")).to_have_text(str(rank))
+        expect(row.locator("th.name")).to_contain_text(nickname)
+        expect(row.locator("td.total")).to_have_text(money(vegas))
+        expect(row.locator("td.cards")).to_have_text(str(cards))
+        expect(rows.nth(rank - 1)).to_have_attribute("data-player", str(player))
+
+
+FIELDS_JS = "() => [...document.querySelectorAll('input, textarea')].map(e => e.value).join()"
+
+
+def no_code_yet(tabs: Tabs, pages: list[Page], codes: list[str]) -> None:
+    """None of `codes` is in any page's DOM (text, attributes, form fields) nor in a frame it received."""
+    for page in pages:
+        html = page.content()
+        values = page.evaluate(FIELDS_JS)
+        for code in codes:
+            assert code not in html, f"{code} is in a page before its round ended"
+            assert code not in values, f"{code} is in a form field before its round ended"
+            for raw in tabs.frames[page]:
+                assert code not in raw, f"{code} was sent before its round ended: {raw[:200]}"
+
+
+# elements outside the page's width, except in boxes that scroll sideways (wide tables)
+WIDE_JS = """() => [...document.querySelectorAll('main *')]
+  .filter(e => e.offsetParent && !e.closest('.t-scroll')
+    && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
+  .map(e => e.tagName + '.' + e.className).slice(0, 5)"""
+FITS_JS = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
+
+
+def fits(page: Page) -> None:
+    """Nothing sticks out sideways (once the tables have been sized to their boxes)."""
+    page.wait_for_function(FITS_JS)
+    assert not page.evaluate(WIDE_JS)
+
+
+def keep(page: Page, name: str) -> None:
+    """A screenshot of the page's top, as a test artifact (docs/screenshots/ has copies made by hand)."""
+    fits(page)
+    page.evaluate("() => window.scrollTo(0, 0)")
+    screenshot(page, name)
+
+
+def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) -> None:
+    win = WINS[ROUND1]
+    assert "undo" not in win[:FINISH_AT]
+
+    # ---------------------------------------------------------------- the organizer creates it
+    org = tabs.page("/", viewport=VIEWPORT)
+    form = org.locator("form.tournament-form")
+    form.get_by_label("Tournament name").fill("Club night")
+    form.get_by_label("KL1 codes").check()
+    form.get_by_label("Codes, one per line").fill(f"{ROUND1}\n{ROUND2}")
+    form.get_by_label("Time per round").select_option("300")
+    form.locator('input[name="tboards"][value="live"]').check()
+    form.get_by_role("button", name="Create tournament").click()
+    expect(org).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
+    tid = org.url.split("/t/")[1][:8]
+    link = org.get_by_label("Tournament link").input_value()
+    assert link.endswith(f"/t/{tid}") and "admin" not in link
+    assert org.evaluate("() => Object.keys(localStorage).some(k => k.startsWith('kr.tour.'))")
+    expect(org.get_by_role("heading", name="Club night")).to_be_visible()
+    expect(org.locator(".t-role")).to_have_text("Organizer")
+
+    # ---------------------------------------------------------------- two players register; a spectator
+    ann = tabs.page(link, viewport=VIEWPORT)
+    bob = tabs.page(link, viewport=VIEWPORT)
+    spec = tabs.page(link, viewport=VIEWPORT)
+    for page, nickname in ((ann, "ann"), (bob, "bob")):
+        reg = page.locator("form.t-register")
+        reg.get_by_label("Nickname").fill(nickname)
+        reg.get_by_role("button", name="Register").click()
+        expect(page.locator(".t-role")).to_have_text(f"Playing as {nickname}")
+        expect(reg).to_be_hidden()
+    expect(spec.locator(".t-role")).to_have_text("Spectator")
+    expect(spec.locator("form.t-register")).to_be_visible()
+    players = org.locator(".t-players li")
+    expect(players).to_have_count(2)
+    expect(players.nth(0)).to_contain_text("ann")
+    expect(players.nth(1)).to_contain_text("bob")
+
+    org.get_by_role("button", name="Close registration").click()
+    expect(org.locator(".t-admin")).to_contain_text("Registration is closed: 2 players.")
+    expect(spec.locator("form.t-register")).to_be_hidden()
+    expect(ann.locator(".t-headline")).to_have_text("Registration is closed")
+    no_code_yet(tabs, [org, ann, bob, spec], [ROUND1, ROUND2])
+
+    # ---------------------------------------------------------------- round 1: ann wins, bob resigns
+    org.get_by_role("button", name="Start round 1 now").click()
+    for page in (ann, bob):
+        expect(page.locator(".screen.race")).to_be_visible()
+        expect(stat(page, "Moves")).to_have_text("0")
+        expect(page.locator(".room-label")).to_contain_text("Club night · round 1 of 2")
+    expect(spec.locator(".t-live .tile")).to_have_count(2)
+    expect(spec.locator(".t-live .lb-row")).to_have_count(2)
+    expect(org.locator('.t-players li[data-player="1"]')).to_contain_text("racing")
+
+    bob_moves = WINS[ROUND1][:5]
+    keys = keyboard(bob, ROUND1)
+    for m in bob_moves:
+        keys.play(m)
+    resign(bob)
+    expect(bob.locator(".notice.done")).to_contain_text("Your race is over")
+    expect(org.locator('.t-players li[data-player="1"]')).to_contain_text("resigned")
+    bob1 = played(ROUND1, bob_moves)
+
+    keys = keyboard(ann, ROUND1)
+    for m in win[:FINISH_AT]:
+        keys.play(m)
+    expect(spec.locator(".t-live .tile", has_text="ann")).to_contain_text(f"{FINISH_AT} moves")
+    settle_spec = spec.locator(".t-live .card.down[data-card]")
+    expect(settle_spec).to_have_count(0)
+    keep(spec, "tournament-spectator")
+    no_code_yet(tabs, [org, ann, bob, spec], [ROUND1, ROUND2])
+    ann.keyboard.press("f")  # auto-complete: the round's last racer wins it
+
+    after1 = [(0, "ann", 208, 52), (1, "bob", bob1.vegas, bob1.foundation_cards)]
+    for page in (org, ann, bob, spec):
+        round1 = page.locator('.t-round[data-round="1"]')
+        expect(round1.locator(".t-code")).to_have_text(ROUND1)
+        expect(round1.locator(".badge")).to_have_text("over")
+        check_standings(page, after1)
+    for page in (ann, bob):
+        expect(page.locator(".screen.tournament")).to_be_visible()
+        expect(page.locator(".t-headline")).to_have_text("Round 1 is over")
+        expect(page.locator(".t-detail .t-code")).to_have_text(ROUND1)
+    expect(ann.locator(".t-detail")).to_contain_text("You: 1st, finished")
+    expect(bob.locator(".t-detail")).to_contain_text("You: 2nd, resigned")
+    expect(org.locator('.t-players li[data-player="0"]')).to_contain_text("finished")
+    keep(ann, "tournament-player")
+    no_code_yet(tabs, [org, ann, bob, spec], [ROUND2])
+
+    # ---------------------------------------------------------------- round 2 at a time: reload, withdraw
+    at = (datetime.datetime.now() + datetime.timedelta(seconds=9)).strftime("%H:%M:%S")
+    org.get_by_label("Start time (your clock)").fill(at)
+    org.get_by_role("button", name="Schedule").click()
+    for page in (ann, bob, spec):
+        expect(page.locator(".t-headline")).to_contain_text("Round 2 starts in")
+    expect(org.locator(".t-admin")).to_contain_text("Round 2 starts at")
+    for page in (ann, bob):
+        expect(page.locator(".screen.race")).to_be_visible(timeout=15_000)
+        expect(page.locator(".room-label")).to_contain_text("round 2 of 2")
+        expect(stat(page, "Moves")).to_have_text("0", timeout=15_000)
+    spec_from = len(tabs.frames[spec])
+
+    script = WINS[ROUND2]
+    keys = keyboard(ann, ROUND2)
+    for m in script[:6]:
+        keys.play(m)
+    ann.reload()  # mid-round: back at the same table, and the game goes on
+    expect(ann.locator(".screen.race")).to_be_visible()
+    expect(stat(ann, "Moves")).to_have_text("6")
+    keys = keyboard(ann, ROUND2)
+    keys.game = played(ROUND2, script[:6])
+    for m in script[6:12]:
+        keys.play(m)
+    ann2 = played(ROUND2, script[:12])
+
+    bob_moves = script[:3]
+    keys = keyboard(bob, ROUND2)
+    for m in bob_moves:
+        keys.play(m)
+    bob2 = played(ROUND2, bob_moves)
+    expect(spec.locator(".t-live .tile", has_text="ann")).to_contain_text("12 moves")
+    expect(spec.locator(".t-live .tile", has_text="bob")).to_contain_text("3 moves")
+
+    # the spectator sees both boards live, and no card that is face down in both
+    secret = hidden(ann2) & hidden(bob2)
+    assert len(secret) > 20
+    expect(spec.locator(".t-live .card.down[data-card]")).to_have_count(0)
+    assert spec.locator(".t-live .card.down").count() > 20
+    html = spec.content()
+    for c in secret:
+        for shown in shown_as(c):
+            assert shown not in html, f"{card_name(c)} shows in the spectator's page"
+    for raw in tabs.frames[spec][spec_from:]:
+        json.loads(raw)
+        for c in secret:
+            assert f'"{card_name(c)}"' not in raw, f"{card_name(c)} was sent to the spectator: {raw[:200]}"
+
+    # bob goes to the tournament's page and withdraws (asked twice)
+    bob.locator(".topbar").get_by_role("button", name="Tournament page").click()
+    expect(bob.locator(".screen.tournament")).to_be_visible()
+    expect(bob.get_by_role("button", name="Back to your table")).to_be_visible()
+    bob.get_by_role("button", name="Withdraw from the tournament").click()
+    bob.get_by_role("button", name="Really withdraw? You cannot come back").click()
+    expect(bob.locator(".t-you")).to_contain_text("have withdrawn")
+    expect(org.locator('.t-players li[data-player="1"]')).to_contain_text("withdrawn")
+    expect(org.locator('.t-players li[data-player="0"]')).to_contain_text("racing")
+    keep(org, "tournament-organizer")
+    no_code_yet(tabs, [org, ann, bob, spec], [ROUND2])
+
+    org.get_by_role("button", name="End round 2").click()
+    org.get_by_role("button", name="Really end round 2?").click()
+
+    after2 = [(0, "ann", 208 + ann2.vegas, 52 + ann2.foundation_cards),
+              (1, "bob", bob1.vegas + bob2.vegas, bob1.foundation_cards + bob2.foundation_cards)]
+    for page in (org, ann, bob, spec):
+        expect(page.locator(".t-headline")).to_have_text("The tournament is over")
+        round2 = page.locator('.t-round[data-round="2"]')
+        expect(round2.locator(".t-code")).to_have_text(ROUND2)
+        expect(page.locator('.t-round[data-round="1"] .t-code')).to_have_text(ROUND1)
+        check_standings(page, after2)
+        expect(standing(page, 1).locator("th.name")).to_contain_text("withdrawn")
+    expect(ann.locator(".screen.tournament")).to_be_visible()
+    expect(ann.locator(".t-detail")).to_contain_text(f"You finished 1st of 2 with {money(after2[0][2])}")
+    expect(org.get_by_role("button", name=re.compile("^Start round"))).to_be_hidden()
+
+    # a past round's replay, step by step, from the spectator's page
+    round2 = spec.locator('.t-round[data-round="2"]')
+    round2.locator("summary").click()
+    round2.get_by_role("button", name="Replay ann's round 2").click()
+    viewer = spec.get_by_role("dialog", name="Round 2 · ann")
+    expect(viewer.locator(".replay-step")).to_contain_text("Step 0 of 12")
+    viewer.get_by_role("button", name="Last step").click()
+    expect(viewer.locator(".replay-step")).to_contain_text("Step 12 of 12")
+    expect(viewer.locator(".replay-step")).to_contain_text(f"{ann2.foundation_cards}/52 cards · 12 moves")
+    expect(viewer.locator(".card.down[data-card]")).to_have_count(0)
+    viewer.get_by_role("button", name="Close").click()
+    expect(viewer).to_be_hidden()
+
+    # on a phone the page is one column, and nothing sticks out sideways
+    for page in (org, ann, spec):
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(page.locator(".t-side")).to_be_visible()
+        fits(page)
+    assert (ARTIFACTS / "tournament-organizer.png").exists()
