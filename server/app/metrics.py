@@ -36,6 +36,15 @@ class Metrics:
         self.lb_frames = Counter("klondike_leaderboard_frames",
                                  "Leaderboard updates broadcast (one per room flush)", registry=r)
 
+        self._by_type: dict[str, Counter] = {}
+
+    def command(self, kind: str) -> None:
+        """Count a command of type ``kind`` (its counter child looked up once)."""
+        child = self._by_type.get(kind)
+        if child is None:
+            child = self._by_type[kind] = self.commands.labels(type=kind)
+        child.inc()
+
     def redis_batch(self, size: int, seconds: float) -> None:
         self.redis_round_trips.inc()
         self.redis_commands.inc(size)

@@ -132,7 +132,7 @@ class Session:
             return
         if not self._charge():
             return
-        self.app.metrics.commands.labels(type=cmd.type).inc()
+        self.app.metrics.command(cmd.type)
         async with self.lock:
             await self._dispatch(cmd, started)
 
@@ -643,7 +643,7 @@ class Session:
         self.entry = entry
         self.done = done
         self.app.metrics.moves_accepted.inc()
-        await self._send(frame("ack", {"s": seq, "view": view}))
+        self._write(frame("ack", {"s": seq, "view": view}))
         if done and applied.active == 0:
             spawn(self._end_race())
 

@@ -98,6 +98,7 @@ class Game:
         "foundations",
         "history",
         "moves",
+        "packed_history",
         "points",
         "recycles",
         "stock",
@@ -120,6 +121,7 @@ class Game:
     recycles: int
     turned_up: int
     history: deque[Record]
+    packed_history: bytearray  # the history's records as a snapshot stores them
 
     def __init__(self, code: DealCode | str) -> None:
         if isinstance(code, str):
@@ -143,6 +145,7 @@ class Game:
         self.recycles = 0
         self.turned_up = 0
         self.history = deque(maxlen=UNDO_LIMIT)
+        self.packed_history = bytearray()
 
     # ------------------------------------------------------------------ figures
 
@@ -392,7 +395,11 @@ class Game:
             else:
                 self.columns[dst].extend(cards)
         self.moves += 1
-        self.history.append(make_record(move, points, fan, flipped, placed, credited, drawn))
+        record = make_record(move, points, fan, flipped, placed, credited, drawn)
+        if len(self.history) == UNDO_LIMIT:  # the oldest record falls out
+            del self.packed_history[:RECORD.size]
+        self.history.append(record)
+        self.packed_history += record.packed
 
     def pop(self) -> Move:
         """Undo the last move completely (cards, flips, score, counters); return it.
@@ -402,6 +409,7 @@ class Game:
         if not self.history:
             raise NothingToUndoError("nothing to undo")
         move, points, fan, flipped, placed, credited, drawn, _ = self.history.pop()
+        del self.packed_history[-RECORD.size:]
         src, dst, n = move.source, move.target, move.count
         if src == STOCK:
             stock, waste = self.stock, self.waste
@@ -489,6 +497,7 @@ class Game:
         other.recycles = self.recycles
         other.turned_up = self.turned_up
         other.history = deque(self.history if history else (), maxlen=UNDO_LIMIT)
+        other.packed_history = bytearray(self.packed_history if history else b"")
         return other
 
     def _key(self) -> tuple[object, ...]:

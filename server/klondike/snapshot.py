@@ -53,7 +53,7 @@ def encode(game: Game) -> bytes:
         out.append(len(pile))
         out += bytes(pile)
     out.append(len(game.history))
-    out += b"".join([r.packed for r in game.history])
+    out += game.packed_history
     out += _CRC.pack(zlib.crc32(out))
     return bytes(out)
 
@@ -129,6 +129,7 @@ def _decode(buf: memoryview) -> Game:
         raise InvalidSnapshotError(
             f"{extra} byte{'s' if extra > 1 else ''} after the end of the snapshot")
     game.history = history
+    game.packed_history = bytearray(b"".join(r.packed for r in history))
     game.points, game.moves, game.recycles = points, moves, recycles
     game.turned_up, game.fan, game.credited = turned, fan, credited
     return game

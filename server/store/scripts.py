@@ -8,7 +8,7 @@ opening brace and the script prepends ``{"v":N,``.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 
@@ -16,10 +16,10 @@ from typing import Final
 class Script:
     name: str
     source: str
+    sha: str = field(init=False)  # what EVALSHA names it by, hashed once
 
-    @property
-    def sha(self) -> str:
-        return hashlib.sha1(self.source.encode()).hexdigest()
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
 
 
 _PUSH_EVENT: Final = """

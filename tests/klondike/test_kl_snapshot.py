@@ -184,3 +184,13 @@ def test_non_ascii_scoring_byte_is_an_invalid_snapshot() -> None:
 def test_what_is_not_bytes_is_refused(value: object) -> None:
     with pytest.raises(InvalidSnapshotError):
         Game.from_snapshot(value)  # type: ignore[arg-type]
+
+
+def test_the_packed_history_mirrors_the_records_past_the_undo_limit(vector_game: dict[str, Any]) -> None:
+    """The engine keeps the history packed as it plays (a snapshot per move must
+    not pack 100 records again): after every push, pop, and record falling off
+    the end, it is the records' bytes in order."""
+    for game, _ in positions(vector_game["script"], vector_game["code"]):
+        assert bytes(game.packed_history) == b"".join(r.packed for r in game.history)
+        copy = game.copy(history=False)
+        assert copy.packed_history == b"" and copy.undo_depth == 0
