@@ -214,7 +214,7 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     no_code_yet(tabs, [org, ann, bob, spec], [ROUND2])
 
     # ---------------------------------------------------------------- round 2 at a time: reload, withdraw
-    at = (datetime.datetime.now() + datetime.timedelta(seconds=9)).strftime("%H:%M:%S")
+    at = (datetime.datetime.now() + datetime.timedelta(seconds=10)).strftime("%H:%M:%S")
     org.get_by_label("Start time (your clock)").fill(at)
     org.get_by_role("button", name="Schedule").click()
     for page in (ann, bob, spec):
