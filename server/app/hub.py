@@ -3,7 +3,8 @@
 A hub follows its room's channel in version order, keeps what it needs to
 answer newcomers (the room as anyone may see it, the leaderboard lines, who is
 online, spectators' boards) and fans frames out to its local connections:
-room events at once, leaderboards coalesced to at most five a second, boards
+room events at once, leaderboards coalesced to at most five a second (fewer
+when the process is busy, see :mod:`.load`), boards
 to spectators only and only as the room allows. A missing version (a message
 lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
 
 log = structlog.get_logger("app.hub")
 
-FLUSH_INTERVAL: Final = 0.2  # at most five leaderboards a second per room
 SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
 
 
@@ -46,6 +46,7 @@ class Hub:
         self.room_id = room_id
         self.v = 0
         self.public: dict[str, Any] = {}
+        self.boards_mode = "after"  # the room's setting for spectators' boards
         self.entries: dict[int, Entry] = {}
         self.online: dict[int, bool] = {}
         self.sessions: set[Session] = set()
@@ -77,9 +78,9 @@ class Hub:
     def race(self) -> int:
         return int(self.public.get("race", 0))
 
-    @property
-    def boards_mode(self) -> str:
-        return str(self.public.get("settings", {}).get("boards", "after"))
+    def _set_public(self, public: dict[str, Any]) -> None:
+        self.public = public
+        self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
 
     def lines(self) -> list[Entry]:
         return ranked(self.entries.values(), self.online)
@@ -99,7 +100,7 @@ class Hub:
             return False
         now = self.app.now_ms()
         self.v = self._loaded_v = data.ev
-        self.public = data.room.public(now)
+        self._set_public(data.room.public(now))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
         self._busy = False
@@ -140,7 +141,16 @@ class Hub:
 
     def _apply(self, v: int, data: bytes) -> None:
         self.v = v
-        event = orjson.loads(data)
+        cut = -1
+        if not any(s.role == "spectator" for s in self.sessions):
+            cut = data.find(b',"board":')  # a progress event's last member
+        if cut > 0:
+            # nobody here may see boards: skip parsing this one; the next
+            # spectator gets them from the store (live) or the stored events (delayed)
+            event = orjson.loads(data[:cut] + b"}")
+            self._boards_loaded, self._loaded_v = False, v
+        else:
+            event = orjson.loads(data)
         kind = event["kind"]
         if kind == "progress":
             self.entries[event["seat"]] = event["entry"]
@@ -155,7 +165,7 @@ class Hub:
                 self.online.pop(event["seat"], None)
             self._dirty()
             return
-        self.public = event["room"]
+        self._set_public(event["room"])
         if event.get("reset"):
             self.entries = {}
             self.boards = {}
@@ -202,7 +212,7 @@ class Hub:
         if data is None:
             return
         self.v = data.ev
-        self.public = data.room.public(self.app.now_ms())
+        self._set_public(data.room.public(self.app.now_ms()))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
@@ -241,7 +251,7 @@ class Hub:
         if self._flush_handle is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, self._last_flush + FLUSH_INTERVAL - loop.time())
+        delay = max(0.0, self._last_flush + self.app.lag.flush_interval() - loop.time())
         self._flush_handle = loop.call_later(delay, self._flush)
 
     def _flush(self) -> None:
@@ -357,21 +367,6 @@ class Hub:
         except StoreUnavailable:
             log.warning("boards_unavailable", room=self.room_id)
 
-    # ------------------------------------------------------------------ presence
-
-    async def reap(self) -> None:
-        """Release seats held by connections of server processes that died."""
-        data = await self.app.store.load(self.room_id)
-        if data is None or not data.online:
-            return
-        procs = {conn.split(".", 1)[0] for conn in data.online.values()}
-        alive = await self.app.store.alive(procs)
-        for seat, conn in data.online.items():
-            if conn.split(".", 1)[0] not in alive:
-                log.info("seat_released", room=self.room_id, seat=seat, conn=conn)
-                await self.app.store.detach(self.room_id, seat, conn, {
-                    "kind": "presence", "seat": seat, "online": False, "at": self.app.now_ms()})
-
     def close(self) -> None:
         for handle in (self._flush_handle, self._release_handle):
             if handle is not None:
@@ -428,6 +423,25 @@ class Hubs:
             del self._hubs[hub.room_id]
             spawn(self.app.subscriber.unsubscribe(self.app.store.room_channel(hub.room_id)))
         self.app.metrics.rooms.set(len(self._hubs))
+
+    async def reap(self) -> None:
+        """Release the seats held by connections of server processes that died
+        (they stopped beating their heartbeat), in every room with a hub here.
+        Reads only who holds each seat, and asks once per process."""
+        room_ids = list(self._hubs)
+        store = self.app.store
+        holders = await asyncio.gather(*(store.holders(r) for r in room_ids))
+        procs = {conn.split(".", 1)[0] for held in holders for conn in held.values()}
+        if not procs:
+            return
+        alive = await store.alive(procs)
+        for room_id, held in zip(room_ids, holders, strict=True):
+            for seat, conn in held.items():
+                if conn.split(".", 1)[0] not in alive:
+                    log.info("seat_released", room=room_id, seat=seat, conn=conn)
+                    await store.detach(room_id, seat, conn, {
+                        "kind": "presence", "seat": seat, "online": False,
+                        "at": self.app.now_ms()})
 
     def on_message(self, room_id: str, data: bytes) -> None:
         hub = self._hubs.get(room_id)

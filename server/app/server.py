@@ -26,6 +26,7 @@ from .config import Config
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router
 from .hub import Hubs
+from .load import Load
 from .metrics import Metrics
 from .rooms import Rooms
 from .session import Session
@@ -42,6 +43,7 @@ class App:
     store: Store
     subscriber: Subscriber
     hubs: Hubs
+    lag: Load
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
@@ -67,6 +69,8 @@ class App:
         self.store = await Store.open(url, lanes=self.config.redis_lanes,
                                       event_cap=self.config.event_cap,
                                       on_batch=self.metrics.redis_batch)
+        self.lag = Load()
+        self.lag.start()
         self.hubs = Hubs(self)
         self.rooms = Rooms(self)
         self.tournaments = Tournaments(self)
@@ -120,8 +124,7 @@ class App:
                 if loop.time() >= next_beat:
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
-                    for hub in self.hubs.all():
-                        await hub.reap()
+                    await self.hubs.reap()
                     for thub in self.thubs.all():
                         loaded = await self.store.load_tournament(thub.id)
                         if loaded is not None:
@@ -138,6 +141,8 @@ class App:
         if self._server is not None:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()
+        with contextlib.suppress(AttributeError):
+            await self.lag.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)

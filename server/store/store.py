@@ -332,6 +332,13 @@ class Store:
                                          keys.events(room_id), keys.channel(room_id)],
                         [seat, conn, _body(event), self.event_cap])
 
+    async def holders(self, room_id: str) -> dict[int, str]:
+        """Seat -> the connection holding it, in one room."""
+        held = await self.call("HGETALL", keys.online(room_id))
+        if isinstance(held, dict):  # RESP3 answers with a map, RESP2 with a flat list
+            return {int(seat): conn.decode() for seat, conn in held.items()}
+        return {int(held[i]): held[i + 1].decode() for i in range(0, len(held), 2)}
+
     async def alive(self, proc_ids: Iterable[str]) -> set[str]:
         """Which of these server processes still beat."""
         ids = list(proc_ids)
