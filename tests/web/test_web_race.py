@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import Tabs, screenshot
 from playwright.sync_api import Locator, Page, expect
-from web_support import card, create_room, drag, pile, set_nickname, stat
+from web_support import card, create_room, drag, hidden, pile, set_nickname, shown_as, stat
 
 from server.klondike import Game, card_name, long_name
 
@@ -17,24 +17,10 @@ pytestmark = pytest.mark.browser
 # A deal where, from the start, the top of column 4 goes to its foundation and
 # the top of column 5 fits on column 1 and on column 3 (so a tap picks it up).
 CODE = "KL1-D1N-AAAAADF"
-SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
 def top(game: Game, column: int) -> str:
     return card_name(game.columns[column - 1][-1])
-
-
-def hidden(game: Game) -> set[int]:
-    """Cards this game has never shown: face down, or still in the stock (no recycle yet)."""
-    assert game.recycles == 0
-    down = {c for col, n in zip(game.columns, game.down, strict=True) for c in col[:n]}
-    return down | set(game.stock)
-
-
-def shown_as(c: int) -> list[str]:
-    name = card_name(c)
-    rank = "10" if name[0] == "T" else name[0]
-    return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
 
 
 def lb_row(page: Page, nickname: str) -> Locator:

@@ -20,9 +20,9 @@ import pytest
 from conftest import ARTIFACTS, Tabs, screenshot
 from harness import load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import Keyboard, stat
+from web_support import Keyboard, hidden, shown_as, stat
 
-from server.klondike import Game, card_name, long_name
+from server.klondike import Game, card_name
 
 pytestmark = pytest.mark.browser
 
@@ -31,7 +31,6 @@ ROUND1 = "KL1-D1V-ACT552B"  # ann wins it: from move 104 the server offers auto-
 ROUND2 = "KL1-D1V-ABYI5NK"
 FINISH_AT = 104
 VIEWPORT = {"width": 1000, "height": 760}
-SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
 
 
 def money(v: int) -> str:
@@ -43,19 +42,6 @@ def played(code: str, moves: list[str]) -> Game:
     for m in moves:
         game.push(m)
     return game
-
-
-def hidden(game: Game) -> set[int]:
-    """Cards this game has never shown: face down, or still in the stock (no recycle yet)."""
-    assert game.recycles == 0
-    down = {c for col, n in zip(game.columns, game.down, strict=True) for c in col[:n]}
-    return down | set(game.stock)
-
-
-def shown_as(c: int) -> list[str]:
-    name = card_name(c)
-    rank = "10" if name[0] == "T" else name[0]
-    return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
 
 
 def keyboard(page: Page, code: str) -> Keyboard:

@@ -8,7 +8,7 @@ from collections.abc import Callable
 
 from playwright.sync_api import Locator, Page, expect
 
-from server.klondike import Game, card_name
+from server.klondike import Game, card_name, long_name
 
 PILES = ["stock", "w", "fs", "fh", "fd", "fc", "t1", "t2", "t3", "t4", "t5", "t6", "t7"]
 
@@ -147,3 +147,19 @@ class Keyboard:
             return card_name(suit * 13 + game.foundations[suit] - 1)
         column = game.columns[int(source[1:]) - 1]
         return card_name(column[-n])
+
+
+SUIT_SYMBOL = {"S": "♠", "H": "♥", "D": "♦", "C": "♣"}
+
+
+def hidden(game: Game) -> set[int]:
+    """Cards this game has never shown: face down, or still in the stock (no recycle yet)."""
+    assert game.recycles == 0
+    down = {c for col, n in zip(game.columns, game.down, strict=True) for c in col[:n]}
+    return down | set(game.stock)
+
+
+def shown_as(c: int) -> list[str]:
+    name = card_name(c)
+    rank = "10" if name[0] == "T" else name[0]
+    return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
