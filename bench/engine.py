@@ -10,7 +10,7 @@ Every figure is the median of ``--repeat`` runs, measured with
 :func:`time.perf_counter` in this one process, pinned to one CPU where the OS
 allows it, with the garbage collector disabled inside the timed loops (it is
 collected before each run). Positions and moves come from the test vectors in
-``../shared/vectors``: the 40 scripted games of ``kl1.json`` and the 14 won
+``tests/vectors``: the 40 scripted games of ``kl1.json`` and the 14 won
 games of ``wins.json``. Work that is not being measured (parsing notation,
 building fresh games, sampling positions) happens outside the timed sections.
 """
@@ -33,7 +33,7 @@ from pathlib import Path
 from server.klondike import Game, Move, deal, replay
 from server.klondike.codes import MAX_NUMBER
 
-VECTORS = Path(__file__).resolve().parents[2] / "shared" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "tests" / "vectors"
 
 #: A script with its undos kept: a Move to push, or None for an undo (pop).
 Script = list[Move | None]

@@ -62,7 +62,7 @@ import race_client
 import race_profile
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-LIMIT_DIR: Final = ROOT.parent / "shared" / "limit"
+LIMIT_DIR: Final = ROOT.parent / "shared" / "limit"  # the team's, beside the repo: optional
 CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
 PAGE_KB: Final = os.sysconf("SC_PAGE_SIZE") // 1024
 HOST: Final = "127.0.0.1"
@@ -768,6 +768,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     _raise_nofile(2 * max(n for _, n in todo) + 256)
     if shutil.which("redis-server") is None:
         sys.stderr.write("race: redis-server not found (apt-get install redis-server)\n")
+        return 2
+    if a.limit and not (LIMIT_DIR / "limit_echo_server.py").is_file():
+        sys.stderr.write(f"race: --limit needs the team's stack-limit scripts in {LIMIT_DIR}, which "
+                         "are not there (they live beside the repository, not in it); run without "
+                         "--limit, or put them there\n")
         return 2
 
     def on_term(signum: int, frame: Any) -> None:

@@ -26,7 +26,7 @@ from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
 ROOT = Path(__file__).resolve().parents[1]
-VECTORS = ROOT.parent / "shared" / "vectors"
+VECTORS = ROOT / "tests" / "vectors"
 SUBPROTOCOL = "klondike-race.v1"
 
 

@@ -1,4 +1,4 @@
-"""Klondike Race's rules engine: KL1 deals played exactly as RULES.md says.
+"""Klondike Race's rules engine: KL1 deals played exactly as docs/rules.md says.
 
 A pure library (standard library only), in the spirit of python-chess::
 

@@ -1,7 +1,7 @@
 """Cards as small integers, and their text form.
 
 A card is its index ``suit * 13 + (rank - 1)`` with suits in the fixed order
-S H D C, so ``AS`` is 0, ``KS`` 12, ``AH`` 13 and ``KC`` 51 (RULES.md, Cards).
+S H D C, so ``AS`` is 0, ``KS`` 12, ``AH`` 13 and ``KC`` 51 (docs/rules.md, Cards).
 Integers keep the engine fast; :func:`parse_card` and :func:`card_name` are the
 two directions of the text form.
 """

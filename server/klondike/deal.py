@@ -1,4 +1,4 @@
-"""From a deal number to the cards on the table (RULES.md, "From deal number to cards").
+"""From a deal number to the cards on the table (docs/rules.md, "From a deal number to the table").
 
 >>> from .cards import card_name
 >>> [card_name(c) for c in shuffled_deck(0)[:5]]

@@ -5,7 +5,7 @@ All of them derive from :class:`EngineError`, itself a :class:`ValueError`::
     EngineError
     ├── InvalidCardError          a card's text is not a card
     ├── InvalidDealCodeError      a KL1 code is malformed; says which part
-    ├── InvalidNotationError      a move's text is not RULES.md notation
+    ├── InvalidNotationError      a move's text is not docs/rules.md notation
     ├── IllegalMoveError          a well-formed move the position refuses
     ├── NothingToUndoError        undo with no move left to undo
     └── InvalidSnapshotError      bytes that are not a snapshot of a game
@@ -32,7 +32,7 @@ class InvalidDealCodeError(EngineError):
 
 
 class InvalidNotationError(EngineError):
-    """A move's text is not in the notation of RULES.md."""
+    """A move's text is not in the notation of docs/rules.md."""
 
 
 class IllegalMoveError(EngineError):

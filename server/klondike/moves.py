@@ -1,4 +1,4 @@
-"""Moves as frozen values, with the notation of RULES.md both ways.
+"""Moves as frozen values, with the notation of docs/rules.md both ways.
 
 >>> move = Move.parse("t2:3>t5")
 >>> move
@@ -81,7 +81,7 @@ class Move:
 
     @property
     def notation(self) -> str:
-        """The RULES.md notation, as in ``str(move)``."""
+        """The docs/rules.md notation, as in ``str(move)``."""
         return _NOTATION[self]
 
     @property
@@ -100,7 +100,7 @@ class Move:
 
 
 def _well_formed(source: object, target: object, count: object) -> bool:
-    """Whether the three numbers describe a move RULES.md can write down."""
+    """Whether the three numbers describe a move docs/rules.md can write down."""
     if type(source) is not int or type(target) is not int or type(count) is not int:
         return False
     if source == STOCK:
@@ -170,4 +170,4 @@ def _explain(text: str, key: str) -> str:
             return f"{text!r}: the count must be 2..{MAX_RUN} (write none for one card)"
     if src.startswith("f") and dst == "f":
         return f"{text!r}: a foundation card goes back to a column, not to a foundation"
-    return f"{text!r} is not a move in RULES.md notation"
+    return f"{text!r} is not a move in the notation of docs/rules.md"

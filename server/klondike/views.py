@@ -1,4 +1,4 @@
-"""What a player and a spectator may see of a game (RULES.md, "What a player may see").
+"""What a player and a spectator may see of a game (docs/rules.md, "What a player may see").
 
 Both views are plain dicts of JSON types, stable keys in a fixed order::
 

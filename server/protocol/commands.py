@@ -109,7 +109,7 @@ class Rematch(Command):
 
 @dataclass(frozen=True, slots=True)
 class MoveCommand(Command):
-    """A move in RULES.md notation, numbered by the client (``s`` ≥ 1, increasing)."""
+    """A move in docs/rules.md notation, numbered by the client (``s`` ≥ 1, increasing)."""
 
     type: ClassVar[str] = "move"
     game: ClassVar[bool] = True

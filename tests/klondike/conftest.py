@@ -1,7 +1,7 @@
 """Fixtures of the engine tests: the shared KL1 vectors and Hypothesis profiles.
 
-The vectors are read from ``../shared/vectors`` (relative to the repository's
-root), never copied. Tests that take ``deal_vector``, ``game_vector``,
+The vectors are the project's copy of the KL1 test vectors, in
+``tests/vectors`` (see its README). Tests that take ``deal_vector``, ``game_vector``,
 ``win_vector`` or ``vector_game`` run once per entry, named by its code.
 
 Hypothesis profiles (used by the property tests, never loaded globally so they
@@ -44,5 +44,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> Any:
-    assert VECTORS.is_dir(), f"the shared vectors are missing: {VECTORS}"
+    assert VECTORS.is_dir(), f"the KL1 vectors are missing: {VECTORS}"
     return VECTORS

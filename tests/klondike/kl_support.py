@@ -1,8 +1,8 @@
-"""Shared helpers for the Klondike engine tests, written from RULES.md.
+"""Shared helpers for the Klondike engine tests, written from docs/rules.md.
 
 Nothing here imports the engine's internals to decide what is right: the deal
 (:func:`reference_deck`), the legality of a move and its effect
-(:class:`RulesModel`) are re-derived from RULES.md, so that the tests compare the
+(:class:`RulesModel`) are re-derived from docs/rules.md, so that the tests compare the
 engine with an independent reading of the contract, not with itself.
 :func:`engine_state` reads the engine's internals only to put them in the
 vectors' format.
@@ -19,11 +19,11 @@ from typing import Any
 
 from server.klondike import Game, replay
 
-VECTORS = Path(__file__).resolve().parents[3] / "shared" / "vectors"
+VECTORS = Path(__file__).resolve().parents[1] / "vectors"
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"
-ALL_CARDS = [r + s for s in SUITS for r in RANKS]  # in card-index order, from RULES.md
+ALL_CARDS = [r + s for s in SUITS for r in RANKS]  # in card-index order, from docs/rules.md
 
 
 @cache
@@ -52,7 +52,7 @@ _MASK = (1 << 64) - 1
 
 
 def reference_deck(number: int) -> list[int]:
-    """RULES.md "From deal number to cards", steps 1 to 3, read literally."""
+    """docs/rules.md "From deal number to cards", steps 1 to 3, read literally."""
     state = number
 
     def next_value() -> int:
@@ -182,7 +182,7 @@ def flips(game: Game, notation: str) -> bool:
 # ---------------------------------------------------------------------- every move's notation
 
 def all_notations() -> list[str]:
-    """Every string of RULES.md's move notation, built from its table (591 of them)."""
+    """Every string of docs/rules.md's move notation, built from its table (591 of them)."""
     cols = range(1, 8)
     out = ["draw", "recycle", "w>f"]
     out += [f"w>t{t}" for t in cols]
@@ -236,7 +236,7 @@ def _parts(notation: str) -> tuple[str, str, int]:
 
 
 class RulesModel:
-    """A slow, plain re-reading of RULES.md: the state of one game by card names.
+    """A slow, plain re-reading of docs/rules.md: the state of one game by card names.
 
     Columns bottom first with ``down[c]`` face-down cards, the stock top card
     *first*, the waste bottom card first; ``apply`` plays one legal move and
@@ -303,7 +303,7 @@ class RulesModel:
                 self.moves)
 
     def apply(self, notation: str) -> None:
-        """Play a legal move, scoring it as RULES.md's table says."""
+        """Play a legal move, scoring it as docs/rules.md's table says."""
         assert self.is_legal(notation), notation
         self.history.append(self._save())
         del self.history[:-self.UNDO_LIMIT]

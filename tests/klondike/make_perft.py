@@ -15,7 +15,7 @@ purpose (and say why in the commit)::
 Lines are of two kinds:
 
 * ``"script"``: the first ``plies`` items of the deal's script in
-  ``../shared/vectors/kl1.json`` (undos included);
+  ``tests/vectors/kl1.json`` (undos included);
 * ``"kth"``: at ply ``i``, the legal move number ``(7 * i + k) % count`` of
   ``legal_moves()`` (its order is part of the API), an undo never.
 """
@@ -30,7 +30,7 @@ from server.klondike import Game, replay
 
 HERE = Path(__file__).resolve().parent
 PERFT_FILE = HERE / "perft.json"
-VECTORS_FILE = HERE.parents[2] / "shared" / "vectors" / "kl1.json"
+VECTORS_FILE = HERE.parent / "vectors" / "kl1.json"
 
 #: code, kind of line, its parameter (``plies`` of the script, or ``k``), plies
 LINES: list[dict[str, Any]] = [

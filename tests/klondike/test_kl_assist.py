@@ -75,7 +75,7 @@ def test_autocomplete_conditions_along_every_vector_game(vector_game: dict[str, 
 
 def hint_tier(game: Game, notation: str) -> int:
     """0: a safe foundation move; 1: turns a face-down card up; 2: plays the
-    waste's card; 3: anything else (RULES.md says nothing; assist.hint's order)."""
+    waste's card; 3: anything else (docs/rules.md says nothing; assist.hint's order)."""
     foundations = dict(zip("SHDC", game.foundations, strict=True))
     source = notation.split(">")[0]
     if notation.endswith(">f"):

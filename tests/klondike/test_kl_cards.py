@@ -1,4 +1,4 @@
-"""Cards and their text form (RULES.md, "Cards")."""
+"""Cards and their text form (docs/rules.md, "Cards")."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""KL1 deal codes (RULES.md, "KL1 deal codes") and the deal they name."""
+"""KL1 deal codes (docs/rules.md, "KL1 deal codes") and the deal they name."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Properties of random games: a random code, random legal moves, undos mixed in.
 
-At every step the engine is compared with the independent model of RULES.md
+At every step the engine is compared with the independent model of docs/rules.md
 (kl_support.RulesModel) and with its own invariants. Sized by the Hypothesis
 profile of conftest.py (KLONDIKE_HYPOTHESIS_PROFILE=klondike-long for more).
 """

@@ -1,4 +1,4 @@
-"""The rules of RULES.md one by one, on positions taken from real deals and scripts."""
+"""The rules of docs/rules.md one by one, on positions taken from real deals and scripts."""
 
 from __future__ import annotations
 
@@ -269,7 +269,7 @@ def test_waste_to_column_earns_five_column_to_column_nothing() -> None:
 # ---------------------------------------------------------------------- scoring
 
 def test_points_table_over_every_vector_move(vector_game: dict[str, Any]) -> None:
-    """RULES.md's table, move by move, with first-time credit tracked here."""
+    """docs/rules.md's table, move by move, with first-time credit tracked here."""
     credited: list[set[str]] = [set()]
     game = Game(vector_game["code"])
     for item in vector_game["script"]:

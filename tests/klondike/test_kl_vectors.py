@@ -1,4 +1,4 @@
-"""The shared KL1 vectors (../shared/vectors), reproduced exactly by the engine."""
+"""The KL1 test vectors (tests/vectors), reproduced exactly by the engine."""
 
 from __future__ import annotations
 
@@ -20,8 +20,8 @@ from server.klondike import DealCode, Game, Move, card_name, replay, shuffled_de
 from server.klondike.deal import deal
 
 
-def test_vectors_are_read_from_the_shared_directory() -> None:
-    assert VECTORS.as_posix().endswith("/shared/vectors")
+def test_vectors_are_read_from_the_repository() -> None:
+    assert VECTORS.as_posix().endswith("/tests/vectors")
     assert (VECTORS / "kl1.json").is_file() and (VECTORS / "wins.json").is_file()
     assert len(kl1()["deals"]) == 40 and len(kl1()["games"]) == 40 and len(wins()) == 14
 
@@ -54,7 +54,7 @@ def test_layout_function_agrees(deal_vector: dict[str, Any]) -> None:
 
 
 def test_reference_deal_reproduces_the_vector(deal_vector: dict[str, Any]) -> None:
-    """The tests' own reading of RULES.md agrees with the vectors, so it may judge the engine."""
+    """The tests' own reading of docs/rules.md agrees with the vectors, so it may judge the engine."""
     tableau, stock = reference_layout(deal_vector["number"])
     assert tableau == deal_vector["tableau"]
     assert stock == deal_vector["stock"]
@@ -84,7 +84,7 @@ def test_replay_accepts_move_values(vector_game: dict[str, Any]) -> None:
 
 
 def test_model_reproduces_the_final_state(vector_game: dict[str, Any]) -> None:
-    """The independent model of RULES.md agrees with the vectors (so it may judge the engine)."""
+    """The independent model of docs/rules.md agrees with the vectors (so it may judge the engine)."""
     code = DealCode.parse(vector_game["code"])
     model = RulesModel(code.number, code.draw, code.scoring)
     for item in vector_game["script"]:
@@ -118,7 +118,7 @@ def test_scripts_round_trip_their_notation(vector_game: dict[str, Any]) -> None:
 
 
 def test_won_without_recycle_scores_625_plus_waste_plays() -> None:
-    """RULES.md: a game won without a recycle scores 625 + 5 × (waste cards played to columns)."""
+    """docs/rules.md: a game won without a recycle scores 625 + 5 × (waste cards played to columns)."""
     checked = 0
     for vector in wins():
         if vector["final"]["recycles"]:

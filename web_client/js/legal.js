@@ -1,4 +1,4 @@
-/** Look-ups in the server's list of legal moves (RULES.md notation).
+/** Look-ups in the server's list of legal moves (docs/rules.md notation).
 
 The client decides nothing about the rules: a move is possible exactly when
 its notation is in `view.legal`. Piles are named as in the notation:
