@@ -39,6 +39,7 @@ MAX_ROUNDS: Final = 20
 MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat at most 8
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
+TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
