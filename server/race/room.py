@@ -32,6 +32,7 @@ from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry, ranked
 from .settings import Settings, settings_from_dict
+from .tokens import hash_token, stored_digest
 
 Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
@@ -60,7 +61,7 @@ class Room:
     host: int = 0
     next_seat: int = 0
     players: list[Player] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
+    tokens: dict[str, int] = field(default_factory=dict)  # seat token's digest -> seat (tokens.py)
     racers: list[int] = field(default_factory=list)
     start_at: int | None = None
     deadline: int | None = None
@@ -82,7 +83,8 @@ class Room:
                   players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
                   now: int) -> Room:
         """A tournament round: every player seated (seat = registration order)
-        and racing from ``start_at``; no host (the organizer is no player)."""
+        and racing from ``start_at``; no host (the organizer is no player).
+        ``tokens`` maps the players' token digests to their seats."""
         room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
                    host=-1, next_seat=max((s for s, _ in players), default=-1) + 1,
                    players=[Player(seat=s, nickname=n, joined=now, ready=True) for s, n in players],
@@ -98,7 +100,7 @@ class Room:
         d = orjson.loads(raw)
         d["settings"] = settings_from_dict(d["settings"])
         d["players"] = [Player(**p) for p in d["players"]]
-        d["tokens"] = {k: int(v) for k, v in d["tokens"].items()}
+        d["tokens"] = {stored_digest(k): int(v) for k, v in d["tokens"].items()}
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
@@ -114,7 +116,8 @@ class Room:
         return [p for p in self.players if not p.left]
 
     def seat_of(self, token: str) -> int | None:
-        return self.tokens.get(token)
+        """The seat whose token this is (looked up by its digest)."""
+        return self.tokens.get(hash_token(token))
 
     def phase_at(self, now: int) -> str:
         """``lobby``, ``countdown`` (started, before its start time), ``racing`` or ``ended``."""
@@ -159,7 +162,7 @@ class Room:
         seat = self.next_seat
         self.next_seat += 1
         self.players.append(Player(seat=seat, nickname=name, joined=now))
-        self.tokens[token] = seat
+        self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
         return {"kind": "joined", "seat": seat, "nickname": name}
