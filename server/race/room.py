@@ -22,7 +22,6 @@ server.race.errors.RaceError: the room is full
 
 from __future__ import annotations
 
-import unicodedata
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
@@ -31,13 +30,13 @@ import orjson
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry, ranked
+from .names import check_nickname, same_name, taken_text
 from .settings import Settings, settings_from_dict
 from .tokens import hash_token, stored_digest
 
 Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
 
-MAX_NICKNAME: Final = 20
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
 
 
@@ -157,8 +156,9 @@ class Room:
         name = check_nickname(nickname)
         if len(self.present()) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL)
-        if any(p.nickname.casefold() == name.casefold() for p in self.present()):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this room")
+        taken = next((p.nickname for p in self.present() if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
         self.players.append(Player(seat=seat, nickname=name, joined=now))
@@ -265,14 +265,3 @@ class Room:
     def _need_lobby(self) -> None:
         if self.phase == "racing":
             raise RaceError(Reason.NOT_LOBBY)
-
-
-def check_nickname(nickname: str) -> str:
-    """The nickname, trimmed, if it is 1 to 20 letters, digits, spaces or ``-_.'``."""
-    name = " ".join(nickname.split())
-    ok = 1 <= len(name) <= MAX_NICKNAME and all(
-        ch.isalnum() or ch in " -_.'" for ch in name
-    ) and all(unicodedata.category(ch)[0] != "C" for ch in name)
-    if not ok:
-        raise RaceError(Reason.BAD_NICKNAME)
-    return name

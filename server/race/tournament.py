@@ -32,7 +32,7 @@ from ..klondike import DealCode, InvalidDealCodeError
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
-from .room import check_nickname
+from .names import check_name, check_nickname, same_name, taken_text
 from .settings import MAX_DELAY, MAX_TIME_LIMIT, Boards
 from .tokens import hash_token, same_token, stored_digest
 
@@ -155,9 +155,7 @@ class Tournament:
     def create(cls, tournament_id: str, name: str, settings: TournamentSettings, admin: str,
                *, now: int) -> Tournament:
         """A new tournament; ``admin`` is the organizer's token (only its digest is kept)."""
-        name = " ".join(str(name).split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise RaceError(Reason.BAD_SETTINGS, f"a tournament's name is 1 to {MAX_NAME} characters")
+        name = check_name(name, what="a tournament's name", longest=MAX_NAME)
         return cls(id=tournament_id, name=name, settings=settings, admin=hash_token(admin),
                    created=now,
                    rounds=[Round(n=i + 1) for i in range(len(settings.codes))])
@@ -238,8 +236,9 @@ class Tournament:
         name = check_nickname(nickname)
         if len(self.players) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL, "the tournament is full")
-        if any(p.nickname.casefold() == name.casefold() for p in self.players):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this tournament")
+        taken = next((p.nickname for p in self.players if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this tournament"))
         player = len(self.players)
         self.players.append(TPlayer(player=player, nickname=name, token=hash_token(token),
                                     registered=now))
