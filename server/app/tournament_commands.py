@@ -41,8 +41,8 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False) 
 
 
 async def on_t_create(conn: Connection, cmd: c.TCreate) -> None:
-    t = await conn.services.tournaments.create(cmd.name, cmd.settings)
-    await conn.send(frame("t_created", {"id": t.id, "admin": t.admin}))
+    t, admin = await conn.services.tournaments.create(cmd.name, cmd.settings)
+    await conn.send(frame("t_created", {"id": t.id, "admin": admin}))
     await follow(conn, t.id)
 
 

@@ -83,16 +83,18 @@ class Tournaments:
 
     # ------------------------------------------------------------------ commands
 
-    async def create(self, name: str, data: dict[str, Any]) -> Tournament:
+    async def create(self, name: str, data: dict[str, Any]) -> tuple[Tournament, str]:
+        """A new tournament and its admin token (the tournament keeps only its digest)."""
         settings = parse_tournament_settings(data)
+        admin = new_token()
         for _ in range(ATTEMPTS):
             now = self.now_ms()
-            t = Tournament.create(new_room_id(), name, settings, new_token(), now=now)
+            t = Tournament.create(new_room_id(), name, settings, admin, now=now)
             committed = await self.store.commit_tournament(
                 t, None, [tournament_event({"kind": "created"}, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
             if committed.ok:
                 log.info("tournament_created", tournament=t.id, rounds=len(t.rounds))
-                return t
+                return t, admin
         raise StoreUnavailable("could not find a free tournament id")
 
     async def register(self, tournament_id: str, nickname: str) -> tuple[Tournament, int, str]:

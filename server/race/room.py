@@ -32,7 +32,6 @@ store seats players, counts them and ranks them.
 
 from __future__ import annotations
 
-import unicodedata
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
@@ -42,12 +41,13 @@ import orjson
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry, ranked
+from .names import check_nickname, same_name, taken_text
 from .settings import Settings, settings_from_dict
+from .tokens import hash_token, stored_digest
 
 Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
 
-MAX_NICKNAME: Final = 20
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
 
 
@@ -71,7 +71,7 @@ class Room:
     host: int = 0
     next_seat: int = 0
     players: list[Player] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
+    tokens: dict[str, int] = field(default_factory=dict)  # seat token's digest -> seat (tokens.py)
     racers: list[int] = field(default_factory=list)
     start_at: int | None = None
     deadline: int | None = None
@@ -101,7 +101,8 @@ class Room:
                   players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
                   now: int) -> Room:
         """A tournament round: every player seated (seat = registration order)
-        and racing from ``start_at``; no host (the organizer is no player)."""
+        and racing from ``start_at``; no host (the organizer is no player).
+        ``tokens`` maps the players' token digests to their seats."""
         room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
                    host=-1, next_seat=max((s for s, _ in players), default=-1) + 1,
                    players=[Player(seat=s, nickname=n, joined=now, ready=True) for s, n in players],
@@ -117,7 +118,7 @@ class Room:
         d = orjson.loads(raw)
         d["settings"] = settings_from_dict(d["settings"])
         d["players"] = [Player(**p) for p in d["players"]]
-        d["tokens"] = {k: int(v) for k, v in d["tokens"].items()}
+        d["tokens"] = {stored_digest(k): int(v) for k, v in d["tokens"].items()}
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
@@ -133,7 +134,8 @@ class Room:
         return [p for p in self.players if not p.left]
 
     def seat_of(self, token: str) -> int | None:
-        return self.tokens.get(token)
+        """The seat whose token this is (looked up by its digest)."""
+        return self.tokens.get(hash_token(token))
 
     def phase_at(self, now: int) -> str:
         """``lobby``, ``countdown`` (started, before its start time), ``racing`` or ``ended``."""
@@ -180,12 +182,13 @@ class Room:
         name = check_nickname(nickname)
         if len(self.present()) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL)
-        if any(p.nickname.casefold() == name.casefold() for p in self.present()):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this room")
+        taken = next((p.nickname for p in self.present() if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
         self.players.append(Player(seat=seat, nickname=name, joined=now))
-        self.tokens[token] = seat
+        self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
         return {"kind": "joined", "seat": seat, "nickname": name}
@@ -296,14 +299,3 @@ class Room:
 def final_line(entry: Entry) -> Entry:
     """A line as the race's results show it: still playing at the end is ``unfinished``."""
     return {**entry, "status": "unfinished"} if entry["status"] == "racing" else entry
-
-
-def check_nickname(nickname: str) -> str:
-    """The nickname, trimmed, if it is 1 to 20 letters, digits, spaces or ``-_.'``."""
-    name = " ".join(nickname.split())
-    ok = 1 <= len(name) <= MAX_NICKNAME and all(
-        ch.isalnum() or ch in " -_.'" for ch in name
-    ) and all(unicodedata.category(ch)[0] != "C" for ch in name)
-    if not ok:
-        raise RaceError(Reason.BAD_NICKNAME)
-    return name
