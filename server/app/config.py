@@ -17,6 +17,8 @@ option                 environment variable         default
 --redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
 --presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
                                                     players show as disconnected)
+--tick                 KLONDIKE_TICK                1.25 (s between a big room's
+                                                    leaderboard updates)
 --static-dir           KLONDIKE_STATIC_DIR          the web_client folder of this
                                                     source tree
 =====================  ===========================  ============================
@@ -52,6 +54,7 @@ class Config:
     presence_timeout: float = 15.0
     # rooms
     countdown: float = 3.0
+    tick: float = 1.25
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
     event_cap: int = 256
@@ -89,6 +92,13 @@ def _positive_int(v: str) -> int:
     x = int(v)
     if x <= 0:
         raise ValueError("must be more than 0")
+    return x
+
+
+def _tick(v: str) -> float:
+    x = float(v)
+    if not 0.1 <= x <= 10:
+        raise ValueError("must be from 0.1 to 10 seconds")
     return x
 
 
@@ -131,6 +141,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("msg_burst", _positive_int),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
+    ("tick", _tick),
     ("static_dir", _static_dir),
 )
 
