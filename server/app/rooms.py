@@ -18,7 +18,6 @@ import structlog
 from ..klondike import DealCode
 from ..protocol import Reason
 from ..race import Entry, RaceError, Room, new_entry, parse_settings
-from ..race.tournament import TOURNAMENT_TTL_MS
 from ..store import Changes, RoomData, Store, StoreUnavailable
 from .config import Config
 
@@ -86,7 +85,7 @@ class Rooms:
             return self.config.lobby_ttl * 1000
         kept = self.config.finished_ttl * 1000
         if room.settings.tournament:  # a round: its replays last as long as the tournament
-            kept = max(kept, TOURNAMENT_TTL_MS)
+            kept = max(kept, self.config.tournament_ttl * 1000)
         if room.phase == "ended":
             return kept
         assert room.deadline is not None
@@ -244,9 +243,9 @@ class Rooms:
         for _ in range(ATTEMPTS):
             data = await self.store.load(room_id)
             if data is None or data.room.phase != "racing":
-                await self.store.due_remove(room_id)
                 if data is not None and data.room.settings.tournament:
                     await self._round_over(data.room)
+                await self.store.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
             assert room.deadline is not None
@@ -260,11 +259,11 @@ class Rooms:
             committed = await self.store.commit(
                 room, data.rv, [room_event(event, room, now, entries=results, reset=True)], changes)
             if committed.ok:
-                await self.store.due_remove(room_id)
                 log.info("race_ended", room=room_id, race=room.race,
                          finished=sum(1 for e in results if e["status"] == "finished"))
-                if room.settings.tournament:
+                if room.settings.tournament:  # recorded before the room leaves the sweepers' index
                     await self._round_over(room)
+                await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
 

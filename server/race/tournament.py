@@ -41,6 +41,7 @@ MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat a
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
 TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # a round starts at most a week ahead
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
@@ -261,6 +262,9 @@ class Tournament:
             raise RaceError(Reason.NOT_LOBBY, "every round has been played")
         if not self.active():
             raise RaceError(Reason.NOT_READY, "nobody is registered")
+        if start_at > now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "at: a round starts at most 7 days ahead "
+                                                 f"(at most {now + MAX_SCHEDULE_MS}, server ms)")
         self.registration = False
         nxt.status, nxt.room, nxt.start_at = "starting", room_id, start_at
         nxt.seats = [p.player for p in self.active()]
@@ -294,10 +298,18 @@ class Tournament:
 # ---------------------------------------------------------------------- standings
 
 def _line(results: Sequence[Entry] | None, player: int) -> Entry | None:
+    """The player's line in a round's results, if they played it: a seat
+    that stored no command (a player who never came, or came and did
+    nothing) did not play, whatever its final status."""
     for entry in results or ():
         if entry["seat"] == player:
-            return entry
+            return entry if played(entry) else None
     return None
+
+
+def played(entry: Entry) -> bool:
+    """Whether a round's line shows the player played: a move stored, or a resign."""
+    return bool(entry["moves"]) or entry["status"] in ("finished", "resigned")
 
 
 def standings(t: Tournament) -> list[dict[str, Any]]:
