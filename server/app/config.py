@@ -11,7 +11,10 @@ option                 environment variable         default
 --log-level            KLONDIKE_LOG_LEVEL           info
 --countdown            KLONDIKE_COUNTDOWN           3 (seconds before a race)
 --finished-ttl         KLONDIKE_FINISHED_TTL        3600 (s a finished room is kept)
---lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept)
+--lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept,
+                                                    and a tournament nobody joined)
+--tournament-ttl       KLONDIKE_TOURNAMENT_TTL      2592000 (s a tournament with
+                                                    players is kept after a change)
 --msg-rate             KLONDIKE_MSG_RATE            20 (messages/s per connection)
 --msg-burst            KLONDIKE_MSG_BURST           60 (messages in a burst)
 --redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
@@ -57,6 +60,7 @@ class Config:
     tick: float = 1.25
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
+    tournament_ttl: int = 30 * 86400
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -137,6 +141,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("countdown", _non_negative_float),
     ("finished_ttl", _positive_int),
     ("lobby_ttl", _positive_int),
+    ("tournament_ttl", _positive_int),
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
     ("redis_lanes", _positive_int),

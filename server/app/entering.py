@@ -177,7 +177,13 @@ async def on_leave(conn: Connection, cmd: c.Leave) -> None:
         return
     conn.need_seat()
     room_id = conn.room_id
-    await conn.services.rooms.leave(room_id, conn.seat)
+    try:
+        await conn.services.rooms.leave(room_id, conn.seat)
+    except RaceError as exc:
+        # the seat is gone already (its player withdrew from the tournament,
+        # perhaps from another connection): this connection leaves all the same
+        if exc.reason is not Reason.UNKNOWN_SEAT:
+            raise
     await conn.leave_hub(detach=False)
     await conn.send(frame("left", {"room": room_id}))
 

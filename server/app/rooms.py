@@ -23,7 +23,6 @@ from ..race import Entry, RaceError, Room, Settings, new_entry, parse_settings
 from ..race.leaderboard import line_tail, rank_score
 from ..race.names import fold
 from ..race.tokens import hash_token
-from ..race.tournament import TOURNAMENT_TTL_MS
 from ..store import Changes, RoomData, Store, StoreUnavailable
 from .big_rooms import BigRooms, fresh_line
 from .config import Config
@@ -114,7 +113,7 @@ class Rooms:
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
         kept = self.config.finished_ttl * 1000
         if room.settings.tournament:  # a round: its replays last as long as the tournament
-            kept = max(kept, TOURNAMENT_TTL_MS)
+            kept = max(kept, self.config.tournament_ttl * 1000)
         if room.phase == "ended":
             return kept
         assert room.deadline is not None
@@ -381,9 +380,9 @@ class Rooms:
         for _ in range(ATTEMPTS):
             data = await self.store.load(room_id)
             if data is None or data.room.phase != "racing":
-                await self.store.due_remove(room_id)
                 if data is not None and data.room.settings.tournament:
                     await self._round_over(data.room)
+                await self.store.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
             assert room.deadline is not None
@@ -403,11 +402,11 @@ class Rooms:
                         room_event(event, room, now, entries=results, reset=True))
             committed = await self.store.commit(room, data.rv, [recorded], changes)
             if committed.ok:
-                await self.store.due_remove(room_id)
                 log.info("race_ended", room=room_id, race=room.race,
                          finished=sum(1 for e in results if e["status"] == "finished"))
-                if room.settings.tournament:
+                if room.settings.tournament:  # recorded before the room leaves the sweepers' index
                     await self._round_over(room)
+                await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
 

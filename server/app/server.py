@@ -124,8 +124,9 @@ class App:
                          on_room_event=handlers.on_room_event).run()
 
     async def _sweep(self) -> None:
-        """End races whose time is up (every process sweeps; a lease in Redis
-        keeps two from ending the same race at once). Every few seconds also
+        """End races whose time is up and open tournament rounds left starting
+        (every process sweeps; a lease in Redis keeps two from doing the same
+        one at once). Every few seconds also
         beat this process's heartbeat and let each hub release seats held by
         processes that stopped beating (killed without a goodbye)."""
         loop = asyncio.get_running_loop()
@@ -143,6 +144,7 @@ class App:
                             await self.tournaments.settle(loaded[0])
                 for room_id in await self.store.claim_due(self.now_ms()):
                     await self.rooms.due(room_id)
+                await self.tournaments.sweep()
             except StoreUnavailable:
                 pass
             except Exception:

@@ -179,6 +179,8 @@ class Room:
     # ------------------------------------------------------------------ lobby
 
     def join(self, nickname: str, token: str, *, now: int) -> Event:
+        if self.settings.tournament is not None:  # its seats are the round's, in every phase
+            raise RaceError(Reason.ROUND_ROOM)
         if self.phase == "racing":
             raise RaceError(Reason.RACE_STARTED)
         name = check_nickname(nickname)
@@ -281,7 +283,11 @@ class Room:
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:
-        """A new race in the same room and settings, on a new deal."""
+        """A new race in the same room and settings, on a new deal (never in
+        a tournament round's room: the tournament deals the next round)."""
+        if self.settings.tournament is not None:
+            raise RaceError(Reason.ROUND_ROOM, "a tournament round is played once; "
+                                               "the organizer starts the next round")
         self._need_host(by)
         if self.phase != "ended":
             raise RaceError(Reason.NOT_ENDED)

@@ -3,7 +3,7 @@
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
 lives in one slot and its Lua scripts run on Redis Cluster. The only key
 outside a room is :data:`DUE`, an index of rooms with a deadline, which no
-room script touches.
+room script touches, and :data:`TOURNAMENTS_DUE`, its like for tournaments.
 
 ======================  ====  ==================================================
 key                     type  holds
@@ -37,6 +37,8 @@ kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kr:due                  zset  room id -> when its race must be looked at (ms)
+kt:due                  zset  tournament id -> when a round it is starting must be
+                              looked at (ms): any process's sweeper settles it
 kr:proc:{id}            str   a live server process's heartbeat (expires)
 ======================  ====  ==================================================
 """
@@ -46,6 +48,7 @@ from __future__ import annotations
 from typing import Final
 
 DUE: Final = "kr:due"
+TOURNAMENTS_DUE: Final = "kt:due"
 
 
 def proc(proc_id: str) -> str:

@@ -459,6 +459,19 @@ class Store:
         ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
         return [i.decode() for i in ids]
 
+    async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
+        """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
+        await self.call("ZADD", keys.TOURNAMENTS_DUE, at_ms, tournament_id)
+
+    async def tournament_due_remove(self, tournament_id: str) -> None:
+        await self.call("ZREM", keys.TOURNAMENTS_DUE, tournament_id)
+
+    async def claim_due_tournaments(self, now_ms: int, *, lease_ms: int = 10_000,
+                                    limit: int = 20) -> list[str]:
+        """Tournaments due a look, each leased to this caller for a while."""
+        ids = await self._run(scripts.CLAIM_DUE, [keys.TOURNAMENTS_DUE], [now_ms, lease_ms, limit])
+        return [i.decode() for i in ids]
+
 
     # ------------------------------------------------------------------ big rooms
 
