@@ -17,7 +17,6 @@ from race_support import (
     FAST_ARGS,
     Racer,
     assert_code_kept,
-    ended_index,
     scan_racer,
     scan_spectator,
     stats,
