@@ -181,6 +181,14 @@ class Changes:
         self._op("HSET", keys.room(self._room_id), "live", race, "active", len(seats))
         return self
 
+    def late_seat(self, race: int, seat: int) -> Changes:
+        """A fresh seat in the running ``race`` for a player admitted late."""
+        key = keys.seat(self._room_id, race, seat)
+        self._op("DEL", key)
+        self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
+        self._op("HINCRBY", keys.room(self._room_id), "active", 1)
+        return self
+
     def seat_done(self, race: int, seat: int) -> Changes:
         """The seat stops playing (it left the race)."""
         self._op("HSET", keys.seat(self._room_id, race, seat), "done", 1)
