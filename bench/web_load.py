@@ -81,6 +81,7 @@ class Recorder:
         cdp.on("Network.requestWillBeSent", self._sent)
         cdp.on("Network.requestServedFromCache", self._cache)
         cdp.on("Network.responseReceived", self._response)
+        cdp.on("Network.responseReceivedExtraInfo", self._raw)
         cdp.on("Network.loadingFinished", self._finished)
 
     def _sent(self, e: dict[str, Any]) -> None:
@@ -99,6 +100,11 @@ class Recorder:
             if e["response"].get("fromDiskCache") or e["response"].get("fromPrefetchCache"):
                 r["cache"] = True
 
+    def _raw(self, e: dict[str, Any]) -> None:
+        r = self.requests.get(e["requestId"])
+        if r is not None and e.get("statusCode") == 304:  # the status on the wire: a revalidation
+            r["raw"] = 304
+
     def _finished(self, e: dict[str, Any]) -> None:
         r = self.requests.get(e["requestId"])
         if r is not None:
@@ -111,9 +117,10 @@ class Recorder:
                 load.cached += 1
                 continue
             load.network += 1
-            load.not_modified += r["status"] == 304
+            status = r.get("raw", r["status"])
+            load.not_modified += status == 304
             load.wire += r["bytes"]
-            load.urls.append(f'{r["status"]} {r["url"]}')
+            load.urls.append(f'{status} {r["url"]}')
         self.requests.clear()
         return load
 
