@@ -92,7 +92,14 @@ export function onClose(code) {
 export function onFrame(msg) {
   const handler = HANDLERS[msg.t];
   if (handler) handler(msg.d || {});
+  for (const fn of settled) fn();
   changed();
+}
+
+const settled = [];
+/** `fn` runs after every frame: an answer may have made room for the next command. */
+export function onSettled(fn) {
+  settled.push(fn);
 }
 
 // ------------------------------------------------------------------ frames
@@ -323,10 +330,14 @@ export function phase() {
   return now;
 }
 
-/** Whether a game command may go now (racing, and nothing awaiting an answer). */
+/** Whether our game is on: racing, with a board, and not over for us. */
+export function playing() {
+  return state.role === 'player' && state.view != null && !state.done && phase() === 'racing';
+}
+
+/** Whether a game command may go now (playing, and nothing awaiting an answer). */
 export function canPlay() {
-  return state.role === 'player' && state.view != null && !state.done && state.pending.length === 0
-    && phase() === 'racing';
+  return playing() && state.pending.length === 0;
 }
 
 function game(t, d) {

@@ -37,6 +37,7 @@ export const state = {
     resultsHidden: false,
     confirmResign: false,
     bigSeat: null, // spectators: the board shown large
+    queued: 0, // intents waiting for an answer (input.js)
   },
 };
 
