@@ -41,9 +41,8 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     fits(page)
     card_width = card(page, "AS").bounding_box()["width"]
     assert card_width >= 40
-    rank_size = page.evaluate(
-        "() => parseFloat(getComputedStyle(document.querySelector('.race .card .idx')).fontSize)")
-    assert rank_size >= 12
+    rank_size = page.evaluate("async (w) => (await import('/js/faces.js')).INDEX_EM * w", card_width)
+    assert rank_size >= 12  # the index's letters, in CSS pixels
     expect(page.locator(".race .lb-row")).to_have_count(1)
 
     card(page, "AS").tap()  # a tap: home
