@@ -34,7 +34,7 @@ def test_undo_and_hint(tabs: Tabs) -> None:
     page.keyboard.press("h")  # asked again: played
     expect(pile(page, "fh").locator('[data-card="AH"]')).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("1")
-    expect(stat(page, "Score")).to_have_text("15")
+    expect(stat(page, "Score")).to_have_text("15 pts")
     expect(page.locator(".hint-from")).to_have_count(0)
 
     # undo (button, then key) takes moves back completely
@@ -42,7 +42,7 @@ def test_undo_and_hint(tabs: Tabs) -> None:
     undo.click()
     expect(pile(page, "t7").locator('[data-card="AH"]')).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
-    expect(stat(page, "Score")).to_have_text("0")
+    expect(stat(page, "Score")).to_have_text("0 pts")
     expect(pile(page, "t7")).to_have_attribute("aria-label",
                                                "column 7, 6 face-down cards, ace of hearts on top")
     pile(page, "stock").click()

@@ -39,7 +39,7 @@ def test_a_reload_mid_race_resumes_the_same_board(tabs: Tabs) -> None:
     expect(stat(page, "Moves")).to_have_text("3")
     assert page.url == url
     assert table(page) == before
-    expect(stat(page, "Score")).to_have_text("20")
+    expect(stat(page, "Score")).to_have_text("20 pts")
     # the seat goes on where it was: the next move is accepted
     page.keyboard.press("u")
     expect(stat(page, "Moves")).to_have_text("2")
