@@ -85,7 +85,8 @@ def test_keyboard_play_names_and_focus(tabs: Tabs) -> None:
         label = el.get_attribute("aria-label")
         assert label == "face-down card" or re.fullmatch(NAME, label or "")
         if label != "face-down card":
-            assert el.evaluate("e => getComputedStyle(e).backgroundImage").startswith('url("data:image/svg+xml')
+            face = el.evaluate("e => getComputedStyle(e).backgroundImage")
+            assert face.startswith('url("data:image/svg+xml')
 
     # right from the stock reaches the waste; focus is visible
     page.keyboard.press("ArrowRight")
@@ -163,7 +164,7 @@ def test_draw_three_fans_and_a_stuck_game_offers_its_ways_out(tabs: Tabs) -> Non
     keys.play(script[-1])
     expect(stuck).to_be_visible()
     stuck.get_by_role("button", name="Resign").click()
-    results = page.get_by_role("dialog", name="Race over")
+    results = page.get_by_role("dialog", name="Game over")  # a solo game: no race
     expect(results).to_be_visible()
     expect(results.locator(".results-code")).to_have_text(code)
     expect(results.locator("tbody tr")).to_contain_text("resigned")
@@ -191,6 +192,12 @@ def test_a_whole_game_won_through_the_ui_ends_in_the_results(tabs: Tabs) -> None
     expect(complete).to_be_visible()
     page.keyboard.press("f")  # auto-complete: the moves are played one by one
 
+    # the 52nd card home: the cascade celebrates on the table; a tap ends it, then the results
+    cascade = page.locator(".race .table canvas.cascade")
+    expect(cascade).to_be_visible()
+    screenshot(page, "celebration")
+    cascade.click()
+    expect(cascade).to_have_count(0)
     results = page.get_by_role("dialog", name="Solved!")
     expect(results).to_be_visible()
     expect(results.locator(".results-code")).to_have_text(code)

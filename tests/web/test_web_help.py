@@ -9,6 +9,7 @@ import pytest
 from conftest import Tabs
 from harness import ROOT
 from playwright.sync_api import Page, expect
+from web_support import start_solo, stat
 
 pytestmark = pytest.mark.browser
 
@@ -48,7 +49,7 @@ def test_a_first_visit_shows_how_a_race_works_once(tabs: Tabs) -> None:
     check_rules(page)
 
 
-def test_the_rules_from_the_lobby_and_their_address(tabs: Tabs) -> None:
+def test_the_rules_from_the_lobby_their_address_and_the_table(tabs: Tabs) -> None:
     page = tabs.page("/")
     page.get_by_role("link", name="Rules").click()
     check_rules(page)
@@ -59,3 +60,14 @@ def test_the_rules_from_the_lobby_and_their_address(tabs: Tabs) -> None:
     check_rules(page)
     page.get_by_role("dialog", name=TITLE).get_by_role("button", name="Close").click()
     expect(page).to_have_url(re.compile(r"/$"))
+
+    # at the table the rules open over the game, which goes on after
+    start_solo(page, "rui", "KL1-D1N-AAAAAAA")
+    page.locator(".race .topbar").get_by_role("button", name="Rules").click()
+    check_rules(page)
+    page.keyboard.press(" ")  # keys go to the rules, not to the table underneath
+    page.keyboard.press("Escape")
+    expect(page.get_by_role("dialog", name=TITLE)).to_be_hidden()
+    expect(stat(page, "Moves")).to_have_text("0")
+    page.keyboard.press(" ")
+    expect(stat(page, "Moves")).to_have_text("1")

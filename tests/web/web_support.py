@@ -166,6 +166,25 @@ def shown_as(c: int) -> list[str]:
     return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
 
 
+# the page's own session plays the moves one after the other, each once the one
+# before is answered (for tests about what comes after many moves, not about input)
+PLAY_JS = """async (moves) => {
+  const session = await import('/js/session.js');
+  const { state } = await import('/js/state.js');
+  const idle = async () => { while (!session.canPlay()) await new Promise((r) => setTimeout(r, 5)); };
+  for (const m of moves) {
+    await idle();
+    if (!session.move(m)) throw new Error(`${m} could not be sent`);
+  }
+  while (state.pending.length) await new Promise((r) => setTimeout(r, 5));
+}"""
+
+
+def play_fast(page: Page, moves: list[str]) -> None:
+    """Play ``moves`` through the page's session (no gestures), waiting for each answer."""
+    page.evaluate(PLAY_JS, moves)
+
+
 class Traffic:
     """A page's HTTP requests as Chromium's network events tell them: the URL,
     the status on the wire (a 304 shows as such), the response's headers, and
