@@ -32,13 +32,16 @@ from ..klondike import DealCode, InvalidDealCodeError
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
-from .room import check_nickname
+from .names import check_name, check_nickname, same_name, taken_text
 from .settings import MAX_DELAY, MAX_TIME_LIMIT, Boards
+from .tokens import hash_token, same_token, stored_digest
 
 MAX_ROUNDS: Final = 20
 MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat at most 8
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
+TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # a round starts at most a week ahead
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
@@ -122,7 +125,7 @@ def parse_tournament_settings(data: dict[str, Any]) -> TournamentSettings:
 class TPlayer:
     player: int  # registration order, from 0: also the seat in every round's room
     nickname: str
-    token: str
+    token: str  # the digest of the player's token (tokens.py): their seat's in every round
     registered: int
     withdrawn: bool = False
 
@@ -143,7 +146,7 @@ class Tournament:
     id: str
     name: str
     settings: TournamentSettings
-    admin: str  # the organizer's token
+    admin: str  # the digest of the organizer's token
     created: int
     registration: bool = True
     players: list[TPlayer] = field(default_factory=list)
@@ -152,10 +155,10 @@ class Tournament:
     @classmethod
     def create(cls, tournament_id: str, name: str, settings: TournamentSettings, admin: str,
                *, now: int) -> Tournament:
-        name = " ".join(str(name).split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise RaceError(Reason.BAD_SETTINGS, f"a tournament's name is 1 to {MAX_NAME} characters")
-        return cls(id=tournament_id, name=name, settings=settings, admin=admin, created=now,
+        """A new tournament; ``admin`` is the organizer's token (only its digest is kept)."""
+        name = check_name(name, what="a tournament's name", longest=MAX_NAME)
+        return cls(id=tournament_id, name=name, settings=settings, admin=hash_token(admin),
+                   created=now,
                    rounds=[Round(n=i + 1) for i in range(len(settings.codes))])
 
     # ------------------------------------------------------------------ storage
@@ -169,15 +172,17 @@ class Tournament:
         s = d["settings"]
         s["codes"] = tuple(s["codes"])
         d["settings"] = TournamentSettings(**s)
-        d["players"] = [TPlayer(**p) for p in d["players"]]
+        d["players"] = [TPlayer(**{**p, "token": stored_digest(p["token"])}) for p in d["players"]]
         d["rounds"] = [Round(**r) for r in d["rounds"]]
+        d["admin"] = stored_digest(d["admin"])
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
 
     def player_of(self, token: str) -> TPlayer | None:
+        digest = hash_token(token)
         for p in self.players:
-            if p.token == token:
+            if same_token(p.token, digest):
                 return p
         return None
 
@@ -223,7 +228,7 @@ class Tournament:
     # ------------------------------------------------------------------ changes
 
     def check_admin(self, token: str) -> None:
-        if token != self.admin:
+        if not same_token(hash_token(token), self.admin):
             raise RaceError(Reason.NOT_HOST, "only the organizer (with the admin token) can do that")
 
     def register(self, nickname: str, token: str, *, now: int) -> Event:
@@ -232,10 +237,12 @@ class Tournament:
         name = check_nickname(nickname)
         if len(self.players) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL, "the tournament is full")
-        if any(p.nickname.casefold() == name.casefold() for p in self.players):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this tournament")
+        taken = next((p.nickname for p in self.players if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this tournament"))
         player = len(self.players)
-        self.players.append(TPlayer(player=player, nickname=name, token=token, registered=now))
+        self.players.append(TPlayer(player=player, nickname=name, token=hash_token(token),
+                                    registered=now))
         return {"kind": "registered", "player": player, "nickname": name}
 
     def close_registration(self, *, now: int) -> Event:
@@ -255,6 +262,9 @@ class Tournament:
             raise RaceError(Reason.NOT_LOBBY, "every round has been played")
         if not self.active():
             raise RaceError(Reason.NOT_READY, "nobody is registered")
+        if start_at > now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "at: a round starts at most 7 days ahead "
+                                                 f"(at most {now + MAX_SCHEDULE_MS}, server ms)")
         self.registration = False
         nxt.status, nxt.room, nxt.start_at = "starting", room_id, start_at
         nxt.seats = [p.player for p in self.active()]
@@ -288,10 +298,20 @@ class Tournament:
 # ---------------------------------------------------------------------- standings
 
 def _line(results: Sequence[Entry] | None, player: int) -> Entry | None:
+    """The player's line in a round's results, if they played it: a seat
+    that stored no command (a player who never came, or came and did
+    nothing) did not play, whatever its final status."""
     for entry in results or ():
         if entry["seat"] == player:
-            return entry
+            return entry if played(entry) else None
     return None
+
+
+def played(entry: Entry) -> bool:
+    """Whether a round's line shows the player played: a move stored (a
+    card on a foundation needs one), or a resign."""
+    return bool(entry["moves"] or entry["foundation"]) or entry["status"] in ("finished",
+                                                                              "resigned")
 
 
 def standings(t: Tournament) -> list[dict[str, Any]]:
@@ -334,8 +354,25 @@ CSV_FIELDS: Final = ("player", "nickname", "round", "code", "played", "status", 
                      "foundation", "moves", "finish_ms", "rank")
 
 
+#: what a spreadsheet takes for the start of a formula (OWASP, "CSV Injection")
+FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula
+    gets a leading ``'`` (OWASP's advice for CSV injection). Numbers are
+    written as numbers and need none.
+
+    >>> csv_text("-ann"), csv_text("=HYPERLINK(1)"), csv_text("ann")
+    ("'-ann", "'=HYPERLINK(1)", 'ann')
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def results_csv(t: Tournament) -> str:
-    """One row per player and ended round, then one row of totals per player."""
+    """One row per player and ended round, then one row of totals per player.
+    Every cell holding text is neutralised (:func:`csv_text`), and quoted
+    when it holds a separator or a quote."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
@@ -343,20 +380,20 @@ def results_csv(t: Tournament) -> str:
     for line in sorted(table, key=lambda e: e["player"]):
         for item in line["rounds"]:
             entry = _line(t.rounds[item["round"] - 1].results, line["player"])
-            writer.writerow([line["player"], line["nickname"], item["round"],
+            writer.writerow([line["player"], csv_text(line["nickname"]), item["round"],
                              t.code(item["round"]), int(item["played"]),
                              entry["status"] if entry else "missed", item["vegas"],
                              item["foundation"], entry["moves"] if entry else 0,
                              item["finish_ms"] if item["finish_ms"] is not None else "",
                              entry["rank"] if entry else ""])
     for line in table:
-        writer.writerow([line["player"], line["nickname"], "total", "", len(
+        writer.writerow([line["player"], csv_text(line["nickname"]), "total", "", len(
             [i for i in line["rounds"] if i["played"]]), "withdrawn" if line["withdrawn"] else "",
             line["vegas"], line["foundation"], "", line["time_ms"], line["rank"]])
     return out.getvalue()
 
 
 def seat_tokens(t: Tournament, seats: Iterable[int]) -> dict[str, int]:
-    """The round room's seat tokens: a player's tournament token is their seat's."""
+    """The round room's seat token digests: a player's tournament token is their seat's."""
     wanted = set(seats)
     return {p.token: p.player for p in t.players if p.player in wanted}
