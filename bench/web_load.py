@@ -160,9 +160,9 @@ def seen(page: Page, what: str) -> float:
 def solo_seat(browser: Any, base: str) -> dict[str, Any]:
     """A solo game's room link and the localStorage that holds its seat."""
     ctx = browser.new_context(base_url=base)
+    ctx.add_init_script("try { localStorage.setItem('kr.intro', '1'); } catch (e) {}")  # no first-visit help
     page = ctx.new_page()
     page.goto("/")
-    page.evaluate("() => localStorage.setItem('kr.intro', '1')")  # no first-visit help over the lobby
     page.get_by_label("Nickname").fill("bench")
     solo = page.locator("form.solo")
     solo.get_by_label("A KL1 code").check()

@@ -78,21 +78,24 @@ def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> 
     # bob wins: his table celebrates, the others hear of it, the podium fills
     play_fast(bob, SCRIPT[:FINISH_AT])
     bob.keyboard.press("f")
-    expect(bob.locator(".race .table canvas.cascade")).to_be_visible(timeout=20_000)
-    screenshot(bob, "celebration")
-    done = bob.locator(".notice.done")
-    expect(done).to_contain_text(re.compile(r"You finished 1st in \d+:\d\d!"))
-    expect(done.locator('.podium-step[data-place="1"]')).to_contain_text("bob (you)")
-    for page in (ann, cat, watcher):
+    cascade = bob.locator(".race .table canvas.cascade")
+    expect(cascade).to_be_visible(timeout=20_000)
+    for page in (ann, cat, watcher):  # a message lasts a few seconds: looked at first
         toast = page.locator(".toast.win", has_text="bob finished 1st in")
         expect(toast).to_be_visible()
         expect(toast).to_have_text(re.compile(r"bob finished 1st in \d+:\d\d"))
+    screenshot(ann, "finish")
+    expect(cascade).to_have_attribute("data-launched", re.compile(r"^(1[6-9]|[2-5]\d)$"))  # a trail to see
+    screenshot(bob, "celebration")
+    for page in (ann, cat, watcher):
         podium = page.locator(".side .podium")
         expect(podium.locator('.podium-step[data-place="1"]')).to_contain_text("bob")
         expect(podium.locator('.podium-step[data-place="1"] .podium-time')).to_have_text(TIME)
         expect(podium.locator('.podium-step[data-place="2"]')).to_contain_text("…")
         expect(lb_status(page, "bob")).to_have_text(re.compile(r"^finished \d+:\d\d$"))
-    screenshot(ann, "finish-announced")
+    done = bob.locator(".notice.done")
+    expect(done).to_contain_text(re.compile(r"You finished 1st in \d+:\d\d!"))
+    expect(done.locator('.podium-step[data-place="1"]')).to_contain_text("bob (you)")
     assert bob.locator(".toast.win").count() == 0  # the winner celebrates instead
 
     # Leave asks first: "Stay" keeps the seat and the game
@@ -121,4 +124,4 @@ def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> 
     expect(rows.nth(1)).to_contain_text("cat (you)")
     expect(rows.nth(2)).to_contain_text("left")
     expect(watcher.get_by_role("dialog", name="The race is over")).to_contain_text("Won by bob in")
-    screenshot(cat, "results")
+    screenshot(cat, "race-results")

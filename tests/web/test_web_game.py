@@ -195,7 +195,6 @@ def test_a_whole_game_won_through_the_ui_ends_in_the_results(tabs: Tabs) -> None
     # the 52nd card home: the cascade celebrates on the table; a tap ends it, then the results
     cascade = page.locator(".race .table canvas.cascade")
     expect(cascade).to_be_visible()
-    screenshot(page, "celebration")
     cascade.click()
     expect(cascade).to_have_count(0)
     results = page.get_by_role("dialog", name="Solved!")

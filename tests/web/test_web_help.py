@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs
+from conftest import Tabs, screenshot
 from harness import ROOT
 from playwright.sync_api import Page, expect
 from web_support import start_solo, stat
@@ -37,6 +37,7 @@ def test_a_first_visit_shows_how_a_race_works_once(tabs: Tabs) -> None:
     intro = page.get_by_role("dialog", name="How a race works")
     expect(intro).to_be_visible()
     expect(intro.locator("li")).to_have_count(5)
+    screenshot(page, "intro")
     expect(intro).to_contain_text("Same deal for everyone")
     intro.get_by_role("button", name="Let's play").click()
     expect(intro).to_be_hidden()
@@ -58,6 +59,7 @@ def test_the_rules_from_the_lobby_their_address_and_the_table(tabs: Tabs) -> Non
 
     page.goto("/rules")
     check_rules(page)
+    screenshot(page, "rules")
     page.get_by_role("dialog", name=TITLE).get_by_role("button", name="Close").click()
     expect(page).to_have_url(re.compile(r"/$"))
 

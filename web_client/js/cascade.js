@@ -71,6 +71,7 @@ export function cascade(host, board, { onDone = () => {} } = {}) {
       flying.push({
         ...next, img, vx: dir * (2.5 + Math.random() * 4.5), vy: -(Math.random() * 7), floor: box.height - cardH,
       });
+      canvas.dataset.launched = String(52 - queue.length);
     }
     launcher = setTimeout(launch, EVERY);
   }
@@ -78,7 +79,8 @@ export function cascade(host, board, { onDone = () => {} } = {}) {
   function paint(f) {
     const r = Math.max(2, cardW * 0.08);
     ctx.beginPath();
-    ctx.roundRect(f.x, f.y, cardW, cardH, r);
+    if (ctx.roundRect) ctx.roundRect(f.x, f.y, cardW, cardH, r);
+    else ctx.rect(f.x, f.y, cardW, cardH);
     ctx.fillStyle = '#fffdf8';
     ctx.fill();
     ctx.strokeStyle = '#8f887a';

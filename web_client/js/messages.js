@@ -24,5 +24,5 @@ export function say(text, { bad = false, tone = bad ? 'bad' : '', ms = 3000, act
   }
   host.append(toast);
   while (host.children.length > MAX) host.firstElementChild.remove();
-  setTimeout(() => toast.remove(), action || tone === 'win' ? ms * 1.6 : ms);
+  setTimeout(() => toast.remove(), tone === 'win' ? ms * 2 : action ? ms * 1.6 : ms); // a finish is news
 }

@@ -13,10 +13,13 @@ own, and the same screens draw that.
 
 import { duration, ordinal } from './format.js';
 
-/** The standing of a room from its lines and the viewer's seat (-1: a spectator). */
+/** The standing of a room from its lines (in rank order; a line without a
+`rank` gets its place, as a big room's top lines come) and the viewer's seat
+(-1: a spectator). */
 export function standing(lines, { me = -1, mine = null, total = null } = {}) {
-  const own = mine ?? lines.find((x) => x.seat === me) ?? null;
-  return { lines, mine: own, total: total ?? lines.length };
+  const ranked = lines.every((x) => x.rank != null) ? lines : lines.map((x, i) => ({ ...x, rank: x.rank ?? i + 1 }));
+  const own = mine ?? ranked.find((x) => x.seat === me) ?? null;
+  return { lines: ranked, mine: own, total: total ?? ranked.length };
 }
 
 /** The lines that finished, by rank (the podium's first three are these). */
