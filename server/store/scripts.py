@@ -348,9 +348,10 @@ return redis.call('SCARD', KEYS[2])
 
 #: A big room's leaderboard tick, built once per room and tick by whichever
 #: process asks first: the top lines, which of them are offline, the field's
-#: progress; published (and kept for newcomers) only when it changed.
+#: progress, how many in the lobby are ready; published (and kept for
+#: newcomers) only when it changed.
 TICK: Final = Script("tick", _MEMBER + """
--- KEYS: 1 room, 2 rank, 3 lb, 4 hist, 5 on, 6 top, 7 channel; ARGV: 1 tick, 2 lines
+-- KEYS: 1 room, 2 rank, 3 lb, 4 hist, 5 on, 6 top, 7 channel, 8 ready; ARGV: 1 tick, 2 lines
 local last = redis.call('HGET', KEYS[1], 'tick')
 if last and tonumber(last) >= tonumber(ARGV[1]) then return 0 end
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
@@ -377,7 +378,7 @@ for i = 1, #h, 2 do
 end
 local body = '"n":' .. redis.call('ZCARD', KEYS[2]) .. ',"top":[' .. table.concat(lines, ',') ..
   '],"off":[' .. table.concat(off, ',') .. '],"hist":[' .. table.concat(counts, ',') ..
-  '],"status":{' .. table.concat(status, ',') .. '}}'
+  '],"status":{' .. table.concat(status, ',') .. '},"ready":' .. redis.call('SCARD', KEYS[8]) .. '}'
 if redis.call('GET', KEYS[6]) == body then return 0 end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('SET', KEYS[6], body, 'PX', ttl) else redis.call('SET', KEYS[6], body) end

@@ -538,7 +538,7 @@ class Store:
         r = room_id
         return bool(await self._run(scripts.TICK, [
             keys.room(r), keys.ranking(r), keys.board(r), keys.histogram(r), keys.online(r),
-            keys.top(r), keys.channel(r)], [tick, lines]))
+            keys.top(r), keys.channel(r), keys.ready(r)], [tick, lines]))
 
     async def latest_tick(self, room_id: str) -> bytes | None:
         """The body of the big room's latest tick (JSON without its opening brace)."""

@@ -59,6 +59,20 @@ async def test_a_big_room_event_carries_no_player_list(field: Any) -> None:
     assert not [f for f in host.frames if f["t"] == "event" and f["d"]["kind"] == "joined"]
 
 
+async def test_the_lobbys_tick_counts_the_players_and_the_ready_ones(field: Any) -> None:
+    """A big room's lobby announces no ready flag: its ticks count them, so
+    the host sees how many are ready as it changes."""
+    players = await field(4)
+    host = players[0]
+    for p in players[1:3]:
+        await p.send("ready", {"ready": True})
+    top = await host.expect("top", lambda d: d["ready"] == 2)
+    assert top["n"] == 4
+    await players[1].send("ready", {"ready": False})
+    top = await host.expect("top", lambda d: d["ready"] == 1)
+    assert top["n"] == 4
+
+
 async def test_start_without_ready_flags_and_acks_carry_the_rank(field: Any) -> None:
     players = await field(3)
     await start(players)
