@@ -4,19 +4,9 @@ Each is one command; what happened comes back as the tournament's events. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as tournament from '../tournament.js';
-import { serverNow } from '../clock.js';
+import { clockTime, serverNow, serverTimeAt } from '../clock.js';
 import { say } from '../messages.js';
-import { clockTime, modeOf } from './rounds.js';
-
-/** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
-export function serverTimeAt(text, nowMs = Date.now()) {
-  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
-  if (!m) return null;
-  const at = new Date(nowMs);
-  at.setHours(Number(m[1]), Number(m[2]), Number(m[3] || 0), 0);
-  if (at.getTime() < nowMs - 60000) at.setDate(at.getDate() + 1); // a time just past is taken as now
-  return at.getTime() + (serverNow() - Date.now());
-}
+import { modeOf } from './rounds.js';
 
 export function createOrganizer(host) {
   const regText = h('p', { class: 't-admin-line' });
