@@ -22,6 +22,16 @@ export function duration(ms) {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** 4212 → "4 212": thousands apart by a narrow no-break space, as a count reads. */
+export function count(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+}
+
+/** "37th of 4 212": a place in a field. */
+export function placeOf(rank, total) {
+  return `${ordinal(rank)} of ${count(total)}`;
+}
+
 export function ordinal(n) {
   const tens = n % 100;
   if (tens >= 11 && tens <= 13) return `${n}th`;

@@ -11,6 +11,7 @@ import { state, subscribe, changed, resetRoom } from './state.js';
 import { Socket } from './socket.js';
 import * as session from './session.js';
 import * as tournament from './tournament.js';
+import * as field from './field.js';
 import { serverNow } from './clock.js';
 import * as storage from './storage.js';
 import { h, setText, show } from './dom.js';
@@ -39,6 +40,7 @@ const socket = new Socket({
   },
 });
 session.init(socket);
+field.init(socket);
 tournament.init(socket);
 
 const screens = {};

@@ -12,6 +12,7 @@ import * as storage from './storage.js';
 import { say } from './messages.js';
 import { serverNow } from './clock.js';
 import { finishText, finishWatcher } from './ranking.js';
+import * as field from './field.js';
 
 let socket = null;
 let after = null; // what to do once the current room is left: {t, d}
@@ -32,6 +33,7 @@ export function restoreSeat(saved) {
     v: saved.room_state ? saved.v || 0 : 0, room: saved.room_state || null,
     entries: saved.entries || [], ownCode: saved.own_code || '',
   });
+  state.field.ready = Boolean(saved.ready);
 }
 
 export function watchRoom(room) {
@@ -91,7 +93,7 @@ export function onClose(code) {
 }
 
 export function onFrame(msg) {
-  const handler = HANDLERS[msg.t];
+  const handler = HANDLERS[msg.t] || field.HANDLERS[msg.t];
   if (handler) handler(msg.d || {});
   for (const fn of settled) fn();
   announce();
@@ -101,10 +103,13 @@ export function onFrame(msg) {
 const lookAtFinishes = finishWatcher();
 
 /** "Alice finished 1st in 4:22", to everyone in the room, as it happens (the
-finisher's own table celebrates instead; a solo game has nobody to tell). */
+finisher's own table celebrates instead; a solo game has nobody to tell).
+A big room's are the finishes its top lines show: the first finishers, never
+one per finisher of the whole field. */
 function announce() {
   if (!state.room || state.room.settings.solo) return;
-  const fresh = lookAtFinishes(`${state.room.id}/${state.room.race}`, state.entries);
+  const lines = field.isBig(state.room) ? field.topLines(state.field) : state.entries;
+  const fresh = lookAtFinishes(`${state.room.id}/${state.room.race}`, lines);
   for (const line of fresh) {
     if (state.role === 'player' && line.seat === state.seat) continue;
     say(finishText(line), { tone: 'win' });
@@ -135,6 +140,7 @@ const HANDLERS = {
     state.entering = null;
     state.role = 'spectator';
     state.roomId = d.room;
+    field.followAgain(); // a new connection follows nobody yet
     if (!state.tour) go(`/r/${d.room}?watch`);
   },
 
@@ -155,6 +161,7 @@ const HANDLERS = {
     state.v = d.v;
     state.room = d.room;
     state.entries = d.entries || [];
+    field.onSync(d);
     if (state.role === 'spectator' && d.room.phase === 'lobby') state.boards = {};
     persist();
   },
@@ -211,6 +218,7 @@ const HANDLERS = {
     state.done = state.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
+    field.onAck(d);
     persist();
     if (state.ui.completing) completeTimer = setTimeout(completeStep, 140);
   },
@@ -242,6 +250,7 @@ const HANDLERS = {
       return;
     }
     if (d.code === 'already_in_room') return; // asked twice on one connection: the first answer stands
+    if (field.onReject(d)) return;
     if ((d.cmd === 'resume' || d.cmd === 'watch') && (d.code === 'unavailable' || d.code === 'internal')) {
       say(d.msg, { bad: true });
       clearTimeout(retryTimer);
@@ -301,6 +310,7 @@ function applyEvent(e, live) {
   if (e.reset) state.entries = [];
   if (e.entries) upsertEntries(e.entries);
   if (e.dropped) state.entries = state.entries.filter((x) => !e.dropped.includes(x.seat));
+  field.onRoomEvent(e.kind);
   switch (e.kind) {
     case 'start':
       if (state.race !== e.race) {
@@ -331,6 +341,9 @@ function applyEvent(e, live) {
       break;
     case 'left':
       if (live && e.host === state.seat && e.seat !== state.seat) say('You are the host now.');
+      break;
+    case 'host': // a big room's new host
+      if (live && e.seat === state.seat && state.role === 'player') say('You are the host now.');
       break;
     default:
       break;
@@ -416,8 +429,18 @@ function resendPending() {
 
 // ------------------------------------------------------------------ the room
 
-export const ready = (on) => socket.send('ready', { ready: on }) || offline();
+export function ready(on) {
+  if (!socket.send('ready', { ready: on })) return offline();
+  if (field.isBig(state.room)) { // announced to nobody: the flag is ours to remember
+    state.field.ready = on;
+    persist();
+    changed();
+  }
+  return true;
+}
 export const start = () => socket.send('start') || offline();
+/** A big room's host sets the race's start time (server time, ms). */
+export const startAt = (at) => socket.send('start', { at }) || offline();
 export const kick = (seat) => socket.send('kick', { seat }) || offline();
 export const rematch = () => socket.send('rematch') || offline();
 
@@ -485,6 +508,7 @@ function forgetSeat() {
 }
 
 export function nicknameOf(seat) {
+  if (field.isBig(state.room)) return field.names(state.field).get(seat) || '';
   const p = state.room && state.room.players.find((x) => x.seat === seat);
   return p ? p.nickname : '';
 }
@@ -494,7 +518,7 @@ function persist() {
   storage.saveSeat({
     room: state.roomId, seat: state.seat, token: state.token, race: state.race, s: state.seq,
     pending: state.pending, v: state.v, room_state: state.room, entries: state.entries,
-    own_code: state.ownCode || undefined,
+    own_code: state.ownCode || undefined, ready: state.field.ready || undefined,
     tournament: (state.room && state.room.settings.tournament) || (state.tour && state.tour.id) || undefined,
   });
 }
