@@ -18,6 +18,7 @@ import { h, setText, show } from './dom.js';
 import { say } from './messages.js';
 import { createLobby } from './views/lobby.js';
 import { createRoom } from './views/room.js';
+import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
@@ -51,7 +52,8 @@ app.append(loading);
 function screen(name) {
   if (!screens[name]) {
     const make = {
-      lobby: createLobby, room: createRoom, race: createRace, watch: createWatch, tournament: createTournament,
+      lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
+      tournament: createTournament,
     }[name];
     screens[name] = make(app);
     screens[name].el.hidden = true;
@@ -135,7 +137,8 @@ function choose(s) {
   if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
   if (s.token && s.roomId) {
     if (!s.room) return null;
-    return s.room.phase === 'lobby' ? 'room' : 'race';
+    if (s.room.phase !== 'lobby') return 'race';
+    return field.isBig(s.room) ? 'bigroom' : 'room';
   }
   return 'lobby';
 }
