@@ -5,7 +5,7 @@ viewer's own line after them when it is not among them (a big room's top
 lines). */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
-import { duration, score } from '../format.js';
+import { count, duration, score } from '../format.js';
 import { flipList } from '../flip.js';
 
 const STATUS = {
@@ -22,11 +22,12 @@ export function statusText(entry, { phase = null, stuck = false } = {}) {
   return STATUS[entry.status] ?? entry.status;
 }
 
-export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
+/** `kind`: the section's class ("leaderboard"; a big room's own place is an "lb-place"). */
+export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderboard' } = {}) {
   const list = h('ol', { class: 'lb-list', 'aria-label': title });
   const more = h('p', { class: 'lb-more', hidden: true });
-  const el = h('section', { class: 'leaderboard', 'aria-label': title },
-    h('h2', { class: 'lb-title', text: title }), list, more);
+  const heading = h('h2', { class: 'lb-title', text: title });
+  const el = h('section', { class: kind, 'aria-label': title }, heading, list, more);
   host.append(el);
   const rows = new Map();
   let order = '';
@@ -53,9 +54,13 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
   /**
    * lines: ranked lines; me: the viewer's seat; mine: the viewer's line when
    * `lines` may not hold it; total: how many race; scoring: "N" or "V" (the
-   * figure shown); phase: the room's; stuck: seats whose game is stuck.
+   * figure shown); phase: the room's; stuck: seats whose game is stuck;
+   * title: the heading, when it says more than the section's name; marked:
+   * a seat to highlight besides the viewer's (a followed player).
    */
-  function render(lines, { me = -1, mine = null, total = null, scoring = 'V', phase = null, stuck = null } = {}) {
+  function render(lines, { me = -1, mine = null, total = null, scoring = 'V', phase = null, stuck = null,
+    title: text = null, marked = -1 } = {}) {
+    if (text != null) setText(heading, text);
     const shown = mine && !lines.some((x) => x.seat === mine.seat) ? [...lines, mine] : lines;
     const seen = new Set();
     for (const entry of shown) {
@@ -71,7 +76,7 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
       setText(r.money, score({ vegas: entry.vegas ?? -52, points: entry.points ?? 0 }, scoring));
       setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)) }));
       r.li.dataset.status = entry.status;
-      toggle(r.li, 'me', entry.seat === me);
+      toggle(r.li, 'me', entry.seat === me || entry.seat === marked);
       toggle(r.li, 'apart', entry === mine && shown !== lines);
     }
     for (const [seat, r] of rows) {
@@ -89,7 +94,7 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
     }
     const hidden = (total ?? shown.length) - shown.length;
     show(more, hidden > 0);
-    if (hidden > 0) setText(more, `and ${hidden} more`);
+    if (hidden > 0) setText(more, `and ${count(hidden)} more`);
   }
 
   return { el, render };

@@ -7,7 +7,7 @@ import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as tournament from '../tournament.js';
 import { serverNow } from '../clock.js';
-import { duration, modeText, ordinal, score } from '../format.js';
+import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, SUIT_NAMES } from '../cards.js';
 import { say } from '../messages.js';
@@ -15,7 +15,10 @@ import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
+import * as field from '../field.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createHistogram } from './histogram.js';
+import { openField } from './fieldpanel.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
 import { createSeqPanel } from './seqpanel.js';
@@ -125,9 +128,23 @@ export function createRace(root) {
   const side = h('aside', { class: 'side' });
   const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
+  let bigSide = null; // a big room's parts, made when one is shown
+
+  /** A big room's side: the field's picture, the way to the whole field, and
+  the own place last, pinned to the bottom of the side as it scrolls. */
+  function makeBigSide() {
+    const hist = createHistogram(side, { title: 'The field' });
+    side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
+    const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
+      onclick: () => openField({ me: state.seat, then: backToTable }) });
+    side.append(fieldBtn);
+    const place = createLeaderboard(side, { title: 'Your place', kind: 'lb-place' });
+    return { hist, fieldBtn, place };
+  }
 
   const nickname = () => storage.nickname() || session.nicknameOf(state.seat) || 'player';
   const results = createResults(root, {
+    field: () => openField({ me: state.seat }),
     rematch: () => session.rematch(),
     solo: (code) => session.solo({ nickname: nickname(), code }),
     fresh: () => freshSolo(),
@@ -249,13 +266,14 @@ export function createRace(root) {
       setText(countdownNumber, String(Math.ceil(left / 1000)));
     }
     if (phase !== lastPhase) changed();
-    const me = state.entries.find((e) => e.seat === state.seat);
+    const me = field.isBig(room) ? field.ownLine(state.field) : state.entries.find((e) => e.seat === state.seat);
+    const started = me && me.late && me.started ? me.started : room.start_at; // a late arrival's own clock
     if (me && me.status === 'finished') setText(stats.clock.value, duration(me.finish_ms));
     else if (phase === 'countdown' && room.start_at) {
       setText(stats.clock.value, `starts in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
     } else if (phase === 'racing' && room.start_at) {
       setText(stats.clock.value, room.deadline && room.settings.time_limit
-        ? `${duration(room.deadline - now)} left` : duration(now - room.start_at));
+        ? `${duration(room.deadline - now)} left` : duration(now - started));
     } else if (phase === 'ended' && room.start_at) {
       setText(stats.clock.value, duration((room.ended_at ?? now) - room.start_at));
     } else setText(stats.clock.value, '0:00');
@@ -335,9 +353,14 @@ export function createRace(root) {
       setText(stats.passes.value, 0);
       setText(stats.cards.value, '0/52');
     }
-    const ranking = standing(s.entries, { me: s.seat });
+    const big = field.isBig(room);
+    toggle(el, 'big', big);
+    const ranking = big
+      ? standing(field.topLines(s.field), { mine: field.ownLine(s.field, view), total: field.total(s.field) })
+      : standing(s.entries, { me: s.seat });
     const mine = ranking.mine;
-    setText(stats.rank.value, mine && mine.rank && phase !== 'countdown' ? `${ordinal(mine.rank)}/${ranking.total}` : '–');
+    const rank = big ? s.field.place && s.field.place.rank : mine && mine.rank;
+    setText(stats.rank.value, rank && phase !== 'countdown' ? `${ordinal(rank)}/${count(ranking.total)}` : '–');
     show(stats.rank.el, ranking.total > 1);
     tick();
 
@@ -383,8 +406,34 @@ export function createRace(root) {
 
     const stuckSeats = isStuck ? new Set([s.seat]) : null;
     podium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 && phase !== 'ended' });
-    leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });
-    results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade });
+    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats });
+    else leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });
+    if (bigSide) for (const part of [bigSide.hist, bigSide.place]) show(part.el, big && part.el.dataset.on === '1');
+    if (bigSide) show(bigSide.fieldBtn, big);
+    results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
+      field: big ? { mine: ranking.mine, total: ranking.total } : null });
+  }
+
+  /** A big room's side: the top lines, the field's picture, the own place
+  with the lines just above and below it ("37th of 4 212"). */
+  function renderBig(s, { ranking, scoring, phase, stuck }) {
+    if (!bigSide) bigSide = makeBigSide();
+    const f = s.field;
+    const top = f.top;
+    leaderboard.render(ranking.lines, { me: s.seat, total: top ? top.n : ranking.total, scoring, phase, stuck,
+      title: 'Leaderboard' });
+    const racing = phase === 'racing' || phase === 'ended';
+    bigSide.hist.el.dataset.on = top && racing ? '1' : '';
+    if (top && racing) {
+      bigSide.hist.render(top.hist, { status: top.status, mark: s.view ? s.view.foundation_cards : null });
+    }
+    const place = f.place;
+    bigSide.place.el.dataset.on = place && racing ? '1' : '';
+    if (place && racing) {
+      bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
+        title: `You: ${placeOf(place.rank, place.of)}` });
+    }
+    setText(bigSide.fieldBtn, `Find a player · all ${count(top ? top.n : ranking.total)}`);
   }
 
   return {
