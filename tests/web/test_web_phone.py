@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import Tabs, screenshot
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, pile, settle, start_solo, stat, table
+from web_support import card, one_line, pile, settle, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -32,16 +32,6 @@ def fits(page: Page) -> None:
     for n in range(1, 8):
         box = pile(page, f"t{n}").bounding_box()
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= width
-
-
-def one_line(page: Page, selector: str) -> None:
-    """Every visible child of ``selector`` sits on the same line."""
-    boxes = page.evaluate("""(sel) => [...document.querySelector(sel).children]
-      .filter((c) => c.offsetParent !== null).map((c) => { const r = c.getBoundingClientRect();
-        return [c.className, r.top, r.bottom]; })""", selector)
-    assert boxes
-    middles = [(top + bottom) / 2 for _, top, bottom in boxes]
-    assert max(middles) - min(middles) < 8, f"{selector} wraps: {boxes}"
 
 
 def apart(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:

@@ -92,6 +92,16 @@ def poll(page: Page, check: Callable[[], bool], what: str, timeout: float = 10.0
         page.wait_for_timeout(20)
 
 
+def one_line(page: Page, selector: str) -> None:
+    """Every visible child of ``selector`` sits on the same line."""
+    boxes = page.evaluate("""(sel) => [...document.querySelector(sel).children]
+      .filter((c) => c.offsetParent !== null).map((c) => { const r = c.getBoundingClientRect();
+        return [c.className, r.top, r.bottom]; })""", selector)
+    assert boxes
+    middles = [(top + bottom) / 2 for _, top, bottom in boxes]
+    assert max(middles) - min(middles) < 8, f"{selector} wraps: {boxes}"
+
+
 def settle(page: Page) -> None:
     """Wait until no card is sliding (so a card's box is where it rests)."""
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")

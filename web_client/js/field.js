@@ -58,6 +58,7 @@ export const HANDLERS = {
     }
     field.followName = d.line ? d.line.nickname : field.followName;
     field.follow = { seat: d.seat, rank: d.rank, of: field.top ? field.top.n : null, above: null, line: d.line, below: null };
+    keepInAddress(field.followName);
   },
 
   follow(d) {
@@ -104,6 +105,9 @@ export function onReject(d) {
   }
   if (d.cmd === 'follow') {
     say(d.code === 'unknown_seat' ? `Nobody is called ${lastFollow} in this room.` : d.msg, { bad: true });
+    const field = state.field; // the server still follows whom it followed
+    field.followName = field.follow && field.follow.line ? field.follow.line.nickname : '';
+    keepInAddress(field.followName);
     return true;
   }
   if (d.cmd === 'lb_page') {
@@ -147,8 +151,22 @@ export function follow(nickname) {
   if (name == null) {
     state.field.follow = null;
     state.field.followName = '';
+    keepInAddress('');
   }
   socket.send('follow', { nickname: name });
+}
+
+/** Whether the address is already this room's spectator address. */
+export function watchAddress(room) {
+  return location.pathname === `/r/${room}` && new URLSearchParams(location.search).has('watch');
+}
+
+/** The followed player's nickname in the address (`/r/ID?watch&follow=bob`):
+a reload follows them again, and the address can be shared. */
+function keepInAddress(nickname) {
+  if (!state.roomId || !watchAddress(state.roomId)) return;
+  const path = `/r/${state.roomId}?watch${nickname ? `&follow=${encodeURIComponent(nickname)}` : ''}`;
+  if (location.pathname + location.search !== path) history.replaceState(null, '', path);
 }
 
 /** After a reconnect: the new connection follows the same player again. */

@@ -68,7 +68,8 @@ function parseRoute() {
   const m = location.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
   if (!m) return { name: 'home', room: '' };
   const room = m[1].toUpperCase();
-  return { name: new URLSearchParams(location.search).has('watch') ? 'watch' : 'room', room };
+  const params = new URLSearchParams(location.search);
+  return { name: params.has('watch') ? 'watch' : 'room', room, follow: params.get('follow') || '' };
 }
 
 /** Follow the address: enter the room it names, or go back to the lobby. */
@@ -97,6 +98,7 @@ function route() {
     if (saved) session.restoreSeat(saved);
   } else if (r.name === 'watch') {
     session.watchRoom(r.room);
+    state.field.followName = r.follow; // a big room's player to follow (the address keeps it across a reload)
   }
   if (socket.ready) session.onOpen();
   changed();

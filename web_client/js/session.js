@@ -141,7 +141,7 @@ const HANDLERS = {
     state.role = 'spectator';
     state.roomId = d.room;
     field.followAgain(); // a new connection follows nobody yet
-    if (!state.tour) go(`/r/${d.room}?watch`);
+    if (!state.tour && !field.watchAddress(d.room)) go(`/r/${d.room}?watch`);
   },
 
   left() {

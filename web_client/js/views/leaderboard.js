@@ -19,6 +19,7 @@ export function statusText(entry, { phase = null, stuck = false } = {}) {
   if (entry.status === 'finished') return `finished ${duration(entry.finish_ms ?? 0)}`;
   if (entry.status === 'racing' && phase === 'countdown') return 'at the start';
   if (entry.status === 'racing' && stuck) return 'stuck';
+  if (entry.status === 'racing' && entry.late) return 'racing, came late'; // on a clock of their own
   return STATUS[entry.status] ?? entry.status;
 }
 
