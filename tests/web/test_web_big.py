@@ -26,7 +26,7 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import hidden, one_line, pile, play_fast, set_nickname, stat
+from web_support import hidden, one_line, pile, play_fast, set_nickname, settle, stat
 
 from server.klondike import Game, card_name
 
@@ -328,7 +328,15 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
 
     # the spectator: the top boards, and one player followed by nickname, live
     expect(watcher.locator(".watch .leaderboard .lb-row .lb-name")).to_have_text([x["nickname"] for x in top])
-    shown = {x["seat"] for x in top[:8]}  # the boards of the top lines' players (at most 8)
+    shown = {x["seat"] for x in top[:8]}  # the boards of the top lines' players (at most 8), by rank
+    tiles = watcher.locator(".watch .tile")
+    expect(tiles).to_have_count(len(shown))
+    assert [int(t.get_attribute("data-seat") or -1) for t in tiles.all()] == [x["seat"] for x in top[:8]]
+    for line in top:
+        expect(tiles.filter(has_text=line["nickname"])).to_contain_text("52/52 · +$208 · 135 moves · finished")
+    settle(watcher)
+    screenshot(watcher, "big-spectator")
+
     watcher.get_by_label("Nickname to follow").fill(FOLLOWED)
     watcher.get_by_role("button", name="Follow", exact=True).click()
     followed = players[FOLLOWED]
@@ -336,7 +344,6 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     expect(card.locator(".follow-title")).to_have_text(
         f"Following {FOLLOWED} · {ordinal(rank_of(crowd, probe, FOLLOWED))} of 40")
     expect(card.locator(".follow-board .board")).to_be_visible()
-    tiles = watcher.locator(".watch .tile")
     expect(tiles).to_have_count(len(shown - {followed.seat}))
     assert {int(t.get_attribute("data-seat") or -1) for t in tiles.all()} == shown - {followed.seat}
 
@@ -354,7 +361,8 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     expect(card.locator(".follow-title")).to_have_text(
         re.compile(rf"^Following {FOLLOWED} · \d+(st|nd|rd|th) of 40$"))
     shows_foundations(card.locator(".follow-board"), now)
-    screenshot(watcher, "big-spectator")
+    settle(watcher)
+    screenshot(watcher, "big-follow")
 
     # a phone: the player's table and pinned place fit; a spectator follows by touch
     fits(pia)
@@ -366,6 +374,7 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     in_view(pia, ".race .lb-place")
     one_line(pia, ".race .topbar")
     one_line(pia, ".race .statusbar")
+    settle(pia)
     screenshot(pia, "big-phone")
     phone = tabs.page(link + "?watch", **PHONE)
     phone.get_by_label("Nickname to follow").tap()
@@ -374,6 +383,7 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     expect(phone.locator(".follow-card .follow-title")).to_contain_text("Following c03 · ")
     expect(phone.locator(".follow-card .follow-board .board")).to_be_visible()
     fits(phone)
+    settle(phone)
     screenshot(phone, "big-spectator-phone")
 
     # the end: the others resign; the results, the own place, the rest of the field a page away

@@ -37,9 +37,12 @@ export function createBoardsGrid(host) {
     return t;
   }
 
-  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines; phase: the room's. */
-  function render(boards, { names, entries, bigSeat, phase = null }) {
-    const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
+  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines; phase: the room's;
+  order: seats in the order to show them (a big room's, by rank), else by seat. */
+  function render(boards, { names, entries, bigSeat, phase = null, order = null }) {
+    const place = order ? new Map(order.map((seat, i) => [seat, i])) : null;
+    const seats = Object.keys(boards).map(Number)
+      .sort(place ? (a, b) => (place.get(a) ?? 1e9) - (place.get(b) ?? 1e9) : (a, b) => a - b);
     const lines = new Map(entries.map((e) => [e.seat, e]));
     for (const seat of seats) {
       const t = tile(seat);

@@ -103,14 +103,15 @@ export function createWatch(root) {
     const boards = big ? bigBoards(s) : s.boards;
     const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
     const when = mode === 'live' ? 'live' : mode === 'delayed' ? `${room.settings.delay} s late` : 'after the race';
-    const which = big ? `The top ${field.BOARDS_SHOWN} players' boards are` : 'Boards are';
+    const which = big ? `The top ${Math.min(field.BOARDS_SHOWN, room.settings.top)} players' boards are` : 'Boards are';
     setText(note, seats.length ? `${which} shown ${when}. Click a board to enlarge it.`
       : phase === 'lobby' ? `${which} shown ${when}.` : `${which} shown ${when}: none yet.`);
 
     const ranking = big ? standing(field.topLines(s.field), { total: field.total(s.field) }) : standing(s.entries);
     const followed = big && s.field.follow && s.field.follow.line ? [s.field.follow.line] : [];
     const names = big ? field.names(s.field) : new Map(room.players.map((p) => [p.seat, p.nickname]));
-    grid.render(boards, { names, entries: big ? [...ranking.lines, ...followed] : s.entries, bigSeat: s.ui.bigSeat, phase });
+    grid.render(boards, { names, entries: big ? [...ranking.lines, ...followed] : s.entries, bigSeat: s.ui.bigSeat, phase,
+      order: big ? ranking.lines.map((x) => x.seat) : null });
     show(resultsBtn, phase === 'ended' && s.ui.resultsHidden);
     const stuck = new Set(Object.keys(s.boards).map(Number).filter((seat) => s.boards[seat].state === 'stuck'));
     const scoring = room.settings.scoring;
