@@ -25,7 +25,7 @@ _SECURITY: Final = {
                                 "img-src 'self' data:; style-src 'self'; script-src 'self'"),
 }
 
-ApiHandler = Callable[[str], Awaitable[Response | None]]
+ApiHandler = Callable[[str], Awaitable[Response | None]]  # the request's path and query
 
 
 def response(status: HTTPStatus, body: bytes, content_type: str,
@@ -81,7 +81,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
         if path == "/metrics":
             return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):
-            answer = await api(path)
+            answer = await api(request.path)  # with its query: a page of the results
             return answer or text(HTTPStatus.NOT_FOUND, "not found\n")
         return static.get(path)
 

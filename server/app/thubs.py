@@ -68,10 +68,22 @@ class TournamentHub:
         spawn(self.hubs.tournaments.settle(data.t))
         return True
 
-    def sync_frame(self) -> bytes:
+    def sync_frame(self, counts: dict[str, int] | None = None) -> bytes:
         public = dict(self.public)
         public["now"] = self.hubs.now_ms()
+        if counts:
+            public["field"] = counts
         return frame("t_sync", {"v": self.v, "tournament": public})
+
+    async def sync_frame_now(self) -> bytes:
+        """The sync frame with a big tournament's counts as they are now
+        (registrations are not events: the hub's may be a tick old)."""
+        if not self.big:
+            return self.sync_frame()
+        try:
+            return self.sync_frame(await self.store.tournament_counts(self.id))
+        except StoreUnavailable:
+            return self.sync_frame()
 
     def on_message(self, data: bytes) -> None:
         event = orjson.loads(data)
@@ -133,6 +145,7 @@ class TournamentHub:
                 continue
             if counts and counts != self._counts:
                 self._counts = counts
+                self.public = {**self.public, "field": counts}
                 self._send(self.sessions, frame("t_field", {"id": self.id, "field": counts}))
 
     def close(self) -> None:

@@ -36,7 +36,7 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
         conn.t_player = player
     if conn.thub is not None:
         if resync:
-            await conn.send(conn.thub.sync_frame())
+            await conn.send(await conn.thub.sync_frame_now())
         if conn.thub.big and (resync or player is not None):
             await conn.thub.send_me([conn])
         return
@@ -46,7 +46,7 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
         if thub is None:
             raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
         conn.thub = thub
-        await conn.send(thub.sync_frame())
+        await conn.send(await thub.sync_frame_now())
     finally:
         await conn.flush_pending()
     if thub.big:
