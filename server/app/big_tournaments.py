@@ -181,12 +181,10 @@ class BigTournaments:
         while True:
             _, raw = await self.store.page(room_id, first, CHUNK)
             lines = [loads(line) for line in raw]
-            results = {}
-            for i, line in enumerate(lines):
-                result = round_result(line, first + i)
-                results[int(line["seat"])] = result
-                played += result is not MISSED
-            await self._count(t.id, n, results)
+            results = {int(line["seat"]): round_result(line, first + i)
+                       for i, line in enumerate(lines)}
+            counted = await self._count(t.id, n, results)  # a kicked player's is not
+            played += sum(1 for p in counted if results[p] is not MISSED)
             await self.store.keep_room(room_id, 1, results, ttl_ms)  # replays: as long as the tournament
             if len(raw) < CHUNK:
                 break
@@ -200,23 +198,26 @@ class BigTournaments:
         return played
 
     async def _count(self, tournament_id: str, n: int,
-                     results: Mapping[int, Sequence[Any]]) -> None:
+                     results: Mapping[int, Sequence[Any]]) -> set[int]:
         """Round ``n``'s ``results`` into these players' lines, unless they
-        count it already; a line changed meanwhile (a withdrawal) is read again."""
+        count it already; a line changed meanwhile (a withdrawal) is read
+        again. The players whose line counts the round (not the kicked)."""
         pending = dict(results)
+        counted = set(results)
         for _ in range(ATTEMPTS):
             players = list(pending)
             changes = []
             for player, raw in zip(players, await self.t_store.lines(tournament_id, players),
                                    strict=True):
                 if raw is None:  # kicked: out of the standings
+                    counted.discard(player)
                     continue
                 new = count_round(loads(raw), n, pending[player])
                 if new is not None:
                     changes.append((player, raw, orjson.dumps(new), standing_score(new)))
             changed = await self.t_store.count(tournament_id, changes)
             if not changed:
-                return
+                return counted
             pending = {p: pending[p] for p in changed}
         raise StoreUnavailable("the standings kept changing; try again")
 
