@@ -144,13 +144,13 @@ async def test_pages_of_the_standings_a_nickname_and_each_players_own_place(clie
         assert 1 <= round_rank <= 12
 
 
-async def test_registering_needs_the_invite_code_which_is_kept_hashed(
+async def test_registering_needs_the_invite_code_and_codes_and_tokens_are_kept_hashed(
         clients: Any, redis_server: RedisServer) -> None:
     org = Organizer(await clients("org"))
     await org.client.send("t_create", {"name": "Invited", "settings": {
         "codes": [CODE], "max_players": 50, "invite": True}})
     created = await org.client.expect("t_created")
-    org.id, invite = created["id"], created["invite"]
+    org.id, org.admin, invite = created["id"], created["admin"], created["invite"]
     assert len(invite) == 8
     sync = await org.client.expect("t_sync")
     assert sync["tournament"]["settings"]["invite"] is True
@@ -159,7 +159,8 @@ async def test_registering_needs_the_invite_code_which_is_kept_hashed(
         reply = await reject_of(ann, "t_register", {"id": org.id, "nickname": "ann", **d})
         assert reply["code"] == "bad_invite", d
     await ann.send("t_register", {"id": org.id, "nickname": "ann", "invite": invite.lower()})
-    assert (await ann.expect("t_registered"))["player"] == 0
+    registered = await ann.expect("t_registered")
+    assert registered["player"] == 0
     small = await clients("small org")
     await small.send("t_create", {"name": "Small", "settings": {"codes": [CODE], "invite": True}})
     small_invite = (await small.expect("t_created"))["invite"]
@@ -170,7 +171,8 @@ async def test_registering_needs_the_invite_code_which_is_kept_hashed(
     await ann.expect("t_registered")
     r = redis.Redis.from_url(redis_server.url)
     try:
-        for tid, code in ((org.id, invite), (small_id, small_invite)):
+        for tid, code in ((org.id, invite), (small_id, small_invite), (org.id, org.admin),
+                          (org.id, registered["token"])):
             for key in r.scan_iter(f"kt:{{{tid}}}:*"):
                 kind = r.type(key).decode()
                 values = {"hash": lambda k: b"".join(r.hgetall(k).values()),
@@ -418,3 +420,49 @@ async def test_a_big_round_left_starting_by_a_dead_process_is_opened_with_its_se
     await ann.resign()  # bob's seat is closed: ann was the last who could play
     ended = await t_seen(org.client, "round_ended", 1)
     assert ended["tournament"]["rounds"][0]["played"] == 1
+
+
+async def test_a_small_tournament_has_the_organizers_features_too(clients: Any) -> None:
+    """A tournament of up to 16 keeps its whole document and events, and
+    gets the same organizer's features: late registration, a kick with a
+    ban, a round starting by itself, the admin key handed to a phone."""
+    org = Organizer(await clients("org"))
+    sync = await org.create("Small club", codes=[CODE, CODE], time_limit=600, interval=2,
+                            late_until=2)
+    assert sync["tournament"]["settings"]["interval"] == 2 and "big" not in sync["tournament"][
+        "settings"]
+    ann, bob, cat = [Entrant(await clients(n), n) for n in ("ann", "bob", "cat")]
+    for e in (ann, bob, cat):
+        await e.register(org.id)
+    room1 = await org.start(1)
+    for e in (ann, bob, cat):
+        await e.enter(room1, CODE)
+    dan = Entrant(await clients("dan"), "dan")
+    assert (await dan.register(org.id))["player"] == 3  # late: round 1 is under way
+    await org.client.send("t_kick", {"id": org.id, "admin": org.admin, "player": 2, "ban": True})
+    kicked = await t_seen(org.client, "kicked")
+    assert kicked["tournament"]["players"][2] == {"player": 2, "nickname": "cat",
+                                                  "withdrawn": False, "kicked": True}
+    assert [line["nickname"] for line in kicked["tournament"]["standings"]] == ["ann", "bob", "dan"]
+    assert (await reject_of(dan.client, "t_register", {"id": org.id, "nickname": "CAT"}))[
+        "code"] == "banned"
+    await ann.play(SCRIPT)
+    await bob.resign()
+    ended = await t_seen(org.client, "round_ended", 1)
+    assert sorted(e["seat"] for e in ended["tournament"]["rounds"][0]["results"]) == [0, 1, 2]
+    started = await t_seen(org.client, "round_started", 2, timeout=15)
+    assert started["tournament"]["rounds"][1]["seats"] == [0, 1, 3]
+    assert started["start_at"] >= ended["tournament"]["rounds"][0]["ended_at"] + 2000
+    assert started["tournament"]["registration"] is False
+    await org.client.send("t_handoff", {"id": org.id, "admin": org.admin})
+    code = (await org.client.expect("t_handoff"))["code"]
+    phone = await clients("phone")
+    await phone.send("t_claim", {"id": org.id, "code": code})
+    admin2 = (await phone.expect("t_claimed"))["admin"]
+    await phone.send("t_end", {"id": org.id, "admin": admin2})
+    final = await t_seen(phone, "round_ended", 2)
+    table = {line["nickname"]: line for line in final["tournament"]["standings"]}
+    assert set(table) == {"ann", "bob", "dan"}
+    assert table["dan"]["rounds"][0] == {"round": 1, "played": False, "vegas": -52,
+                                         "foundation": 0, "finish_ms": None}
+    assert table["ann"]["vegas"] == 208 - 52 and table["dan"]["vegas"] == -104
