@@ -37,151 +37,37 @@ from typing import Any, Final, Literal
 
 import orjson
 
-from ..klondike import DealCode, InvalidDealCodeError
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
 from .names import check_name, check_nickname, fold, same_name, taken_text
-from .settings import DEFAULT_TOP, MAX_DELAY, MAX_TIME_LIMIT, MAX_TOP, SMALL_ROOM, Boards
 from .tokens import hash_token, same_token, stored_digest
+from .tournament_settings import (
+    DEFAULT_TOURNAMENT_PLAYERS,
+    MAX_ROUNDS,
+    MAX_SCHEDULE_MS,
+    MAX_TOURNAMENT_PLAYERS,
+    TournamentSettings,
+    parse_tournament_settings,
+    settings_from_dict,
+)
 
-MAX_ROUNDS: Final = 20
-DEFAULT_TOURNAMENT_PLAYERS: Final = 8
-MAX_TOURNAMENT_PLAYERS: Final = 10_000
+__all__ = [
+    "CSV_FIELDS", "DEFAULT_TOURNAMENT_PLAYERS", "HANDOFF_MS", "MAX_ADMINS", "MAX_ROUNDS",
+    "MAX_TOURNAMENT_PLAYERS", "MISSED", "MISSED_VEGAS", "TOURNAMENT_TTL_MS", "Round", "TPlayer",
+    "Tournament", "TournamentSettings", "count_round", "csv_text", "parse_tournament_settings",
+    "played", "results_csv", "results_csv_big", "round_result", "seat_tokens", "standing_key",
+    "standing_line", "standing_score", "standing_tail", "standings",
+]
+
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
 TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
-MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # a round starts at most a week ahead
-MAX_STARTS_MS: Final = 4 * MAX_SCHEDULE_MS  # set start times: within four weeks of creation
-MAX_INTERVAL: Final = 24 * 3600  # seconds between a round's end and the next one's start
 MAX_ADMINS: Final = 4  # devices holding an admin key at once
 HANDOFF_MS: Final = 10 * 60 * 1000  # how long an admin handoff code is valid
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
-
-
-@dataclass(frozen=True, slots=True)
-class TournamentSettings:
-    codes: tuple[str, ...]  # one KL1 code per round, in order: secret until its round ends
-    time_limit: int = 600  # seconds per round
-    max_players: int = DEFAULT_TOURNAMENT_PLAYERS
-    undo: bool = True
-    hints: bool = False
-    boards: Boards = "after"
-    delay: int = 0
-    top: int = DEFAULT_TOP  # lines of the standings a big tournament's events carry
-    starts: tuple[int, ...] = ()  # server times (ms) the first rounds start at
-    interval: int = 0  # seconds from a round's end to the next one's start (0: the organizer's call)
-    late_until: int = 0  # registration stays open until this round starts (0 or 1: the first)
-    invite: bool = False  # registering needs the invite code
-
-    @property
-    def big(self) -> bool:
-        """More players than a small room seats: the big tournament's data model."""
-        return self.max_players > SMALL_ROOM
-
-    def public(self) -> dict[str, Any]:
-        """What anyone may know: no codes. The organizer's scheduling and
-        invite settings appear only when set; a big tournament says so."""
-        d: dict[str, Any] = {k: getattr(self, k) for k in (
-            "time_limit", "max_players", "undo", "hints", "boards", "delay")}
-        d["rounds"] = len(self.codes)
-        d["modes"] = [DealCode.parse(c).mode for c in self.codes]
-        if self.big:
-            d["big"], d["top"] = True, self.top
-        if self.starts:
-            d["starts"] = list(self.starts)
-        for key in ("interval", "late_until", "invite"):
-            if getattr(self, key):
-                d[key] = getattr(self, key)
-        return d
-
-
-def settings_from_dict(data: dict[str, Any]) -> TournamentSettings:
-    """Settings as stored (already valid; those stored before a setting
-    existed get its default)."""
-    return TournamentSettings(**{**data, "codes": tuple(data["codes"]),
-                                 "starts": tuple(data.get("starts", ()))})
-
-
-def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> TournamentSettings:
-    """Settings from an organizer's object. Every code is checked; an error
-    names the bad one. ``codes`` or ``rounds`` (random deals of ``draw`` and
-    ``scoring``). Set start times (``starts``) are checked against ``now``."""
-    known = {"codes", "rounds", "draw", "scoring", "time_limit", "max_players", "undo", "hints",
-             "boards", "delay", "top", "starts", "interval", "late_until", "invite"}
-    unknown = set(data) - known
-    if unknown:
-        raise RaceError(Reason.BAD_SETTINGS, f"unknown setting {sorted(unknown)[0]!r}")
-    codes_in = data.get("codes")
-    if codes_in is not None:
-        if not isinstance(codes_in, list) or not codes_in:
-            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of KL1 codes")
-        codes = []
-        for i, text in enumerate(codes_in, start=1):
-            try:
-                if not isinstance(text, str):
-                    raise InvalidDealCodeError(f"{text!r} is not text")
-                codes.append(str(DealCode.parse(text)))
-            except InvalidDealCodeError as exc:
-                raise RaceError(Reason.BAD_CODE, f"round {i}: {exc}") from None
-    else:
-        rounds = data.get("rounds", 3)
-        draw, scoring = data.get("draw", 1), data.get("scoring", "V")
-        if type(rounds) is not int or not 1 <= rounds <= MAX_ROUNDS:
-            raise RaceError(Reason.BAD_SETTINGS, f"rounds must be a whole number from 1 to {MAX_ROUNDS}")
-        if type(draw) is not int or draw not in (1, 3) or scoring not in ("N", "V"):
-            raise RaceError(Reason.BAD_SETTINGS, "draw must be 1 or 3 and scoring 'N' or 'V'")
-        codes = [str(DealCode.random(draw, scoring)) for _ in range(rounds)]  # type: ignore[arg-type]
-    if len(codes) > MAX_ROUNDS:
-        raise RaceError(Reason.BAD_SETTINGS, f"at most {MAX_ROUNDS} rounds")
-    ints = {}
-    for key, default, low, high in (("time_limit", 600, 10, MAX_TIME_LIMIT),
-                                    ("max_players", DEFAULT_TOURNAMENT_PLAYERS, 1,
-                                     MAX_TOURNAMENT_PLAYERS),
-                                    ("delay", 0, 0, MAX_DELAY), ("top", DEFAULT_TOP, 1, MAX_TOP),
-                                    ("interval", 0, 0, MAX_INTERVAL),
-                                    ("late_until", 0, 0, len(codes))):
-        value = data.get(key, default)
-        if type(value) is not int or not low <= value <= high:
-            raise RaceError(Reason.BAD_SETTINGS,
-                            f"{key} must be a whole number from {low} to {high}")
-        ints[key] = value
-    flags = {}
-    for key, default in (("undo", True), ("hints", False), ("invite", False)):
-        value = data.get(key, default)
-        if not isinstance(value, bool):
-            raise RaceError(Reason.BAD_SETTINGS, f"{key} must be true or false")
-        flags[key] = value
-    boards = data.get("boards", "after")
-    if boards not in ("live", "delayed", "after"):
-        raise RaceError(Reason.BAD_SETTINGS, "boards must be one of live, delayed, after")
-    if boards == "delayed" and ints["delay"] <= 0:
-        raise RaceError(Reason.BAD_SETTINGS, "delayed boards need a delay of 1 second or more")
-    return TournamentSettings(codes=tuple(codes), time_limit=ints["time_limit"],
-                              max_players=ints["max_players"], undo=flags["undo"],
-                              hints=flags["hints"], boards=boards,
-                              delay=ints["delay"] if boards == "delayed" else 0, top=ints["top"],
-                              starts=_starts(data.get("starts", []), len(codes), now),
-                              interval=ints["interval"], late_until=ints["late_until"],
-                              invite=flags["invite"])
-
-
-def _starts(value: Any, rounds: int, now: int) -> tuple[int, ...]:
-    """Set start times: server times (ms), one per round from the first, in
-    order, in the future and within four weeks."""
-    if not isinstance(value, list) or len(value) > rounds:
-        raise RaceError(Reason.BAD_SETTINGS, f"starts must be a list of at most {rounds} "
-                                             "server times (ms), one per round")
-    last = now
-    for i, at in enumerate(value, start=1):
-        if type(at) is not int or not last < at <= now + MAX_STARTS_MS:
-            raise RaceError(Reason.BAD_SETTINGS, f"starts: round {i} must start after "
-                            f"{'now' if i == 1 else f'round {i - 1}'} and within 28 days "
-                            f"(server ms, now {now})")
-        last = at
-    return tuple(value)
 
 
 @dataclass(slots=True)
@@ -207,6 +93,23 @@ class Round:
     results: list[Entry] | None = None  # a small round's (a big one's are its room's ranking)
     players: int | None = None  # a big round's: who may play it (players 0 .. players-1)
     played: int | None = None  # a big round's, once ended: how many played it
+
+    def public(self, code: str, *, big: bool) -> dict[str, Any]:
+        """The round as anyone may see it: its ``code`` and results (a small
+        round's lines, a big one's count) only once it has ended."""
+        item: dict[str, Any] = {"n": self.n, "status": self.status, "room": self.room,
+                                "start_at": self.start_at, "ended_at": self.ended_at}
+        if big:
+            item["players"] = self.players
+        else:
+            item["seats"] = self.seats
+        if self.status == "ended":
+            item["code"] = code
+            if big:
+                item["played"] = self.played
+            else:
+                item["results"] = self.results
+        return item
 
 
 @dataclass(slots=True)
@@ -308,15 +211,7 @@ class Tournament:
     def public(self, now: int) -> dict[str, Any]:
         """What players and spectators may know of a small tournament: no
         tokens, and a round's code only once that round has ended."""
-        rounds = []
-        for r in self.rounds:
-            item: dict[str, Any] = {"n": r.n, "status": r.status, "room": r.room,
-                                    "start_at": r.start_at, "ended_at": r.ended_at,
-                                    "seats": r.seats}
-            if r.status == "ended":
-                item["code"] = self.code(r.n)
-                item["results"] = r.results
-            rounds.append(item)
+        rounds = [r.public(self.code(r.n), big=False) for r in self.rounds]
         players = []
         for p in self.players:
             shown: dict[str, Any] = {"player": p.player, "nickname": p.nickname,
@@ -334,15 +229,7 @@ class Tournament:
                    top: list[dict[str, Any]]) -> dict[str, Any]:
         """What anyone may know of a big tournament: its header, how many
         registered (``field_counts``), and the ``top`` lines of its standings."""
-        rounds = []
-        for r in self.rounds:
-            item: dict[str, Any] = {"n": r.n, "status": r.status, "room": r.room,
-                                    "start_at": r.start_at, "ended_at": r.ended_at,
-                                    "players": r.players}
-            if r.status == "ended":
-                item["code"] = self.code(r.n)
-                item["played"] = r.played
-            rounds.append(item)
+        rounds = [r.public(self.code(r.n), big=True) for r in self.rounds]
         return {"id": self.id, "name": self.name, "settings": self.settings.public(),
                 "registration": self.registration, "field": dict(field_counts),
                 "rounds": rounds, "top": top, "now": now}
