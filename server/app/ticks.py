@@ -36,7 +36,7 @@ import structlog
 
 from ..klondike import Game
 from ..protocol import frame
-from ..store import Near, Store, StoreUnavailable
+from ..store import Store, StoreUnavailable
 from .listener import Listener
 from .metrics import Metrics
 from .wire import text_frame
@@ -48,12 +48,10 @@ BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
 LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
 
 
-def me_frame(kind: str, count: int, near: Near, extra: bytes = b"") -> bytes:
-    """A player's own place: ``{"rank", "of", "above", "line", "below"}``,
-    from the raw lines as stored (no parsing)."""
-    return b'{"t":"%s","d":{"rank":%d,"of":%d,"above":%s,"line":%s,"below":%s%s}}' % (
-        kind.encode(), near.rank, count, near.above or b"null", near.line or b"null",
-        near.below or b"null", extra)
+def me_frame(kind: str, place: bytes, extra: bytes = b"") -> bytes:
+    """A player's own place, ``{"rank", "of", "above", "line", "below"}``, from
+    the members the store built (no parsing, no encoding here)."""
+    return b'{"t":"' + kind.encode() + b'","d":{' + place + extra + b"}}"
 
 
 class TickedRoom(Protocol):
@@ -186,11 +184,11 @@ class Ticker:
             chunk = [p for p in players[i:i + NEAR_CHUNK] if p.seat >= 0]
             if not chunk:
                 continue
-            count, places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
-            for player, near in zip(chunk, places, strict=True):
-                if near is None:
+            places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
+            for player, place in zip(chunk, places, strict=True):
+                if place is None:
                     continue
-                data = me_frame("me", count, near)
+                data = me_frame("me", place)
                 if self._sent.get(player) != data:
                     self._sent[player] = data
                     out[player] = data
@@ -214,12 +212,12 @@ class Ticker:
         followed = {w.following for w in watchers if w.following is not None}
         if followed:
             seats = sorted(followed)
-            count, places = await hub.store.near(hub.room_id, seats)
+            places = await hub.store.near(hub.room_id, seats)
             by_seat = dict(zip(seats, places, strict=True))
             for w in watchers:
-                near = by_seat.get(w.following) if w.following is not None else None
-                if near is not None and w.following is not None:
-                    self._send_own(w, me_frame("follow", count, near, b',"seat":%d' % w.following))
+                place = by_seat.get(w.following) if w.following is not None else None
+                if place is not None and w.following is not None:
+                    self._send_own(w, me_frame("follow", place, b',"seat":%d' % w.following))
         mode, phase = hub.boards_mode, hub.phase_now()
         if mode == "after" and phase != "ended":
             return
