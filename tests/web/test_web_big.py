@@ -112,18 +112,24 @@ def in_view(page: Page, selector: str) -> None:
     assert box["y"] >= 0 and box["y"] + box["height"] <= size["height"] + 0.5, f"{selector}: {box}"
 
 
+def received(frames: list[str], name: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """Each frame a page received, raw and parsed, once checked that the deal's
+    code comes no sooner than the race's end."""
+    ended = False
+    for raw in frames:
+        msg = json.loads(raw)
+        ended = ended or (msg["t"] == "event" and msg["d"]["kind"] == "ended")
+        assert ended or CODE not in raw, f"{name} got the code before the end: {raw[:200]}"
+        yield raw, msg
+
+
 def scan_player(frames: list[str], game: Game, name: str) -> None:
     """A player's frames name no card hidden in their own game (hidden at the
     end means hidden all along: nobody undid a move), and only their own
     board and acks name cards at all; the code comes with the race's end."""
     secret = {card_name(c) for c in hidden(game)}
     assert len(secret) > 10
-    ended = False
-    for raw in frames:
-        msg = json.loads(raw)
-        ended = ended or (msg["t"] == "event" and msg["d"]["kind"] == "ended")
-        if not ended:
-            assert CODE not in raw, f"{name} got the code before the end: {raw[:200]}"
+    for raw, msg in received(frames, name):
         if msg["t"] in ("board", "ack"):
             for c in secret:
                 assert f'"{c}"' not in raw, f"{c} was sent to {name}: {raw[:200]}"
@@ -137,12 +143,7 @@ def scan_spectator(frames: list[str], scripts: dict[int, list[str]], name: str) 
     other frame names a card; the code comes with the race's end. Returns how
     many boards were checked."""
     checked = 0
-    ended = False
-    for raw in frames:
-        msg = json.loads(raw)
-        ended = ended or (msg["t"] == "event" and msg["d"]["kind"] == "ended")
-        if not ended:
-            assert CODE not in raw, f"{name} got the code before the end: {raw[:200]}"
+    for raw, msg in received(frames, name):
         if msg["t"] != "boards":
             assert not CARD.search(raw), f"{name} got a card in a {msg['t']} frame: {raw[:200]}"
             continue

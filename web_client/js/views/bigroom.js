@@ -7,10 +7,10 @@ everyone on the server's clock. Players may join until the race starts. */
 import { h, setText, show, toggle } from '../dom.js';
 import * as session from '../session.js';
 import * as field from '../field.js';
-import { clockTime, serverNow, serverTimeAt } from '../clock.js';
+import { clockTime, serverNow } from '../clock.js';
 import { count, duration } from '../format.js';
-import { say } from '../messages.js';
 import { createInvite } from './room.js';
+import { createSchedule } from './schedule.js';
 
 const SOME = 6; // names shown of the players in the lobby
 
@@ -23,33 +23,19 @@ export function createBigRoom(root) {
   const when = h('p', { class: 'field-when', role: 'timer', 'aria-live': 'off' });
   const readyBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => session.ready(!ready) });
   const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race now', onclick: () => session.start() });
-  const atInput = h('input', { type: 'time', step: 1, name: 'start_at', id: 'bigroom-at', 'aria-label': 'Start time (your clock)' });
-  const atLabel = h('label', { for: 'bigroom-at', text: 'or at' });
-  const atBtn = h('button', { class: 'btn', type: 'submit', text: 'Schedule' });
-  const atForm = h('form', { class: 'field-schedule' }, atLabel, atInput, atBtn);
+  const schedule = createSchedule({ id: 'bigroom-at', className: 'field-schedule', onAt: (at) => session.startAt(at) });
   const el = h('section', { class: 'screen room bigroom panel-page', 'aria-labelledby': 'bigroom-title' },
     title,
     invite.el,
     h('div', { class: 'panel' },
       h('h2', { text: 'Players' }),
       counts, hostText, some, when,
-      h('div', { class: 'buttons' }, readyBtn, startBtn, atForm,
+      h('div', { class: 'buttons' }, readyBtn, startBtn, schedule.el,
         h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => session.leave() }))));
   root.append(el);
   let ready = false;
   let timer = 0;
   let room = null;
-
-  atForm.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const at = serverTimeAt(atInput.value);
-    if (at == null) {
-      say('Pick a time first (hours, minutes, seconds).', { bad: true });
-      atInput.focus();
-      return;
-    }
-    session.startAt(at);
-  });
 
   /** The scheduled start and its countdown, on the server's clock. */
   function tick() {
@@ -86,9 +72,9 @@ export function createBigRoom(root) {
     toggle(readyBtn, 'primary', !ready);
     const scheduled = Boolean(room.start_at);
     show(startBtn, host && !scheduled);
-    show(atForm, host);
-    setText(atLabel, scheduled ? 'Another time:' : 'or at');
-    setText(atBtn, scheduled ? 'Change' : 'Schedule');
+    show(schedule.el, host);
+    setText(schedule.label, scheduled ? 'Another time:' : 'or at');
+    setText(schedule.button, scheduled ? 'Change' : 'Schedule');
     tick();
   }
 
