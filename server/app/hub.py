@@ -10,8 +10,9 @@ lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
 Nothing here waits on a socket: frames are written with
-``websockets.broadcast``, and a connection whose buffer is full skips
-leaderboards (the next one supersedes them) or, for events, is closed so it
+``websockets.broadcast``, through each connection's slow-consumer policy
+(:mod:`.backpressure`): a connection behind skips leaderboards and boards (the
+next ones supersede them), and one behind for too long is closed so that it
 reconnects and resyncs.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Final, Protocol
+from typing import Any, Protocol
 
 import orjson
 import structlog
@@ -31,13 +32,11 @@ from ..protocol import frame, wrap_raw
 from ..race import Entry, ranked
 from ..store import Store, StoreUnavailable, Subscriber
 from .background import spawn
+from .backpressure import Backpressure
 from .load import Load
 from .metrics import Metrics
 
 log = structlog.get_logger("app.hub")
-
-SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
-
 
 class Listener(Protocol):
     """What a hub needs of a connection in its room."""
@@ -48,12 +47,11 @@ class Listener(Protocol):
     seat: int
     syncing: bool  # catching up: frames wait in ``pending``
     pending: list[bytes]
+    backpressure: Backpressure  # the socket's slow-consumer policy
 
     def on_room_event(self, event: dict[str, Any]) -> None: ...
 
     def taken_over(self) -> None: ...
-
-    def too_slow(self) -> None: ...
 
 
 class Hub:
@@ -253,12 +251,8 @@ class Hub:
             if session.syncing:
                 session.pending.append(data)
                 continue
-            transport = session.ws.transport
-            if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
-                if essential:
-                    session.too_slow()
-                continue
-            ready.append(session.ws)
+            if session.backpressure.admit(essential=essential):
+                ready.append(session.ws)
         if ready:
             broadcast(ready, data, text=True)
 

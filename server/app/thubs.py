@@ -13,6 +13,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ..protocol import frame, wrap_raw
 from ..store import Store, Subscriber
 from .background import spawn
+from .backpressure import Backpressure
 from .tournaments import Tournaments
 
 
@@ -22,6 +23,7 @@ class Follower(Protocol):
     ws: ServerConnection
     syncing: bool  # catching up: frames wait in ``pending``
     pending: list[bytes]
+    backpressure: Backpressure  # the socket's slow-consumer policy
 
 
 class TournamentHub:
@@ -72,10 +74,12 @@ class TournamentHub:
         self._send(self.sync_frame())
 
     def _send(self, data: bytes) -> None:
-        sockets = [s.ws for s in self.sessions if not s.syncing]
+        sockets = []
         for s in self.sessions:
             if s.syncing:
                 s.pending.append(data)
+            elif s.backpressure.admit(essential=True):
+                sockets.append(s.ws)
         if sockets:
             broadcast(sockets, data, text=True)
 
