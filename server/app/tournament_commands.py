@@ -41,7 +41,10 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False) 
 
 
 async def on_t_create(conn: Connection, cmd: c.TCreate) -> None:
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "tournament")
     t, admin = await conn.services.tournaments.create(cmd.name, cmd.settings)
+    await quotas.created("tournament", t.id)
     await conn.send(frame("t_created", {"id": t.id, "admin": admin}))
     await follow(conn, t.id)
 

@@ -26,6 +26,9 @@ kr:due                  zset  room id -> when its race must be looked at (ms)
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
 kr:proc:{id}            str   a live server process's heartbeat (expires)
+kr:live / kt:live       zset  room / tournament id -> until when its creation
+                              counts against --max-rooms / --max-tournaments (ms)
+kr:made:{addr}:{minute} str   creations from one address in one minute (expires)
 ======================  ====  ==================================================
 """
 
@@ -35,6 +38,14 @@ from typing import Final
 
 DUE: Final = "kr:due"
 TOURNAMENTS_DUE: Final = "kt:due"
+
+
+LIVE_ROOMS: Final = "kr:live"
+LIVE_TOURNAMENTS: Final = "kt:live"
+
+
+def creations(address: str, minute: int) -> str:
+    return f"kr:made:{address}:{minute}"
 
 
 def proc(proc_id: str) -> str:

@@ -156,4 +156,15 @@ end
 return ids
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE)
+#: Count a creation from one address in this minute; the live documents of a
+#: kind (pruned of those whose time is up), before this one is added.
+CREATION: Final = Script("creation", """
+-- KEYS: 1 the address's counter for this minute, 2 the kind's live index
+-- ARGV: 1 now ms, 2 the counter's life ms
+local made = redis.call('INCR', KEYS[1])
+if made == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+return {made, redis.call('ZCARD', KEYS[2])}
+""")
+
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION)
