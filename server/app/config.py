@@ -1,35 +1,7 @@
 """The server's configuration: command line over environment over defaults,
 read once at start and checked; a bad value stops the start with one line.
 
-=============================  ====================================  ============================
-option                         environment variable                  default
-=============================  ====================================  ============================
---host                         KLONDIKE_HOST                         127.0.0.1
---port                         KLONDIKE_PORT                         8080 (0: any free port)
---redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
---data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
---log-level                    KLONDIKE_LOG_LEVEL                    info
---countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
---finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
---lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
---tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)
---msg-rate                     KLONDIKE_MSG_RATE                     20 (messages/s per connection)
---msg-burst                    KLONDIKE_MSG_BURST                    60 (messages in a burst)
---ping-rate                    KLONDIKE_PING_RATE                    1 (free pings a second)
---ping-burst                   KLONDIKE_PING_BURST                   10 (free pings in a burst)
---slow-buffer                  KLONDIKE_SLOW_BUFFER                  262144 (bytes: a socket behind)
---slow-grace                   KLONDIKE_SLOW_GRACE                   10 (s behind before 1011)
---max-connections              KLONDIKE_MAX_CONNECTIONS              10000 (websockets at once)
---max-connections-per-address  KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS  100 (from one address)
---creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
---max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
---max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
---proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
---redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
---presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
---static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
-=============================  ====================================  ============================
-"""
+=============================  ====================================  ====================="""
 
 from __future__ import annotations
 
@@ -61,6 +33,7 @@ class Config:
     presence_timeout: float = 15.0
     # rooms
     countdown: float = 3.0
+    tick: float = 1.25
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
     tournament_ttl: int = 30 * 86400
@@ -110,6 +83,13 @@ def _positive_int(v: str) -> int:
     x = int(v)
     if x <= 0:
         raise ValueError("must be more than 0")
+    return x
+
+
+def _tick(v: str) -> float:
+    x = float(v)
+    if not 0.1 <= x <= 10:
+        raise ValueError("must be from 0.1 to 10 seconds")
     return x
 
 
@@ -170,6 +150,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("proxy_header", _header),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
+    ("tick", _tick),
     ("static_dir", _static_dir),
 )
 

@@ -38,6 +38,9 @@ class Metrics:
         self.redis_commands = Counter("klondike_redis_commands", "Redis commands sent", registry=r)
         self.lb_frames = Counter("klondike_leaderboard_frames",
                                  "Leaderboard updates broadcast (one per room flush)", registry=r)
+        self.tick_seconds = Histogram("klondike_tick_seconds",
+                                      "A big room's leaderboard tick on this process, start to end",
+                                      buckets=_LATENCY, registry=r)
 
         self._by_type: dict[str, Counter] = {}
 

@@ -86,7 +86,8 @@ class App:
         self.rooms = Rooms(self.store, self.config, self.now_ms)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
-                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race)
+                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
+                         tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms)
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
@@ -170,7 +171,7 @@ class App:
                         if loaded is not None:
                             await self.tournaments.settle(loaded[0])
                 for room_id in await self.store.claim_due(self.now_ms()):
-                    await self.rooms.end_race(room_id)
+                    await self.rooms.due(room_id)
                 await self.tournaments.sweep()
             except StoreUnavailable:
                 pass

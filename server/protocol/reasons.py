@@ -20,6 +20,7 @@ class Reason(StrEnum):
     NOT_IN_ROOM = "not_in_room"
     ALREADY_IN_ROOM = "already_in_room"
     SPECTATOR = "spectator"
+    NOT_SPECTATOR = "not_spectator"
     BAD_TOKEN = "bad_token"
     # rooms
     UNKNOWN_ROOM = "unknown_room"
@@ -62,6 +63,7 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.NOT_IN_ROOM: "join or watch a room first",
     Reason.ALREADY_IN_ROOM: "this connection is already in a room",
     Reason.SPECTATOR: "spectators cannot play",
+    Reason.NOT_SPECTATOR: "only a spectator can follow a player",
     Reason.BAD_TOKEN: "this seat token is not valid for the room",
     Reason.UNKNOWN_ROOM: "there is no such room",
     Reason.BAD_NICKNAME: "a nickname is 1 to 20 letters, digits, spaces or - _ .",

@@ -18,10 +18,21 @@ server.race.errors.RaceError: the room is full
 3100
 >>> room.phase_at(2000), room.phase_at(3100)
 ('countdown', 'racing')
+
+A big room (``settings.big``) keeps its players outside this document (see
+server/store/keys.py): the room holds its host, phase and race, and the
+store seats players, counts them and ranks them.
+
+>>> big = Room.create_big("ROOM2", Settings(max_players=500), "KL1-D1N-AAAAAAG", "ann", now=0)
+>>> big.players, big.host, big.host_name, big.next_seat
+([], 0, 'ann', 1)
+>>> big.start(0, now=100, countdown_ms=3000)["start_at"], big.racers
+(3100, [])
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
@@ -38,6 +49,7 @@ Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
 
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # how far ahead a start may be set
 
 
 @dataclass(slots=True)
@@ -65,7 +77,9 @@ class Room:
     start_at: int | None = None
     deadline: int | None = None
     ended_at: int | None = None
-    results: list[Entry] | None = None
+    results: list[Entry] | None = None  # a big room's: the top lines only
+    host_name: str = ""  # a big room's host (its players are not listed here)
+    scheduled: int | None = None  # a big room's race starts then (set by its host)
 
     # ------------------------------------------------------------------ building
 
@@ -76,6 +90,13 @@ class Room:
         room = cls(id=room_id, settings=settings, code=code, created=now)
         room.join(nickname, token, now=now)
         return room
+
+    @classmethod
+    def create_big(cls, room_id: str, settings: Settings, code: str, nickname: str, *,
+                   now: int) -> Room:
+        """A new big room; its host, seat 0, is seated by the store."""
+        return cls(id=room_id, settings=settings, code=code, created=now, next_seat=1,
+                   host_name=check_nickname(nickname))
 
     @classmethod
     def for_round(cls, room_id: str, settings: Settings, code: str,
@@ -124,25 +145,32 @@ class Room:
             return "countdown"
         return self.phase
 
-    def public(self, now: int) -> dict[str, Any]:
+    def public(self, now: int, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
         """What anyone in or watching the room may know: no tokens, no code
-        before the race has ended."""
+        before the race has ended. A big room names its host but lists no
+        players: ``field`` has its ``counts`` (players, ready) instead."""
         d: dict[str, Any] = {
             "id": self.id,
             "race": self.race,
             "phase": self.phase_at(now),
             "settings": self.settings.public(),
             "host": self.host,
-            "players": [
+        }
+        if self.settings.big:
+            d["host_name"] = self.host_name
+            d["field"] = dict(counts or {})
+        else:
+            d["players"] = [
                 {"seat": p.seat, "nickname": p.nickname, "ready": p.ready, "left": p.left}
                 for p in self.players
-            ],
-            "racers": self.racers,
-            "start_at": self.start_at,
+            ]
+            d["racers"] = self.racers
+        d.update({
+            "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
             "deadline": self.deadline if self.settings.time_limit else None,
             "ended_at": self.ended_at,
             "now": now,
-        }
+        })
         if self.phase == "ended":
             d["code"] = self.code
             d["results"] = self.results
@@ -214,26 +242,44 @@ class Room:
         self._need_host(by)
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
-        waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
-        if waiting:
-            raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
+        if not self.settings.big:  # a big room's host starts when they choose
+            waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
+            if waiting:
+                raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
         self.phase = "racing"
-        self.racers = [p.seat for p in self.present()]
-        self.start_at = now + countdown_ms
+        self.racers = [p.seat for p in self.present()]  # a big room's are the store's
+        self.start_at = max(now + countdown_ms, self.scheduled or 0)
+        self.scheduled = None
         limit = self.settings.time_limit * 1000
         self.deadline = self.start_at + (limit if limit else max_race_ms)
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
 
+    def schedule(self, by: int, at: int, *, now: int) -> Event:
+        """A big room's host sets the time its race starts (the countdown
+        ends then); players may join until it begins."""
+        self._need_host(by)
+        if self.phase != "lobby":
+            raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
+        if not self.settings.big:
+            raise RaceError(Reason.NOT_LOBBY, "only a big room's race starts at a set time: "
+                                              "here the host starts when everyone is ready")
+        if not now < at <= now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "a start time is in the next 7 days")
+        self.scheduled = at
+        return {"kind": "scheduled", "start_at": at}
+
     def end(self, entries: list[Entry], *, now: int) -> Event:
         """The race is over: final ranking from the seats' lines (a player still
-        playing when time ran out is ``unfinished``); the code is revealed."""
+        playing when time ran out is ``unfinished``); the code is revealed.
+        A big room's ``entries`` are its top lines, already in the store's order."""
         if self.phase != "racing":
             raise RaceError(Reason.NOT_PLAYING, "the race is not running")
         self.phase = "ended"
         self.ended_at = now
-        self.results = ranked(
-            {**e, "status": "unfinished"} if e["status"] == "racing" else e
-            for e in entries if e["seat"] in self.racers)
+        if self.settings.big:
+            self.results = [{**final_line(e), "rank": rank} for rank, e in enumerate(entries, 1)]
+        else:
+            self.results = ranked(final_line(e) for e in entries if e["seat"] in self.racers)
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:
@@ -252,7 +298,7 @@ class Room:
         for p in self.players:
             p.ready = False
         self.racers = []
-        self.start_at = self.deadline = self.ended_at = None
+        self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None
         return {"kind": "rematch", "race": self.race}
 
@@ -271,3 +317,8 @@ class Room:
     def _need_lobby(self) -> None:
         if self.phase == "racing":
             raise RaceError(Reason.NOT_LOBBY)
+
+
+def final_line(entry: Entry) -> Entry:
+    """A line as the race's results show it: still playing at the end is ``unfinished``."""
+    return {**entry, "status": "unfinished"} if entry["status"] == "racing" else entry

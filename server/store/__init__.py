@@ -2,7 +2,20 @@
 
 from .batch import StoreUnavailable
 from .pubsub import Subscriber
-from .store import Applied, Changes, Committed, RoomData, SeatData, SeatKeys, Store, event_body
+from .store import (
+    Applied,
+    Changes,
+    Committed,
+    Joined,
+    Left,
+    Near,
+    Ranked,
+    RoomData,
+    SeatData,
+    SeatKeys,
+    Store,
+    event_body,
+)
 
-__all__ = ["Applied", "Changes", "Committed", "RoomData", "SeatData", "SeatKeys", "Store",
-           "StoreUnavailable", "Subscriber", "event_body"]
+__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Near", "Ranked", "RoomData",
+           "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "event_body"]
