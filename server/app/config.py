@@ -1,7 +1,36 @@
 """The server's configuration: command line over environment over defaults,
 read once at start and checked; a bad value stops the start with one line.
 
-=============================  ====================================  ====================="""
+=============================  ====================================  ================================
+option                         environment variable                  default
+=============================  ====================================  ================================
+--host                         KLONDIKE_HOST                         127.0.0.1
+--port                         KLONDIKE_PORT                         8080 (0: any free port)
+--redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
+--data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
+--log-level                    KLONDIKE_LOG_LEVEL                    info
+--countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
+--tick                         KLONDIKE_TICK                         1.25 (s: a big room's lb tick)
+--finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
+--lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
+--tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)
+--msg-rate                     KLONDIKE_MSG_RATE                     20 (messages/s per connection)
+--msg-burst                    KLONDIKE_MSG_BURST                    60 (messages in a burst)
+--ping-rate                    KLONDIKE_PING_RATE                    1 (free pings a second)
+--ping-burst                   KLONDIKE_PING_BURST                   10 (free pings in a burst)
+--slow-buffer                  KLONDIKE_SLOW_BUFFER                  262144 (bytes: a socket behind)
+--slow-grace                   KLONDIKE_SLOW_GRACE                   10 (s behind before 1011)
+--max-connections              KLONDIKE_MAX_CONNECTIONS              10000 (websockets at once)
+--max-connections-per-address  KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS  100 (from one address)
+--creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
+--max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
+--max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
+--proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
+--redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
+--presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
+--static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
+=============================  ====================================  ================================
+"""
 
 from __future__ import annotations
 
