@@ -149,11 +149,11 @@ async def ping_flood(url: str, seconds: float) -> dict[str, Any]:
 
 def role_main(a: argparse.Namespace) -> int:
     if a.role == "campaign":
-        out = asyncio.run(campaign(a.url, a.room, a.nicknames.split(","), a.frames, a.workers,
-                                   a.seed))
+        result = asyncio.run(campaign(a.url, a.room, a.nicknames.split(","), a.frames, a.workers,
+                                      a.seed))
     else:
-        out = asyncio.run(ping_flood(a.url, a.seconds))
-    out(json.dumps(out))
+        result = asyncio.run(ping_flood(a.url, a.seconds))
+    out(json.dumps(result))
     return 0
 
 
@@ -219,6 +219,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     a = p.parse_args(argv)
     if a.role:
         return role_main(a)
+    # stopped by a signal: unwind, so that each run's finally stops its processes
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
     if shutil.which("redis-server") is None:
         note("redis-server is not installed (.ci/bootstrap server installs it)")
         return 2

@@ -32,6 +32,7 @@ async def open_from(url: str, addr: str) -> ClientConnection:
 async def refused_status(url: str, addr: str) -> int:
     with pytest.raises(InvalidStatus) as exc:
         await open_from(url, addr)
+    assert exc.value.response.headers["Retry-After"] == "10"
     return exc.value.response.status_code
 
 
