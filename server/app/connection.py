@@ -155,7 +155,8 @@ class Connection:
                                         "now": self.services.now_ms()}))
         try:
             async for raw in self.ws:
-                await self._receive(raw)
+                if not self._closing:  # closing: what still comes is read, not decoded
+                    await self._receive(raw)
         except ConnectionClosed as exc:
             self._closed_by_library(exc)
         finally:
@@ -220,6 +221,7 @@ class Connection:
             self.write(reject(None, Reason.FLOOD))
         elif self._flooding > config.msg_burst:
             self.close(CloseCode.POLICY, "too many messages")
+            self.services.quotas.flooded(self.address)
         return False
 
     def _edge_reject(self, command: str | None, reason: Reason, text: str,

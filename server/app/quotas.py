@@ -11,7 +11,8 @@ process of one deployment.
 from __future__ import annotations
 
 import resource
-from collections import Counter
+import time
+from collections import Counter, deque
 from collections.abc import Callable
 from http import HTTPStatus
 from typing import Final, Literal
@@ -29,6 +30,8 @@ from .metrics import Metrics
 log = structlog.get_logger("app.quotas")
 
 FD_RESERVE: Final = 64  # descriptors kept for Redis, files and the listening socket
+FLOODS: Final = 10  # flooders closed within a minute before their address is barred
+BARRED_S: Final = 30.0  # how long it is then refused new websockets
 Kind = Literal["room", "tournament"]
 
 
@@ -65,13 +68,21 @@ class Quotas:
         self.per_address: Counter[str] = Counter()
         self.total = 0
         self._logged: set[str] = set()
+        self._floods: dict[str, deque[float]] = {}  # address -> when its flooders were closed
+        self._barred: dict[str, float] = {}  # address -> until when it may not connect
 
     # ------------------------------------------------------------------ connections
 
     def admit(self, address: str) -> HTTPStatus | None:
         """Take a place for a websocket from ``address``, or the status to refuse it with."""
         why: str | None = None
-        if self.total >= self.max_connections:
+        barred = self._barred.get(address)
+        if barred is not None and barred <= time.monotonic():
+            del self._barred[address]
+            barred = None
+        if barred is not None:
+            status, why = HTTPStatus.TOO_MANY_REQUESTS, "flooding"
+        elif self.total >= self.max_connections:
             status, why = HTTPStatus.SERVICE_UNAVAILABLE, "total"
         elif self.per_address[address] >= self.config.max_connections_per_address:
             status, why = HTTPStatus.TOO_MANY_REQUESTS, "per_address"
@@ -93,6 +104,26 @@ class Quotas:
         if self.per_address[address] <= 0:
             del self.per_address[address]
         self._logged.clear()
+
+    def flooded(self, address: str) -> None:
+        """A connection from ``address`` was closed for flooding. An address
+        whose flooders were closed ``FLOODS`` times within a minute may open
+        no websocket for ``BARRED_S`` seconds: a flooder that reconnects at
+        once would otherwise cost a burst of work each time."""
+        now = time.monotonic()
+        closes = self._floods.setdefault(address, deque())
+        closes.append(now)
+        while closes and closes[0] < now - 60:
+            closes.popleft()
+        if len(closes) >= FLOODS:
+            closes.clear()
+            self._barred[address] = now + BARRED_S
+            log.warning("address_barred", address=address, seconds=BARRED_S)
+        if len(self._floods) > 10_000:  # forget the quiet ones
+            for quiet in [a for a, c in self._floods.items() if not c or c[-1] < now - 60]:
+                del self._floods[quiet]
+            for free in [a for a, until in self._barred.items() if until <= now]:
+                del self._barred[free]
 
     # ------------------------------------------------------------------ creations
 

@@ -27,6 +27,9 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
+__all__ = ["CLASSES", "CODE", "Honest", "InvalidHandshake", "Tally", "flooder", "honest_race",
+           "hostile_worker", "j", "open_socket", "quantiles"]
+
 SUBPROTOCOL: Final = "klondike-race.v1"
 #: a fixed deal: the honest race plays ``draw`` and ``undo`` on it for ever
 CODE: Final = "KL1-D1N-AAAAAAA"

@@ -6,6 +6,7 @@ page forbids framing.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
 from typing import Any
 
@@ -15,7 +16,7 @@ from harness import SUBPROTOCOL, Client, RedisServer, Servers
 from tournament_support import http_get
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
-from websockets.exceptions import InvalidStatus
+from websockets.exceptions import ConnectionClosed, InvalidStatus
 
 PROXY = ["--proxy-header", "X-Forwarded-For"]
 
@@ -135,3 +136,27 @@ async def test_every_page_forbids_being_framed(path: str, server: Any) -> None:
     reply = await http_get(server, path)
     assert reply.headers["X-Frame-Options"] == "DENY", (path, reply.status)
     assert "frame-ancestors 'none'" in reply.headers["Content-Security-Policy"], path
+
+
+async def test_an_address_whose_flooders_keep_coming_back_is_barred_for_a_while(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """A flooder closed with 1008 that reconnects at once costs a burst of
+    work each time: after 10 such closes in a minute its address may open no
+    websocket for 30 s (HTTP 429); other addresses are not affected."""
+    server = servers.start(redis_server.url, args=PROXY, env={"KLONDIKE_MSG_BURST": "5",
+                                                              "KLONDIKE_MSG_RATE": "1"})
+    flooder = address()
+    for _ in range(10):
+        ws = await open_from(server.ws_url, flooder)
+        with contextlib.suppress(ConnectionClosed):
+            for _ in range(200):
+                await ws.send('{"t":"hint"}')
+        await ws.wait_closed()
+        assert ws.close_code == 1008
+    assert await refused_status(server.ws_url, flooder) == 429
+    other = await open_from(server.ws_url, address())
+    await other.close()
+    samples = await metrics(server)
+    assert sample(samples, "klondike_refused_connections_total", reason="flooding") == 1
+    assert [line["address"] for line in server.log_lines()
+            if line.get("event") == "address_barred"] == [flooder]

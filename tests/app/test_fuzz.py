@@ -120,11 +120,12 @@ async def test_twenty_thousand_hostile_frames_beside_an_honest_race(
         hostile = asyncio.gather(*(hostile_worker(server.ws_url, ann.room, ["ann", "bob"], n,
                                                   seed, tally) for seed, n in enumerate(per)))
         floods = asyncio.gather(
-            *(flooder(server.ws_url, j("hint"), 8.0, tally, per_tick=1, tick=0.01)
+            # 10 frames every 50 ms: far over the refill even on a starved machine
+            *(flooder(server.ws_url, j("hint"), 15.0, tally, per_tick=10, tick=0.05)
               for _ in range(3)),
-            *(flooder(server.ws_url, j("ping"), 8.0, tally, per_tick=100, tick=0)
+            *(flooder(server.ws_url, j("ping"), 15.0, tally, per_tick=100, tick=0)
               for _ in range(2)),
-            *(flooder(server.ws_url, "{", 8.0, tally, per_tick=50, tick=0) for _ in range(1)))
+            *(flooder(server.ws_url, "{", 15.0, tally, per_tick=50, tick=0) for _ in range(1)))
         index = (ROOT / "web_client" / "index.html").read_bytes()
         http = asyncio.ensure_future(http_fuzz(server, index))
         acks_before = ann.acks + bob.acks
