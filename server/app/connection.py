@@ -107,6 +107,7 @@ class SeatGame:
     entry: Entry | None = None  # the seat's leaderboard line
     done: bool = False  # finished, resigned or left
     exists: bool = False  # the seat plays this race (a big room's racers are not listed)
+    boarded: int = 0  # the race whose board this connection has sent
 
 
 class Connection:
@@ -326,7 +327,7 @@ class Connection:
         the seat in Redis (others then see the player disconnected)."""
         hub, seat, role = self.hub, self.seat, self.role
         self.hub, self.role, self.seat, self.following = None, None, -1, None
-        self.play.game = None
+        self.play = SeatGame()  # the next room's seat is another game
         self.syncing, self.pending = False, []
         if hub is None:
             return

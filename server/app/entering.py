@@ -206,6 +206,9 @@ def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
         racers = event["room"].get("racers")  # a big room lists none: every player races
         if racers is None or conn.seat in racers:
             spawn(playing.board_at_start(conn, event["race"]))
+    elif kind == "joined" and event.get("racing") and event["seat"] == conn.seat:
+        # admitted into a running race: the board, unless taking the seat sent it already
+        spawn(playing.board_at_start(conn, event["room"]["race"]))
 
 
 HANDLERS: dict[str, Any] = {

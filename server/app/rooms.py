@@ -206,9 +206,16 @@ class Rooms:
             room, token = data.room, new_token()
             event = room.join(nickname, token, now=now)
             seat = event["seat"]
-            entry = new_entry(seat, event["nickname"], "lobby", now,
-                              normal=room.settings.scoring == "N")
-            changes = self.store.changes(room.id).set_entry(entry).expire(self._ttl_ms(room))
+            normal = room.settings.scoring == "N"
+            changes = self.store.changes(room.id)
+            if event.get("racing"):  # admitted into the race (the room's ``late`` says so)
+                late = event["started"] > (room.start_at or 0)
+                entry = new_entry(seat, event["nickname"], "racing", now, normal=normal,
+                                  started=event["started"] if late else None)
+                changes.late_seat(room.race, seat)
+            else:
+                entry = new_entry(seat, event["nickname"], "lobby", now, normal=normal)
+            changes.set_entry(entry).expire(self._ttl_ms(room), room.race, [seat])
             return Plan([room_event(event, room, now, entries=[entry])], changes, (seat, token))
 
         room, (seat, token), _ = await self.change(room_id, step)

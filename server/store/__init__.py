@@ -8,7 +8,6 @@ from .store import (
     Committed,
     Joined,
     Left,
-    Near,
     Ranked,
     RoomData,
     SeatData,
@@ -17,5 +16,5 @@ from .store import (
     event_body,
 )
 
-__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Near", "Ranked", "RoomData",
+__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Ranked", "RoomData",
            "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "event_body"]

@@ -396,11 +396,13 @@ redis.call('PUBLISH', KEYS[7], '{"x":"top","tick":' .. ARGV[1] .. ',' .. body)
 return 1
 """)
 
-#: Each seat's place: rank (1..), and its line with the lines just above and
-#: below it (false where there is none); false for a seat not ranked.
+#: Each seat's place as JSON members, ready to send (``"rank":R,"of":N,
+#: "above":LINE,"line":LINE,"below":LINE``, null where there is no line);
+#: false for a seat not ranked.
 NEAR: Final = Script("near", _MEMBER + """
 -- KEYS: 1 rank, 2 lb; ARGV: seats
 local out = {}
+local of = ',"of":' .. redis.call('ZCARD', KEYS[1])
 for i, seat in ipairs(ARGV) do
   local r = redis.call('ZRANK', KEYS[1], member(seat))
   if r then
@@ -410,12 +412,13 @@ for i, seat in ipairs(ARGV) do
     end
     local got = redis.call('HMGET', KEYS[2], unpack(ids))
     if r == 0 then table.insert(got, 1, false) end
-    out[i] = {r + 1, got[1] or false, got[2] or false, got[3] or false}
+    out[i] = '"rank":' .. (r + 1) .. of .. ',"above":' .. (got[1] or 'null') ..
+      ',"line":' .. (got[2] or 'null') .. ',"below":' .. (got[3] or 'null')
   else
     out[i] = false
   end
 end
-return {redis.call('ZCARD', KEYS[1]), out}
+return out
 """)
 
 #: A page of a big room's ranking: the lines from rank ``from`` on.

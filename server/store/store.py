@@ -88,17 +88,6 @@ class Left:
 
 
 @dataclass(frozen=True, slots=True)
-class Near:
-    """A seat's place in a big room: its rank and raw lines (JSON, ``None``
-    where there is none) just above it, its own, just below it."""
-
-    rank: int
-    above: bytes | None
-    line: bytes | None
-    below: bytes | None
-
-
-@dataclass(frozen=True, slots=True)
 class Committed:
     ok: bool
     v: int = 0
@@ -179,6 +168,14 @@ class Changes:
             self._op("DEL", key)
             self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
         self._op("HSET", keys.room(self._room_id), "live", race, "active", len(seats))
+        return self
+
+    def late_seat(self, race: int, seat: int) -> Changes:
+        """A fresh seat in the running ``race`` for a player admitted late."""
+        key = keys.seat(self._room_id, race, seat)
+        self._op("DEL", key)
+        self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
+        self._op("HINCRBY", keys.room(self._room_id), "active", 1)
         return self
 
     def seat_done(self, race: int, seat: int) -> Changes:
@@ -551,11 +548,12 @@ class Store:
         raw = await self.call("GET", keys.top(room_id))
         return None if raw is None else bytes(raw)
 
-    async def near(self, room_id: str, seats: Sequence[int]) -> tuple[int, list[Near | None]]:
-        """How many are ranked, and each seat's place (``None``: not ranked)."""
-        count, places = await self._run(scripts.NEAR, [keys.ranking(room_id), keys.board(room_id)],
-                                        list(seats))
-        return int(count), [None if not p else Near(int(p[0]), p[1], p[2], p[3]) for p in places]
+    async def near(self, room_id: str, seats: Sequence[int]) -> list[bytes | None]:
+        """Each seat's place, as the JSON members of a ``me`` frame's data
+        (``None``: not ranked): see the ``near`` script."""
+        places = await self._run(scripts.NEAR, [keys.ranking(room_id), keys.board(room_id)],
+                                 list(seats))
+        return [place or None for place in places]
 
     async def page(self, room_id: str, first: int, count: int) -> tuple[int, list[bytes]]:
         """How many are ranked, and the raw lines from rank ``first`` on."""
@@ -597,5 +595,5 @@ def event_body(event: dict[str, Any]) -> bytes:
     return _body(event)
 
 
-__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Near", "Ranked", "RoomData",
+__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Ranked", "RoomData",
            "SeatData", "Store", "StoreUnavailable", "event_body"]
