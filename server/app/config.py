@@ -10,7 +10,7 @@ option                         environment variable                  default
 --data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
 --log-level                    KLONDIKE_LOG_LEVEL                    info
 --countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
---tick                         KLONDIKE_TICK                         1.25 (s: a big room's lb tick)
+--tick                         KLONDIKE_TICK                         1.25 (s: big rooms' lb, counts)
 --finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
 --lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
 --tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)

@@ -127,6 +127,7 @@ class Connection:
         self.role: str | None = None  # "player" or "spectator" once in a room
         self.hub: Hub | None = None
         self.thub: TournamentHub | None = None  # a tournament followed, besides any room
+        self.t_player = -1  # the player of that tournament this connection is (-1: none)
         self.room_id = ""
         self.seat = -1
         self.token = ""

@@ -59,8 +59,13 @@ async def on_resume(conn: Connection, cmd: c.Resume) -> None:
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
     store = conn.services.store
-    if (await conn.services.rooms.settings_of(room_id)).big:
+    settings = await conn.services.rooms.settings_of(room_id)
+    if settings.big:
         seat = await store.seat_of_token(room_id, hash_token(cmd.token))
+        if seat is None and settings.tournament is not None:
+            # a big round seats its players as they first come: with their tournament token
+            seat = await conn.services.tournaments.big.seat(settings.tournament, settings.round,
+                                                            room_id, cmd.token)
     else:
         data = await store.load(room_id)
         if data is None:

@@ -89,7 +89,8 @@ class App:
                          load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
-                                    tournaments=self.tournaments, now_ms=self.now_ms)
+                                    tournaments=self.tournaments, now_ms=self.now_ms,
+                                    tick=self.config.tick)
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,

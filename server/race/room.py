@@ -112,6 +112,16 @@ class Room:
         room.deadline = start_at + settings.time_limit * 1000
         return room
 
+    @classmethod
+    def for_big_round(cls, room_id: str, settings: Settings, code: str, *, start_at: int,
+                      now: int) -> Room:
+        """A big tournament's round: racing from ``start_at``, no host; the
+        store seats each player (seat = player number) when they first come."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
+                   host=-1, start_at=start_at)
+        room.deadline = start_at + settings.time_limit * 1000
+        return room
+
     def to_json(self) -> bytes:
         return orjson.dumps(asdict(self))
 
