@@ -62,7 +62,8 @@ kt:due                  zset  tournament id -> when a round it is starting must 
 kr:proc:{id}            str   a live server process's heartbeat (expires)
 kr:live / kt:live       zset  room / tournament id -> until when its creation
                               counts against --max-rooms / --max-tournaments (ms)
-kr:made:{addr}:{minute} str   creations from one address in one minute (expires)
+kr:made:{addr}          zset  creations from one address -> when (ms), the last
+                              minute's (expires)
 ======================  ====  ==================================================
 """
 
@@ -78,8 +79,8 @@ LIVE_ROOMS: Final = "kr:live"
 LIVE_TOURNAMENTS: Final = "kt:live"
 
 
-def creations(address: str, minute: int) -> str:
-    return f"kr:made:{address}:{minute}"
+def creations(address: str) -> str:
+    return f"kr:made:{address}"
 
 
 def proc(proc_id: str) -> str:

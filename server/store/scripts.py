@@ -246,15 +246,16 @@ end
 return ids
 """)
 
-#: Count a creation from one address in this minute; the live documents of a
-#: kind (pruned of those whose time is up), before this one is added.
+#: Count a creation from one address over the last minute (a rolling
+#: window); the live documents of a kind (pruned of those whose time is up).
 CREATION: Final = Script("creation", """
--- KEYS: 1 the address's counter for this minute, 2 the kind's live index
--- ARGV: 1 now ms, 2 the counter's life ms
-local made = redis.call('INCR', KEYS[1])
-if made == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+-- KEYS: 1 the address's creations (zset: id -> ms), 2 the kind's live index
+-- ARGV: 1 now ms, 2 the window ms, 3 a unique id for this creation
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-return {made, redis.call('ZCARD', KEYS[2])}
+return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])}
 """)
 
 # ---------------------------------------------------------------------- big rooms

@@ -96,21 +96,23 @@ async def test_creations_per_address_and_minute_are_capped_with_too_many(
                            env={"KLONDIKE_CREATIONS_PER_MINUTE": "4"})
     addr = address()
     clients = []
-    for i, kind in enumerate(["room", "solo", "tournament", "room", "tournament", "solo"]):
-        ws = await open_from(server.ws_url, addr)  # a socket each: the cap is the address's
-        client = Client(ws, f"c{i}")
-        clients.append(client)
-        got = await creates(client, kind, i)
-        if i < 4:
-            assert got["t"] in ("joined", "t_created"), got
-        else:
-            assert got["t"] == "reject" and got["d"]["code"] == "too_many", got
-            assert "at most 4" in got["d"]["msg"]
-    elsewhere = Client(await open_from(server.ws_url, address()), "elsewhere")
-    clients.append(elsewhere)
-    assert (await creates(elsewhere, "room", 9))["t"] == "joined"
-    for client in clients:
-        await client.close()
+    try:
+        for i, kind in enumerate(["room", "solo", "tournament", "room", "tournament", "solo"]):
+            ws = await open_from(server.ws_url, addr)  # a socket each: the cap is the address's
+            client = Client(ws, f"c{i}")
+            clients.append(client)
+            got = await creates(client, kind, i)
+            if i < 4:
+                assert got["t"] in ("joined", "t_created"), got
+            else:
+                assert got["t"] == "reject" and got["d"]["code"] == "too_many", got
+                assert "at most 4" in got["d"]["msg"]
+        elsewhere = Client(await open_from(server.ws_url, address()), "elsewhere")
+        clients.append(elsewhere)
+        assert (await creates(elsewhere, "room", 9))["t"] == "joined"
+    finally:
+        for client in clients:
+            await client.close()
 
 
 async def test_live_rooms_in_all_are_capped_with_server_full(
