@@ -20,6 +20,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ..protocol import frame, wrap_raw
 from ..store import Store, StoreUnavailable, Subscriber
 from .background import spawn
+from .backpressure import Backpressure
 from .ticks import me_frame
 from .tournaments import Tournaments
 
@@ -32,6 +33,7 @@ class Follower(Protocol):
     ws: ServerConnection
     syncing: bool  # catching up: frames wait in ``pending``
     pending: list[bytes]
+    backpressure: Backpressure  # the socket's slow-consumer policy
     t_player: int  # the player of the tournament this connection is (-1: none)
 
 
@@ -115,7 +117,7 @@ class TournamentHub:
         for s in sessions:
             if s.syncing:
                 s.pending.append(data)
-            else:
+            elif s.backpressure.admit(essential=True):
                 sockets.append(s.ws)
         if sockets:
             broadcast(sockets, data, text=True)

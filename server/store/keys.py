@@ -60,6 +60,10 @@ kr:due                  zset  room id -> when its race must be looked at (ms)
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
 kr:proc:{id}            str   a live server process's heartbeat (expires)
+kr:live / kt:live       zset  room / tournament id -> until when its creation
+                              counts against --max-rooms / --max-tournaments (ms)
+kr:made:{addr}          zset  creations from one address -> when (ms), the last
+                              minute's (expires)
 ======================  ====  ==================================================
 """
 
@@ -69,6 +73,14 @@ from typing import Final
 
 DUE: Final = "kr:due"
 TOURNAMENTS_DUE: Final = "kt:due"
+
+
+LIVE_ROOMS: Final = "kr:live"
+LIVE_TOURNAMENTS: Final = "kt:live"
+
+
+def creations(address: str) -> str:
+    return f"kr:made:{address}"
 
 
 def proc(proc_id: str) -> str:

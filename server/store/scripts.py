@@ -246,6 +246,18 @@ end
 return ids
 """)
 
+#: Count a creation from one address over the last minute (a rolling
+#: window); the live documents of a kind (pruned of those whose time is up).
+CREATION: Final = Script("creation", """
+-- KEYS: 1 the address's creations (zset: id -> ms), 2 the kind's live index
+-- ARGV: 1 now ms, 2 the window ms, 3 a unique id for this creation
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
+return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])}
+""")
+
 # ---------------------------------------------------------------------- big rooms
 
 #: A player takes a seat in a big room: a free nickname, room left, the
@@ -600,6 +612,6 @@ keep(KEYS[3], KEYS[1])
 return {'out', redis.call('HINCRBY', KEYS[1], 'active', -1)}
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, JOIN, LEAVE,
-              READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT,
-              ROUND_OUT)
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, JOIN,
+              LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
+              ROUND_SEAT, ROUND_OUT)

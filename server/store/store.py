@@ -8,6 +8,7 @@ Each write is one Lua script (see :mod:`.scripts`), run atomically.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -504,6 +505,20 @@ class Store:
         """Rooms whose deadline has passed, each leased to this caller for a while."""
         ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
         return [i.decode() for i in ids]
+
+    async def count_creation(self, address: str, kind: str, now_ms: int) -> tuple[int, int]:
+        """One more creation from ``address`` (how many in the last minute,
+        this one included) and how many documents of ``kind`` (``room`` or
+        ``tournament``) are live."""
+        live = keys.LIVE_ROOMS if kind == "room" else keys.LIVE_TOURNAMENTS
+        made, count = await self._run(scripts.CREATION, [keys.creations(address), live],
+                                      [now_ms, 60_000, secrets.token_hex(8)])
+        return int(made), int(count)
+
+    async def live_add(self, kind: str, ident: str, until_ms: int) -> None:
+        """A document of ``kind`` counts as live until ``until_ms``."""
+        live = keys.LIVE_ROOMS if kind == "room" else keys.LIVE_TOURNAMENTS
+        await self.call("ZADD", live, until_ms, ident)
 
     async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
         """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
