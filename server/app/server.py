@@ -20,9 +20,9 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
-from ..store import Store, StoreUnavailable, Subscriber
+from ..store import Channels, Store, StoreUnavailable
 from .api import api
-from .config import Config
+from .config import Config, ConfigError
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router
 from .hub import Hubs
@@ -41,7 +41,7 @@ class App:
     """Everything a process shares between its connections."""
 
     store: Store
-    subscriber: Subscriber
+    subscriber: Channels
     hubs: Hubs
     lag: Load
     rooms: Rooms
@@ -56,26 +56,32 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._durability_checked = False
         self.url = ""
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
 
     async def start(self) -> None:
-        url = self.config.redis_url
+        config = self.config
+        url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(self.config.data_dir)
+            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
+                                           on_died=self._embedded_died,
+                                           on_restarted=self._embedded_restarted)
             url = await self._embedded.start()
-        self.store = await Store.open(url, lanes=self.config.redis_lanes,
-                                      event_cap=self.config.event_cap,
-                                      on_batch=self.metrics.redis_batch)
+            self.metrics.embedded_up.set(1)
+        self.store = await Store.open(url, cluster=config.redis_cluster,
+                                      durability=config.durability, lanes=config.redis_lanes,
+                                      event_cap=config.event_cap, observer=self.metrics)
+        await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()
         self.hubs = Hubs(self)
         self.rooms = Rooms(self)
         self.tournaments = Tournaments(self)
         self.thubs = TournamentHubs(self)
-        self.subscriber = Subscriber(self.store.pool, self._on_message, self._on_reconnect)
+        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
@@ -95,7 +101,33 @@ class App:
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         self.url = f"http://{shown}:{port}/"
         log.info("listening", url=self.url, redis="embedded" if self._embedded else _safe(url),
-                 proc=self.proc_id)
+                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
+
+    async def _check_durability(self, *, at_start: bool = False) -> None:
+        """Does Redis keep the promise of ``--durability``? With ``fsync`` a
+        Redis that does not fsync every write stops the start (after it, a
+        log error); with ``replica`` a master without a replica is a warning
+        (acks wait for one). Unreachable or ``CONFIG`` refused: checked again
+        with the next heartbeat, a warning at start."""
+        problems = await self.store.redis.durability_problems()
+        if problems is None:
+            if at_start:
+                log.warning("durability_unchecked", durability=self.config.durability)
+            return
+        self._durability_checked = True
+        if problems and self.config.durability == "fsync":
+            if at_start:
+                raise ConfigError("; ".join(problems))
+            log.error("durability_not_met", durability="fsync", problems=problems)
+        for problem in problems if self.config.durability == "replica" else ():
+            log.warning("durability_replica_missing", problem=problem)
+
+    def _embedded_died(self) -> None:
+        self.metrics.embedded_up.set(0)
+
+    def _embedded_restarted(self) -> None:
+        self.metrics.embedded_up.set(1)
+        self.metrics.embedded_restarts.inc()
 
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.id_of_channel(channel)
@@ -123,6 +155,8 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    if not self._durability_checked:
+                        await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():

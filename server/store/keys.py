@@ -1,9 +1,16 @@
 """Every Redis key and channel name, built here and nowhere else.
 
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
-lives in one slot and its Lua scripts run on Redis Cluster. The only key
-outside a room is :data:`DUE`, an index of rooms with a deadline, which no
-room script touches.
+lives in one slot and its Lua scripts run on Redis Cluster (the store routes
+every command and script by the slot of its first key). Outside rooms there
+are only the deadline index, which no room script touches, and the process
+heartbeats:
+
+- the deadline index is one sorted set, :data:`DUE`, on one Redis; on a Redis
+  Cluster it is split into :data:`DUE_SHARDS` sorted sets whose hash tags are
+  chosen to fall in evenly spaced slots (so on masters that split the slots
+  evenly, each holds its share), a room going to the shard of its id;
+- a heartbeat key has no hash tag: each process's lands on a slot of its own.
 
 ======================  ====  ==================================================
 key                     type  holds
@@ -23,15 +30,45 @@ kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kr:due                  zset  room id -> when its race must be looked at (ms)
-kr:proc:{id}            str   a live server process's heartbeat (expires)
+kr:due:{dN}             zset  the same, shard N, on a Redis Cluster
+kr:proc:ID              str   a live server process's heartbeat (expires)
+kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import Final
 
+from .slots import SLOTS, slot
+
 DUE: Final = "kr:due"
+DUE_SHARDS: Final = 16
+ORDER_CHANNEL: Final = "kr:wait"
+
+
+def _due_shard_keys() -> tuple[str, ...]:
+    """``kr:due:{dN-K}``, K the first whose slot is in the Nth 16th of the slots."""
+    width = SLOTS // DUE_SHARDS
+    out = []
+    for n in range(DUE_SHARDS):
+        k = 0
+        while slot(f"d{n}-{k}") // width != n:
+            k += 1
+        out.append(f"kr:due:{{d{n}-{k}}}")
+    return tuple(out)
+
+
+#: the deadline index on a Redis Cluster
+DUE_SHARD_KEYS: Final = _due_shard_keys()
+
+
+def due(room_id: str, shards: tuple[str, ...]) -> str:
+    """The key of the deadline index (of ``shards``) that holds ``room_id``."""
+    if len(shards) == 1:
+        return shards[0]
+    return shards[zlib.crc32(room_id.encode()) % len(shards)]
 
 
 def proc(proc_id: str) -> str:

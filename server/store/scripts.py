@@ -3,23 +3,59 @@
 Events are stored and published as JSON objects whose first member is the
 version the script gives them: the caller passes the event's body without its
 opening brace and the script prepends ``{"v":N,``.
+
+**Publishing.** A script never calls ``PUBLISH`` or ``SPUBLISH`` itself (a
+:class:`Script` that does is refused at import): it calls
+``publish(channel, message)``, a Lua function of the prelude every script gets
+(``push_event`` of :data:`_PUSH_EVENT` uses it). Each script is rendered twice,
+once per way the store runs: with ``PUBLISH`` for one Redis, with
+``SPUBLISH`` for a Redis Cluster (sharded pub/sub: the message stays on the
+shard that owns the channel's slot, instead of crossing the whole cluster).
+The store picks the rendering of its mode (``Script.rendered[mode]``,
+``Script.shas[mode]``), so a new script publishes correctly on both by
+following this rule. The channel goes in the script's KEYS like the room's
+keys (all with the room's hash tag): a cluster then checks it is in the
+script's slot, and the store routes the call by the slot of its first key.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Final
+
+#: the publish command of each rendering: index 0 one Redis, 1 a Redis Cluster
+PUBLISH_COMMANDS: Final = ("PUBLISH", "SPUBLISH")
+CLASSIC: Final = 0
+SHARDED: Final = 1
+
+_PRELUDE: Final = """local function publish(channel, message)
+  return redis.call('{command}', channel, message)
+end
+"""
+_DIRECT_PUBLISH: Final = re.compile(r"""['"]S?PUBLISH['"]""", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class Script:
     name: str
-    source: str
-    sha: str = field(init=False)  # what EVALSHA names it by, hashed once
+    source: str  # as written: publishes with publish(channel, message)
+    rendered: tuple[str, str] = field(init=False)  # the source run, by mode (CLASSIC, SHARDED)
+    shas: tuple[str, str] = field(init=False)  # what EVALSHA names each by, hashed once
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
+        if _DIRECT_PUBLISH.search(self.source):
+            raise ValueError(f"script {self.name!r} publishes directly: call publish(channel, "
+                             "message) so that it also runs on a Redis Cluster")
+        classic, sharded = (_PRELUDE.replace("{command}", command) + self.source
+                            for command in PUBLISH_COMMANDS)
+        object.__setattr__(self, "rendered", (classic, sharded))
+        object.__setattr__(self, "shas", (_sha(classic), _sha(sharded)))
+
+
+def _sha(source: str) -> str:
+    return hashlib.sha1(source.encode()).hexdigest()
 
 
 _PUSH_EVENT: Final = """
@@ -27,7 +63,7 @@ local function push_event(ev_key, channel, body, v, cap)
   local e = '{"v":' .. v .. ',' .. body
   redis.call('RPUSH', ev_key, e)
   redis.call('LTRIM', ev_key, -cap, -1)
-  redis.call('PUBLISH', channel, e)
+  publish(channel, e)
 end
 """
 
@@ -109,7 +145,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local prev = redis.call('HGET', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 if prev then
-  redis.call('PUBLISH', KEYS[4], '{"x":"takeover","seat":' .. ARGV[1] .. ',"conn":"' .. ARGV[2] .. '"}')
+  publish(KEYS[4], '{"x":"takeover","seat":' .. ARGV[1] .. ',"conn":"' .. ARGV[2] .. '"}')
   return {'ok', 0}
 end
 local v = redis.call('HINCRBY', KEYS[1], 'ev', 1)

@@ -13,13 +13,13 @@ from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
-from redis.asyncio.connection import ConnectionPool
-from redis.exceptions import NoScriptError
 
 from ..race import Entry, Room
 from ..race.tournament import Tournament
 from . import keys, scripts
-from .batch import Batcher, StoreUnavailable
+from .batch import StoreUnavailable
+from .client import Observer, RedisClient
+from .pubsub import Channels
 
 RECENT: Final = 64  # log entries loaded with a seat, to recognise resent commands
 
@@ -54,6 +54,7 @@ class Applied:
     v: int = 0  # event version recorded (ok)
     active: int = -1  # seats still playing, when this command ended the seat's race
     seq: int = 0  # the seat's last seq (status seq)
+    ver: int = -1  # the seat's version in Redis (status version: below the caller's, a rollback)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,39 +141,51 @@ def _body(event: dict[str, Any]) -> bytes:
 
 
 class Store:
-    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
+    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``.
 
-    def __init__(self, pool: ConnectionPool, batcher: Batcher, *, event_cap: int) -> None:
-        self.pool = pool
-        self._batcher = batcher
+    Every command goes through :meth:`call` (routed by its first key, its
+    first argument) or :meth:`_run` (a script, routed by its first key): on a
+    Redis Cluster each reaches the master of its slot, so a new method only
+    has to follow that and keep a room's keys under its hash tag.
+    """
+
+    def __init__(self, client: RedisClient, *, event_cap: int) -> None:
+        self.redis = client
         self.event_cap = event_cap
+        self._execute = client.execute
+        self._due = keys.DUE_SHARD_KEYS if client.sharded else (keys.DUE,)
 
     @classmethod
-    async def open(cls, url: str, *, lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
-                   on_batch: Callable[[int, float], None] | None = None) -> Store:
-        pool = ConnectionPool.from_url(url, socket_timeout=None, socket_connect_timeout=timeout)
-        batcher = Batcher(pool, lanes=lanes, timeout=timeout, on_batch=on_batch)
-        return cls(pool, batcher, event_cap=event_cap)
+    async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
+                   lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
+                   observer: Observer | None = None) -> Store:
+        """A store on the Redis at ``url`` or, with ``cluster``, on the Redis
+        Cluster that node belongs to (see :mod:`.client` for ``durability``)."""
+        client = RedisClient(url, cluster=cluster, durability=durability, lanes=lanes,
+                             timeout=timeout, observer=observer)
+        await client.start()
+        return cls(client, event_cap=event_cap)
 
     async def close(self) -> None:
-        await self._batcher.close()
-        await self.pool.disconnect()
+        await self.redis.close()
 
     async def call(self, *args: Any) -> Any:
-        return await self._batcher.execute(*args)
+        """One command whose first argument after its name is its (first) key."""
+        return await self._execute(args[1], *args)
 
     async def ping(self) -> bool:
         try:
-            return bool(await self.call("PING"))
+            return await self.redis.ping()
         except StoreUnavailable:
             return False
 
+    def subscriber(self, on_message: Callable[[str, bytes], None],
+                   on_reconnect: Callable[[], None]) -> Channels:
+        """The subscriber of room and tournament channels (call ``start``)."""
+        return self.redis.subscriber(on_message, on_reconnect)
+
     async def _run(self, script: scripts.Script, keys_: Sequence[str], args: Sequence[Any]) -> Any:
-        try:
-            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
-        except NoScriptError:  # a new or restarted Redis: load it, once
-            await self._batcher.execute("SCRIPT", "LOAD", script.source)
-            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
+        return await self.redis.run(script, keys_, args)
 
     # ------------------------------------------------------------------ rooms
 
@@ -304,6 +317,8 @@ class Store:
             return Applied("ok", v=reply[1], active=reply[2])
         if status == "seq":
             return Applied("seq", seq=int(reply[1]))
+        if status == "version":
+            return Applied("version", ver=int(reply[1]) if len(reply) > 1 and reply[1] else 0)
         return Applied(status)
 
     async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
@@ -354,15 +369,17 @@ class Store:
     # ------------------------------------------------------------------ deadlines
 
     async def due_add(self, room_id: str, at_ms: int) -> None:
-        await self.call("ZADD", keys.DUE, at_ms, room_id)
+        await self.call("ZADD", keys.due(room_id, self._due), at_ms, room_id)
 
     async def due_remove(self, room_id: str) -> None:
-        await self.call("ZREM", keys.DUE, room_id)
+        await self.call("ZREM", keys.due(room_id, self._due), room_id)
 
     async def claim_due(self, now_ms: int, *, lease_ms: int = 10_000, limit: int = 20) -> list[str]:
-        """Rooms whose deadline has passed, each leased to this caller for a while."""
-        ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
-        return [i.decode() for i in ids]
+        """Rooms whose deadline has passed, each leased to this caller for a
+        while (up to ``limit`` of each shard of the index)."""
+        shards = await asyncio.gather(*(self._run(scripts.CLAIM_DUE, [key], [now_ms, lease_ms, limit])
+                                        for key in self._due))
+        return [i.decode() for ids in shards for i in ids]
 
 
 def _log_entries(raw: Iterable[bytes]) -> list[tuple[int, str]]:
