@@ -46,7 +46,9 @@ class StoreUnavailable(Exception):
 
 
 Args = tuple[Any, ...]
-Pending = tuple[Args, "asyncio.Future[Any]", bool]  # command, its future, sent after ASKING
+Pending = tuple[Args, "asyncio.Future[Any]", int]  # command, its future, flags:
+ASKING: Final = 1  # sent right after an ASKING
+UNCONFIRMED: Final = 2  # answered without waiting for the replica (PING, settings)
 
 _ASKING: Final = ("ASKING",)
 _ORDER: Final = ("PUBLISH", ORDER_CHANNEL, "")  # in doubt: a write ordered after the earlier ones
@@ -77,25 +79,30 @@ class Batcher:
     def execute(self, *args: Any) -> asyncio.Future[Any]:
         """Queue one command; the future gets its reply, a ``ResponseError``
         raised by Redis, or :class:`StoreUnavailable`."""
-        return self._queue_command(args, False)
+        return self.queue(args, 0)
 
     def execute_asking(self, *args: Any) -> asyncio.Future[Any]:
         """Like :meth:`execute`, right after an ``ASKING`` on the same connection."""
-        return self._queue_command(args, True)
+        return self.queue(args, ASKING)
 
-    def _queue_command(self, args: Args, asking: bool) -> asyncio.Future[Any]:
+    def execute_unconfirmed(self, *args: Any) -> asyncio.Future[Any]:
+        """Like :meth:`execute`, answered as soon as Redis answers, whatever the
+        replica says (for ``PING`` and reading settings, which write nothing)."""
+        return self.queue(args, UNCONFIRMED)
+
+    def queue(self, args: Args, flags: int) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
             fut.set_exception(StoreUnavailable("the store is closing"))
             return fut
-        self._queue.append((args, fut, asking))
+        self._queue.append((args, fut, flags))
         self._wake.set()
         return fut
 
     def _pipeline(self, batch: list[Pending], ordered: bool) -> bytes:
         commands: list[Args] = [_ORDER] if ordered else []
-        for args, _, asking in batch:
-            if asking:
+        for args, _, flags in batch:
+            if flags & ASKING:
                 commands.append(_ASKING)
             commands.append(args)
         if self._wait is not None:
@@ -124,8 +131,8 @@ class Batcher:
                     if ordered:
                         await _reply(conn)
                     if self._wait is None:
-                        for _, fut, asking in batch:
-                            if asking:
+                        for _, fut, flags in batch:
+                            if flags & ASKING:
                                 await _reply(conn)
                             try:
                                 reply = await conn.read_response(timeout=math.inf)
@@ -137,10 +144,13 @@ class Batcher:
                                 fut.set_result(reply)
                     else:
                         replies = []
-                        for _, _, asking in batch:
-                            if asking:
+                        for _, fut, flags in batch:
+                            if flags & ASKING:
                                 await _reply(conn)
-                            replies.append(await _reply(conn))
+                            reply = await _reply(conn)
+                            if flags & UNCONFIRMED:
+                                _settle(fut, reply)
+                            replies.append(reply)
                         confirmed = await _reply(conn)
                         if isinstance(confirmed, int) and confirmed >= self._replicas:
                             self._doubt = self._doubt and not ordered

@@ -106,11 +106,12 @@ class RedisClient:
                                       *args)
 
     async def each_node(self, *args: Any) -> dict[str, Any]:
-        """A keyless command on the one Redis, or on every master of the cluster:
-        ``"host:port"`` (or the URL) -> the reply, or the exception raised."""
+        """A keyless command that writes nothing (``PING``, ``CONFIG GET``) on the
+        one Redis, or on every master of the cluster: ``"host:port"`` (or the
+        URL) -> the reply, or the exception raised."""
         if self._batcher is not None:
             try:
-                return {self.url: await self._batcher.execute(*args)}
+                return {self.url: await self._batcher.execute_unconfirmed(*args)}
             except (RedisError, StoreUnavailable) as exc:
                 return {self.url: exc}
         assert self._cluster is not None

@@ -215,10 +215,11 @@ class Cluster:
             await conn.disconnect(nowait=True)
 
     async def each_master(self, *args: Any) -> dict[Addr, Any]:
-        """One keyless command on every master, through its batcher; each node's
-        reply or the exception it raised."""
+        """One keyless command that writes nothing on every master, through its
+        batcher (not waiting for replicas); each node's reply or the exception
+        it raised."""
         masters = self.masters
-        replies = await asyncio.gather(*(self.node(a).execute(*args) for a in masters),
+        replies = await asyncio.gather(*(self.node(a).execute_unconfirmed(*args) for a in masters),
                                        return_exceptions=True)
         return dict(zip(masters, replies, strict=True))
 
@@ -250,8 +251,8 @@ class Cluster:
         deadline = loop.time() + self._retry_for
         home = slot(key)
         asking: Addr | None = None
-        wait = 0.02
-        for _ in range(_MAX_REDIRECTS):
+        wait, redirects = 0.02, 0
+        while redirects <= _MAX_REDIRECTS:  # waits (TRYAGAIN, CLUSTERDOWN) are bounded in time
             if asking is not None:
                 addr, fut = asking, self.node(asking).execute_asking(*args)
                 asking = None
@@ -268,9 +269,11 @@ class Cluster:
             except MovedError as exc:  # (a subclass of AskError: first)
                 self._count("moved")
                 self.learn_moved(exc, addr)
+                redirects += 1
             except AskError as exc:
                 self._count("ask")
                 asking = (exc.host or addr[0], exc.port)
+                redirects += 1
             except (TryAgainError, ClusterDownError) as exc:
                 self._count("tryagain" if isinstance(exc, TryAgainError) else "clusterdown")
                 if isinstance(exc, ClusterDownError):

@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 import redis
-from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+from harness import Client, RedisServer, ServerProcess, Servers, eventually, load_wins
 
 from server.klondike import Game, Move, replay
 from server.store import keys
@@ -50,19 +50,6 @@ async def clients() -> AsyncIterator[Opener]:
 
 
 # ---------------------------------------------------------------------- helpers
-
-async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    """Poll ``check`` (sync or async) until it returns something truthy."""
-    async with asyncio.timeout(timeout):
-        while True:
-            result = check()
-            if asyncio.iscoroutine(result):
-                result = await result
-            if result:
-                return result
-            await asyncio.sleep(0.02)
-    raise AssertionError(what)  # pragma: no cover - the timeout raises first
-
 
 def seen(client: Client, t: str, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
     """The last frame of type ``t`` the client received that matches ``pred``."""
