@@ -9,7 +9,7 @@
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import orjson
 import structlog
@@ -19,9 +19,7 @@ from ..protocol import Reason
 from ..race import RaceError
 from ..store import StoreUnavailable
 from .http import ApiHandler, response
-
-if TYPE_CHECKING:
-    from .server import App
+from .tournaments import Tournaments
 
 log = structlog.get_logger("app.api")
 
@@ -32,7 +30,7 @@ def _json(status: HTTPStatus, body: Any) -> Response:
     return response(status, orjson.dumps(body), "application/json")
 
 
-def api(app: App) -> ApiHandler:
+def api(tournaments: Tournaments) -> ApiHandler:
     async def handle(path: str) -> Response | None:
         parts = path.strip("/").split("/")
         if len(parts) < 4 or parts[:2] != ["api", "tournaments"]:
@@ -40,16 +38,16 @@ def api(app: App) -> ApiHandler:
         tid, rest = parts[2].upper(), parts[3:]
         try:
             if rest == ["results"]:
-                return _json(HTTPStatus.OK, await app.tournaments.results(tid))
+                return _json(HTTPStatus.OK, await tournaments.results(tid))
             if rest == ["results.csv"]:
-                body = (await app.tournaments.results_csv(tid)).encode()
+                body = (await tournaments.results_csv(tid)).encode()
                 return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {
                     "Content-Disposition": f'attachment; filename="tournament-{tid}.csv"'})
             if len(rest) == 4 and rest[0] == "rounds" and rest[2] == "replay":
                 if not (rest[1].isdigit() and rest[3].isdigit()):
                     return None
                 return _json(HTTPStatus.OK,
-                             await app.tournaments.replay(tid, int(rest[1]), int(rest[3])))
+                             await tournaments.replay(tid, int(rest[1]), int(rest[3])))
         except RaceError as exc:
             status = HTTPStatus.NOT_FOUND if exc.reason in _NOT_FOUND else HTTPStatus.BAD_REQUEST
             return _json(status, {"error": exc.reason.value, "message": exc.text})

@@ -9,19 +9,18 @@ commands retry.
 from __future__ import annotations
 
 import secrets
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any, Final
 
 import structlog
 
 from ..klondike import DealCode
 from ..protocol import Reason
-from ..race import Entry, RaceError, Room, new_entry, parse_settings, ranked
-from ..store import Changes, RoomData, StoreUnavailable
-
-if TYPE_CHECKING:
-    from .server import App
+from ..race import Entry, RaceError, Room, new_entry, parse_settings
+from ..race.tournament import TOURNAMENT_TTL_MS
+from ..store import Changes, RoomData, Store, StoreUnavailable
+from .config import Config
 
 log = structlog.get_logger("app.rooms")
 
@@ -68,23 +67,30 @@ class Plan:
     after: list[Callable[[], Any]] = field(default_factory=list)
 
 
+#: what to do once a tournament round's race has ended (set by the tournaments)
+RoundOver = Callable[[Room], Awaitable[None]]
+
+
 class Rooms:
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.store = app.store
-        self.config = app.config
+    """Room commands. ``on_round_over`` is called when a tournament round's
+    race has ended (the tournaments, built after the rooms, set it)."""
+
+    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int]) -> None:
+        self.store = store
+        self.config = config
+        self.now_ms = now_ms
+        self.on_round_over: RoundOver | None = None
 
     def _ttl_ms(self, room: Room) -> int:
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000
         kept = self.config.finished_ttl * 1000
         if room.settings.tournament:  # a round: its replays last as long as the tournament
-            from .tournaments import TOURNAMENT_TTL_MS  # (tournaments imports this module)
             kept = max(kept, TOURNAMENT_TTL_MS)
         if room.phase == "ended":
             return kept
         assert room.deadline is not None
-        return max(0, room.deadline - self.app.now_ms()) + kept
+        return max(0, room.deadline - self.now_ms()) + kept
 
     async def change(self, room_id: str, step: Callable[[RoomData, int], Plan]) -> tuple[Room, Any, int]:
         """Run ``step`` on the room until its commit lands; the room, the
@@ -93,7 +99,7 @@ class Rooms:
             data = await self.store.load(room_id)
             if data is None:
                 raise RaceError(Reason.UNKNOWN_ROOM)
-            plan = step(data, self.app.now_ms())
+            plan = step(data, self.now_ms())
             committed = await self.store.commit(data.room, data.rv, plan.events, plan.changes)
             if committed.ok:
                 return data.room, plan.result, committed.active
@@ -107,7 +113,7 @@ class Rooms:
         settings = parse_settings(settings_data)
         code = settings.code or str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
         for _ in range(ATTEMPTS):
-            now = self.app.now_ms()
+            now = self.now_ms()
             token = new_token()
             room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
             entry = new_entry(0, room.players[0].nickname, "lobby", now,
@@ -126,7 +132,7 @@ class Rooms:
                                    "max_players": 1, "boards": "after"}, solo=True)
         code = settings.code or str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
         for _ in range(ATTEMPTS):
-            now = self.app.now_ms()
+            now = self.now_ms()
             token = new_token()
             room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
             created = room_event({"kind": "created", "seat": 0}, room, now)
@@ -242,7 +248,7 @@ class Rooms:
                 if data is not None and data.room.settings.tournament:
                     await self._round_over(data.room)
                 return False
-            room, now = data.room, self.app.now_ms()
+            room, now = data.room, self.now_ms()
             assert room.deadline is not None
             if data.active > 0 and now < room.deadline and not now_anyway:
                 return False
@@ -264,12 +270,5 @@ class Rooms:
 
     async def _round_over(self, room: Room) -> None:
         """A tournament round's race is over: record it in the tournament."""
-        tournament = room.settings.tournament
-        assert tournament is not None
-        await self.app.tournaments.record_round(tournament, room.settings.round, room.id,
-                                                room.results or [])
-
-
-def lines(entries: dict[int, Entry], online: dict[int, bool]) -> list[Entry]:
-    """The leaderboard to show: ranked, with disconnected players marked."""
-    return ranked(entries.values(), online)
+        if self.on_round_over is not None:
+            await self.on_round_over(room)

@@ -21,16 +21,19 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
 from ..store import Channels, Store, StoreUnavailable
+from . import handlers
 from .api import api
 from .config import Config, ConfigError
+from .connection import Connection
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router
 from .hub import Hubs
 from .load import Load
 from .metrics import Metrics
 from .rooms import Rooms
-from .session import Session
-from .tournaments import TournamentHubs, Tournaments
+from .services import Services
+from .thubs import TournamentHubs
+from .tournaments import Tournaments
 
 log = structlog.get_logger("app.server")
 
@@ -38,8 +41,9 @@ SWEEP_INTERVAL: Final = 0.5
 
 
 class App:
-    """Everything a process shares between its connections."""
+    """The process: its lifespan, and the services its connections share."""
 
+    services: Services
     store: Store
     subscriber: Channels
     hubs: Hubs
@@ -77,11 +81,17 @@ class App:
         await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()
-        self.hubs = Hubs(self)
-        self.rooms = Rooms(self)
-        self.tournaments = Tournaments(self)
-        self.thubs = TournamentHubs(self)
         self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
+        self.rooms = Rooms(self.store, self.config, self.now_ms)
+        self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
+        self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
+                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race)
+        self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
+                                    tournaments=self.tournaments, now_ms=self.now_ms)
+        self.services = Services(
+            config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
+            store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
+            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
@@ -92,7 +102,7 @@ class App:
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
-                                   metrics=self.metrics.render, api=api(self)),
+                                   metrics=self.metrics.render, api=api(self.tournaments)),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
         )
@@ -141,7 +151,8 @@ class App:
         self.thubs.on_reconnect()
 
     async def _handle(self, ws: ServerConnection) -> None:
-        await Session(self, ws).run()
+        await Connection(self.services, ws, handlers=handlers.HANDLERS,
+                         on_room_event=handlers.on_room_event).run()
 
     async def _sweep(self) -> None:
         """End races whose time is up (every process sweeps; a lease in Redis

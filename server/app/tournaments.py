@@ -1,5 +1,4 @@
-"""Tournaments: the organizer's and players' commands, rounds as rooms, and
-the per-process hubs that fan tournament events out.
+"""Tournaments: the organizer's and players' commands, and rounds as rooms.
 
 A round is a room whose seats are the registered players (their tournament
 token is their seat's token), created when the organizer starts the round.
@@ -13,31 +12,30 @@ ending a round's race settles it at once.
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import hashlib
 from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Final
+from typing import Any
 
-import orjson
 import structlog
-from websockets.asyncio.server import broadcast
 
 from ..klondike import DealCode, Game
-from ..protocol import Reason, frame, wrap_raw
+from ..protocol import Reason
 from ..race import RaceError, Room, Settings, new_entry
-from ..race.tournament import Tournament, parse_tournament_settings, results_csv, seat_tokens
-from ..store import StoreUnavailable
-from .background import spawn
-from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, new_room_id, new_token, room_event
-
-if TYPE_CHECKING:
-    from .server import App
-    from .session import Session
+from ..race.tournament import (
+    TOURNAMENT_TTL_MS,
+    Tournament,
+    parse_tournament_settings,
+    results_csv,
+    seat_tokens,
+)
+from ..store import Store, StoreUnavailable
+from .config import Config
+from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, Rooms, new_room_id, new_token, room_event
 
 log = structlog.get_logger("app.tournaments")
 
-TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # a month after the last change
+__all__ = ["TOURNAMENT_TTL_MS", "Tournaments", "round_room_id", "tournament_event"]
 
 
 def round_room_id(tournament_id: str, n: int) -> str:
@@ -51,9 +49,16 @@ def tournament_event(event: dict[str, Any], t: Tournament, now: int) -> dict[str
 
 
 class Tournaments:
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self.store = app.store
+    """Tournament commands. Built after the rooms: it tells them what to do
+    when a round's race has ended."""
+
+    def __init__(self, store: Store, rooms: Rooms, config: Config,
+                 now_ms: Callable[[], int]) -> None:
+        self.store = store
+        self.rooms = rooms
+        self.config = config
+        self.now_ms = now_ms
+        rooms.on_round_over = self.round_over
 
     async def _load(self, tournament_id: str) -> tuple[Tournament, int]:
         loaded = await self.store.load_tournament(tournament_id.strip().upper())
@@ -68,7 +73,7 @@ class Tournaments:
         until its commit lands."""
         for _ in range(ATTEMPTS):
             t, rv = await self._load(tournament_id)
-            now = self.app.now_ms()
+            now = self.now_ms()
             event = step(t, now)
             committed = await self.store.commit_tournament(
                 t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
@@ -78,16 +83,18 @@ class Tournaments:
 
     # ------------------------------------------------------------------ commands
 
-    async def create(self, name: str, data: dict[str, Any]) -> Tournament:
+    async def create(self, name: str, data: dict[str, Any]) -> tuple[Tournament, str]:
+        """A new tournament and its admin token (the tournament keeps only its digest)."""
         settings = parse_tournament_settings(data)
+        admin = new_token()
         for _ in range(ATTEMPTS):
-            now = self.app.now_ms()
-            t = Tournament.create(new_room_id(), name, settings, new_token(), now=now)
+            now = self.now_ms()
+            t = Tournament.create(new_room_id(), name, settings, admin, now=now)
             committed = await self.store.commit_tournament(
                 t, None, [tournament_event({"kind": "created"}, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
             if committed.ok:
                 log.info("tournament_created", tournament=t.id, rounds=len(t.rounds))
-                return t
+                return t, admin
         raise StoreUnavailable("could not find a free tournament id")
 
     async def register(self, tournament_id: str, nickname: str) -> tuple[Tournament, int, str]:
@@ -106,7 +113,7 @@ class Tournaments:
 
     async def start_round(self, tournament_id: str, admin: str, at: int | None) -> Tournament:
         """The next round, at the server time ``at`` (ms) or after the countdown."""
-        countdown_ms = round(self.app.config.countdown * 1000)
+        countdown_ms = round(self.config.countdown * 1000)
 
         def step(t: Tournament, now: int) -> dict[str, Any]:
             t.check_admin(admin)
@@ -127,7 +134,7 @@ class Tournaments:
         current = t.current()
         if current is None or current.status != "running" or current.room is None:
             raise RaceError(Reason.NOT_PLAYING, "no round is being played")
-        await self.app.rooms.end_race(current.room, now_anyway=True)
+        await self.rooms.end_race(current.room, now_anyway=True)
 
     async def withdraw(self, tournament_id: str, token: str) -> None:
         t = await self.change(tournament_id, lambda t, now: t.withdraw(token, now=now))
@@ -135,7 +142,7 @@ class Tournaments:
         player = t.player_of(token)
         if current is not None and current.room and player and player.player in current.seats:
             with contextlib.suppress(RaceError):  # already out of that race
-                await self.app.rooms.leave(current.room, player.player)
+                await self.rooms.leave(current.room, player.player)
 
     # ------------------------------------------------------------------ rounds
 
@@ -161,7 +168,7 @@ class Tournaments:
             await self.record_round(t.id, current.n, current.room, data.room.results or [])
 
     async def _create_round_room(self, t: Tournament, n: int, room_id: str, start_at: int) -> None:
-        now = self.app.now_ms()
+        now = self.now_ms()
         code = t.code(n)
         parsed = DealCode.parse(code)
         ts = t.settings
@@ -175,7 +182,7 @@ class Tournaments:
                               seat_tokens(t, seats), start_at=start_at, now=now)
         entries = [new_entry(s, names[s], "racing", now, normal=parsed.scoring == "N")
                    for s in seats]
-        rooms = self.app.rooms
+        rooms = self.rooms
         changes = self.store.changes(room_id)
         for entry in entries:
             changes.set_entry(entry)
@@ -187,6 +194,12 @@ class Tournaments:
             await self.store.due_add(room_id, room.deadline)
             log.info("round_started", tournament=t.id, round=n, room=room_id, players=len(seats))
 
+    async def round_over(self, room: Room) -> None:
+        """A round's room has ended its race: record it."""
+        assert room.settings.tournament is not None
+        await self.record_round(room.settings.tournament, room.settings.round, room.id,
+                                room.results or [])
+
     async def record_round(self, tournament_id: str, n: int, room_id: str,
                            results: list[dict[str, Any]]) -> None:
         """A round's race has ended: its results go into the standings (once)."""
@@ -195,7 +208,7 @@ class Tournaments:
             r = t.rounds[n - 1] if 0 < n <= len(t.rounds) else None
             if r is None or r.status != "running" or r.room != room_id:
                 return
-            now = self.app.now_ms()
+            now = self.now_ms()
             event = t.end_round(n, results, now=now)
             committed = await self.store.commit_tournament(
                 t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
@@ -211,7 +224,7 @@ class Tournaments:
 
     async def results(self, tournament_id: str) -> dict[str, Any]:
         t, _ = await self._load(tournament_id)
-        public = t.public(self.app.now_ms())
+        public = t.public(self.now_ms())
         return {"id": t.id, "name": t.name, "rounds": public["rounds"],
                 "standings": public["standings"]}
 
@@ -238,105 +251,3 @@ class Tournaments:
                 game.push(command)
             steps.append({"s": seq, "command": command, "view": game.public_view()})
         return {"tournament": t.id, "round": n, "player": player, "code": code, "steps": steps}
-
-
-class TournamentHub:
-    """One tournament on this process: its connections and latest public state."""
-
-    def __init__(self, app: App, tournament_id: str) -> None:
-        self.app = app
-        self.id = tournament_id
-        self.v = 0
-        self.public: dict[str, Any] = {}
-        self.sessions: set[Session] = set()
-        self.loading: asyncio.Future[bool] | None = None
-
-    async def load(self) -> bool:
-        await self.app.subscriber.subscribe(self.app.store.tournament_channel(self.id))
-        loaded = await self.app.store.load_tournament(self.id)
-        if loaded is None:
-            return False
-        t, _, ev = loaded
-        self.v, self.public = ev, t.public(self.app.now_ms())
-        spawn(self.app.tournaments.settle(t))
-        return True
-
-    def sync_frame(self) -> bytes:
-        public = dict(self.public)
-        public["now"] = self.app.now_ms()
-        return frame("t_sync", {"v": self.v, "tournament": public})
-
-    def on_message(self, data: bytes) -> None:
-        v = int(data[5:data.index(b",", 5)])
-        if v <= self.v:
-            return
-        if v != self.v + 1:  # a gap: start again from the stored state
-            spawn(self.resync())
-            return
-        self.v = v
-        self.public = orjson.loads(data)["tournament"]
-        self._send(wrap_raw("t_event", data))
-
-    async def resync(self) -> None:
-        loaded = await self.app.store.load_tournament(self.id)
-        if loaded is None:
-            return
-        t, _, ev = loaded
-        self.v, self.public = ev, t.public(self.app.now_ms())
-        self._send(self.sync_frame())
-
-    def _send(self, data: bytes) -> None:
-        sockets = [s.ws for s in self.sessions if not s.syncing]
-        for s in self.sessions:
-            if s.syncing:
-                s.pending.append(data)
-        if sockets:
-            broadcast(sockets, data, text=True)
-
-
-class TournamentHubs:
-    def __init__(self, app: App) -> None:
-        self.app = app
-        self._hubs: dict[str, TournamentHub] = {}
-
-    def all(self) -> list[TournamentHub]:
-        return list(self._hubs.values())
-
-    async def enter(self, tournament_id: str, session: Session) -> TournamentHub | None:
-        """The tournament's hub with ``session`` in it; ``None`` if unknown.
-        A hub is registered before it loads, so a session leaving meanwhile
-        cannot unsubscribe the channel under a hub being built."""
-        hub = self._hubs.get(tournament_id)
-        if hub is None:
-            hub = self._hubs[tournament_id] = TournamentHub(self.app, tournament_id)
-            hub.loading = asyncio.ensure_future(hub.load())
-        assert hub.loading is not None
-        try:
-            found = await asyncio.shield(hub.loading)
-        except BaseException:
-            self._forget(hub)
-            raise
-        if not found:
-            self._forget(hub)
-            return None
-        hub.sessions.add(session)
-        return hub
-
-    def _forget(self, hub: TournamentHub) -> None:
-        if not hub.sessions and self._hubs.get(hub.id) is hub:
-            del self._hubs[hub.id]
-            spawn(self.app.subscriber.unsubscribe(self.app.store.tournament_channel(hub.id)))
-
-    def leave(self, hub: TournamentHub, session: Session) -> None:
-        hub.sessions.discard(session)
-        if hub.loading is not None and hub.loading.done():
-            self._forget(hub)
-
-    def on_message(self, tournament_id: str, data: bytes) -> None:
-        hub = self._hubs.get(tournament_id)
-        if hub is not None:
-            hub.on_message(data)
-
-    def on_reconnect(self) -> None:
-        for hub in self.all():
-            spawn(hub.resync())

@@ -32,13 +32,15 @@ from ..klondike import DealCode, InvalidDealCodeError
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
-from .room import check_nickname
+from .names import check_name, check_nickname, same_name, taken_text
 from .settings import MAX_DELAY, MAX_TIME_LIMIT, Boards
+from .tokens import hash_token, same_token, stored_digest
 
 MAX_ROUNDS: Final = 20
 MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat at most 8
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
+TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
@@ -122,7 +124,7 @@ def parse_tournament_settings(data: dict[str, Any]) -> TournamentSettings:
 class TPlayer:
     player: int  # registration order, from 0: also the seat in every round's room
     nickname: str
-    token: str
+    token: str  # the digest of the player's token (tokens.py): their seat's in every round
     registered: int
     withdrawn: bool = False
 
@@ -143,7 +145,7 @@ class Tournament:
     id: str
     name: str
     settings: TournamentSettings
-    admin: str  # the organizer's token
+    admin: str  # the digest of the organizer's token
     created: int
     registration: bool = True
     players: list[TPlayer] = field(default_factory=list)
@@ -152,10 +154,10 @@ class Tournament:
     @classmethod
     def create(cls, tournament_id: str, name: str, settings: TournamentSettings, admin: str,
                *, now: int) -> Tournament:
-        name = " ".join(str(name).split())
-        if not 1 <= len(name) <= MAX_NAME:
-            raise RaceError(Reason.BAD_SETTINGS, f"a tournament's name is 1 to {MAX_NAME} characters")
-        return cls(id=tournament_id, name=name, settings=settings, admin=admin, created=now,
+        """A new tournament; ``admin`` is the organizer's token (only its digest is kept)."""
+        name = check_name(name, what="a tournament's name", longest=MAX_NAME)
+        return cls(id=tournament_id, name=name, settings=settings, admin=hash_token(admin),
+                   created=now,
                    rounds=[Round(n=i + 1) for i in range(len(settings.codes))])
 
     # ------------------------------------------------------------------ storage
@@ -169,15 +171,17 @@ class Tournament:
         s = d["settings"]
         s["codes"] = tuple(s["codes"])
         d["settings"] = TournamentSettings(**s)
-        d["players"] = [TPlayer(**p) for p in d["players"]]
+        d["players"] = [TPlayer(**{**p, "token": stored_digest(p["token"])}) for p in d["players"]]
         d["rounds"] = [Round(**r) for r in d["rounds"]]
+        d["admin"] = stored_digest(d["admin"])
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
 
     def player_of(self, token: str) -> TPlayer | None:
+        digest = hash_token(token)
         for p in self.players:
-            if p.token == token:
+            if same_token(p.token, digest):
                 return p
         return None
 
@@ -223,7 +227,7 @@ class Tournament:
     # ------------------------------------------------------------------ changes
 
     def check_admin(self, token: str) -> None:
-        if token != self.admin:
+        if not same_token(hash_token(token), self.admin):
             raise RaceError(Reason.NOT_HOST, "only the organizer (with the admin token) can do that")
 
     def register(self, nickname: str, token: str, *, now: int) -> Event:
@@ -232,10 +236,12 @@ class Tournament:
         name = check_nickname(nickname)
         if len(self.players) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL, "the tournament is full")
-        if any(p.nickname.casefold() == name.casefold() for p in self.players):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this tournament")
+        taken = next((p.nickname for p in self.players if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this tournament"))
         player = len(self.players)
-        self.players.append(TPlayer(player=player, nickname=name, token=token, registered=now))
+        self.players.append(TPlayer(player=player, nickname=name, token=hash_token(token),
+                                    registered=now))
         return {"kind": "registered", "player": player, "nickname": name}
 
     def close_registration(self, *, now: int) -> Event:
@@ -357,6 +363,6 @@ def results_csv(t: Tournament) -> str:
 
 
 def seat_tokens(t: Tournament, seats: Iterable[int]) -> dict[str, int]:
-    """The round room's seat tokens: a player's tournament token is their seat's."""
+    """The round room's seat token digests: a player's tournament token is their seat's."""
     wanted = set(seats)
     return {p.token: p.player for p in t.players if p.player in wanted}

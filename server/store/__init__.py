@@ -4,7 +4,21 @@
 from .batch import StoreUnavailable
 from .client import DURABILITIES, Observer
 from .pubsub import Channels, Subscriber
-from .store import Applied, Changes, Committed, RoomData, SeatData, SeatKeys, Store, event_body
+from .store import (
+    Applied,
+    Changes,
+    Committed,
+    Joined,
+    Left,
+    Near,
+    Ranked,
+    RoomData,
+    SeatData,
+    SeatKeys,
+    Store,
+    event_body,
+)
 
-__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Committed", "Observer", "RoomData",
+__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Committed", "Joined", "Left", "Near",
+           "Observer", "Ranked", "RoomData",
            "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "event_body"]

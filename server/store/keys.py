@@ -19,18 +19,32 @@ kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
                               version), live (race number while racing, else 0),
                               active (seats still playing the live race)
 kr:{R}:ev               list  the last room events, JSON, each with its version
-kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race)
+kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
+                              room keeps only a line's fields)
+kr:{R}:rank             zset  the current race's ranking: member a seat (5 digits),
+                              score its place (race.leaderboard.rank_score)
+kr:{R}:hist             hash  cards on foundations (0..52) -> how many racers have
+                              that many: the field's progress at a glance
 kr:{R}:on               hash  seat -> id of the connection that holds the seat
 kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
                               number), snap (engine snapshot), done (1 when the
                               seat has finished, resigned or left)
 kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
-kr:{R}:ch               chan  room events (versioned) and takeover notices
+kr:{R}:ch               chan  room events (versioned) and notices (takeover; a big
+                              room's leaderboard tick)
+big rooms only, where the seats live outside the room's JSON:
+kr:{R}:pl               hash  seat -> nickname of every player in the room
+kr:{R}:nk               hash  folded nickname -> seat (nicknames are unique)
+kr:{R}:tk               hash  seat token's hash -> seat
+kr:{R}:ready            set   seats marked ready in the lobby
+kr:{R}:left             set   seats that left during or after the race (gone at the
+                              rematch; their lines stay in its results)
+kr:{R}:top              str   the latest leaderboard tick as published
 kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kr:due                  zset  room id -> when its race must be looked at (ms)
-kr:due:{dN}             zset  the same, shard N, on a Redis Cluster
+kr:due:{dN-K}           zset  the same, shard N, on a Redis Cluster
 kr:proc:ID              str   a live server process's heartbeat (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
@@ -97,6 +111,44 @@ def seat(room_id: str, race: int, seat_no: int) -> str:
 
 def log(room_id: str, race: int, seat_no: int) -> str:
     return f"kr:{{{room_id}}}:r{race}:s{seat_no}:log"
+
+
+def ranking(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:rank"
+
+
+def histogram(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:hist"
+
+
+def players(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:pl"
+
+
+def nicknames(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:nk"
+
+
+def tokens(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:tk"
+
+
+def ready(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ready"
+
+
+def left(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:left"
+
+
+def top(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:top"
+
+
+def seat_prefix(room_id: str) -> str:
+    """Seat keys are this, then ``{race}:s{seat}`` (scripts that visit every
+    seat of a big room build them)."""
+    return f"kr:{{{room_id}}}:r"
 
 
 def channel(room_id: str) -> str:

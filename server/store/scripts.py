@@ -2,7 +2,15 @@
 
 Events are stored and published as JSON objects whose first member is the
 version the script gives them: the caller passes the event's body without its
-opening brace and the script prepends ``{"v":N,``.
+opening brace and the script prepends ``{"v":N,``. Notices (``{"x": kind,
+...}``) are published but not stored: a takeover, a kick in a big room, a big
+room's leaderboard tick.
+
+Big rooms (see :mod:`.keys`) keep their seats in hashes, and the scripts that
+touch every seat of one (starting a race, a rematch) build the seat keys
+from a prefix; they all share the room's hash tag. Leaderboard lines are
+built from JSON pieces the caller passes (``'{"seat":' .. seat .. piece``):
+the scripts never encode JSON themselves, except for small numbers.
 
 **Publishing.** A script never calls ``PUBLISH`` or ``SPUBLISH`` itself (a
 :class:`Script` that does is refused at import): it calls
@@ -67,13 +75,30 @@ local function push_event(ev_key, channel, body, v, cap)
 end
 """
 
+#: a key created by a script lives as long as its room
+_KEEP: Final = """
+local function keep(key, room_key)
+  local ttl = redis.call('PTTL', room_key)
+  if ttl > 0 then redis.call('PEXPIRE', key, ttl) end
+end
+"""
+
+_MEMBER: Final = """
+local function member(seat) return string.format('%05d', tonumber(seat)) end
+"""
+
 #: A game command of a seat: check, append, snapshot, leaderboard, event, publish.
+#: A big room's command records no event (its leaderboard goes out by ticks):
+#: it updates the ranking and the field's progress instead, and answers the rank.
 MOVE: Final = Script("move", _PUSH_EVENT + """
--- KEYS: 1 room, 2 seat, 3 log, 4 lb, 5 ev, 6 on, 7 channel
+-- KEYS: 1 room, 2 seat, 3 log, 4 lb, 5 ev, 6 on, 7 channel, 8 rank, 9 hist
 -- ARGV: 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
---       7 snapshot, 8 lb entry, 9 event body, 10 '1' if the seat is done after it, 11 event cap
+--       7 snapshot, 8 lb entry, 9 event body, 10 '1' if the seat is done after it, 11 event cap,
+--       big rooms: 12 rank score, 13 member, 14 cards on foundations before, 15 after,
+--       16 status before, 17 after ('' for a small room)
 if redis.call('HGET', KEYS[1], 'live') ~= ARGV[1] then return {'not_playing'} end
 local s = redis.call('HMGET', KEYS[2], 'ver', 'seq', 'done')
+if not s[1] then return {'not_playing'} end  -- no seat in this race
 -- a seat done is refused first: a player withdrawn from a tournament is out
 -- of the round's race ('left') and no longer holds the seat, yet was not taken over
 if s[3] == '1' then return {'not_playing'} end
@@ -90,17 +115,64 @@ if ARGV[10] == '1' then
   redis.call('HSET', KEYS[2], 'done', '1')
   active = redis.call('HINCRBY', KEYS[1], 'active', -1)
 end
+if ARGV[12] and ARGV[12] ~= '' then
+  redis.call('ZADD', KEYS[8], ARGV[12], ARGV[13])
+  if ARGV[14] ~= ARGV[15] then
+    redis.call('HINCRBY', KEYS[9], ARGV[14], -1)
+    redis.call('HINCRBY', KEYS[9], ARGV[15], 1)
+  end
+  if ARGV[16] ~= ARGV[17] then
+    redis.call('HINCRBY', KEYS[9], 's:' .. ARGV[16], -1)
+    redis.call('HINCRBY', KEYS[9], 's:' .. ARGV[17], 1)
+  end
+  return {'ok', 0, active, redis.call('ZRANK', KEYS[8], ARGV[13]) + 1, redis.call('ZCARD', KEYS[8])}
+end
 local v = redis.call('HINCRBY', KEYS[1], 'ev', 1)
 push_event(KEYS[5], KEYS[7], ARGV[9], v, tonumber(ARGV[11]))
-return {'ok', v, active}
+return {'ok', v, active, 0, 0}
 """)
+
+#: Every seat of a big room gets a fresh line, status ``lobby`` or ``racing``
+#: (built from the caller's JSON tail), all of the same score; with a race,
+#: a fresh seat for it too. Players who left the last race go first.
+_FIELD: Final = """
+local function field_reset(pl, lb, rank, hist, ready, left, room, tail, score, race, prefix, ttl)
+  for _, seat in ipairs(redis.call('SMEMBERS', left)) do redis.call('HDEL', pl, seat) end
+  redis.call('DEL', left, lb, rank, hist, ready)
+  local all = redis.call('HGETALL', pl)
+  local count = 0
+  for i = 1, #all, 2 do
+    local seat = all[i]
+    redis.call('HSET', lb, seat, '{"seat":' .. seat .. ',"nickname":' .. all[i + 1] .. tail)
+    redis.call('ZADD', rank, score, member(seat))
+    if race ~= '0' then
+      local key = prefix .. race .. ':s' .. seat
+      redis.call('DEL', key)
+      redis.call('HSET', key, 'ver', 0, 'seq', 0, 'done', 0)
+      redis.call('PEXPIRE', key, ttl)
+    end
+    count = count + 1
+  end
+  if race ~= '0' then
+    redis.call('HSET', hist, '0', count, 's:racing', count)
+    redis.call('HSET', room, 'live', race, 'active', count)
+  else
+    redis.call('HSET', room, 'live', 0, 'active', 0)
+  end
+  redis.call('HSET', room, 'players', count)
+  for _, key in ipairs({lb, rank, hist}) do redis.call('PEXPIRE', key, ttl) end
+end
+"""
 
 #: A room change: check the room version, write the state, run the listed
 #: writes, record and publish the events.
-COMMIT: Final = Script("commit", _PUSH_EVENT + """
+COMMIT: Final = Script("commit", _PUSH_EVENT + _MEMBER + _FIELD + """
 -- KEYS: 1 room, 2 ev, 3 channel, 4.. keys named by the ops
 -- ARGV: 1 expected room version ('new': the room must not exist), 2 room JSON,
---       3 event cap, 4 ops: JSON array of [command, key index, args...], 5.. event bodies
+--       3 event cap, 4 ops: JSON array of [command, key index, args...], 5 the room's
+--       phase ('' for a tournament), 6.. event bodies
+-- An op FIELD_RESET names its keys by index: pl, lb, rank, hist, ready, left, room,
+-- then tail, score, race ('0': a lobby), seat key prefix, ttl ms.
 local rv = redis.call('HGET', KEYS[1], 'rv')
 if ARGV[1] == 'new' then
   if rv then return {'conflict', rv} end
@@ -110,13 +182,19 @@ elseif rv ~= ARGV[1] then
 end
 rv = tonumber(rv) + 1
 redis.call('HSET', KEYS[1], 'state', ARGV[2], 'rv', rv)
+if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'phase', ARGV[5]) end
 for _, op in ipairs(cjson.decode(ARGV[4])) do
-  local args = {op[1], KEYS[op[2]]}
-  for i = 3, #op do args[#args + 1] = op[i] end
-  redis.call(unpack(args))
+  if op[1] == 'FIELD_RESET' then
+    field_reset(KEYS[op[2]], KEYS[op[3]], KEYS[op[4]], KEYS[op[5]], KEYS[op[6]], KEYS[op[7]],
+                KEYS[op[8]], op[9], op[10], op[11], op[12], op[13])
+  else
+    local args = {op[1], KEYS[op[2]]}
+    for i = 3, #op do args[#args + 1] = op[i] end
+    redis.call(unpack(args))
+  end
 end
 local v = tonumber(redis.call('HGET', KEYS[1], 'ev') or '0')
-for i = 5, #ARGV do
+for i = 6, #ARGV do
   v = v + 1
   push_event(KEYS[2], KEYS[3], ARGV[i], v, tonumber(ARGV[3]))
 end
@@ -124,21 +202,28 @@ redis.call('HSET', KEYS[1], 'ev', v)
 return {'ok', v, rv, tonumber(redis.call('HGET', KEYS[1], 'active') or '0')}
 """)
 
-#: Everything about a room at one instant.
+#: Everything about a room at one instant. A big room's lines and presence
+#: are not read (there may be thousands): its counts are.
 LOAD: Final = Script("load", """
--- KEYS: 1 room, 2 lb, 3 on
-return {redis.call('HMGET', KEYS[1], 'state', 'rv', 'ev', 'live', 'active'),
-        redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3])}
+-- KEYS: 1 room, 2 lb, 3 on, 4 ready
+local head = redis.call('HMGET', KEYS[1], 'state', 'rv', 'ev', 'live', 'active', 'big',
+                        'players')
+if head[6] == '1' then
+  return {head, {}, {}, redis.call('SCARD', KEYS[4])}
+end
+return {head, redis.call('HGETALL', KEYS[2]), redis.call('HGETALL', KEYS[3]), 0}
 """)
 
-#: A seat's game as stored, with its latest log entries.
+#: A seat's game as stored, with its latest log entries and leaderboard line.
 SEAT: Final = Script("seat", """
--- KEYS: 1 seat, 2 log; ARGV: 1 how many recent log entries
+-- KEYS: 1 seat, 2 log, 3 lb; ARGV: 1 how many recent log entries, 2 seat no
 return {redis.call('HMGET', KEYS[1], 'ver', 'seq', 'snap', 'done'),
-        redis.call('LRANGE', KEYS[2], -tonumber(ARGV[1]), -1)}
+        redis.call('LRANGE', KEYS[2], -tonumber(ARGV[1]), -1),
+        redis.call('HGET', KEYS[3], ARGV[2])}
 """)
 
 #: A connection takes a seat; an older connection holding it is told to close.
+#: In a big room presence is not announced (an empty event body).
 ATTACH: Final = Script("attach", _PUSH_EVENT + """
 -- KEYS: 1 room, 2 on, 3 ev, 4 channel; ARGV: 1 seat, 2 connection id, 3 event body, 4 cap
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
@@ -148,6 +233,7 @@ if prev then
   publish(KEYS[4], '{"x":"takeover","seat":' .. ARGV[1] .. ',"conn":"' .. ARGV[2] .. '"}')
   return {'ok', 0}
 end
+if ARGV[3] == '' then return {'ok', 0} end
 local v = redis.call('HINCRBY', KEYS[1], 'ev', 1)
 push_event(KEYS[3], KEYS[4], ARGV[3], v, tonumber(ARGV[4]))
 return {'ok', v}
@@ -159,6 +245,7 @@ DETACH: Final = Script("detach", _PUSH_EVENT + """
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return {'ok', 0} end
 redis.call('HDEL', KEYS[2], ARGV[1])
 if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
+if ARGV[3] == '' then return {'ok', 0} end
 local v = redis.call('HINCRBY', KEYS[1], 'ev', 1)
 push_event(KEYS[3], KEYS[4], ARGV[3], v, tonumber(ARGV[4]))
 return {'ok', v}
@@ -175,10 +262,12 @@ if since > v or missing > redis.call('LLEN', KEYS[2]) then return {v, 'resync'} 
 return {v, redis.call('LRANGE', KEYS[2], -missing, -1)}
 """)
 
-#: Stop accepting moves in a race and return the final leaderboard lines.
+#: Stop accepting moves in a race and return the final leaderboard lines
+#: (a big room's are read a page at a time: none here).
 STOP: Final = Script("stop", """
--- KEYS: 1 room, 2 lb; ARGV: 1 race
+-- KEYS: 1 room, 2 lb; ARGV: 1 race, 2 '1' to return the lines
 if redis.call('HGET', KEYS[1], 'live') == ARGV[1] then redis.call('HSET', KEYS[1], 'live', '0') end
+if ARGV[2] ~= '1' then return {} end
 return redis.call('HGETALL', KEYS[2])
 """)
 
@@ -192,4 +281,186 @@ end
 return ids
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE)
+# ---------------------------------------------------------------------- big rooms
+
+#: A player takes a seat in a big room: a free nickname, room left, the
+#: room's phase (a race running admits only when the room says so, as a
+#: racer on a clock of their own). ``small`` for a room that is not big.
+JOIN: Final = Script("join", _KEEP + _MEMBER + """
+-- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist
+-- ARGV: 1 folded nickname, 2 nickname as JSON, 3 token hash, 4 lobby line's tail, 5 its score,
+--       6 late racer line's tail, 7 its score, 8 seat key prefix
+local head = redis.call('HMGET', KEYS[1], 'big', 'phase', 'live', 'players', 'max', 'late')
+if not head[1] then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
+  return {'small'}
+end
+local phase, live = head[2], head[3]
+if phase == 'racing' and head[6] ~= 'admit' then return {'race_started'} end
+if tonumber(head[4] or '0') >= tonumber(head[5]) then return {'full'} end
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return {'name_taken'} end
+local seat = redis.call('HINCRBY', KEYS[1], 'next', 1) - 1
+redis.call('HSET', KEYS[3], ARGV[1], seat)
+redis.call('HSET', KEYS[2], seat, ARGV[2])
+redis.call('HSET', KEYS[4], ARGV[3], seat)
+redis.call('HINCRBY', KEYS[1], 'players', 1)
+if phase == 'lobby' then
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[2] .. ARGV[4])
+  redis.call('ZADD', KEYS[6], ARGV[5], member(seat))
+elseif phase == 'racing' then
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[2] .. ARGV[6])
+  redis.call('ZADD', KEYS[6], ARGV[7], member(seat))
+  local key = ARGV[8] .. live .. ':s' .. seat
+  redis.call('HSET', key, 'ver', 0, 'seq', 0, 'done', 0)
+  keep(key, KEYS[1])
+  redis.call('HINCRBY', KEYS[1], 'active', 1)
+  redis.call('HINCRBY', KEYS[7], '0', 1)
+  redis.call('HINCRBY', KEYS[7], 's:racing', 1)
+end  -- ended: seated for the next race
+return {'ok', seat, phase, live or '0'}
+""")
+
+#: A player leaves a big room: out of the lobby (or the room between races),
+#: or, during a race, marked left in it (kept for its results; gone at the
+#: rematch). Returns the seat that becomes host when the host left.
+LEAVE: Final = Script("leave", _KEEP + _MEMBER + """
+-- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist, 8 on, 9 ready, 10 left, 11 seat
+-- ARGV: 1 seat, 2 folded nickname, 3 token hash, 4 the line if the race goes on without
+--       them ('' if not racing), 5 its score, 6 their status before, 7 host seat, 8 '1' to kick
+--       (only from a lobby; notice to close their connection), 9 channel
+if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'unknown'} end
+local phase = redis.call('HGET', KEYS[1], 'phase')
+if ARGV[8] == '1' and phase == 'racing' then return {'racing'} end
+redis.call('HDEL', KEYS[4], ARGV[3])
+redis.call('HDEL', KEYS[8], ARGV[1])
+redis.call('HDEL', KEYS[3], ARGV[2])
+redis.call('SREM', KEYS[9], ARGV[1])
+redis.call('HINCRBY', KEYS[1], 'players', -1)
+local active = -1
+-- from a race or its results, a player is marked left (their line stays until the rematch)
+local marked = phase ~= 'lobby'
+local racing = phase == 'racing' and redis.call('EXISTS', KEYS[11]) == 1
+if marked then
+  redis.call('SADD', KEYS[10], ARGV[1])
+  keep(KEYS[10], KEYS[1])
+  if racing and ARGV[4] ~= '' and redis.call('HGET', KEYS[11], 'done') ~= '1' then
+    redis.call('HSET', KEYS[5], ARGV[1], ARGV[4])
+    redis.call('ZADD', KEYS[6], ARGV[5], member(ARGV[1]))
+    redis.call('HSET', KEYS[11], 'done', 1)
+    redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[6], -1)
+    redis.call('HINCRBY', KEYS[7], 's:left', 1)
+    active = redis.call('HINCRBY', KEYS[1], 'active', -1)
+  end
+else
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  redis.call('HDEL', KEYS[5], ARGV[1])
+  redis.call('ZREM', KEYS[6], member(ARGV[1]))
+end
+if ARGV[8] == '1' then
+  publish(ARGV[9], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
+end
+local host = -1
+if ARGV[1] == ARGV[7] then  -- the next player in seat order is host
+  for _, seat in ipairs(redis.call('HKEYS', KEYS[2])) do
+    local n = tonumber(seat)
+    if (host < 0 or n < host) and redis.call('SISMEMBER', KEYS[10], seat) == 0 then host = n end
+  end
+end
+return {racing and 'left_race' or 'left', active, host}
+""")
+
+#: A seat's ready flag in a big room's lobby (counted, not announced).
+READY: Final = Script("ready", _KEEP + """
+-- KEYS: 1 room, 2 ready, 3 pl; ARGV: 1 seat, 2 '1' ready or '0'
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 0 then return -1 end
+if ARGV[2] == '1' then redis.call('SADD', KEYS[2], ARGV[1]) else redis.call('SREM', KEYS[2], ARGV[1]) end
+keep(KEYS[2], KEYS[1])
+return redis.call('SCARD', KEYS[2])
+""")
+
+#: A big room's leaderboard tick, built once per room and tick by whichever
+#: process asks first: the top lines, which of them are offline, the field's
+#: progress; published (and kept for newcomers) only when it changed.
+TICK: Final = Script("tick", _MEMBER + """
+-- KEYS: 1 room, 2 rank, 3 lb, 4 hist, 5 on, 6 top, 7 channel; ARGV: 1 tick, 2 lines
+local last = redis.call('HGET', KEYS[1], 'tick')
+if last and tonumber(last) >= tonumber(ARGV[1]) then return 0 end
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+redis.call('HSET', KEYS[1], 'tick', ARGV[1])
+local members = redis.call('ZRANGE', KEYS[2], 0, tonumber(ARGV[2]) - 1)
+local lines, off = {}, {}
+if #members > 0 then
+  local seats = {}
+  for i, m in ipairs(members) do seats[i] = tostring(tonumber(m)) end
+  for _, line in ipairs(redis.call('HMGET', KEYS[3], unpack(seats))) do
+    if line then lines[#lines + 1] = line end
+  end
+  for i, conn in ipairs(redis.call('HMGET', KEYS[5], unpack(seats))) do
+    if not conn then off[#off + 1] = seats[i] end
+  end
+end
+local counts, status = {}, {}
+for i = 1, 53 do counts[i] = 0 end
+local h = redis.call('HGETALL', KEYS[4])
+for i = 1, #h, 2 do
+  local f = tonumber(h[i])
+  if f then counts[f + 1] = tonumber(h[i + 1])
+  else status[#status + 1] = '"' .. string.sub(h[i], 3) .. '":' .. h[i + 1] end
+end
+local body = '"n":' .. redis.call('ZCARD', KEYS[2]) .. ',"top":[' .. table.concat(lines, ',') ..
+  '],"off":[' .. table.concat(off, ',') .. '],"hist":[' .. table.concat(counts, ',') ..
+  '],"status":{' .. table.concat(status, ',') .. '}}'
+if redis.call('GET', KEYS[6]) == body then return 0 end
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('SET', KEYS[6], body, 'PX', ttl) else redis.call('SET', KEYS[6], body) end
+publish(KEYS[7], '{"x":"top","tick":' .. ARGV[1] .. ',' .. body)
+return 1
+""")
+
+#: Each seat's place: rank (1..), and its line with the lines just above and
+#: below it (false where there is none); false for a seat not ranked.
+NEAR: Final = Script("near", _MEMBER + """
+-- KEYS: 1 rank, 2 lb; ARGV: seats
+local out = {}
+for i, seat in ipairs(ARGV) do
+  local r = redis.call('ZRANK', KEYS[1], member(seat))
+  if r then
+    local ids = {}
+    for _, m in ipairs(redis.call('ZRANGE', KEYS[1], math.max(r - 1, 0), r + 1)) do
+      ids[#ids + 1] = tostring(tonumber(m))
+    end
+    local got = redis.call('HMGET', KEYS[2], unpack(ids))
+    if r == 0 then table.insert(got, 1, false) end
+    out[i] = {r + 1, got[1] or false, got[2] or false, got[3] or false}
+  else
+    out[i] = false
+  end
+end
+return {redis.call('ZCARD', KEYS[1]), out}
+""")
+
+#: A page of a big room's ranking: the lines from rank ``from`` on.
+PAGE: Final = Script("page", """
+-- KEYS: 1 rank, 2 lb; ARGV: 1 from (1..), 2 how many
+local first = tonumber(ARGV[1]) - 1
+local members = redis.call('ZRANGE', KEYS[1], first, first + tonumber(ARGV[2]) - 1)
+local lines = {}
+if #members > 0 then
+  local seats = {}
+  for i, m in ipairs(members) do seats[i] = tostring(tonumber(m)) end
+  lines = redis.call('HMGET', KEYS[2], unpack(seats))
+end
+return {redis.call('ZCARD', KEYS[1]), lines}
+""")
+
+#: A nickname's seat and rank in a big room (``false`` when nobody has it).
+FIND: Final = Script("find", _MEMBER + """
+-- KEYS: 1 nk, 2 rank, 3 lb; ARGV: 1 folded nickname
+local seat = redis.call('HGET', KEYS[1], ARGV[1])
+if not seat then return false end
+local r = redis.call('ZRANK', KEYS[2], member(seat))
+return {tonumber(seat), r and r + 1 or 0, redis.call('HGET', KEYS[3], seat) or false}
+""")
+
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, JOIN, LEAVE,
+              READY, TICK, NEAR, PAGE, FIND)

@@ -15,6 +15,7 @@ from typing import Any, Final
 import orjson
 
 from ..race import Entry, Room
+from ..race.leaderboard import seat_member
 from ..race.tournament import Tournament
 from . import keys, scripts
 from .batch import StoreUnavailable
@@ -26,7 +27,9 @@ RECENT: Final = 64  # log entries loaded with a seat, to recognise resent comman
 
 @dataclass(frozen=True, slots=True)
 class RoomData:
-    """A room as stored, read at one instant."""
+    """A room as stored, read at one instant. A big room's lines and
+    presence are not read (there may be thousands): ``counts`` says how many
+    players it has and how many are ready."""
 
     room: Room
     rv: int  # room version: room commits check it
@@ -35,6 +38,11 @@ class RoomData:
     active: int  # seats still playing the live race
     entries: dict[int, Entry]
     online: dict[int, str]  # seat -> connection holding it
+    counts: dict[str, int] = field(default_factory=dict)  # a big room's: players, ready
+
+    def public(self, now: int) -> dict[str, Any]:
+        """The room as anyone may see it now (a big room's with its counts)."""
+        return self.room.public(now, self.counts if self.room.settings.big else None)
 
 
 @dataclass(frozen=True, slots=True)
@@ -44,6 +52,8 @@ class SeatData:
     snap: bytes | None  # engine snapshot after the last command (None: none yet)
     done: bool
     recent: list[tuple[int, str]]  # (seq, command) of the latest log entries
+    entry: Entry | None  # the seat's leaderboard line (None: not in this race)
+    exists: bool  # the seat has a game in this race
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,10 +61,42 @@ class Applied:
     """The outcome of :meth:`Store.apply`: ``ok`` or why not."""
 
     status: str  # ok, not_playing, taken_over, seq, version
-    v: int = 0  # event version recorded (ok)
+    v: int = 0  # event version recorded (ok; 0 in a big room, which records none)
     active: int = -1  # seats still playing, when this command ended the seat's race
     seq: int = 0  # the seat's last seq (status seq)
+    rank: int = 0  # a big room's: the seat's rank after the command, of ``of``
+    of: int = 0
     ver: int = -1  # the seat's version in Redis (status version: below the caller's, a rollback)
+
+
+@dataclass(frozen=True, slots=True)
+class Joined:
+    """The outcome of :meth:`Store.join_big`: ``ok`` or why not."""
+
+    status: str  # ok, gone, race_started, full, name_taken
+    seat: int = -1
+    phase: str = ""  # the room's phase when the player joined
+    race: int = 0  # the race running then (0: none)
+
+
+@dataclass(frozen=True, slots=True)
+class Left:
+    """The outcome of :meth:`Store.leave_big`."""
+
+    status: str  # left, left_race (kept in the race's results), unknown, racing (no kick now)
+    active: int = -1  # seats still playing, when leaving ended the seat's race
+    host: int = -1  # the new host's seat, when the host left (-1: none or unchanged)
+
+
+@dataclass(frozen=True, slots=True)
+class Near:
+    """A seat's place in a big room: its rank and raw lines (JSON, ``None``
+    where there is none) just above it, its own, just below it."""
+
+    rank: int
+    above: bytes | None
+    line: bytes | None
+    below: bytes | None
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +108,10 @@ class Committed:
     gone: bool = False  # the room does not exist (any more)
 
 
-SeatKeys = tuple[str, str, str, str, str, str, str]
+SeatKeys = tuple[str, str, str, str, str, str, str, str, str]
+#: what a big room's seats are kept in, in the order the scripts name them
+_FIELD_KEYS = (keys.players, keys.board, keys.ranking, keys.histogram, keys.ready, keys.left,
+               keys.room)
 
 
 @dataclass(slots=True)
@@ -85,8 +130,32 @@ class Changes:
     def _op(self, command: str, key: str, *args: object) -> None:
         self._ops.append([command, self._key(key), *map(str, args)])
 
-    def set_entry(self, entry: Entry) -> Changes:
+    def set_entry(self, entry: Entry, score: int | None = None) -> Changes:
+        """The seat's leaderboard line; with ``score``, its place in the ranking too."""
         self._op("HSET", keys.board(self._room_id), entry["seat"], orjson.dumps(entry).decode())
+        if score is not None:
+            self._op("ZADD", keys.ranking(self._room_id), score, seat_member(entry["seat"]))
+        return self
+
+    def big_room(self, max_players: int, late: str, host_nickname: str, fold: str,
+                 token_hash: str) -> Changes:
+        """A new big room: what its join script checks, and its first seat (0,
+        the host's), kept outside its JSON."""
+        r = self._room_id
+        self._op("HSET", keys.room(r), "big", 1, "players", 1, "next", 1, "max", max_players,
+                 "late", late)
+        self._op("HSET", keys.players(r), 0, orjson.dumps(host_nickname).decode())
+        self._op("HSET", keys.nicknames(r), fold, 0)
+        self._op("HSET", keys.tokens(r), token_hash, 0)
+        return self
+
+    def field_reset(self, tail: bytes, score: int, race: int, ttl_ms: int) -> Changes:
+        """Every player of a big room gets a fresh line (``tail``: the JSON
+        after its nickname) and, with a ``race``, a fresh seat in it; those
+        who left the last race are gone."""
+        r = self._room_id
+        self._ops.append(["FIELD_RESET", *(self._key(k(r)) for k in _FIELD_KEYS), tail.decode(),
+                          str(score), str(race), keys.seat_prefix(r), str(ttl_ms)])
         return self
 
     def drop_seat(self, seat: int) -> Changes:
@@ -126,13 +195,20 @@ class Changes:
     def expire(self, ttl_ms: int, race: int | None = None, seats: Iterable[int] = ()) -> Changes:
         """Let the room's keys (and a race's seat keys) expire in ``ttl_ms``."""
         r = self._room_id
-        for key in (keys.room(r), keys.events(r), keys.board(r), keys.online(r)):
+        for key in _room_keys(r):
             self._op("PEXPIRE", key, ttl_ms)
         if race is not None:
             for s in seats:
                 self._op("PEXPIRE", keys.seat(r, race, s), ttl_ms)
                 self._op("PEXPIRE", keys.log(r, race, s), ttl_ms)
         return self
+
+
+def _room_keys(r: str) -> tuple[str, ...]:
+    """Every key of a room but its seats' (those of a big room too)."""
+    return (keys.room(r), keys.events(r), keys.board(r), keys.online(r), keys.ranking(r),
+            keys.histogram(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.ready(r),
+            keys.left(r), keys.top(r))
 
 
 def _body(event: dict[str, Any]) -> bytes:
@@ -198,13 +274,14 @@ class Store:
         with ``changes`` and ``events``. Not ``ok``: reload and try again."""
         r = room.id
         return await self._commit((keys.room(r), keys.events(r), keys.channel(r)), rv,
-                                  room.to_json(), events, changes or Changes(r))
+                                  room.to_json(), events, changes or Changes(r), room.phase)
 
     async def _commit(self, doc_keys: tuple[str, str, str], rv: int | None, state: bytes,
-                      events: Sequence[dict[str, Any]], changes: Changes) -> Committed:
+                      events: Sequence[dict[str, Any]], changes: Changes,
+                      phase: str = "") -> Committed:
         reply = await self._run(scripts.COMMIT, [*doc_keys, *changes._keys], [
             "new" if rv is None else rv, state, self.event_cap, orjson.dumps(changes._ops),
-            *(_body(e) for e in events),
+            phase, *(_body(e) for e in events),
         ])
         if reply[0] == b"ok":
             return Committed(True, v=reply[1], rv=reply[2], active=reply[3])
@@ -253,9 +330,10 @@ class Store:
 
     async def load(self, room_id: str) -> RoomData | None:
         """The room now, or ``None`` if there is no such room."""
-        head, board, online = await self._run(
-            scripts.LOAD, [keys.room(room_id), keys.board(room_id), keys.online(room_id)], [])
-        state, rv, ev, live, active = head
+        head, board, online, ready = await self._run(
+            scripts.LOAD, [keys.room(room_id), keys.board(room_id), keys.online(room_id),
+                           keys.ready(room_id)], [])
+        state, rv, ev, live, active, big, players = head
         if state is None:
             return None
         return RoomData(
@@ -263,6 +341,7 @@ class Store:
             active=int(active or 0),
             entries={int(board[i]): orjson.loads(board[i + 1]) for i in range(0, len(board), 2)},
             online={int(online[i]): online[i + 1].decode() for i in range(0, len(online), 2)},
+            counts={"players": int(players or 0), "ready": int(ready)} if big == b"1" else {},
         )
 
     async def events_since(self, room_id: str, since: int) -> tuple[int, list[bytes] | None]:
@@ -283,9 +362,11 @@ class Store:
         """Every event the room still keeps (the last ``event_cap``), oldest first."""
         return list(await self.call("LRANGE", keys.events(room_id), 0, -1))
 
-    async def stop_race(self, room_id: str, race: int) -> dict[int, Entry]:
-        """No more moves in ``race``; the final leaderboard lines."""
-        board = await self._run(scripts.STOP, [keys.room(room_id), keys.board(room_id)], [race])
+    async def stop_race(self, room_id: str, race: int, *, lines: bool = True) -> dict[int, Entry]:
+        """No more moves in ``race``; the final leaderboard lines (none with
+        ``lines=False``: a big room's are read a page at a time)."""
+        board = await self._run(scripts.STOP, [keys.room(room_id), keys.board(room_id)],
+                                [race, "1" if lines else "0"])
         return {int(board[i]): orjson.loads(board[i + 1]) for i in range(0, len(board), 2)}
 
     # ------------------------------------------------------------------ seats
@@ -294,27 +375,33 @@ class Store:
     def seat_keys(room_id: str, race: int, seat: int) -> SeatKeys:
         return (keys.room(room_id), keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
                 keys.board(room_id), keys.events(room_id), keys.online(room_id),
-                keys.channel(room_id))
+                keys.channel(room_id), keys.ranking(room_id), keys.histogram(room_id))
 
     async def load_seat(self, room_id: str, race: int, seat: int) -> SeatData:
-        head, recent = await self._run(
-            scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat)], [RECENT])
+        head, recent, entry = await self._run(
+            scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
+                           keys.board(room_id)], [RECENT, seat])
         ver, seq, snap, done = head
         return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
-                        done=done == b"1", recent=_log_entries(recent))
+                        done=done == b"1", recent=_log_entries(recent),
+                        entry=orjson.loads(entry) if entry else None, exists=ver is not None)
 
     async def apply(self, seat_keys: SeatKeys, *, race: int, seat: int, conn: str, ver: int,
                     seq: int, command: str, snap: bytes, entry: bytes, event: bytes,
-                    done: bool) -> Applied:
+                    done: bool, ranking: Ranked | None = None) -> Applied:
         """Append one game command of a seat, if the seat is still at version
-        ``ver`` and held by ``conn``; ``event`` is the body from :func:`event_body`."""
+        ``ver`` and held by ``conn``; ``event`` is the body from :func:`event_body`.
+        A big room's command passes ``ranking`` instead of an event (``b""``)."""
+        big = ("", "", "", "", "", "") if ranking is None else (
+            ranking.score, seat_member(seat), ranking.foundation_before, ranking.foundation,
+            ranking.status_before, ranking.status)
         reply = await self._run(scripts.MOVE, seat_keys, [
             race, seat, conn, ver, seq, f"{seq} {command}", snap, entry, event,
-            "1" if done else "0", self.event_cap,
+            "1" if done else "0", self.event_cap, *big,
         ])
         status = reply[0].decode()
         if status == "ok":
-            return Applied("ok", v=reply[1], active=reply[2])
+            return Applied("ok", v=reply[1], active=reply[2], rank=reply[3], of=reply[4])
         if status == "seq":
             return Applied("seq", seq=int(reply[1]))
         if status == "version":
@@ -334,18 +421,21 @@ class Store:
 
     # ------------------------------------------------------------------ presence
 
-    async def attach(self, room_id: str, seat: int, conn: str, event: dict[str, Any]) -> bool:
+    async def attach(self, room_id: str, seat: int, conn: str,
+                     event: dict[str, Any] | None) -> bool:
         """``conn`` now holds ``seat``; another connection holding it is told to
-        close. ``False`` if the room is gone."""
+        close. ``event`` announces it (``None``: a big room, which does not).
+        ``False`` if the room is gone."""
         reply = await self._run(scripts.ATTACH, [keys.room(room_id), keys.online(room_id),
                                                  keys.events(room_id), keys.channel(room_id)],
-                                [seat, conn, _body(event), self.event_cap])
+                                [seat, conn, _body(event) if event else b"", self.event_cap])
         return bool(reply[0] == b"ok")
 
-    async def detach(self, room_id: str, seat: int, conn: str, event: dict[str, Any]) -> None:
+    async def detach(self, room_id: str, seat: int, conn: str,
+                     event: dict[str, Any] | None) -> None:
         await self._run(scripts.DETACH, [keys.room(room_id), keys.online(room_id),
                                          keys.events(room_id), keys.channel(room_id)],
-                        [seat, conn, _body(event), self.event_cap])
+                        [seat, conn, _body(event) if event else b"", self.event_cap])
 
     async def holders(self, room_id: str) -> dict[int, str]:
         """Seat -> the connection holding it, in one room."""
@@ -382,6 +472,98 @@ class Store:
         return [i.decode() for ids in shards for i in ids]
 
 
+    # ------------------------------------------------------------------ big rooms
+
+    async def join_big(self, room_id: str, *, nickname: str, fold: str, token_hash: str,
+                       lobby_tail: bytes, lobby_score: int, late_tail: bytes,
+                       late_score: int) -> Joined:
+        """A seat in a big room (see the ``join`` script): the lines are the
+        JSON after the nickname, for the lobby and for a late racer. Status
+        ``small`` for a room that is not big: nothing was written."""
+        r = room_id
+        reply = await self._run(scripts.JOIN, [
+            keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
+            keys.ranking(r), keys.histogram(r)], [
+            fold, orjson.dumps(nickname), token_hash, lobby_tail, lobby_score, late_tail,
+            late_score, keys.seat_prefix(r)])
+        status = reply[0].decode()
+        if status != "ok":
+            return Joined(status)
+        return Joined("ok", seat=int(reply[1]), phase=reply[2].decode(), race=int(reply[3]))
+
+    async def leave_big(self, room_id: str, *, seat: int, fold: str, token_hash: str, race: int,
+                        line: Entry | None, score: int, status_before: str, host: int,
+                        kick: bool = False) -> Left:
+        """Out of a big room (see the ``leave`` script); ``line`` is the seat's
+        line with status ``left`` when the race goes on without it."""
+        r = room_id
+        reply = await self._run(scripts.LEAVE, [
+            keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
+            keys.ranking(r), keys.histogram(r), keys.online(r), keys.ready(r), keys.left(r),
+            keys.seat(r, race, seat)], [
+            seat, fold, token_hash, orjson.dumps(line) if line else b"", score, status_before,
+            host, "1" if kick else "0", keys.channel(r)])
+        return Left(reply[0].decode(), *(int(x) for x in reply[1:]))
+
+    async def ready_big(self, room_id: str, seat: int, ready: bool) -> int:
+        """A seat's ready flag; how many are ready (-1: no such seat)."""
+        r = room_id
+        return int(await self._run(scripts.READY, [keys.room(r), keys.ready(r), keys.players(r)],
+                                   [seat, "1" if ready else "0"]))
+
+    async def seat_of_token(self, room_id: str, token_hash: str) -> int | None:
+        seat = await self.call("HGET", keys.tokens(room_id), token_hash)
+        return None if seat is None else int(seat)
+
+    async def nickname(self, room_id: str, seat: int) -> str | None:
+        raw = await self.call("HGET", keys.players(room_id), seat)
+        return None if raw is None else str(orjson.loads(raw))
+
+    async def tick(self, room_id: str, tick: int, lines: int) -> bool:
+        """Build and publish a big room's leaderboard tick, unless another
+        process did or nothing changed."""
+        r = room_id
+        return bool(await self._run(scripts.TICK, [
+            keys.room(r), keys.ranking(r), keys.board(r), keys.histogram(r), keys.online(r),
+            keys.top(r), keys.channel(r)], [tick, lines]))
+
+    async def latest_tick(self, room_id: str) -> bytes | None:
+        """The body of the big room's latest tick (JSON without its opening brace)."""
+        raw = await self.call("GET", keys.top(room_id))
+        return None if raw is None else bytes(raw)
+
+    async def near(self, room_id: str, seats: Sequence[int]) -> tuple[int, list[Near | None]]:
+        """How many are ranked, and each seat's place (``None``: not ranked)."""
+        count, places = await self._run(scripts.NEAR, [keys.ranking(room_id), keys.board(room_id)],
+                                        list(seats))
+        return int(count), [None if not p else Near(int(p[0]), p[1], p[2], p[3]) for p in places]
+
+    async def page(self, room_id: str, first: int, count: int) -> tuple[int, list[bytes]]:
+        """How many are ranked, and the raw lines from rank ``first`` on."""
+        total, lines = await self._run(scripts.PAGE, [keys.ranking(room_id), keys.board(room_id)],
+                                       [first, count])
+        return int(total), [line for line in lines if line]
+
+    async def find(self, room_id: str, fold: str) -> tuple[int, int, bytes | None] | None:
+        """The seat with this folded nickname, its rank (0: not ranked) and line."""
+        found = await self._run(scripts.FIND, [keys.nicknames(room_id), keys.ranking(room_id),
+                                               keys.board(room_id)], [fold])
+        if not found:
+            return None
+        return int(found[0]), int(found[1]), found[2] or None
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """What a big room's game command changes in its ranking and progress."""
+
+    score: int
+    foundation_before: int
+    foundation: int
+    status_before: str
+    status: str
+
+
 def _log_entries(raw: Iterable[bytes]) -> list[tuple[int, str]]:
     """Log entries ``b"seq command"`` as (seq, command)."""
     out = []
@@ -396,5 +578,5 @@ def event_body(event: dict[str, Any]) -> bytes:
     return _body(event)
 
 
-__all__ = ["Applied", "Changes", "Committed", "RoomData", "SeatData", "Store", "StoreUnavailable",
-           "event_body"]
+__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Near", "Ranked", "RoomData",
+           "SeatData", "Store", "StoreUnavailable", "event_body"]

@@ -1,0 +1,278 @@
+"""One websocket connection: the socket edge.
+
+It greets the client, decodes each frame into a command, charges the
+connection's message credit, runs the command's handler (commands of a
+connection run one after another, so a seat's commands reach Redis in the
+order its player sent them) and turns every refusal into a typed ``reject``.
+Bad frames are answered, or the connection closed, here at the edge: they
+never reach the rest of the server.
+
+What each command does lives elsewhere, one module per job: entering and
+leaving rooms (:mod:`.entering`), the seat's game (:mod:`.playing`), and
+tournaments (:mod:`.tournament_commands`); :mod:`.handlers` maps command
+types to them. This module knows none of them.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import itertools
+import time
+from collections.abc import Awaitable, Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Final
+
+import structlog
+from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.exceptions import ConnectionClosed
+from websockets.protocol import State
+
+from ..klondike import Game
+from ..protocol import CloseCode, ProtocolError, Reason, decode, frame, reject
+from ..protocol import commands as c
+from ..race import Entry, RaceError
+from ..store import StoreUnavailable
+from .background import spawn
+from .hub import Hub
+from .services import Services
+from .thubs import TournamentHub
+
+log = structlog.get_logger("app.connection")
+
+_ids = itertools.count(1)
+#: close codes the websocket layer sends on its own, and the reason counted for each
+_LIBRARY_CLOSES: Final = {1002: "bad_frame", 1007: "bad_utf8", 1009: "too_big"}
+
+Handler = Callable[["Connection", Any], Awaitable[None]]
+RoomEventHook = Callable[["Connection", dict[str, Any]], None]
+
+
+class Credits:
+    """Per-connection message credit: a token bucket (pings are free)."""
+
+    __slots__ = ("burst", "level", "rate", "stamp")
+
+    def __init__(self, rate: float, burst: int) -> None:
+        self.rate, self.burst = rate, float(burst)
+        self.level, self.stamp = float(burst), time.monotonic()
+
+    def take(self) -> bool:
+        now = time.monotonic()
+        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
+        self.stamp = now
+        if self.level >= 1.0:
+            self.level -= 1.0
+            return True
+        return False
+
+
+@dataclass(slots=True)
+class SeatGame:
+    """The seat's game as stored, cached by the connection that holds the
+    seat (see :mod:`.playing`). ``game`` is ``None`` until loaded, and again
+    after a failed write: the stored game is then the truth."""
+
+    game: Game | None = None
+    race: int = 0
+    ver: int = 0  # commands in the stored log
+    last_seq: int = 0  # the last client sequence number applied
+    recent: dict[int, str] = field(default_factory=dict)  # seq -> command, the latest ones
+    entry: Entry | None = None  # the seat's leaderboard line
+    done: bool = False  # finished, resigned or left
+
+
+class Connection:
+    """A websocket and where it is: the room it is in (``hub``) as a player
+    (``seat``) or a spectator, and the tournament it follows (``thub``)."""
+
+    def __init__(self, services: Services, ws: ServerConnection, *,
+                 handlers: Mapping[str, Handler], on_room_event: RoomEventHook) -> None:
+        self.services = services
+        self.ws = ws
+        self.conn_id = f"{services.proc_id}.{next(_ids)}"
+        self._handlers = handlers
+        self._on_room_event = on_room_event
+        # where the connection is
+        self.role: str | None = None  # "player" or "spectator" once in a room
+        self.hub: Hub | None = None
+        self.thub: TournamentHub | None = None  # a tournament followed, besides any room
+        self.room_id = ""
+        self.seat = -1
+        self.token = ""
+        self.play = SeatGame()
+        # delivery: while catching up, frames wait in ``pending``
+        self.syncing = False
+        self.pending: list[bytes] = []
+        self.lock = asyncio.Lock()
+        self.credits = Credits(services.config.msg_rate, services.config.msg_burst)
+        self._flooding = 0
+        self._edge_logged = False
+        self._closing = False
+        self.log = log.bind(conn=self.conn_id)
+
+    # ------------------------------------------------------------------ loop
+
+    async def run(self) -> None:
+        metrics = self.services.metrics
+        metrics.connections.inc()
+        await self.send(frame("hello", {"server": "klondike-race", "protocol": "klondike-race.v1",
+                                        "now": self.services.now_ms()}))
+        try:
+            async for raw in self.ws:
+                await self._receive(raw)
+        except ConnectionClosed as exc:
+            # frames the websocket layer refuses itself, closing the connection
+            why = _LIBRARY_CLOSES.get(exc.sent.code) if exc.sent is not None else None
+            if why is not None and not self._closing:
+                metrics.closed.labels(code=str(exc.sent.code)).inc()  # type: ignore[union-attr]
+                metrics.rejected.labels(reason=why).inc()
+                self.log.info("frame_refused", reason=why, limit=self.services.config.max_frame)
+        finally:
+            metrics.connections.dec()
+            if self.thub is not None:
+                self.services.thubs.leave(self.thub, self)
+                self.thub = None
+            await self.leave_hub(detach=True)
+
+    async def _receive(self, raw: str | bytes) -> None:
+        started = time.perf_counter()
+        try:
+            cmd = decode(raw)
+        except ProtocolError as exc:
+            if self._charge():
+                self._edge_reject(exc.command, exc.reason, exc.text, exc.seq)
+            return
+        if type(cmd) is c.Ping:
+            await self.send(frame("pong", {"now": self.services.now_ms()}))
+            return
+        if not self._charge():
+            return
+        self.services.metrics.command(cmd.type)
+        async with self.lock:
+            await self._dispatch(cmd, started)
+
+    def _charge(self) -> bool:
+        if self.credits.take():
+            self._flooding = 0
+            return True
+        config = self.services.config
+        self._flooding += 1
+        self.services.metrics.rejected.labels(reason=Reason.FLOOD.value).inc()
+        if self._flooding == 1:
+            self.log.warning("flood", rate=config.msg_rate, burst=config.msg_burst)
+            self.write(reject(None, Reason.FLOOD))
+        elif self._flooding > config.msg_burst:
+            self.close(CloseCode.POLICY, "too many messages")
+        return False
+
+    def _edge_reject(self, command: str | None, reason: Reason, text: str,
+                     seq: int | None = None) -> None:
+        self.services.metrics.rejected.labels(reason=reason.value).inc()
+        if not self._edge_logged:
+            self._edge_logged = True
+            self.log.info("bad_frame", reason=reason.value, detail=text)
+        self.write(reject(command, reason, text, seq))
+
+    async def _dispatch(self, cmd: c.Command, started: float) -> None:
+        seq = getattr(cmd, "s", None)
+        try:
+            await self._handlers[cmd.type](self, cmd)
+        except RaceError as exc:
+            self._rejected(cmd, exc.reason, exc.text, seq)
+        except StoreUnavailable as exc:
+            self.log.warning("store_unavailable", command=cmd.type, error=str(exc))
+            self.play.game = None
+            self._rejected(cmd, Reason.UNAVAILABLE, None, seq)
+        except ConnectionClosed:
+            raise
+        except Exception:
+            self.log.exception("command_failed", command=cmd.type)
+            self.play.game = None
+            self._rejected(cmd, Reason.INTERNAL, None, seq)
+        else:
+            if cmd.game and seq is not None:
+                self.services.metrics.move_latency.observe(time.perf_counter() - started)
+
+    def _rejected(self, cmd: c.Command, reason: Reason, text: str | None, seq: int | None) -> None:
+        metrics = self.services.metrics
+        metrics.rejected.labels(reason=reason.value).inc()
+        if cmd.game:
+            metrics.moves_rejected.labels(reason=reason.value).inc()
+        self.write(reject(cmd.type, reason, text, seq))
+
+    # ------------------------------------------------------------------ output
+
+    def write(self, data: bytes) -> None:
+        """Queue a frame without waiting (order is kept with everything else)."""
+        if self.syncing:
+            self.pending.append(data)
+        elif self.hub is not None:
+            self.hub.send((self,), data, essential=True)
+        else:  # written now, like the hub does: a task could be overtaken by the next answer
+            broadcast((self.ws,), data, text=True)
+
+    async def send(self, data: bytes) -> None:
+        if self.ws.state is not State.OPEN:
+            # closing: nothing reaches the client any more, and send() would
+            # wait for the close handshake, which can sit unread behind this
+            # connection's queued commands until the close timeout
+            return
+        with contextlib.suppress(ConnectionClosed):
+            await self.ws.send(data, text=True)
+
+    async def flush_pending(self) -> None:
+        """Done catching up: send what waited meanwhile, in order."""
+        self.syncing = False
+        pending, self.pending = self.pending, []
+        for data in pending:
+            await self.send(data)
+
+    def close(self, code: CloseCode, reason: str) -> None:
+        if self._closing:
+            return
+        self._closing = True
+        self.services.metrics.closed.labels(code=str(int(code))).inc()
+        spawn(self.ws.close(int(code), reason))
+
+    def taken_over(self) -> None:
+        """Another connection opened this seat: this one steps aside."""
+        self.log.info("taken_over", room=self.room_id, seat=self.seat)
+        self.role = None  # keeps cleanup from touching the seat's presence
+        self.close(CloseCode.TAKEN_OVER, "seat opened elsewhere")
+
+    def too_slow(self) -> None:
+        self.log.warning("slow_consumer", room=self.room_id)
+        self.close(CloseCode.INTERNAL, "too slow: reconnect to resync")
+
+    # ------------------------------------------------------------------ place
+
+    def need_no_room(self) -> None:
+        if self.role is not None:
+            raise RaceError(Reason.ALREADY_IN_ROOM)
+
+    def need_seat(self) -> None:
+        if self.role == "spectator":
+            raise RaceError(Reason.SPECTATOR)
+        if self.role != "player":
+            raise RaceError(Reason.NOT_IN_ROOM)
+
+    async def leave_hub(self, *, detach: bool) -> None:
+        """Out of the room on this connection; with ``detach``, also let go of
+        the seat in Redis (others then see the player disconnected)."""
+        hub, seat, role = self.hub, self.seat, self.role
+        self.hub, self.role, self.seat = None, None, -1
+        self.play.game = None
+        self.syncing, self.pending = False, []
+        if hub is None:
+            return
+        self.services.hubs.leave(hub, self)
+        if detach and role == "player":
+            with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over
+                await self.services.store.detach(hub.room_id, seat, self.conn_id, {
+                    "kind": "presence", "seat": seat, "online": False,
+                    "at": self.services.now_ms()})
+
+    def on_room_event(self, event: dict[str, Any]) -> None:
+        """Called by the hub for each room event, in order."""
+        self._on_room_event(self, event)
