@@ -118,6 +118,9 @@ async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> N
                     since, v, b",".join(items)))
                 await conn.send(frame("lb", {"v": v, "entries": hub.lines()}))
                 sent = True
+            elif v < since:  # the client saw more than Redis has now
+                await conn.send(hub.sync_frame("rollback"))
+                sent = True
         if not sent:
             await conn.send(hub.sync_frame())
     finally:

@@ -87,7 +87,8 @@ class App:
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
-                                    tournaments=self.tournaments, now_ms=self.now_ms)
+                                    tournaments=self.tournaments, now_ms=self.now_ms,
+                                    metrics=self.metrics)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
@@ -152,7 +153,7 @@ class App:
 
     async def _handle(self, ws: ServerConnection) -> None:
         await Connection(self.services, ws, handlers=handlers.HANDLERS,
-                         on_room_event=handlers.on_room_event).run()
+                         on_room_event=handlers.on_room_event, on_resync=handlers.on_resync).run()
 
     async def _sweep(self) -> None:
         """End races whose time is up (every process sweeps; a lease in Redis

@@ -8,12 +8,16 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 import orjson
+import structlog
 from websockets.asyncio.server import ServerConnection, broadcast
 
 from ..protocol import frame, wrap_raw
 from ..store import Channels, Store
 from .background import spawn
+from .metrics import Metrics
 from .tournaments import Tournaments
+
+log = structlog.get_logger("app.thubs")
 
 
 class Follower(Protocol):
@@ -46,10 +50,13 @@ class TournamentHub:
         spawn(self.hubs.tournaments.settle(t))
         return True
 
-    def sync_frame(self) -> bytes:
+    def sync_frame(self, reason: str | None = None) -> bytes:
         public = dict(self.public)
         public["now"] = self.hubs.now_ms()
-        return frame("t_sync", {"v": self.v, "tournament": public})
+        d: dict[str, Any] = {"v": self.v, "tournament": public}
+        if reason is not None:
+            d["reason"] = reason
+        return frame("t_sync", d)
 
     def on_message(self, data: bytes) -> None:
         event = orjson.loads(data)
@@ -68,8 +75,14 @@ class TournamentHub:
         if loaded is None:
             return
         t, _, ev = loaded
+        reason = None
+        if ev < self.v:  # Redis came back with less than this process had seen
+            log.warning("rollback", tournament=self.id, seen=self.v, stored=ev)
+            if self.hubs.metrics is not None:
+                self.hubs.metrics.rollbacks.labels(scope="tournament").inc()
+            reason = "rollback"
         self.v, self.public = ev, t.public(self.hubs.now_ms())
-        self._send(self.sync_frame())
+        self._send(self.sync_frame(reason))
 
     def _send(self, data: bytes) -> None:
         sockets = [s.ws for s in self.sessions if not s.syncing]
@@ -82,9 +95,9 @@ class TournamentHub:
 
 class TournamentHubs:
     def __init__(self, *, store: Store, subscriber: Channels, tournaments: Tournaments,
-                 now_ms: Callable[[], int]) -> None:
+                 now_ms: Callable[[], int], metrics: Metrics | None = None) -> None:
         self.store, self.subscriber, self.tournaments = store, subscriber, tournaments
-        self.now_ms = now_ms
+        self.now_ms, self.metrics = now_ms, metrics
         self._hubs: dict[str, TournamentHub] = {}
 
     def all(self) -> list[TournamentHub]:
