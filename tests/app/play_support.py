@@ -96,14 +96,14 @@ def acked(client: Client) -> dict[int, dict[str, Any]]:
     return {f["d"]["s"]: f["d"]["view"] for f in client.frames if f["t"] == "ack"}
 
 
-async def reply_to(client: Client, seq: int, after: int = 0) -> dict[str, Any]:
+async def reply_to(client: Client, seq: int, after: int = 0, timeout: float = 10.0) -> dict[str, Any]:
     """The ack or reject of ``seq`` among the frames received after the ``after``-th."""
     def find() -> dict[str, Any] | None:
         for msg in client.frames[after:]:
             if msg["t"] in ("ack", "reject") and (msg.get("d") or {}).get("s") == seq:
                 return msg
         return None
-    return dict(await eventually(find, what=f"{client.name}: an answer to {seq}"))
+    return dict(await eventually(find, timeout=timeout, what=f"{client.name}: an answer to {seq}"))
 
 
 async def healthz(server: ServerProcess) -> int:
@@ -137,18 +137,28 @@ async def watch(client: Client, room: str, since: int = 0) -> dict[str, Any]:
     return await client.expect("watching")
 
 
-async def resend_until_acked(client: Client, seq: int, move: str, timeout: float = 15.0) -> dict[str, Any]:
+async def resend_until_acked(client: Client, seq: int, move: str, timeout: float = 15.0
+                             ) -> dict[str, Any]:
     """Send the same command until it is acknowledged (the protocol's advice on
     ``unavailable``); its ack."""
     async with asyncio.timeout(timeout):
         while True:
             after = len(client.frames)
             await client.send("move", {"s": seq, "m": move})
-            reply = await reply_to(client, seq, after)
+            reply = await reply_to(client, seq, after, timeout=timeout)
             if reply["t"] == "ack":
                 return dict(reply["d"])
             assert reply["d"]["code"] == "unavailable", reply
             await asyncio.sleep(0.1)
+
+
+async def play_through(client: Client, moves: list[str], *, first_seq: int,
+                       timeout: float = 15.0) -> None:
+    """Play ``moves`` one at a time from sequence number ``first_seq``, each
+    sent again until acknowledged (through a failure, nothing is skipped)."""
+    for seq, move in enumerate(moves, start=first_seq):
+        await resend_until_acked(client, seq, move, timeout=timeout)
+    client.seq = max(client.seq, first_seq + len(moves) - 1)
 
 
 async def status_is(status: Awaitable[int], expected: int) -> bool:
