@@ -120,8 +120,13 @@ class RedisServer:
         return self.proc is not None and self.proc.poll() is None
 
     def ping(self) -> bool:
+        return self.answers(self.port)
+
+    @staticmethod
+    def answers(port: int) -> bool:
+        """A Redis on 127.0.0.1:``port`` answers PING."""
         try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
                 s.sendall(b"PING\r\n")
                 return s.recv(16).startswith(b"+PONG")
         except OSError:

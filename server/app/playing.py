@@ -105,12 +105,15 @@ async def _board_as_stored(conn: Connection) -> None:
 
 async def _rolled_back(conn: Connection, stored_ver: int) -> None:
     """Redis has fewer of the seat's commands than this connection stored:
-    say so once, count it, and send the board as stored."""
+    say so once, count it, and send the room (``sync`` with reason
+    ``rollback``) and the board as stored."""
     play = conn.play
     conn.log.warning("rollback", room=conn.room_id, seat=conn.seat, seen=play.ver,
                      stored=stored_ver)
     conn.services.metrics.rollbacks.labels(scope="seat").inc()
     await load_game(conn, play.race)
+    if conn.hub is not None:  # the client drops its unacknowledged commands at this sync
+        await conn.send(conn.hub.sync_frame("rollback"))
     await send_board(conn)
 
 

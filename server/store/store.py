@@ -8,7 +8,7 @@ Each write is one Lua script (see :mod:`.scripts`), run atomically.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
@@ -225,10 +225,14 @@ class Store:
     has to follow that and keep a room's keys under its hash tag.
     """
 
+    #: run a script on the node of its first key (see :meth:`RedisClient.run`)
+    _run: Callable[[scripts.Script, Sequence[str], Sequence[Any]], Awaitable[Any]]
+
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:
         self.redis = client
         self.event_cap = event_cap
         self._execute = client.execute
+        self._run = client.run
         self._due = keys.DUE_SHARD_KEYS if client.sharded else (keys.DUE,)
 
     @classmethod
@@ -260,8 +264,6 @@ class Store:
         """The subscriber of room and tournament channels (call ``start``)."""
         return self.redis.subscriber(on_message, on_reconnect)
 
-    async def _run(self, script: scripts.Script, keys_: Sequence[str], args: Sequence[Any]) -> Any:
-        return await self.redis.run(script, keys_, args)
 
     # ------------------------------------------------------------------ rooms
 
