@@ -92,6 +92,12 @@ class EmbeddedRedis:
 
     async def _spawn(self, timeout: float) -> str | None:
         """Start the child and wait until it answers; ``None``, or why it did not."""
+        try:
+            return await self._spawn_once(timeout)
+        except OSError as exc:  # the socket's path taken by a folder, the binary gone, ...
+            return f"cannot start redis-server: {exc}"
+
+    async def _spawn_once(self, timeout: float) -> str | None:
         if self.socket.exists():
             self.socket.unlink()
         self._proc = await asyncio.create_subprocess_exec(

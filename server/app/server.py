@@ -60,7 +60,7 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self._durability_checked = False
+        self._durability_problems: list[str] | None = None  # the last check's findings
         self.url = ""
 
     def now_ms(self) -> int:
@@ -115,23 +115,33 @@ class App:
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
-        """Does Redis keep the promise of ``--durability``? With ``fsync`` a
-        Redis that does not fsync every write stops the start (after it, a
-        log error); with ``replica`` a master without a replica is a warning
-        (acks wait for one). Unreachable or ``CONFIG`` refused: checked again
-        with the next heartbeat, a warning at start."""
+        """Does Redis keep the promise of ``--durability``? Checked at start
+        and with every heartbeat (a failover may bring another node). With
+        ``fsync`` a Redis that does not fsync every write stops the start, and
+        later is an error in the log; with ``replica`` a master without a
+        replica is a warning (acks wait for one). Unreachable, or ``CONFIG``
+        refused: a warning at start, checked again with the next heartbeat.
+        Each finding is logged when it changes, not at every check."""
+        if self.config.durability == "os":
+            return
         problems = await self.store.redis.durability_problems()
         if problems is None:
             if at_start:
                 log.warning("durability_unchecked", durability=self.config.durability)
             return
-        self._durability_checked = True
-        if problems and self.config.durability == "fsync":
+        if problems == self._durability_problems:
+            return
+        self._durability_problems = problems
+        if not problems:
+            if not at_start:
+                log.info("durability_met", durability=self.config.durability)
+            return
+        if self.config.durability == "fsync":
             if at_start:
                 raise ConfigError("; ".join(problems))
             log.error("durability_not_met", durability="fsync", problems=problems)
-        for problem in problems if self.config.durability == "replica" else ():
-            log.warning("durability_replica_missing", problem=problem)
+        else:
+            log.warning("durability_replica_missing", problems=problems)
 
     def _embedded_died(self) -> None:
         self.metrics.embedded_up.set(0)
@@ -167,8 +177,7 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
-                    if not self._durability_checked:
-                        await self._check_durability()
+                    await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():
