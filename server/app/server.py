@@ -78,6 +78,9 @@ class App:
         self.store = await Store.open(url, cluster=config.redis_cluster,
                                       durability=config.durability, lanes=config.redis_lanes,
                                       event_cap=config.event_cap, observer=self.metrics)
+        problems = await self.store.redis.version_problems()
+        if problems:
+            raise ConfigError("; ".join(problems))
         await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()

@@ -138,6 +138,21 @@ class RedisClient:
         assert self.pool is not None
         return Subscriber(self.pool, on_message, on_reconnect)
 
+    async def version_problems(self) -> list[str] | None:
+        """On a cluster, masters older than Redis 7 (no sharded pub/sub), as
+        sentences; ``None`` if a node could not be asked."""
+        if self._cluster is None:
+            return []
+        problems = []
+        for node, answer in (await self.each_node("INFO", "server")).items():
+            if isinstance(answer, BaseException):
+                return None
+            version = _info(answer).get("redis_version", "0")
+            if int(version.split(".")[0]) < 7:
+                problems.append(f"{node} runs Redis {version}: --redis-cluster needs Redis 7 or "
+                                "newer (sharded pub/sub)")
+        return problems
+
     async def durability_problems(self) -> list[str] | None:
         """What keeps Redis from keeping this client's durability promise, as
         sentences (empty: none); ``None`` if it could not be checked (a node
@@ -159,13 +174,16 @@ class RedisClient:
                         f"{node} has appendonly {conf.get('appendonly', '?')}, appendfsync "
                         f"{conf.get('appendfsync', '?')}: --durability fsync needs appendonly yes "
                         "and appendfsync always")
-            else:
-                text = answer.decode() if isinstance(answer, bytes) else str(answer)
-                fields = dict(line.split(":", 1) for line in text.splitlines() if ":" in line)
-                if int(fields.get("connected_slaves", "0")) < 1:
-                    problems.append(f"{node} has no replica connected: acks wait for one "
-                                    "(--durability replica)")
+            elif int(_info(answer).get("connected_slaves", "0")) < 1:
+                problems.append(f"{node} has no replica connected: acks wait for one "
+                                "(--durability replica)")
         return problems
+
+
+def _info(reply: Any) -> dict[str, str]:
+    """``INFO``'s answer (text ``field:value`` lines) as a dict."""
+    text = reply.decode() if isinstance(reply, bytes) else str(reply)
+    return dict(line.strip().split(":", 1) for line in text.splitlines() if ":" in line)
 
 
 def _pairs(reply: Any) -> dict[str, str]:
