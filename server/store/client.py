@@ -50,7 +50,8 @@ class RedisClient:
     """Commands to one Redis or to a Redis Cluster, batched per node."""
 
     def __init__(self, url: str, *, cluster: bool = False, durability: str = "os", lanes: int = 2,
-                 timeout: float = 5.0, observer: Observer | None = None) -> None:
+                 timeout: float = 5.0, replica_timeout_ms: int = REPLICA_TIMEOUT_MS,
+                 observer: Observer | None = None) -> None:
         if durability not in DURABILITIES:
             raise ValueError(f"durability {durability!r}: expected one of {', '.join(DURABILITIES)}")
         self.url = url
@@ -65,14 +66,14 @@ class RedisClient:
         self.pool: ConnectionPool | None = None
         if cluster:
             self._cluster = Cluster(url, lanes=lanes, timeout=timeout, replicas=replicas,
-                                    replica_timeout_ms=REPLICA_TIMEOUT_MS, on_batch=on_batch,
+                                    replica_timeout_ms=replica_timeout_ms, on_batch=on_batch,
                                     on_unconfirmed=on_unconfirmed,
                                     on_redirect=observer.redis_redirect if observer else None)
         else:
             self.pool = ConnectionPool.from_url(url, socket_timeout=None,
                                                 socket_connect_timeout=timeout)
             self._batcher = Batcher(self.pool, lanes=lanes, timeout=timeout, replicas=replicas,
-                                    replica_timeout_ms=REPLICA_TIMEOUT_MS, on_batch=on_batch,
+                                    replica_timeout_ms=replica_timeout_ms, on_batch=on_batch,
                                     on_unconfirmed=on_unconfirmed)
 
     async def start(self) -> None:

@@ -19,7 +19,7 @@ from ..race.leaderboard import seat_member
 from ..race.tournament import Tournament
 from . import keys, scripts
 from .batch import StoreUnavailable
-from .client import Observer, RedisClient
+from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .pubsub import Channels
 
 RECENT: Final = 64  # log entries loaded with a seat, to recognise resent commands
@@ -238,11 +238,14 @@ class Store:
     @classmethod
     async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
                    lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
+                   replica_timeout_ms: int = REPLICA_TIMEOUT_MS,
                    observer: Observer | None = None) -> Store:
         """A store on the Redis at ``url`` or, with ``cluster``, on the Redis
-        Cluster that node belongs to (see :mod:`.client` for ``durability``)."""
+        Cluster that node belongs to (see :mod:`.client` for ``durability``;
+        ``replica_timeout_ms``: how long a batch waits for its replica)."""
         client = RedisClient(url, cluster=cluster, durability=durability, lanes=lanes,
-                             timeout=timeout, observer=observer)
+                             timeout=timeout, replica_timeout_ms=replica_timeout_ms,
+                             observer=observer)
         await client.start()
         return cls(client, event_cap=event_cap)
 

@@ -132,6 +132,19 @@ async def start_race(host: Client, others: list[Client]) -> str:
     return room
 
 
+async def two_racing(clients: Opener, ann_on: ServerProcess, bob_on: ServerProcess,
+                     cat_on: ServerProcess, *, ann_moves: int = 10, bob_moves: int = 5
+                     ) -> tuple[Client, Client, Client, str]:
+    """ann and bob racing on the winning deal (live boards), each on the given
+    process, cat watching; their first moves played. The clients and the room."""
+    ann, bob, cat = await clients(ann_on, "ann"), await clients(bob_on, "bob"), await clients(cat_on, "cat")
+    room = await start_race(ann, [bob])
+    await watch(cat, room)
+    await play(ann, SCRIPT[:ann_moves])
+    await play(bob, SCRIPT[:bob_moves])
+    return ann, bob, cat, room
+
+
 async def watch(client: Client, room: str, since: int = 0) -> dict[str, Any]:
     await client.send("watch", {"room": room, "since": since})
     return await client.expect("watching")

@@ -26,6 +26,7 @@ from play_support import (
     seen,
     start_race,
     stored_log,
+    two_racing,
     view_after,
     watch,
 )
@@ -107,11 +108,7 @@ async def test_a_live_rooms_slot_migrated_mid_race_loses_nothing(
         redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
     a = on_cluster(servers, redis_cluster, 0, "a")
     b = on_cluster(servers, redis_cluster, 1, "b")
-    ann, bob, cat = await clients(a, "ann"), await clients(b, "bob"), await clients(a, "cat")
-    room = await start_race(ann, [bob])
-    await watch(cat, room)
-    await play(ann, SCRIPT[:10])
-    await play(bob, SCRIPT[:10])
+    ann, bob, cat, room = await two_racing(clients, a, b, a, bob_moves=10)
     source = redis_cluster.master_of(room)
     target = next(m for m in redis_cluster.masters() if m is not source)
     loop = asyncio.get_running_loop()
@@ -151,11 +148,7 @@ async def test_a_master_killed_mid_race_loses_no_acked_move_under_replica_durabi
     cluster = own_redis_cluster
     a = on_cluster(servers, cluster, 0, "a", "--durability", "replica")
     b = on_cluster(servers, cluster, 1, "b", "--durability", "replica")
-    ann, bob, cat = await clients(a, "ann"), await clients(b, "bob"), await clients(b, "cat")
-    room = await start_race(ann, [bob])
-    await watch(cat, room)
-    await play(ann, SCRIPT[:10])
-    await play(bob, SCRIPT[:10])
+    ann, bob, cat, room = await two_racing(clients, a, b, b, bob_moves=10)
     master = cluster.master_of(room)
     before: dict[str, Any] = {}
 

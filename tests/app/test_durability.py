@@ -34,8 +34,8 @@ from play_support import (
     redis_children,
     seen,
     send_moves,
-    start_race,
     status_is,
+    two_racing,
     view_after,
     watch,
 )
@@ -159,11 +159,7 @@ async def test_a_restart_from_an_older_append_only_file_is_noticed_and_every_cli
         own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
     s = servers.start(own_redis.url, env=FAST, name="s")
     t = servers.start(own_redis.url, env=FAST, name="t")
-    ann, bob, cat = await clients(s, "ann"), await clients(t, "bob"), await clients(t, "cat")
-    room = await start_race(ann, [bob])
-    await watch(cat, room)
-    await play(ann, SCRIPT[:10])
-    await play(bob, SCRIPT[:5])
+    ann, bob, cat, room = await two_racing(clients, s, t, t)
 
     own_redis.stop()
     older = own_redis.dir.parent / "older"

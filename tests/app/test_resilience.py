@@ -38,6 +38,7 @@ from play_support import (
     stored_log,
     stored_view,
     tcp_listening_inodes,
+    two_racing,
     view_after,
     watch,
 )
@@ -107,11 +108,7 @@ async def test_redis_restart_mid_race_loses_nothing_and_channels_come_back(
         own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
     s = servers.start(own_redis.url, env=FAST, name="s")
     t = servers.start(own_redis.url, env=FAST, name="t")
-    ann, bob, cat = await clients(s, "ann"), await clients(s, "bob"), await clients(t, "cat")
-    room = await start_race(ann, [bob])
-    await watch(cat, room)
-    await play(ann, SCRIPT[:10])
-    await play(bob, SCRIPT[:5])
+    ann, bob, cat, room = await two_racing(clients, s, s, t)
     assert await healthz(s) == 200
 
     own_redis.stop()

@@ -15,6 +15,17 @@ from store_support import Counting
 from server.store import Store, StoreUnavailable
 
 
+def confirmed(primary: RedisServer) -> bool:
+    """The replica acknowledges writes (its link up is not enough: it may still
+    be busy with its first append-only file)."""
+    r = primary.client()
+    try:
+        r.set("probe", 1)
+        return bool(r.execute_command("WAIT", 1, 200) == 1)
+    finally:
+        r.close()
+
+
 def link_up(replica: RedisServer) -> bool:
     r = replica.client()
     try:
@@ -48,7 +59,8 @@ def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
     replica = RedisServer(tmp_path / "replica", args=["--replicaof", "127.0.0.1", str(primary.port)])
     try:
         replica.start()
-        wait_until(lambda: link_up(replica), what="the replica to sync")
+        wait_until(lambda: link_up(replica) and confirmed(primary), timeout=30,
+                   what="the replica to sync and confirm")
         yield primary, replica
     finally:
         replica.stop()
@@ -58,7 +70,8 @@ def pair(tmp_path: Path) -> Iterator[tuple[RedisServer, RedisServer]]:
 @pytest.fixture
 async def replica_store(pair: tuple[RedisServer, RedisServer]) -> AsyncIterator[tuple[Store, Counting]]:
     counting = Counting()
-    store = await Store.open(pair[0].url, durability="replica", lanes=1, observer=counting)
+    store = await Store.open(pair[0].url, durability="replica", lanes=1, observer=counting,
+                             replica_timeout_ms=3000)  # (a busy machine is slow to confirm)
     yield store, counting
     await store.close()
 
@@ -95,7 +108,8 @@ async def test_a_write_no_replica_confirmed_is_refused_until_one_does(
     with pytest.raises(StoreUnavailable, match="not confirmed by a replica"):
         await store.call("GET", "lonely")
     replica.start()
-    await eventually(lambda: link_up(replica), timeout=30, what="the replica back in sync")
+    await eventually(lambda: link_up(replica) and confirmed(primary), timeout=30,
+                     what="the replica back in sync")
     reset_stats(primary)
     assert await store.call("GET", "lonely") == b"1"
     assert calls(primary, "publish") == 1, "the first batch after the doubt is ordered after it"
