@@ -68,6 +68,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
+import big_client
 import race_client
 import race_profile
 
@@ -661,6 +662,215 @@ def run_limit(players: int, a: argparse.Namespace, workdir: Path) -> Result:
         redis.stop()
 
 
+# ---------------------------------------------------------------------- one big room
+
+BIG_PLAYERS: Final = 10_000
+BIG_PERIOD: Final = 5.0  # seconds between two commands of a player: 2 000 moves/s from 10 000
+BIG_SAMPLE: Final = 200  # acks whose rank is compared with Redis's, moves played one at a time
+BIG_TARGETS: Final = {"p99_ms": 100.0, "fresh_p99_ms": 2000.0, "frames_s": 2.0, "kb_s": 2.0,
+                      "cpu_vs_rooms": 1.2}
+
+
+def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
+    """One room of ``players`` over ``a.big_servers`` server processes and one
+    Redis, each player sending a command every ``a.big_period`` seconds."""
+    redis = Redis(workdir)
+    servers: list[Server] = []
+    ctx = mp.get_context("spawn")
+    workers: list[tuple[mp.process.BaseProcess, Connection]] = []
+    try:
+        env = [*a.server_env]
+        servers = [Server(redis.url, workdir, extra_env=env) for _ in range(a.big_servers)]
+        ports = [s.port for s in servers]
+        time.sleep(0.5)
+        rss0 = sum(rss_kb(s.pid) for s in servers)
+        procs = max(1, a.load_procs)
+        share = (players + procs - 1) // procs
+        for i in range(procs):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=big_client.worker_main, daemon=True, name=f"big-load-{i}",
+                               args=(child, HOST, ports, i * share, min(players, (i + 1) * share),
+                                     players, redis.port))
+            proc.start()
+            PROCS.mp.append(proc)
+            workers.append((proc, parent))
+        t0 = now()
+        workers[0][1].send(("create", {"max_players": players, "time_limit": 0, "boards": "after"}))
+        room = _recv(workers[0][1], "created", 60)[1]
+        for _, pipe in workers:
+            pipe.send(("join", room))
+        wpids = [_recv(pipe, "joined", 900)[1] for _, pipe in workers]
+        t_joined = now() - t0
+        time.sleep(1.0)
+        rss1 = sum(rss_kb(s.pid) for s in servers)
+        for i, (_, pipe) in enumerate(workers):
+            pipe.send(("start", i == 0))
+        for _, pipe in workers:
+            _recv(pipe, "started", 900)
+        t_setup = now() - t0
+        t_start = now() + a.warmup
+        t_end = t_start + a.duration
+        for _, pipe in workers:
+            pipe.send(("go", t_start, t_end, a.big_period))
+        spy = (_start_py_spy(servers[0].pid, t_start, a.duration, workdir,
+                             a.profile == "py-spy-native") if a.profile.startswith("py-spy") else None)
+        time.sleep(max(0.0, t_start - now()))
+        m0 = [s.metrics() for s in servers]
+        c0 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
+        w0 = now()
+        time.sleep(max(0.0, t_end - now()))
+        c1 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
+        m1 = [s.metrics() for s in servers]
+        window = now() - w0
+        stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
+        per = max(1, BIG_SAMPLE // len(workers))
+        sampled = []
+        for _, pipe in workers:
+            pipe.send(("sample", per))
+            sampled.append(_recv(pipe, "sampled", 300)[1])
+        rss2 = sum(rss_kb(s.pid) for s in servers)
+        profile = _finish_py_spy(spy, a, f"big{players}") if spy is not None else None
+        for _, pipe in workers:
+            with contextlib.suppress(OSError):
+                pipe.send(("close",))
+        for proc, pipe in workers:
+            with contextlib.suppress(OSError, EOFError):
+                if pipe.poll(60):
+                    pipe.recv()
+            PROCS.stop_mp(proc)
+        workers = []
+        problems = [p for s in servers for p in s.problems()]
+        codes = [s.stop() for s in servers]
+        servers = []
+        result = _big_result(players, a, stats, m0, m1, c0, c1, window, sampled)
+        f = result.figures
+        f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
+        f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
+        f["rss_mb"] = round(rss2 / 1024, 1)
+        if any(codes):
+            result.notes.append(f"server exit codes {codes}")
+        if problems:
+            result.notes.append(f"{len(problems)} error lines in the server logs, first: {problems[0]}")
+        if profile:
+            result.notes.append("profile of the first server process:\n" + profile)
+        return result
+    finally:
+        for proc, pipe in workers:
+            with contextlib.suppress(OSError):
+                pipe.send(("close",))
+            PROCS.stop_mp(proc)
+        for s in servers:
+            s.stop()
+        redis.stop()
+
+
+def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
+                m0: list[dict[str, float]], m1: list[dict[str, float]], c0: list[dict[str, float]],
+                c1: list[dict[str, float]], window: float, sampled: list[tuple[int, int]]) -> Result:
+    ack, fresh = array("d"), array("d")
+    rx: list[tuple[int, int]] = []
+    totals: dict[str, Any] = {"rejects": {}}
+    for st in stats:
+        ack.frombytes(st["ack_lat"])
+        fresh.frombytes(st["fresh"])
+        rx += [tuple(x) for x in st["rx"]]
+        for k, v in st.items():
+            if isinstance(v, int):
+                totals[k] = totals.get(k, 0) + v
+        for k, v in st["rejects"].items():
+            totals["rejects"][k] = totals["rejects"].get(k, 0) + v
+    acks, fr = sorted(ack), sorted(fresh)
+    moves = sum(m1[i].get("klondike_moves_accepted_total", 0.0)
+                - m0[i].get("klondike_moves_accepted_total", 0.0) for i in range(len(m0)))
+    trips = sum(m1[i].get("klondike_redis_round_trips_total", 0.0)
+                - m0[i].get("klondike_redis_round_trips_total", 0.0) for i in range(len(m0)))
+    server_cpu = sum(c1[i]["server"] - c0[i]["server"] for i in range(len(c0)))
+    redis_cpu = c1[0]["redis"] - c0[0]["redis"]
+    load_cpu = c1[0]["load"] - c0[0]["load"]
+    busy = c1[0]["busy"] - c0[0]["busy"]
+    total = c1[0]["total"] - c0[0]["total"]
+    ncpu = os.cpu_count() or 1
+    machine = 100.0 * ncpu * busy / total if total else float("nan")
+    frames = sorted(f / window for f, _ in rx)
+    kbs = sorted(b / window / 1024 for _, b in rx)
+    agree, asked = (sum(x[0] for x in sampled), sum(x[1] for x in sampled))
+    f: dict[str, float] = {
+        "moves_s": round(totals["accepted"] / a.duration, 1),
+        "offered_s": round(players / a.big_period, 1),
+        "p50_ms": round(pct(acks, 0.50) * 1e3, 2), "p95_ms": round(pct(acks, 0.95) * 1e3, 2),
+        "p99_ms": round(pct(acks, 0.99) * 1e3, 2),
+        "fresh_p50_ms": round(pct(fr, 0.50) * 1e3, 1), "fresh_p99_ms": round(pct(fr, 0.99) * 1e3, 1),
+        "fresh_n": len(fr),
+        "rank_agree": agree, "rank_asked": asked,
+        "frames_s": round(statistics.mean(frames), 2) if frames else float("nan"),
+        "frames_s_max": round(frames[-1], 2) if frames else float("nan"),
+        "kb_s": round(statistics.mean(kbs), 2) if kbs else float("nan"),
+        "kb_s_max": round(kbs[-1], 2) if kbs else float("nan"),
+        "cpu_ms_per_1k": round(1e3 * server_cpu / moves * 1e3, 1) if moves else float("nan"),
+        "redis_ms_per_1k": round(1e3 * redis_cpu / moves * 1e3, 1) if moves else float("nan"),
+        "trips_per_move": round(trips / moves, 3) if moves else float("nan"),
+        "server_cpu_pct": round(100 * server_cpu / window, 1),
+        "redis_cpu_pct": round(100 * redis_cpu / window, 1),
+        "load_cpu_pct": round(100 * load_cpu / window, 1),
+        "machine_cpu_pct": round(machine, 1),
+        "other_cpu_pct": round(machine - 100 * (server_cpu + redis_cpu + load_cpu) / window, 1),
+        "late": totals.get("late", 0), "errors": totals.get("errors", 0),
+        "rejected": sum(totals["rejects"].values()),
+    }
+    notes = [f"rejects: {totals['rejects']}"] if totals["rejects"] else []
+    return Result("big", "open", players, f, notes)
+
+
+BIG_COLS: Final = (
+    ("moves_s", "moves/s"), ("p50_ms", "ack p50 ms"), ("p95_ms", "p95 ms"), ("p99_ms", "p99 ms"),
+    ("fresh_p99_ms", "fresh p99 ms"), ("frames_s", "frames/s/pl"), ("kb_s", "KiB/s/pl"),
+    ("cpu_ms_per_1k", "srv CPU ms/1k mv"), ("redis_ms_per_1k", "redis CPU ms/1k mv"),
+    ("mem_kb_per_conn", "KiB/conn"), ("trips_per_move", "trips/mv"),
+)
+
+
+def big_summary(results: list[Result]) -> list[str]:
+    """The big room beside the rooms of 8 at the same offered rate, run by run."""
+    big = _quiet([r for r in results if r.kind == "big"])
+    if not big:
+        return []
+    rooms = _quiet([r for r in results if r.kind == "race" and r.mode == "open"])
+    lines = ["## One big room (medians; spread min-max)", "",
+             "| case | " + " | ".join(label for _, label in BIG_COLS) + " |",
+             "|" + "---|" * (len(BIG_COLS) + 1)]
+    for label, runs in ((f"big {big[0].players}", big),
+                        (f"rooms of 8, open {rooms[0].players}" if rooms else "", rooms)):
+        if not runs:
+            continue
+        cells = []
+        for k, _ in BIG_COLS:
+            med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
+            cells.append(_fmt(med) + (f" ({_fmt(lo)}-{_fmt(hi)})" if len(runs) > 1 and lo != hi else ""))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    t = BIG_TARGETS
+    med = {k: _med([r.figures.get(k, float("nan")) for r in big])[0]
+           for k in ("p99_ms", "fresh_p99_ms", "frames_s_max", "kb_s_max")}
+    agree = sum(r.figures["rank_agree"] for r in big)
+    asked = sum(r.figures["rank_asked"] for r in big)
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    lines += ["", f"- ack p99 ≤ {t['p99_ms']:g} ms: {verdict(med['p99_ms'] <= t['p99_ms'])}",
+              f"- leaderboard freshness p99 ≤ {t['fresh_p99_ms'] / 1e3:g} s (movers in the top N): "
+              f"{verdict(med['fresh_p99_ms'] <= t['fresh_p99_ms'])}",
+              f"- per player at most {t['frames_s']:g} frames and {t['kb_s']:g} KB a second (the "
+              f"busiest player: {med['frames_s_max']:g} frames, {med['kb_s_max']:g} KiB): "
+              f"{verdict(med['frames_s_max'] <= t['frames_s'] and med['kb_s_max'] <= t['kb_s'])}",
+              f"- the rank in an ack agrees with Redis: {agree:g} of {asked:g} sampled acks"]
+    pairs = [(b, r) for b in big for r in rooms if b.figures["rep"] == r.figures["rep"]]
+    if pairs:
+        ratio = _med([b.figures["cpu_ms_per_1k"] / r.figures["cpu_ms_per_1k"] for b, r in pairs])[0]
+        lines.append(f"- server CPU per move ≤ {t['cpu_vs_rooms']:g} × rooms of 8 in the same run: "
+                     f"{ratio:.2f} × ({verdict(ratio <= t['cpu_vs_rooms'])})")
+    return lines
+
+
 # ---------------------------------------------------------------------- report
 
 RACE_COLS: Final = (
@@ -679,6 +889,13 @@ def _line(r: Result) -> str:
     extra = ""
     if r.mode == "open" and r.kind == "race":
         extra = f" late={f['late']:g} lag_p99_ms={f['lag_p99_ms']:g}"
+    if r.kind == "big":
+        cols = " ".join(f"{label}={f[k]:g}" for k, label in BIG_COLS if k in f)
+        extra = (f" fresh_n={f['fresh_n']:g} frames_s_max={f['frames_s_max']:g}"
+                 f" kb_s_max={f['kb_s_max']:g} rank_agree={f['rank_agree']:g}/{f['rank_asked']:g}"
+                 f" late={f['late']:g} rejected={f['rejected']:g} errors={f['errors']:g}"
+                 f" setup_s={f['setup_s']:g} join_s={f['join_s']:g} srv%={f['server_cpu_pct']:g}"
+                 f" redis%={f['redis_cpu_pct']:g} load%={f['load_cpu_pct']:g}")
     if r.kind == "race":
         extra += (f" lb_p50_ms={f['lb_p50_ms']:g} lb_n={f['lb_samples']:g}"
                   f" lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"
@@ -799,6 +1016,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="run every case on one Redis with each of these --durability modes "
                         "(os, fsync: appendfsync always, replica: one replica, WAIT per batch; "
                         "all: the three); default os")
+    p.add_argument("--big", action="store_true",
+                   help=f"one room of --big-players (default {BIG_PLAYERS}) over --big-servers server "
+                        "processes, each player sending a command every --big-period s; beside it "
+                        "rooms of 8 at the same offered rate (open loop), run by run")
+    p.add_argument("--big-players", type=int, default=BIG_PLAYERS, metavar="N")
+    p.add_argument("--big-period", type=float, default=BIG_PERIOD, metavar="S")
+    p.add_argument("--big-servers", type=int, default=2, choices=(1, 2, 3, 4))
     p.add_argument("--json", default="", help="write every run's figures to this file")
     p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
                    help="before each run, wait up to S s for other load on the machine to calm down")
@@ -834,6 +1058,8 @@ def setups(a: argparse.Namespace) -> list[Setup]:
 
 
 def cases(a: argparse.Namespace) -> list[tuple[str, int]]:
+    if a.big:  # the big room, and rooms of 8 at the same offered rate
+        return [("big", a.big_players), ("open", round(a.big_players / a.big_period))]
     out_: list[tuple[str, int]] = []
     if a.mode in ("closed", "all"):
         out_ += [("closed", n) for n in (a.players or CLOSED_PLAYERS)]
@@ -910,7 +1136,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         for rep in range(a.repeat):
             for mode, n in todo:
                 steps: list[Callable[[], Result]] = [
-                    functools.partial(run_race, mode, n, a, workdir, setup) for setup in setups(a)]
+                    functools.partial(run_big, n, a, workdir) if mode == "big" else
+                    functools.partial(run_race, mode, n, a, workdir, setup)
+                    for setup in (setups(a)[:1] if mode == "big" else setups(a))]
                 if a.limit and mode == "closed":
                     steps.append(functools.partial(run_limit, n, a, workdir))
                 if rep % 2:  # alternate the order (the limit first, too): drift hits all alike
@@ -940,7 +1168,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.json and results:
             Path(a.json).write_text(json.dumps([r.__dict__ for r in results], indent=1))
     out()
-    for line in summary(results, a.repeat):
+    for line in (big_summary(results) if a.big else summary(results, a.repeat)):
         out(line)
     out()
     if failures:

@@ -15,12 +15,17 @@ option                 environment variable         default
 --log-level            KLONDIKE_LOG_LEVEL           info
 --countdown            KLONDIKE_COUNTDOWN           3 (seconds before a race)
 --finished-ttl         KLONDIKE_FINISHED_TTL        3600 (s a finished room is kept)
---lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept)
+--lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept,
+                                                    and a tournament nobody joined)
+--tournament-ttl       KLONDIKE_TOURNAMENT_TTL      2592000 (s a tournament with
+                                                    players is kept after a change)
 --msg-rate             KLONDIKE_MSG_RATE            20 (messages/s per connection)
 --msg-burst            KLONDIKE_MSG_BURST           60 (messages in a burst)
 --redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
 --presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
                                                     players show as disconnected)
+--tick                 KLONDIKE_TICK                1.25 (s between a big room's
+                                                    leaderboard updates)
 --static-dir           KLONDIKE_STATIC_DIR          the web_client folder of this
                                                     source tree
 =====================  ===========================  ============================
@@ -60,8 +65,10 @@ class Config:
     presence_timeout: float = 15.0
     # rooms
     countdown: float = 3.0
+    tick: float = 1.25
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
+    tournament_ttl: int = 30 * 86400
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -97,6 +104,13 @@ def _positive_int(v: str) -> int:
     x = int(v)
     if x <= 0:
         raise ValueError("must be more than 0")
+    return x
+
+
+def _tick(v: str) -> float:
+    x = float(v)
+    if not 0.1 <= x <= 10:
+        raise ValueError("must be from 0.1 to 10 seconds")
     return x
 
 
@@ -151,10 +165,12 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("countdown", _non_negative_float),
     ("finished_ttl", _positive_int),
     ("lobby_ttl", _positive_int),
+    ("tournament_ttl", _positive_int),
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
+    ("tick", _tick),
     ("static_dir", _static_dir),
 )
 

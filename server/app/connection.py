@@ -81,6 +81,7 @@ class SeatGame:
     recent: dict[int, str] = field(default_factory=dict)  # seq -> command, the latest ones
     entry: Entry | None = None  # the seat's leaderboard line
     done: bool = False  # finished, resigned or left
+    exists: bool = False  # the seat plays this race (a big room's racers are not listed)
 
 
 class Connection:
@@ -103,6 +104,7 @@ class Connection:
         self.room_id = ""
         self.seat = -1
         self.token = ""
+        self.following: int | None = None  # a spectator of a big room: the seat followed
         self.play = SeatGame()
         # delivery: while catching up, frames wait in ``pending``
         self.syncing = False
@@ -264,17 +266,17 @@ class Connection:
         """Out of the room on this connection; with ``detach``, also let go of
         the seat in Redis (others then see the player disconnected)."""
         hub, seat, role = self.hub, self.seat, self.role
-        self.hub, self.role, self.seat = None, None, -1
+        self.hub, self.role, self.seat, self.following = None, None, -1, None
         self.play.game = None
         self.syncing, self.pending = False, []
         if hub is None:
             return
         self.services.hubs.leave(hub, self)
         if detach and role == "player":
+            event = None if hub.big else {  # a big room does not announce presence
+                "kind": "presence", "seat": seat, "online": False, "at": self.services.now_ms()}
             with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over
-                await self.services.store.detach(hub.room_id, seat, self.conn_id, {
-                    "kind": "presence", "seat": seat, "online": False,
-                    "at": self.services.now_ms()})
+                await self.services.store.detach(hub.room_id, seat, self.conn_id, event)
 
     def on_room_event(self, event: dict[str, Any]) -> None:
         """Called by the hub for each room event, in order."""

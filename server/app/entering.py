@@ -16,6 +16,7 @@ import orjson
 from ..protocol import CloseCode, Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError
+from ..race.tokens import hash_token
 from . import playing
 from .background import spawn
 from .connection import Connection
@@ -43,17 +44,22 @@ async def on_solo(conn: Connection, cmd: c.Solo) -> None:
 
 async def on_join(conn: Connection, cmd: c.Join) -> None:
     conn.need_no_room()
-    room, seat, token = await conn.services.rooms.join(room_id_of(cmd.room), cmd.nickname)
-    await take_seat(conn, room.id, seat, token, since=None)
+    room_id = room_id_of(cmd.room)
+    seat, token, _ = await conn.services.rooms.join(room_id, cmd.nickname)
+    await take_seat(conn, room_id, seat, token, since=None)
 
 
 async def on_resume(conn: Connection, cmd: c.Resume) -> None:
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
-    data = await conn.services.store.load(room_id)
-    if data is None:
-        raise RaceError(Reason.UNKNOWN_ROOM)
-    seat = data.room.seat_of(cmd.token)
+    store = conn.services.store
+    if (await conn.services.rooms.settings_of(room_id)).big:
+        seat = await store.seat_of_token(room_id, hash_token(cmd.token))
+    else:
+        data = await store.load(room_id)
+        if data is None:
+            raise RaceError(Reason.UNKNOWN_ROOM)
+        seat = data.room.seat_of(cmd.token)
     if seat is None:
         raise RaceError(Reason.BAD_TOKEN)
     await take_seat(conn, room_id, seat, cmd.token, since=cmd.since)
@@ -87,7 +93,7 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
         if hub is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         conn.hub, conn.role, conn.room_id, conn.seat, conn.token = hub, "player", room_id, seat, token
-        await services.store.attach(room_id, seat, conn.conn_id, {
+        await services.store.attach(room_id, seat, conn.conn_id, None if hub.big else {
             "kind": "presence", "seat": seat, "online": True, "at": services.now_ms()})
     except BaseException:
         await conn.leave_hub(detach=False)  # out of the room, nothing held back
@@ -95,12 +101,18 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
     await conn.send(frame("joined", {"room": room_id, "seat": seat, "token": token,
                                      "role": "player"}))
     await catch_up(conn, since, spectator=False)
-    if hub.phase in ("countdown", "racing", "ended") and seat in hub.public.get("racers", ()):
-        await playing.load_game(conn, hub.race)
-        if hub.phase_now() != "countdown":
-            await playing.send_board(conn)
-        else:
-            spawn(playing.board_at_start(conn, hub.race))
+    if hub.phase in ("countdown", "racing", "ended"):
+        if hub.big:  # whether the seat races is the store's to say
+            await playing.load_game(conn, hub.race)
+        if playing.is_racer(conn):
+            if not hub.big:
+                await playing.load_game(conn, hub.race)
+            if hub.phase_now() != "countdown":
+                await playing.send_board(conn)
+            else:
+                spawn(playing.board_at_start(conn, hub.race))
+        if hub.ticker is not None:
+            await hub.ticker.send_own([conn])
 
 
 async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> None:
@@ -116,7 +128,9 @@ async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> N
                 items = [_redact(conn, e, spectator) for e in events]
                 await conn.send(b'{"t":"events","d":{"from":%d,"to":%d,"events":[%s]}}' % (
                     since, v, b",".join(items)))
-                await conn.send(frame("lb", {"v": v, "entries": hub.lines()}))
+                board = hub.board_frame()
+                if board is not None:
+                    await conn.send(board)
                 sent = True
             elif v < since:  # the client saw more than Redis has now
                 await conn.send(hub.sync_frame("rollback"))
@@ -146,7 +160,7 @@ async def on_ready(conn: Connection, cmd: c.Ready) -> None:
 
 async def on_start(conn: Connection, cmd: c.Start) -> None:
     conn.need_seat()
-    await conn.services.rooms.start(conn.room_id, conn.seat)
+    await conn.services.rooms.start(conn.room_id, conn.seat, cmd.at or None)
 
 
 async def on_kick(conn: Connection, cmd: c.Kick) -> None:
@@ -166,7 +180,13 @@ async def on_leave(conn: Connection, cmd: c.Leave) -> None:
         return
     conn.need_seat()
     room_id = conn.room_id
-    await conn.services.rooms.leave(room_id, conn.seat)
+    try:
+        await conn.services.rooms.leave(room_id, conn.seat)
+    except RaceError as exc:
+        # the seat is gone already (its player withdrew from the tournament,
+        # perhaps from another connection): this connection leaves all the same
+        if exc.reason is not Reason.UNKNOWN_SEAT:
+            raise
     await conn.leave_hub(detach=False)
     await conn.send(frame("left", {"room": room_id}))
 
@@ -179,8 +199,10 @@ def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
     if kind == "kicked" and event["seat"] == conn.seat:
         conn.role = None
         conn.close(CloseCode.KICKED, "removed from the room by the host")
-    elif kind == "start" and conn.seat in event["room"]["racers"]:
-        spawn(playing.board_at_start(conn, event["race"]))
+    elif kind == "start":
+        racers = event["room"].get("racers")  # a big room lists none: every player races
+        if racers is None or conn.seat in racers:
+            spawn(playing.board_at_start(conn, event["race"]))
 
 
 HANDLERS: dict[str, Any] = {

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Final
 
-from . import entering, playing, tournament_commands
+from . import entering, field, playing, tournament_commands
 from .connection import Handler
 
 HANDLERS: Final[Mapping[str, Handler]] = {
-    **entering.HANDLERS, **playing.HANDLERS, **tournament_commands.HANDLERS,
+    **entering.HANDLERS, **playing.HANDLERS, **field.HANDLERS, **tournament_commands.HANDLERS,
 }
 
 on_room_event: Final = entering.on_room_event

@@ -20,50 +20,35 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import orjson
 import structlog
-from websockets.asyncio.server import ServerConnection, broadcast
+from websockets.asyncio.server import broadcast
 
 from ..klondike import Game
 from ..protocol import frame, wrap_raw
 from ..race import Entry, ranked
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
+from .listener import Listener
 from .load import Load
 from .metrics import Metrics
+from .ticks import Ticker
 
 log = structlog.get_logger("app.hub")
 
 SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
 
 
-class Listener(Protocol):
-    """What a hub needs of a connection in its room."""
-
-    ws: ServerConnection
-    conn_id: str
-    role: str | None  # "player" or "spectator"
-    seat: int
-    syncing: bool  # catching up: frames wait in ``pending``
-    pending: list[bytes]
-
-    def on_room_event(self, event: dict[str, Any]) -> None: ...
-
-    def resynced(self, reason: str) -> None: ...
-
-    def taken_over(self) -> None: ...
-
-    def too_slow(self) -> None: ...
-
-
 class Hub:
     def __init__(self, hubs: Hubs, room_id: str) -> None:
         self.hubs = hubs
         self.store = hubs.store
+        self.metrics = hubs.metrics
         self.now_ms = hubs.now_ms
         self.room_id = room_id
+        self.ticker: Ticker | None = None  # a big room's leaderboard tick (see .ticks)
         self.v = 0
         self.public: dict[str, Any] = {}
         self.boards_mode = "after"  # the room's setting for spectators' boards
@@ -103,20 +88,35 @@ class Hub:
         self.public = public
         self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
 
+    @property
+    def big(self) -> bool:
+        return self.ticker is not None
+
     def lines(self) -> list[Entry]:
         return ranked(self.entries.values(), self.online)
 
     def sync_frame(self, reason: str | None = None) -> bytes:
-        """The whole room as a newcomer needs it; ``reason`` when the hub sends
-        it on its own (``missed``: events it could not fetch; ``rollback``:
-        Redis came back with less than this process had seen)."""
+        """The whole room as a newcomer needs it (a big room: with its latest
+        leaderboard tick, not every line); ``reason`` when the hub sends it on
+        its own (``missed``: events it could not fetch; ``rollback``: Redis
+        came back with less than this process had seen)."""
         public = dict(self.public)
         public["phase"] = self.phase_now()  # the start event said "countdown"
         public["now"] = self.now_ms()
-        d: dict[str, Any] = {"v": self.v, "room": public, "entries": self.lines()}
+        d: dict[str, Any] = {"v": self.v, "room": public}
+        if self.ticker is not None:
+            d["top"] = self.ticker.top
+        else:
+            d["entries"] = self.lines()
         if reason is not None:
             d["reason"] = reason
         return frame("sync", d)
+
+    def board_frame(self) -> bytes | None:
+        """The leaderboard as it stands: every line, or a big room's latest tick."""
+        if self.ticker is not None:
+            return self.ticker.top_frame
+        return frame("lb", {"v": self.v, "entries": self.lines()})
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
@@ -126,9 +126,13 @@ class Hub:
             return False
         now = self.now_ms()
         self.v = self._loaded_v = data.ev
-        self._set_public(data.room.public(now))
+        self._set_public(data.public(now))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
+        if data.room.settings.big:
+            self.ticker = Ticker(self, self.hubs.tick)
+            await self.ticker.load_top()
+            self.ticker.start()
         self._busy = False
         self._drain()
         if data.room.phase == "racing" and data.active <= 0:
@@ -210,14 +214,21 @@ class Hub:
         self._dirty()
         for session in list(self.sessions):
             session.on_room_event(event)
-        if kind == "ended" and self._watchers():
+        if kind == "ended" and self._watchers() and self.ticker is None:
             spawn(self._send_boards_after_race())
 
     def _notice(self, notice: dict[str, Any]) -> None:
-        if notice.get("x") == "takeover":
+        kind = notice.get("x")
+        if kind == "top" and self.ticker is not None:
+            self.ticker.on_top(notice)
+        elif kind == "takeover":
             for session in list(self.sessions):
                 if session.seat == notice["seat"] and session.conn_id != notice["conn"]:
                     session.taken_over()
+        elif kind == "kicked":  # a big room's: not an event of the whole room
+            for session in list(self.sessions):
+                if session.role == "player" and session.seat == notice["seat"]:
+                    session.on_room_event({"kind": "kicked", "seat": notice["seat"]})
 
     async def _catch_up(self) -> None:
         """Fetch the events this hub missed, or reload and resync. The event
@@ -259,7 +270,7 @@ class Hub:
             rollback = True
         self.v = self._loaded_v = data.ev
         self._last = None
-        self._set_public(data.room.public(self.now_ms()))
+        self._set_public(data.public(self.now_ms()))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
@@ -308,7 +319,7 @@ class Hub:
     def _flush(self) -> None:
         self._flush_handle = None
         self._last_flush = asyncio.get_running_loop().time()
-        if not self.sessions:
+        if not self.sessions or self.ticker is not None:  # a big room's go out by ticks
             return
         self.hubs.metrics.lb_frames.inc()
         self._send_all(frame("lb", {"v": self.v, "entries": self.lines()}), essential=False)
@@ -355,6 +366,10 @@ class Hub:
 
     async def send_boards_to(self, watchers: list[Listener]) -> None:
         """The boards a new spectator may see now."""
+        if self.ticker is not None:
+            for watcher in watchers:
+                await self.ticker.boards_now(watcher)
+            return
         mode, phase = self.boards_mode, self.phase
         racing = phase in ("countdown", "racing")
         if not self._boards_loaded:
@@ -422,6 +437,8 @@ class Hub:
         for handle in (self._flush_handle, self._release_handle):
             if handle is not None:
                 handle.cancel()
+        if self.ticker is not None:
+            spawn(self.ticker.stop())
 
 
 class Hubs:
@@ -430,9 +447,10 @@ class Hubs:
 
     def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics, load: Load,
                  now_ms: Callable[[], int],
-                 end_race: Callable[[str], Coroutine[Any, Any, Any]]) -> None:
+                 end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
         self.store, self.subscriber, self.metrics, self.load = store, subscriber, metrics, load
         self.now_ms, self.end_race = now_ms, end_race
+        self.tick = tick  # seconds between a big room's leaderboard ticks
         self._hubs: dict[str, Hub] = {}
 
     def __len__(self) -> int:
@@ -469,6 +487,8 @@ class Hubs:
 
     def leave(self, hub: Hub, session: Listener) -> None:
         hub.sessions.discard(session)
+        if hub.ticker is not None:
+            hub.ticker.forget(session)
         if not hub.sessions and self._hubs.get(hub.room_id) is hub:
             self._drop(hub)
 

@@ -35,6 +35,9 @@ class Metrics:
         self.redis_commands = Counter("klondike_redis_commands", "Redis commands sent", registry=r)
         self.lb_frames = Counter("klondike_leaderboard_frames",
                                  "Leaderboard updates broadcast (one per room flush)", registry=r)
+        self.tick_seconds = Histogram("klondike_tick_seconds",
+                                      "A big room's leaderboard tick on this process, start to end",
+                                      buckets=_LATENCY, registry=r)
         self.redis_redirects = Counter("klondike_redis_redirects",
                                        "Redis Cluster answers that sent a command elsewhere or "
                                        "later, by kind (moved, ask, tryagain, clusterdown)",
@@ -49,7 +52,7 @@ class Metrics:
                                          "Times the embedded redis-server died and was restarted",
                                          registry=r)
         self.embedded_up = Gauge("klondike_embedded_redis_up",
-                                 "1 while the embedded redis-server runs (absent with --redis-url)",
+                                 "1 while the embedded redis-server runs (0 with --redis-url)",
                                  registry=r)
 
         self._by_type: dict[str, Counter] = {}

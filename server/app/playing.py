@@ -20,7 +20,8 @@ from ..klondike import Game, IllegalMoveError, InvalidNotationError, Move, Nothi
 from ..protocol import Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError, update_from_game
-from ..store import StoreUnavailable, event_body
+from ..race.leaderboard import line_of, rank_score
+from ..store import Ranked, StoreUnavailable, event_body
 from .background import spawn
 from .connection import Connection
 
@@ -42,10 +43,19 @@ async def load_game(conn: Connection, race: int) -> None:
         game = Game(data.room.code)
     play = conn.play
     play.game, play.race, play.ver = game, race, stored.ver
-    play.last_seq, play.done = stored.seq, stored.done
+    play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
+    play.entry = stored.entry
+
+
+def is_racer(conn: Connection) -> bool:
+    """Whether the connection's seat plays the room's race: a small room
+    lists its racers; a big room's seat has a game in it (once loaded)."""
     hub = conn.hub
-    play.entry = dict(hub.entries[conn.seat]) if hub and conn.seat in hub.entries else None
+    assert hub is not None
+    if hub.big:
+        return conn.play.exists and conn.play.race == hub.race
+    return conn.seat in hub.public.get("racers", ())
 
 
 async def send_board(conn: Connection) -> None:
@@ -131,7 +141,9 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
     phase = hub.phase_now()
     if phase == "countdown":
         raise RaceError(Reason.NOT_STARTED)
-    racer = conn.seat in hub.public.get("racers", ())
+    if hub.big and phase in ("racing", "ended") and (play.game is None or play.race != hub.race):
+        await load_game(conn, hub.race)
+    racer = is_racer(conn)
     if racer and phase in ("racing", "ended"):
         if play.game is None or play.race != hub.race:
             await load_game(conn, hub.race)
@@ -221,24 +233,32 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     game = play.game
     assert game is not None and hub is not None
     now = services.now_ms()
-    base = play.entry or hub.entries.get(conn.seat)
+    base = play.entry
     if base is None:
         raise RaceError(Reason.NOT_PLAYING)
-    entry = update_from_game(base, game, now, int(hub.public.get("start_at") or now))
+    start_at = int(hub.public.get("start_at") or now)
+    entry = update_from_game(base, game, now, start_at)
     if resign:
         entry["status"] = "resigned"
     done = entry["status"] != "racing"
     view = game.view()
-    event: dict[str, Any] = {"kind": "progress", "seat": conn.seat, "at": now, "entry": entry}
-    if hub.boards_mode != "after":
-        event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+    ranking, body = None, b""
+    if hub.big:  # no event: its place in the ranking and the field's progress
+        entry = line_of(entry)
+        ranking = Ranked(rank_score(entry, start_at, now),
+                         base["foundation"], entry["foundation"], base["status"], entry["status"])
+    else:
+        event: dict[str, Any] = {"kind": "progress", "seat": conn.seat, "at": now, "entry": entry}
+        if hub.boards_mode != "after":
+            event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+        body = event_body(event)
     store = services.store
     try:
         applied = await store.apply(
             store.seat_keys(conn.room_id, play.race, conn.seat),
             race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
             command=command, snap=game.snapshot(), entry=orjson.dumps(entry),
-            event=event_body(event), done=done)
+            event=body, done=done, ranking=ranking)
     except BaseException:
         play.game = None
         raise
@@ -265,7 +285,10 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     play.entry = entry
     play.done = done
     services.metrics.moves_accepted.inc()
-    conn.write(frame("ack", {"s": seq, "view": view}))
+    if ranking is None:
+        conn.write(frame("ack", {"s": seq, "view": view}))
+    else:  # a big room's player learns their place with each ack
+        conn.write(frame("ack", {"s": seq, "view": view, "rank": applied.rank, "of": applied.of}))
     if done and applied.active == 0:
         spawn(_end_race(conn, conn.room_id))
 

@@ -88,7 +88,8 @@ class App:
         self.rooms = Rooms(self.store, self.config, self.now_ms)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
-                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race)
+                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
+                         tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
                                     metrics=self.metrics)
@@ -169,8 +170,9 @@ class App:
                          on_room_event=handlers.on_room_event, on_resync=handlers.on_resync).run()
 
     async def _sweep(self) -> None:
-        """End races whose time is up (every process sweeps; a lease in Redis
-        keeps two from ending the same race at once). Every few seconds also
+        """End races whose time is up and open tournament rounds left starting
+        (every process sweeps; a lease in Redis keeps two from doing the same
+        one at once). Every few seconds also
         beat this process's heartbeat and let each hub release seats held by
         processes that stopped beating (killed without a goodbye)."""
         loop = asyncio.get_running_loop()
@@ -188,7 +190,8 @@ class App:
                         if loaded is not None:
                             await self.tournaments.settle(loaded[0])
                 for room_id in await self.store.claim_due(self.now_ms()):
-                    await self.rooms.end_race(room_id)
+                    await self.rooms.due(room_id)
+                await self.tournaments.sweep()
             except StoreUnavailable:
                 pass
             except Exception:

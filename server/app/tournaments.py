@@ -6,8 +6,10 @@ The tournament is committed first (round running, seats fixed), then the room
 is created under an id derived from the tournament's and the round's, so a
 process that dies in between leaves nothing that :meth:`Tournaments.settle`
 cannot finish: it creates a missing round room and records a round whose room
-has ended. Every process settles the tournaments it has connections for, and
-ending a round's race settles it at once.
+has ended. Every process settles the tournaments it has connections for; a
+round being started is also in an index that every process's sweeper reads
+(:meth:`Tournaments.sweep`), so a round never stays ``starting`` because the
+process that started it died; ending a round's race settles it at once.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 import structlog
 
@@ -36,6 +38,9 @@ from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, Rooms, new_room_id, n
 log = structlog.get_logger("app.tournaments")
 
 __all__ = ["TOURNAMENT_TTL_MS", "Tournaments", "round_room_id", "tournament_event"]
+
+
+SETTLE_GRACE_MS: Final = 2000  # the starting process's own time to open the round
 
 
 def round_room_id(tournament_id: str, n: int) -> str:
@@ -60,6 +65,13 @@ class Tournaments:
         self.now_ms = now_ms
         rooms.on_round_over = self.round_over
 
+    def ttl_ms(self, t: Tournament) -> int:
+        """How long a tournament is kept after its last change: a day
+        (``--lobby-ttl``) while nobody has registered, then ``--tournament-ttl``."""
+        if not t.players:
+            return self.config.lobby_ttl * 1000
+        return self.config.tournament_ttl * 1000
+
     async def _load(self, tournament_id: str) -> tuple[Tournament, int]:
         loaded = await self.store.load_tournament(tournament_id.strip().upper())
         if loaded is None:
@@ -76,7 +88,7 @@ class Tournaments:
             now = self.now_ms()
             event = step(t, now)
             committed = await self.store.commit_tournament(
-                t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+                t, rv, [tournament_event(event, t, now)], ttl_ms=self.ttl_ms(t))
             if committed.ok:
                 return t
         raise StoreUnavailable("the tournament kept changing; try again")
@@ -91,7 +103,7 @@ class Tournaments:
             now = self.now_ms()
             t = Tournament.create(new_room_id(), name, settings, admin, now=now)
             committed = await self.store.commit_tournament(
-                t, None, [tournament_event({"kind": "created"}, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+                t, None, [tournament_event({"kind": "created"}, t, now)], ttl_ms=self.ttl_ms(t))
             if committed.ok:
                 log.info("tournament_created", tournament=t.id, rounds=len(t.rounds))
                 return t, admin
@@ -112,8 +124,15 @@ class Tournaments:
         await self.change(tournament_id, step)
 
     async def start_round(self, tournament_id: str, admin: str, at: int | None) -> Tournament:
-        """The next round, at the server time ``at`` (ms) or after the countdown."""
+        """The next round, at the server time ``at`` (ms) or after the countdown.
+
+        The tournament goes into the sweepers' index before its round is
+        committed ``starting``: a process that dies before it has created the
+        round's room leaves the round to any other process's sweeper."""
         countdown_ms = round(self.config.countdown * 1000)
+        checked, _ = await self._load(tournament_id)
+        checked.check_admin(admin)
+        await self.store.tournament_due_add(checked.id, self.now_ms() + SETTLE_GRACE_MS)
 
         def step(t: Tournament, now: int) -> dict[str, Any]:
             t.check_admin(admin)
@@ -124,7 +143,17 @@ class Tournaments:
 
         t = await self.change(tournament_id, step)
         await self.settle(t)
+        await self.store.tournament_due_remove(t.id)
         return t
+
+    async def sweep(self) -> None:
+        """Settle the tournaments due a look (a round left ``starting`` by a
+        process that died), whichever process has their connections."""
+        for tid in await self.store.claim_due_tournaments(self.now_ms()):
+            loaded = await self.store.load_tournament(tid)
+            if loaded is not None:
+                await self.settle(loaded[0])
+            await self.store.tournament_due_remove(tid)
 
     async def end_round(self, tournament_id: str, admin: str) -> None:
         """The organizer ends the round being played now (players still
@@ -211,12 +240,12 @@ class Tournaments:
             now = self.now_ms()
             event = t.end_round(n, results, now=now)
             committed = await self.store.commit_tournament(
-                t, rv, [tournament_event(event, t, now)], ttl_ms=TOURNAMENT_TTL_MS)
+                t, rv, [tournament_event(event, t, now)], ttl_ms=self.ttl_ms(t))
             if committed.ok:
                 log.info("round_ended", tournament=t.id, round=n)
                 for played in t.rounds:  # replays live as long as the tournament
                     if played.status == "ended" and played.room:
-                        await self.store.keep_room(played.room, 1, played.seats, TOURNAMENT_TTL_MS)
+                        await self.store.keep_room(played.room, 1, played.seats, self.ttl_ms(t))
                 return
         raise StoreUnavailable("the tournament kept changing; try again")
 

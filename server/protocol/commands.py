@@ -88,7 +88,11 @@ class Ready(Command):
 
 @dataclass(frozen=True, slots=True)
 class Start(Command):
+    """The host starts the race: now (after the countdown), or in a big room
+    at the server time ``at`` (ms)."""
+
     type: ClassVar[str] = "start"
+    at: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -143,6 +147,32 @@ class Complete(Command):
 
     type: ClassVar[str] = "complete"
     game: ClassVar[bool] = True
+
+
+@dataclass(frozen=True, slots=True)
+class LbPage(Command):
+    """A page of a big room's leaderboard, from rank ``from`` (1 is the first)."""
+
+    type: ClassVar[str] = "lb_page"
+    first: int = 1
+    count: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LbFind(Command):
+    """A player's line and rank in a big room's leaderboard, by nickname."""
+
+    type: ClassVar[str] = "lb_find"
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Follow(Command):
+    """A spectator follows one player of a big room (their line and board
+    each tick, as the room allows); ``null`` stops following."""
+
+    type: ClassVar[str] = "follow"
+    nickname: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -226,7 +256,7 @@ class TStandings(Command):
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
-              MoveCommand, Undo, Resign, Hint, Complete, Ping,
+              MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
               TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings)
 }
 
@@ -243,8 +273,8 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
-_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at"})
-_LOWEST: Final = {"s": 1}  # a game command's sequence number starts at 1
+_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at", "first", "count"})
+_LOWEST: Final = {"s": 1, "first": 1, "count": 1}  # a game command's sequence number starts at 1
 
 
 def decode(raw: str | bytes) -> Command:

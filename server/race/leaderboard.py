@@ -83,11 +83,11 @@ def seat_member(seat: int) -> str:
     return f"{seat:0{SEAT_DIGITS}d}"
 
 
-def rank_score(entry: Entry, since: int) -> int:
+def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
     """The entry's place in the leaderboard's order as one number, lower
     first, for Redis's sorted set: the order of :func:`sort_key`, with the
-    time the line last changed (``at``) counted in 10 ms steps from
-    ``since`` (the race's start). Lines equal to the step are ranked by
+    time the line last changed (``at``, or the entry's own) counted in 10 ms
+    steps from ``since`` (the race's start). Lines equal to the step are ranked by
     seat, like Redis ranks equal scores (see :func:`seat_member`). Every
     score is a whole number below 2^53, so a double holds it exactly.
 
@@ -106,7 +106,8 @@ def rank_score(entry: Entry, since: int) -> int:
     key = _VEGAS_TOP - int(entry["vegas"])
     key = key * _FOUNDATION + 52 - int(entry["foundation"])
     key = key * _MOVES + min(int(entry["moves"]), _MOVES - 1)
-    key = key * _AT_UNITS + min(max(0, (int(entry["at"]) - since) // _AT_UNIT_MS), _AT_UNITS - 1)
+    changed = int(entry["at"] if at is None else at)
+    key = key * _AT_UNITS + min(max(0, (changed - since) // _AT_UNIT_MS), _AT_UNITS - 1)
     return _FINISHED_BELOW + key
 
 

@@ -49,6 +49,7 @@ Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
 
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # how far ahead a start may be set
 
 
 @dataclass(slots=True)
@@ -78,6 +79,7 @@ class Room:
     ended_at: int | None = None
     results: list[Entry] | None = None  # a big room's: the top lines only
     host_name: str = ""  # a big room's host (its players are not listed here)
+    scheduled: int | None = None  # a big room's race starts then (set by its host)
 
     # ------------------------------------------------------------------ building
 
@@ -164,7 +166,7 @@ class Room:
             ]
             d["racers"] = self.racers
         d.update({
-            "start_at": self.start_at,
+            "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
             "deadline": self.deadline if self.settings.time_limit else None,
             "ended_at": self.ended_at,
             "now": now,
@@ -177,6 +179,8 @@ class Room:
     # ------------------------------------------------------------------ lobby
 
     def join(self, nickname: str, token: str, *, now: int) -> Event:
+        if self.settings.tournament is not None:  # its seats are the round's, in every phase
+            raise RaceError(Reason.ROUND_ROOM)
         if self.phase == "racing":
             raise RaceError(Reason.RACE_STARTED)
         name = check_nickname(nickname)
@@ -244,10 +248,25 @@ class Room:
                 raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
         self.phase = "racing"
         self.racers = [p.seat for p in self.present()]  # a big room's are the store's
-        self.start_at = now + countdown_ms
+        self.start_at = max(now + countdown_ms, self.scheduled or 0)
+        self.scheduled = None
         limit = self.settings.time_limit * 1000
         self.deadline = self.start_at + (limit if limit else max_race_ms)
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
+
+    def schedule(self, by: int, at: int, *, now: int) -> Event:
+        """A big room's host sets the time its race starts (the countdown
+        ends then); players may join until it begins."""
+        self._need_host(by)
+        if self.phase != "lobby":
+            raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
+        if not self.settings.big:
+            raise RaceError(Reason.NOT_LOBBY, "only a big room's race starts at a set time: "
+                                              "here the host starts when everyone is ready")
+        if not now < at <= now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "a start time is in the next 7 days")
+        self.scheduled = at
+        return {"kind": "scheduled", "start_at": at}
 
     def end(self, entries: list[Entry], *, now: int) -> Event:
         """The race is over: final ranking from the seats' lines (a player still
@@ -264,7 +283,11 @@ class Room:
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:
-        """A new race in the same room and settings, on a new deal."""
+        """A new race in the same room and settings, on a new deal (never in
+        a tournament round's room: the tournament deals the next round)."""
+        if self.settings.tournament is not None:
+            raise RaceError(Reason.ROUND_ROOM, "a tournament round is played once; "
+                                               "the organizer starts the next round")
         self._need_host(by)
         if self.phase != "ended":
             raise RaceError(Reason.NOT_ENDED)
@@ -275,7 +298,7 @@ class Room:
         for p in self.players:
             p.ready = False
         self.racers = []
-        self.start_at = self.deadline = self.ended_at = None
+        self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None
         return {"kind": "rematch", "race": self.race}
 

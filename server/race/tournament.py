@@ -41,6 +41,7 @@ MAX_TOURNAMENT_PLAYERS: Final = 8  # every round is one room, whose races seat a
 MAX_NAME: Final = 60
 MISSED_VEGAS: Final = -52  # what a round a player did not play counts
 TOURNAMENT_TTL_MS: Final = 30 * 24 * 3600 * 1000  # kept a month after its last change
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # a round starts at most a week ahead
 
 Event = dict[str, Any]
 RoundStatus = Literal["pending", "starting", "running", "ended"]
@@ -261,6 +262,9 @@ class Tournament:
             raise RaceError(Reason.NOT_LOBBY, "every round has been played")
         if not self.active():
             raise RaceError(Reason.NOT_READY, "nobody is registered")
+        if start_at > now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "at: a round starts at most 7 days ahead "
+                                                 f"(at most {now + MAX_SCHEDULE_MS}, server ms)")
         self.registration = False
         nxt.status, nxt.room, nxt.start_at = "starting", room_id, start_at
         nxt.seats = [p.player for p in self.active()]
@@ -294,10 +298,20 @@ class Tournament:
 # ---------------------------------------------------------------------- standings
 
 def _line(results: Sequence[Entry] | None, player: int) -> Entry | None:
+    """The player's line in a round's results, if they played it: a seat
+    that stored no command (a player who never came, or came and did
+    nothing) did not play, whatever its final status."""
     for entry in results or ():
         if entry["seat"] == player:
-            return entry
+            return entry if played(entry) else None
     return None
+
+
+def played(entry: Entry) -> bool:
+    """Whether a round's line shows the player played: a move stored (a
+    card on a foundation needs one), or a resign."""
+    return bool(entry["moves"] or entry["foundation"]) or entry["status"] in ("finished",
+                                                                              "resigned")
 
 
 def standings(t: Tournament) -> list[dict[str, Any]]:
@@ -340,8 +354,25 @@ CSV_FIELDS: Final = ("player", "nickname", "round", "code", "played", "status", 
                      "foundation", "moves", "finish_ms", "rank")
 
 
+#: what a spreadsheet takes for the start of a formula (OWASP, "CSV Injection")
+FORMULA_STARTS: Final = ("=", "+", "-", "@", "\t", "\r", "\n")
+
+
+def csv_text(text: str) -> str:
+    """A text cell a spreadsheet shows as text: one starting like a formula
+    gets a leading ``'`` (OWASP's advice for CSV injection). Numbers are
+    written as numbers and need none.
+
+    >>> csv_text("-ann"), csv_text("=HYPERLINK(1)"), csv_text("ann")
+    ("'-ann", "'=HYPERLINK(1)", 'ann')
+    """
+    return "'" + text if text.startswith(FORMULA_STARTS) else text
+
+
 def results_csv(t: Tournament) -> str:
-    """One row per player and ended round, then one row of totals per player."""
+    """One row per player and ended round, then one row of totals per player.
+    Every cell holding text is neutralised (:func:`csv_text`), and quoted
+    when it holds a separator or a quote."""
     out = io.StringIO()
     writer = csv.writer(out, lineterminator="\n")
     writer.writerow(CSV_FIELDS)
@@ -349,14 +380,14 @@ def results_csv(t: Tournament) -> str:
     for line in sorted(table, key=lambda e: e["player"]):
         for item in line["rounds"]:
             entry = _line(t.rounds[item["round"] - 1].results, line["player"])
-            writer.writerow([line["player"], line["nickname"], item["round"],
+            writer.writerow([line["player"], csv_text(line["nickname"]), item["round"],
                              t.code(item["round"]), int(item["played"]),
                              entry["status"] if entry else "missed", item["vegas"],
                              item["foundation"], entry["moves"] if entry else 0,
                              item["finish_ms"] if item["finish_ms"] is not None else "",
                              entry["rank"] if entry else ""])
     for line in table:
-        writer.writerow([line["player"], line["nickname"], "total", "", len(
+        writer.writerow([line["player"], csv_text(line["nickname"]), "total", "", len(
             [i for i in line["rounds"] if i["played"]]), "withdrawn" if line["withdrawn"] else "",
             line["vegas"], line["foundation"], "", line["time_ms"], line["rank"]])
     return out.getvalue()

@@ -3,13 +3,15 @@
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
 lives in one slot and its Lua scripts run on Redis Cluster (the store routes
 every command and script by the slot of its first key). Outside rooms there
-are only the deadline index, which no room script touches, and the process
+are only the deadline indexes, which no room script touches, and the process
 heartbeats:
 
-- the deadline index is one sorted set, :data:`DUE`, on one Redis; on a Redis
-  Cluster it is split into :data:`DUE_SHARDS` sorted sets whose hash tags are
-  chosen to fall in evenly spaced slots (so on masters that split the slots
-  evenly, each holds its share), a room going to the shard of its id;
+- a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
+  :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
+  into :data:`DUE_SHARDS` sorted sets whose hash tags are chosen to fall in
+  evenly spaced slots (so on masters that split the slots evenly, each holds
+  its share), a room or tournament going to the shard of its id
+  (:func:`due_shards`, :func:`due`);
 - a heartbeat key has no hash tag: each process's lands on a slot of its own.
 
 ======================  ====  ==================================================
@@ -44,7 +46,10 @@ kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kr:due                  zset  room id -> when its race must be looked at (ms)
-kr:due:{dN-K}           zset  the same, shard N, on a Redis Cluster
+kt:due                  zset  tournament id -> when a round it is starting must be
+                              looked at (ms): any process's sweeper settles it
+kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (kt:due:{dN-K}
+                              of kt:due)
 kr:proc:ID              str   a live server process's heartbeat (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
@@ -58,31 +63,41 @@ from typing import Final
 from .slots import SLOTS, slot
 
 DUE: Final = "kr:due"
+TOURNAMENTS_DUE: Final = "kt:due"
 DUE_SHARDS: Final = 16
 ORDER_CHANNEL: Final = "kr:wait"
 
 
-def _due_shard_keys() -> tuple[str, ...]:
-    """``kr:due:{dN-K}``, K the first whose slot is in the Nth 16th of the slots."""
+def _shard_tags() -> tuple[str, ...]:
+    """``dN-K``, K the first whose slot is in the Nth 16th of the slots."""
     width = SLOTS // DUE_SHARDS
     out = []
     for n in range(DUE_SHARDS):
         k = 0
         while slot(f"d{n}-{k}") // width != n:
             k += 1
-        out.append(f"kr:due:{{d{n}-{k}}}")
+        out.append(f"d{n}-{k}")
     return tuple(out)
 
 
-#: the deadline index on a Redis Cluster
-DUE_SHARD_KEYS: Final = _due_shard_keys()
+_SHARD_TAGS: Final = _shard_tags()
 
 
-def due(room_id: str, shards: tuple[str, ...]) -> str:
-    """The key of the deadline index (of ``shards``) that holds ``room_id``."""
+def due_shards(index: str) -> tuple[str, ...]:
+    """The keys of a deadline index (:data:`DUE`, :data:`TOURNAMENTS_DUE`) on a
+    Redis Cluster: ``kr:due:{dN-K}``, one per shard."""
+    return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
+
+
+#: the rooms' deadline index on a Redis Cluster
+DUE_SHARD_KEYS: Final = due_shards(DUE)
+
+
+def due(member_id: str, shards: tuple[str, ...]) -> str:
+    """The key of a deadline index (of ``shards``) that holds ``member_id``."""
     if len(shards) == 1:
         return shards[0]
-    return shards[zlib.crc32(room_id.encode()) % len(shards)]
+    return shards[zlib.crc32(member_id.encode()) % len(shards)]
 
 
 def proc(proc_id: str) -> str:

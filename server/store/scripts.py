@@ -143,7 +143,8 @@ local function field_reset(pl, lb, rank, hist, ready, left, room, tail, score, r
   local count = 0
   for i = 1, #all, 2 do
     local seat = all[i]
-    redis.call('HSET', lb, seat, '{"seat":' .. seat .. ',"nickname":' .. all[i + 1] .. tail)
+    local name = cjson.encode(cjson.decode(all[i + 1]).nickname)
+    redis.call('HSET', lb, seat, '{"seat":' .. seat .. ',"nickname":' .. name .. tail)
     redis.call('ZADD', rank, score, member(seat))
     if race ~= '0' then
       local key = prefix .. race .. ':s' .. seat
@@ -288,8 +289,9 @@ return ids
 #: racer on a clock of their own). ``small`` for a room that is not big.
 JOIN: Final = Script("join", _KEEP + _MEMBER + """
 -- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist
--- ARGV: 1 folded nickname, 2 nickname as JSON, 3 token hash, 4 lobby line's tail, 5 its score,
---       6 late racer line's tail, 7 its score, 8 seat key prefix
+-- ARGV: 1 folded nickname, 2 player JSON {nickname, fold, token}, 3 token digest,
+--       4 lobby line's tail, 5 its score, 6 late racer line's tail, 7 its score,
+--       8 seat key prefix, 9 nickname as JSON
 local head = redis.call('HMGET', KEYS[1], 'big', 'phase', 'live', 'players', 'max', 'late')
 if not head[1] then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
@@ -305,10 +307,10 @@ redis.call('HSET', KEYS[2], seat, ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[3], seat)
 redis.call('HINCRBY', KEYS[1], 'players', 1)
 if phase == 'lobby' then
-  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[2] .. ARGV[4])
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[9] .. ARGV[4])
   redis.call('ZADD', KEYS[6], ARGV[5], member(seat))
 elseif phase == 'racing' then
-  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[2] .. ARGV[6])
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[9] .. ARGV[6])
   redis.call('ZADD', KEYS[6], ARGV[7], member(seat))
   local key = ARGV[8] .. live .. ':s' .. seat
   redis.call('HSET', key, 'ver', 0, 'seq', 0, 'done', 0)
@@ -325,15 +327,17 @@ return {'ok', seat, phase, live or '0'}
 #: rematch). Returns the seat that becomes host when the host left.
 LEAVE: Final = Script("leave", _KEEP + _MEMBER + """
 -- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist, 8 on, 9 ready, 10 left, 11 seat
--- ARGV: 1 seat, 2 folded nickname, 3 token hash, 4 the line if the race goes on without
---       them ('' if not racing), 5 its score, 6 their status before, 7 host seat, 8 '1' to kick
---       (only from a lobby; notice to close their connection), 9 channel
-if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 0 then return {'unknown'} end
+-- ARGV: 1 seat, 2 the line if the race goes on without them ('' if not racing), 3 its
+--       score, 4 their status before, 5 host seat, 6 '1' to kick (not during a race; a
+--       notice closes their connection), 7 channel
+local record = redis.call('HGET', KEYS[2], ARGV[1])
+if not record or redis.call('SISMEMBER', KEYS[10], ARGV[1]) == 1 then return {'unknown'} end
 local phase = redis.call('HGET', KEYS[1], 'phase')
-if ARGV[8] == '1' and phase == 'racing' then return {'racing'} end
-redis.call('HDEL', KEYS[4], ARGV[3])
+if ARGV[6] == '1' and phase == 'racing' then return {'racing'} end
+local player = cjson.decode(record)
+redis.call('HDEL', KEYS[4], player.token)
 redis.call('HDEL', KEYS[8], ARGV[1])
-redis.call('HDEL', KEYS[3], ARGV[2])
+redis.call('HDEL', KEYS[3], player.fold)
 redis.call('SREM', KEYS[9], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'players', -1)
 local active = -1
@@ -343,11 +347,11 @@ local racing = phase == 'racing' and redis.call('EXISTS', KEYS[11]) == 1
 if marked then
   redis.call('SADD', KEYS[10], ARGV[1])
   keep(KEYS[10], KEYS[1])
-  if racing and ARGV[4] ~= '' and redis.call('HGET', KEYS[11], 'done') ~= '1' then
-    redis.call('HSET', KEYS[5], ARGV[1], ARGV[4])
-    redis.call('ZADD', KEYS[6], ARGV[5], member(ARGV[1]))
+  if racing and ARGV[2] ~= '' and redis.call('HGET', KEYS[11], 'done') ~= '1' then
+    redis.call('HSET', KEYS[5], ARGV[1], ARGV[2])
+    redis.call('ZADD', KEYS[6], ARGV[3], member(ARGV[1]))
     redis.call('HSET', KEYS[11], 'done', 1)
-    redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[6], -1)
+    redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[4], -1)
     redis.call('HINCRBY', KEYS[7], 's:left', 1)
     active = redis.call('HINCRBY', KEYS[1], 'active', -1)
   end
@@ -356,11 +360,11 @@ else
   redis.call('HDEL', KEYS[5], ARGV[1])
   redis.call('ZREM', KEYS[6], member(ARGV[1]))
 end
-if ARGV[8] == '1' then
-  publish(ARGV[9], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
+if ARGV[6] == '1' then
+  publish(ARGV[7], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
 end
 local host = -1
-if ARGV[1] == ARGV[7] then  -- the next player in seat order is host
+if ARGV[1] == ARGV[5] then  -- the next player in seat order is host
   for _, seat in ipairs(redis.call('HKEYS', KEYS[2])) do
     local n = tonumber(seat)
     if (host < 0 or n < host) and redis.call('SISMEMBER', KEYS[10], seat) == 0 then host = n end

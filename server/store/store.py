@@ -144,7 +144,7 @@ class Changes:
         r = self._room_id
         self._op("HSET", keys.room(r), "big", 1, "players", 1, "next", 1, "max", max_players,
                  "late", late)
-        self._op("HSET", keys.players(r), 0, orjson.dumps(host_nickname).decode())
+        self._op("HSET", keys.players(r), 0, _player(host_nickname, fold, token_hash).decode())
         self._op("HSET", keys.nicknames(r), fold, 0)
         self._op("HSET", keys.tokens(r), token_hash, 0)
         return self
@@ -204,6 +204,11 @@ class Changes:
         return self
 
 
+def _player(nickname: str, fold: str, token_hash: str) -> bytes:
+    """A big room's record of a player (its scripts read ``fold`` and ``token``)."""
+    return orjson.dumps({"nickname": nickname, "fold": fold, "token": token_hash})
+
+
 def _room_keys(r: str) -> tuple[str, ...]:
     """Every key of a room but its seats' (those of a big room too)."""
     return (keys.room(r), keys.events(r), keys.board(r), keys.online(r), keys.ranking(r),
@@ -234,6 +239,8 @@ class Store:
         self._execute = client.execute
         self._run = client.run
         self._due = keys.DUE_SHARD_KEYS if client.sharded else (keys.DUE,)
+        self._tournaments_due = (keys.due_shards(keys.TOURNAMENTS_DUE) if client.sharded
+                                 else (keys.TOURNAMENTS_DUE,))
 
     @classmethod
     async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
@@ -472,9 +479,26 @@ class Store:
     async def claim_due(self, now_ms: int, *, lease_ms: int = 10_000, limit: int = 20) -> list[str]:
         """Rooms whose deadline has passed, each leased to this caller for a
         while (up to ``limit`` of each shard of the index)."""
+        return await self._claim(self._due, now_ms, lease_ms, limit)
+
+    async def _claim(self, index: tuple[str, ...], now_ms: int, lease_ms: int,
+                     limit: int) -> list[str]:
         shards = await asyncio.gather(*(self._run(scripts.CLAIM_DUE, [key], [now_ms, lease_ms, limit])
-                                        for key in self._due))
+                                        for key in index))
         return [i.decode() for ids in shards for i in ids]
+
+    async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
+        """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
+        await self.call("ZADD", keys.due(tournament_id, self._tournaments_due), at_ms, tournament_id)
+
+    async def tournament_due_remove(self, tournament_id: str) -> None:
+        await self.call("ZREM", keys.due(tournament_id, self._tournaments_due), tournament_id)
+
+    async def claim_due_tournaments(self, now_ms: int, *, lease_ms: int = 10_000,
+                                    limit: int = 20) -> list[str]:
+        """Tournaments due a look, each leased to this caller for a while (up
+        to ``limit`` of each shard of the index)."""
+        return await self._claim(self._tournaments_due, now_ms, lease_ms, limit)
 
 
     # ------------------------------------------------------------------ big rooms
@@ -489,16 +513,15 @@ class Store:
         reply = await self._run(scripts.JOIN, [
             keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
             keys.ranking(r), keys.histogram(r)], [
-            fold, orjson.dumps(nickname), token_hash, lobby_tail, lobby_score, late_tail,
-            late_score, keys.seat_prefix(r)])
+            fold, _player(nickname, fold, token_hash), token_hash, lobby_tail, lobby_score,
+            late_tail, late_score, keys.seat_prefix(r), orjson.dumps(nickname)])
         status = reply[0].decode()
         if status != "ok":
             return Joined(status)
         return Joined("ok", seat=int(reply[1]), phase=reply[2].decode(), race=int(reply[3]))
 
-    async def leave_big(self, room_id: str, *, seat: int, fold: str, token_hash: str, race: int,
-                        line: Entry | None, score: int, status_before: str, host: int,
-                        kick: bool = False) -> Left:
+    async def leave_big(self, room_id: str, *, seat: int, race: int, line: Entry | None,
+                        score: int, status_before: str, host: int, kick: bool = False) -> Left:
         """Out of a big room (see the ``leave`` script); ``line`` is the seat's
         line with status ``left`` when the race goes on without it."""
         r = room_id
@@ -506,8 +529,8 @@ class Store:
             keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
             keys.ranking(r), keys.histogram(r), keys.online(r), keys.ready(r), keys.left(r),
             keys.seat(r, race, seat)], [
-            seat, fold, token_hash, orjson.dumps(line) if line else b"", score, status_before,
-            host, "1" if kick else "0", keys.channel(r)])
+            seat, orjson.dumps(line) if line else b"", score, status_before, host,
+            "1" if kick else "0", keys.channel(r)])
         return Left(reply[0].decode(), *(int(x) for x in reply[1:]))
 
     async def ready_big(self, room_id: str, seat: int, ready: bool) -> int:
@@ -522,7 +545,12 @@ class Store:
 
     async def nickname(self, room_id: str, seat: int) -> str | None:
         raw = await self.call("HGET", keys.players(room_id), seat)
-        return None if raw is None else str(orjson.loads(raw))
+        return None if raw is None else str(orjson.loads(raw)["nickname"])
+
+    async def line(self, room_id: str, seat: int) -> Entry | None:
+        """A seat's leaderboard line as stored."""
+        raw = await self.call("HGET", keys.board(room_id), seat)
+        return None if raw is None else dict(orjson.loads(raw))
 
     async def tick(self, room_id: str, tick: int, lines: int) -> bool:
         """Build and publish a big room's leaderboard tick, unless another

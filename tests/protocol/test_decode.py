@@ -43,6 +43,8 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "t_start": {"id": "ABCDEFGH", "admin": "a", "at": 1795969138660},
         "t_withdraw": {"id": "ABCDEFGH", "token": "tok"}, "t_standings": {"id": "ABCDEFGH"},
         "t_end": {"id": "ABCDEFGH", "admin": "a"},
+        "lb_page": {"first": 11, "count": 10}, "lb_find": {"nickname": "ann"},
+        "follow": {"nickname": None},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():

@@ -147,7 +147,7 @@ async def test_a_slot_migrated_under_the_store_is_followed(
         await sub.close()
 
 
-async def test_the_deadline_index_is_spread_and_claimed_from_every_shard(
+async def test_the_deadline_indexes_are_spread_and_claimed_from_every_shard(
         redis_cluster: RedisCluster, observed: tuple[Store, Counting]) -> None:
     store, _ = observed
     owners = {redis_cluster.master_of(k).addr for k in keys.DUE_SHARD_KEYS}
@@ -161,3 +161,12 @@ async def test_the_deadline_index_is_spread_and_claimed_from_every_shard(
     assert not set(await store.claim_due(2000, limit=100)) & set(rids), "leased"
     for rid in rids:
         await store.due_remove(rid)
+    # the tournaments' index likewise
+    shards = keys.due_shards(keys.TOURNAMENTS_DUE)
+    assert {redis_cluster.master_of(k).addr for k in shards} == owners
+    for rid in rids:
+        await store.tournament_due_add(rid, 1000)
+    assert sorted(await store.claim_due_tournaments(2000, limit=100)) == sorted(rids)
+    for rid in rids:
+        await store.tournament_due_remove(rid)
+    assert await store.claim_due_tournaments(20_000, limit=100) == []
