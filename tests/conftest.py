@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
@@ -83,4 +83,19 @@ async def connect(server: ServerProcess) -> AsyncIterator[type[Client]]:
 
     yield Opener  # type: ignore[misc]
     for client in clients:
+        await client.close()
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Callable[[ServerProcess, str], Awaitable[Client]]]:
+    """``await clients(server, "name")``: a client of that server, closed after the test."""
+    opened: list[Client] = []
+
+    async def open_(server: ServerProcess, name: str) -> Client:
+        client = await Client.open(server.ws_url, name)
+        opened.append(client)
+        return client
+
+    yield open_
+    for client in opened:
         await client.close()
