@@ -78,8 +78,15 @@ class Batcher:
 
     def execute(self, *args: Any) -> asyncio.Future[Any]:
         """Queue one command; the future gets its reply, a ``ResponseError``
-        raised by Redis, or :class:`StoreUnavailable`."""
-        return self.queue(args, 0)
+        raised by Redis, or :class:`StoreUnavailable`. (:meth:`queue` inlined:
+        every command of every move comes through here.)"""
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            fut.set_exception(StoreUnavailable("the store is closing"))
+            return fut
+        self._queue.append((args, fut, 0))
+        self._wake.set()
+        return fut
 
     def execute_asking(self, *args: Any) -> asyncio.Future[Any]:
         """Like :meth:`execute`, right after an ``ASKING`` on the same connection."""
