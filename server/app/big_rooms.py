@@ -73,9 +73,12 @@ class BigRooms:
         if await self.store.ready_big(data.room.id, seat, ready) < 0:
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
 
-    async def leave(self, data: RoomData, seat: int, *, kick: bool = False) -> tuple[int, int]:
+    async def leave(self, data: RoomData, seat: int, *, kick: bool = False,
+                    round_kick: bool = False) -> tuple[int, int]:
         """Out of the room (from a race: marked left, kept in its results).
-        The seats still racing (-1: unchanged) and the new host (-1: none)."""
+        The seats still racing (-1: unchanged) and the new host (-1: none).
+        ``round_kick``: a tournament's organizer kicked the player, who
+        leaves their round's race and whose connection is closed."""
         room, now = data.room, self.now_ms()
         line, score, status = None, 0, ""
         if room.phase == "racing" and not kick:
@@ -86,7 +89,7 @@ class BigRooms:
                 score = rank_score(line, room.start_at or now, now)
         left = await self.store.leave_big(room.id, seat=seat, race=room.race, line=line,
                                           score=score, status_before=status, host=room.host,
-                                          kick=kick)
+                                          kick=kick, round_kick=round_kick)
         if left.status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
         if left.status == "racing":

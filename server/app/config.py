@@ -25,7 +25,8 @@ option                 environment variable         default
 --presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
                                                     players show as disconnected)
 --tick                 KLONDIKE_TICK                1.25 (s between a big room's
-                                                    leaderboard updates)
+                                                    leaderboard updates, and a big
+                                                    tournament's counts)
 --static-dir           KLONDIKE_STATIC_DIR          the web_client folder of this
                                                     source tree
 =====================  ===========================  ============================

@@ -82,6 +82,7 @@ class SeatGame:
     entry: Entry | None = None  # the seat's leaderboard line
     done: bool = False  # finished, resigned or left
     exists: bool = False  # the seat plays this race (a big room's racers are not listed)
+    boarded: int = 0  # the race whose board this connection has sent
 
 
 class Connection:
@@ -101,6 +102,7 @@ class Connection:
         self.role: str | None = None  # "player" or "spectator" once in a room
         self.hub: Hub | None = None
         self.thub: TournamentHub | None = None  # a tournament followed, besides any room
+        self.t_player = -1  # the player of that tournament this connection is (-1: none)
         self.room_id = ""
         self.seat = -1
         self.token = ""
@@ -267,7 +269,7 @@ class Connection:
         the seat in Redis (others then see the player disconnected)."""
         hub, seat, role = self.hub, self.seat, self.role
         self.hub, self.role, self.seat, self.following = None, None, -1, None
-        self.play.game = None
+        self.play = SeatGame()  # the next room's seat is another game
         self.syncing, self.pending = False, []
         if hub is None:
             return

@@ -53,8 +53,13 @@ async def on_resume(conn: Connection, cmd: c.Resume) -> None:
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
     store = conn.services.store
-    if (await conn.services.rooms.settings_of(room_id)).big:
+    settings = await conn.services.rooms.settings_of(room_id)
+    if settings.big:
         seat = await store.seat_of_token(room_id, hash_token(cmd.token))
+        if seat is None and settings.tournament is not None:
+            # a big round seats its players as they first come: with their tournament token
+            seat = await conn.services.tournaments.big.seat(settings.tournament, settings.round,
+                                                            room_id, cmd.token)
     else:
         data = await store.load(room_id)
         if data is None:
@@ -203,6 +208,9 @@ def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
         racers = event["room"].get("racers")  # a big room lists none: every player races
         if racers is None or conn.seat in racers:
             spawn(playing.board_at_start(conn, event["race"]))
+    elif kind == "joined" and event.get("racing") and event["seat"] == conn.seat:
+        # admitted into a running race: the board, unless taking the seat sent it already
+        spawn(playing.board_at_start(conn, event["room"]["race"]))
 
 
 HANDLERS: dict[str, Any] = {

@@ -35,6 +35,7 @@ from .listener import Listener
 from .load import Load
 from .metrics import Metrics
 from .ticks import Ticker
+from .wire import write_frames
 
 log = structlog.get_logger("app.hub")
 
@@ -308,6 +309,20 @@ class Hub:
             ready.append(session.ws)
         if ready:
             broadcast(ready, data, text=True)
+
+    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
+                    essential: bool) -> None:
+        """Write whole ``frames`` (see :mod:`.wire`) to one session at once;
+        ``data`` are their payloads, queued instead while it catches up."""
+        if session.syncing:
+            session.pending.extend(data)
+            return
+        transport = session.ws.transport
+        if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
+            if essential:
+                session.too_slow()
+            return
+        write_frames(session.ws, frames)
 
     def _dirty(self) -> None:
         if self._flush_handle is not None:

@@ -62,6 +62,7 @@ async def send_board(conn: Connection) -> None:
     play = conn.play
     if play.game is None:
         return
+    play.boarded = play.race
     await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
                                     "view": play.game.view()}))
 
@@ -79,7 +80,7 @@ async def board_at_start(conn: Connection, race: int) -> None:
         wait = ((hub.public.get("start_at") or 0) - conn.services.now_ms()) / 1000
         if wait > 0:
             await asyncio.sleep(wait)
-        if conn.hub is hub and play.race == race:
+        if conn.hub is hub and play.race == race and play.boarded != race:
             async with conn.lock:
                 await send_board(conn)
     except StoreUnavailable:

@@ -197,6 +197,8 @@ class Rooms:
     async def join(self, room_id: str, nickname: str) -> tuple[int, str, str]:
         """A seat for a new player: the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
+        if settings.tournament is not None:  # its players enter with their token (resume)
+            raise RaceError(Reason.ROUND_ROOM)
         if settings.big:
             token = new_token()
             seat, phase = await self.big.join(room_id, settings, nickname, token)
@@ -206,9 +208,16 @@ class Rooms:
             room, token = data.room, new_token()
             event = room.join(nickname, token, now=now)
             seat = event["seat"]
-            entry = new_entry(seat, event["nickname"], "lobby", now,
-                              normal=room.settings.scoring == "N")
-            changes = self.store.changes(room.id).set_entry(entry).expire(self._ttl_ms(room))
+            normal = room.settings.scoring == "N"
+            changes = self.store.changes(room.id)
+            if event.get("racing"):  # admitted into the race (the room's ``late`` says so)
+                late = event["started"] > (room.start_at or 0)
+                entry = new_entry(seat, event["nickname"], "racing", now, normal=normal,
+                                  started=event["started"] if late else None)
+                changes.late_seat(room.race, seat)
+            else:
+                entry = new_entry(seat, event["nickname"], "lobby", now, normal=normal)
+            changes.set_entry(entry).expire(self._ttl_ms(room), room.race, [seat])
             return Plan([room_event(event, room, now, entries=[entry])], changes, (seat, token))
 
         room, (seat, token), _ = await self.change(room_id, step)
@@ -240,10 +249,12 @@ class Rooms:
 
         await self.change(room_id, step)
 
-    async def leave(self, room_id: str, seat: int) -> None:
+    async def leave(self, room_id: str, seat: int, *, round_kick: bool = False) -> None:
+        """The player leaves the room (``round_kick``: a big tournament's
+        organizer kicked them, out of its round's race)."""
         if (await self.settings_of(room_id)).big:
             data = await self._load(room_id)
-            active, host = await self.big.leave(data, seat)
+            active, host = await self.big.leave(data, seat, round_kick=round_kick)
             if host >= 0:
                 await self._new_host(room_id, seat, host)
             if data.room.phase == "racing" and active == 0:

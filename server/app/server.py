@@ -92,7 +92,7 @@ class App:
                          tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
-                                    metrics=self.metrics)
+                                    tick=self.config.tick, metrics=self.metrics)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,

@@ -3,15 +3,17 @@
 Every ``tick`` seconds (aligned on the server clock, so every process ticks
 at the same moments), each process with connections in a big room:
 
-1. asks Redis to build the room's shared leaderboard for this tick (the
+1. reads, for its own players, each one's rank and the lines just above and
+   below (the ``near`` script, a few hundred seats per call), and keeps for
+   each player a small frame of their own, when it changed;
+2. asks Redis to build the room's shared leaderboard for this tick (the
    ``tick`` script: the top N lines, which of them are offline, the field's
    progress). The first process to ask builds and publishes it; the others'
    call costs one ``HGET``. Every process receives the published tick on the
-   room's channel and writes it, encoded once, to all its connections in the
-   room (:meth:`Ticker.on_top`);
-2. reads, for its own players, each one's rank and the lines just above and
-   below (the ``near`` script, a few hundred seats per call), and writes each
-   player a small frame of their own, only when it changed;
+   room's channel, frames it once and writes it to all its connections in
+   the room, each with its own frame beside it in the same write
+   (:meth:`Ticker.on_top`); own frames whose tick brings no new shared one go
+   out alone a moment later;
 3. for its spectators: the boards of the top players and of the players
    they follow, as the room's ``boards`` setting allows (live, delayed, or
    once the race has ended).
@@ -34,22 +36,22 @@ import structlog
 
 from ..klondike import Game
 from ..protocol import frame
-from ..store import Near, Store, StoreUnavailable
+from ..store import Store, StoreUnavailable
 from .listener import Listener
 from .metrics import Metrics
+from .wire import text_frame
 
 log = structlog.get_logger("app.ticks")
 
 NEAR_CHUNK: Final = 400  # seats per ``near`` call: keeps each script short
 BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
+LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
 
 
-def me_frame(kind: str, count: int, near: Near, extra: bytes = b"") -> bytes:
-    """A player's own place: ``{"rank", "of", "above", "line", "below"}``,
-    from the raw lines as stored (no parsing)."""
-    return b'{"t":"%s","d":{"rank":%d,"of":%d,"above":%s,"line":%s,"below":%s%s}}' % (
-        kind.encode(), near.rank, count, near.above or b"null", near.line or b"null",
-        near.below or b"null", extra)
+def me_frame(kind: str, place: bytes, extra: bytes = b"") -> bytes:
+    """A player's own place, ``{"rank", "of", "above", "line", "below"}``, from
+    the members the store built (no parsing, no encoding here)."""
+    return b'{"t":"' + kind.encode() + b'","d":{' + place + extra + b"}}"
 
 
 class TickedRoom(Protocol):
@@ -71,6 +73,9 @@ class TickedRoom(Protocol):
 
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
+    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
+                    essential: bool) -> None: ...
+
 
 class Ticker:
     """The tick of one big room's hub (see the module's docstring)."""
@@ -82,6 +87,7 @@ class Ticker:
         self.top: dict[str, Any] | None = None  # the latest tick, as published
         self.top_frame: bytes | None = None
         self._sent: dict[Listener, bytes] = {}  # what each connection last got of its own
+        self._own: dict[Listener, bytes] = {}  # own frames of this tick, waiting for the shared one
         self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
         self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
         self._task: asyncio.Task[None] | None = None
@@ -97,16 +103,34 @@ class Ticker:
 
     def forget(self, listener: Listener) -> None:
         self._sent.pop(listener, None)
+        self._own.pop(listener, None)
 
     # ------------------------------------------------------------------ the shared part
 
     def on_top(self, message: dict[str, Any]) -> None:
-        """A tick published on the room's channel: to every connection here."""
+        """A tick published on the room's channel: framed once, to every
+        connection here, each with its own frame of this tick beside it."""
         message.pop("x", None)
         message.pop("tick", None)
         self.top = message
-        self.top_frame = frame("top", message)
-        self.hub.send(self.hub.sessions, self.top_frame, essential=False)
+        top = self.top_frame = frame("top", message)
+        wire = text_frame(top)
+        own, self._own = self._own, {}
+        hub = self.hub
+        for session in list(hub.sessions):
+            mine = own.get(session)
+            if mine is None:
+                hub.send_frames(session, [wire], [top], essential=False)
+            else:
+                hub.send_frames(session, [wire, text_frame(mine)], [top, mine], essential=False)
+
+    def _send_lone(self) -> None:
+        """Own frames whose tick brought no shared frame (nothing changed at
+        the top, or it was late): alone."""
+        own, self._own = self._own, {}
+        for session, data in own.items():
+            if session in self.hub.sessions:
+                self.hub.send_frames(session, [text_frame(data)], [data], essential=False)
 
     async def load_top(self) -> None:
         """The latest tick as kept in Redis, for a hub that has just started."""
@@ -138,25 +162,42 @@ class Ticker:
 
     async def tick(self, tick: int) -> None:
         hub = self.hub
-        await hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
+        self._send_lone()  # (any left from the last tick)
         if hub.phase_now() in ("racing", "ended"):
-            await self.send_own([s for s in hub.sessions if s.role == "player"])
+            # (awaited first: a shared frame arriving meanwhile takes ``_own`` away)
+            places = await self.own_places([s for s in hub.sessions if s.role == "player"])
+            self._own.update(places)
+        await hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
+        if self._own:
+            asyncio.get_running_loop().call_later(self.interval * LONE_AFTER, self._send_lone)
         watchers = [s for s in hub.sessions if s.role == "spectator"]
         if watchers:
             await self._spectate(watchers)
 
     # ------------------------------------------------------------------ own places
 
-    async def send_own(self, players: Sequence[Listener]) -> None:
-        """Each player's rank and neighbours, if it changed since they last got it."""
+    async def own_places(self, players: Sequence[Listener]) -> dict[Listener, bytes]:
+        """Each player's ``me`` frame (rank and neighbours), for those whose
+        place changed since they last got one."""
+        out: dict[Listener, bytes] = {}
         for i in range(0, len(players), NEAR_CHUNK):
             chunk = [p for p in players[i:i + NEAR_CHUNK] if p.seat >= 0]
             if not chunk:
                 continue
-            count, places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
-            for player, near in zip(chunk, places, strict=True):
-                if near is not None:
-                    self._send_own(player, me_frame("me", count, near))
+            places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
+            for player, place in zip(chunk, places, strict=True):
+                if place is None:
+                    continue
+                data = me_frame("me", place)
+                if self._sent.get(player) != data:
+                    self._sent[player] = data
+                    out[player] = data
+        return out
+
+    async def send_own(self, players: Sequence[Listener]) -> None:
+        """Each player's place now, if it changed (a player who just arrived)."""
+        for player, data in (await self.own_places(players)).items():
+            self.hub.send((player,), data, essential=False)
 
     def _send_own(self, listener: Listener, data: bytes) -> None:
         if self._sent.get(listener) == data:
@@ -171,12 +212,12 @@ class Ticker:
         followed = {w.following for w in watchers if w.following is not None}
         if followed:
             seats = sorted(followed)
-            count, places = await hub.store.near(hub.room_id, seats)
+            places = await hub.store.near(hub.room_id, seats)
             by_seat = dict(zip(seats, places, strict=True))
             for w in watchers:
-                near = by_seat.get(w.following) if w.following is not None else None
-                if near is not None and w.following is not None:
-                    self._send_own(w, me_frame("follow", count, near, b',"seat":%d' % w.following))
+                place = by_seat.get(w.following) if w.following is not None else None
+                if place is not None and w.following is not None:
+                    self._send_own(w, me_frame("follow", place, b',"seat":%d' % w.following))
         mode, phase = hub.boards_mode, hub.phase_now()
         if mode == "after" and phase != "ended":
             return

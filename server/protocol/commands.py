@@ -199,9 +199,12 @@ class TWatch(Command):
 
 @dataclass(frozen=True, slots=True)
 class TRegister(Command):
+    """Register as a player; ``invite`` is the tournament's invite code when it has one."""
+
     type: ClassVar[str] = "t_register"
     id: str
     nickname: str
+    invite: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,11 +256,60 @@ class TStandings(Command):
     id: str
 
 
+@dataclass(frozen=True, slots=True)
+class TPage(Command):
+    """A page of a tournament's standings, from rank ``first`` (1 is the first)."""
+
+    type: ClassVar[str] = "t_page"
+    id: str
+    first: int = 1
+    count: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TFind(Command):
+    """A player's standing line and rank, by nickname."""
+
+    type: ClassVar[str] = "t_find"
+    id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class TKick(Command):
+    """Remove a player (organizer); ``ban`` also refuses their nickname from then on."""
+
+    type: ClassVar[str] = "t_kick"
+    id: str
+    admin: str
+    player: int
+    ban: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class THandoff(Command):
+    """A one-time code that gives another device an admin key (organizer)."""
+
+    type: ClassVar[str] = "t_handoff"
+    id: str
+    admin: str
+
+
+@dataclass(frozen=True, slots=True)
+class TClaim(Command):
+    """An admin key for this device, given a handoff code."""
+
+    type: ClassVar[str] = "t_claim"
+    id: str
+    code: str
+
+
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
-              TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings)
+              TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
+              TPage, TFind, TKick, THandoff, TClaim)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer
@@ -273,7 +325,7 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
-_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at", "first", "count"})
+_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at", "first", "count", "player"})
 _LOWEST: Final = {"s": 1, "first": 1, "count": 1}  # a game command's sequence number starts at 1
 
 

@@ -37,6 +37,10 @@ class Reason(StrEnum):
     UNKNOWN_SEAT = "unknown_seat"
     CANNOT_KICK_SELF = "cannot_kick_self"
     NOT_ENDED = "not_ended"
+    # tournaments
+    BAD_INVITE = "bad_invite"
+    BANNED = "banned"
+    BAD_HANDOFF = "bad_handoff"
     # playing
     NOT_STARTED = "not_started"
     NOT_PLAYING = "not_playing"
@@ -81,6 +85,9 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.UNKNOWN_SEAT: "there is no player in that seat",
     Reason.CANNOT_KICK_SELF: "the host cannot remove themselves: leave instead",
     Reason.NOT_ENDED: "the race is not over yet",
+    Reason.BAD_INVITE: "this tournament needs its invite code to register",
+    Reason.BANNED: "the organizer has banned that nickname from this tournament",
+    Reason.BAD_HANDOFF: "that handoff code is not valid: it is wrong, used or expired",
     Reason.NOT_STARTED: "the race has not started yet",
     Reason.NOT_PLAYING: "you are not playing a game now",
     Reason.BAD_NOTATION: "that is not a move in KL1 notation",

@@ -112,6 +112,16 @@ class Room:
         room.deadline = start_at + settings.time_limit * 1000
         return room
 
+    @classmethod
+    def for_big_round(cls, room_id: str, settings: Settings, code: str, *, start_at: int,
+                      now: int) -> Room:
+        """A big tournament's round: racing from ``start_at``, no host; the
+        store seats each player (seat = player number) when they first come."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
+                   host=-1, start_at=start_at)
+        room.deadline = start_at + settings.time_limit * 1000
+        return room
+
     def to_json(self) -> bytes:
         return orjson.dumps(asdict(self))
 
@@ -181,7 +191,8 @@ class Room:
     def join(self, nickname: str, token: str, *, now: int) -> Event:
         if self.settings.tournament is not None:  # its seats are the round's, in every phase
             raise RaceError(Reason.ROUND_ROOM)
-        if self.phase == "racing":
+        racing = self.phase == "racing"
+        if racing and self.settings.late != "admit":
             raise RaceError(Reason.RACE_STARTED)
         name = check_nickname(nickname)
         if len(self.present()) >= self.settings.max_players:
@@ -195,7 +206,12 @@ class Room:
         self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
-        return {"kind": "joined", "seat": seat, "nickname": name}
+        event: Event = {"kind": "joined", "seat": seat, "nickname": name}
+        if racing:  # admitted into the race, on a clock of their own once it has begun
+            self.racers.append(seat)
+            event["racing"] = True
+            event["started"] = max(now, self.start_at or now)
+        return event
 
     def set_ready(self, seat: int, ready: bool, *, now: int) -> Event:
         self._need_lobby()

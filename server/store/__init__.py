@@ -2,6 +2,7 @@
 :mod:`.client` for one Redis or a Redis Cluster and the durability modes."""
 
 from .batch import StoreUnavailable
+from .big_tournaments import BigTournamentStore, PlayerOf, Registered
 from .client import DURABILITIES, Observer
 from .pubsub import Channels, Subscriber
 from .store import (
@@ -10,15 +11,16 @@ from .store import (
     Committed,
     Joined,
     Left,
-    Near,
     Ranked,
     RoomData,
     SeatData,
     SeatKeys,
     Store,
+    TournamentData,
     event_body,
 )
 
-__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Committed", "Joined", "Left", "Near",
-           "Observer", "Ranked", "RoomData",
-           "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "event_body"]
+__all__ = ["DURABILITIES", "Applied", "BigTournamentStore", "Changes", "Channels", "Committed",
+           "Joined", "Left", "Near", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData",
+           "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
+           "event_body"]

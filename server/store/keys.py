@@ -2,9 +2,11 @@
 
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
 lives in one slot and its Lua scripts run on Redis Cluster (the store routes
-every command and script by the slot of its first key). Outside rooms there
-are only the deadline indexes, which no room script touches, and the process
-heartbeats:
+every command and script by the slot of its first key); all keys of a
+tournament share ``{tournament_id}``. A tournament's round is a room of its
+own, in another slot: nothing touches a tournament's keys and a room's in one
+call. Outside rooms and tournaments there are only the deadline indexes,
+which no room script touches, and the process heartbeats:
 
 - a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
   :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
@@ -42,9 +44,26 @@ kr:{R}:ready            set   seats marked ready in the lobby
 kr:{R}:left             set   seats that left during or after the race (gone at the
                               rematch; their lines stay in its results)
 kr:{R}:top              str   the latest leaderboard tick as published
-kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
+kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's); a
+                              big one's also big (1), reg (1 while registration is
+                              open), first (the first round not started), max,
+                              players (registered, kicked ones not counted), next
+                              (the next player number), withdrawn, kicked (counts),
+                              in{f} (players registered whose first round is f)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
+big tournaments only, where the players and the standings live outside its JSON:
+kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first,
+                              out: "withdrawn" or "kicked" once out} (JSON)
+kt:{T}:nk               hash  folded nickname -> player (nicknames are unique)
+kt:{T}:tk               hash  player token's hash -> player (a kicked one's is gone)
+kt:{T}:st               hash  player -> standing line JSON (race.tournament
+                              .standing_line: totals and one result per round counted)
+kt:{T}:rank             zset  the standings: member a player (5 digits), score its
+                              place (race.tournament.standing_score); no kicked player
+kt:{T}:out              set   players who withdrew or were kicked
+kt:{T}:ban              set   folded nicknames the organizer banned
+kt:{T}:rec              str   a lease: the process recording a round's results
 kr:due                  zset  room id -> when its race must be looked at (ms)
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
@@ -180,6 +199,46 @@ def tournament_events(tournament_id: str) -> str:
 
 def tournament_channel(tournament_id: str) -> str:
     return f"kt:{{{tournament_id}}}:ch"
+
+
+def tournament_players(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:pl"
+
+
+def tournament_nicknames(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:nk"
+
+
+def tournament_tokens(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:tk"
+
+
+def standings(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:st"
+
+
+def standings_rank(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:rank"
+
+
+def tournament_out(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:out"
+
+
+def tournament_banned(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:ban"
+
+
+def recording(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:rec"
+
+
+def tournament_keys(tournament_id: str) -> tuple[str, ...]:
+    """Every key of a tournament (a small one uses the first two)."""
+    t = tournament_id
+    return (tournament(t), tournament_events(t), tournament_players(t), tournament_nicknames(t),
+            tournament_tokens(t), standings(t), standings_rank(t), tournament_out(t),
+            tournament_banned(t))
 
 
 def id_of_channel(name: str) -> str:

@@ -329,7 +329,8 @@ LEAVE: Final = Script("leave", _KEEP + _MEMBER + """
 -- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist, 8 on, 9 ready, 10 left, 11 seat
 -- ARGV: 1 seat, 2 the line if the race goes on without them ('' if not racing), 3 its
 --       score, 4 their status before, 5 host seat, 6 '1' to kick (not during a race; a
---       notice closes their connection), 7 channel
+--       notice closes their connection), 'r' a tournament's kick (out of its round's race
+--       too), '0' to leave, 7 channel
 local record = redis.call('HGET', KEYS[2], ARGV[1])
 if not record or redis.call('SISMEMBER', KEYS[10], ARGV[1]) == 1 then return {'unknown'} end
 local phase = redis.call('HGET', KEYS[1], 'phase')
@@ -360,7 +361,7 @@ else
   redis.call('HDEL', KEYS[5], ARGV[1])
   redis.call('ZREM', KEYS[6], member(ARGV[1]))
 end
-if ARGV[6] == '1' then
+if ARGV[6] ~= '0' then
   publish(ARGV[7], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
 end
 local host = -1
@@ -421,11 +422,13 @@ publish(KEYS[7], '{"x":"top","tick":' .. ARGV[1] .. ',' .. body)
 return 1
 """)
 
-#: Each seat's place: rank (1..), and its line with the lines just above and
-#: below it (false where there is none); false for a seat not ranked.
+#: Each seat's place as JSON members, ready to send (``"rank":R,"of":N,
+#: "above":LINE,"line":LINE,"below":LINE``, null where there is no line);
+#: false for a seat not ranked.
 NEAR: Final = Script("near", _MEMBER + """
 -- KEYS: 1 rank, 2 lb; ARGV: seats
 local out = {}
+local of = ',"of":' .. redis.call('ZCARD', KEYS[1])
 for i, seat in ipairs(ARGV) do
   local r = redis.call('ZRANK', KEYS[1], member(seat))
   if r then
@@ -435,12 +438,13 @@ for i, seat in ipairs(ARGV) do
     end
     local got = redis.call('HMGET', KEYS[2], unpack(ids))
     if r == 0 then table.insert(got, 1, false) end
-    out[i] = {r + 1, got[1] or false, got[2] or false, got[3] or false}
+    out[i] = '"rank":' .. (r + 1) .. of .. ',"above":' .. (got[1] or 'null') ..
+      ',"line":' .. (got[2] or 'null') .. ',"below":' .. (got[3] or 'null')
   else
     out[i] = false
   end
 end
-return {redis.call('ZCARD', KEYS[1]), out}
+return out
 """)
 
 #: A page of a big room's ranking: the lines from rank ``from`` on.
@@ -466,5 +470,171 @@ local r = redis.call('ZRANK', KEYS[2], member(seat))
 return {tonumber(seat), r and r + 1 or 0, redis.call('HGET', KEYS[3], seat) or false}
 """)
 
+# ---------------------------------------------------------------------- big tournaments
+#
+# A big tournament's players and standings are hashes and a sorted set under
+# its own hash tag (see :mod:`.keys`); its rounds are big rooms, under theirs.
+# No script touches both: a step that concerns both (seating a player in a
+# round, taking one out of it) is two calls, each idempotent, the
+# tournament's first.
+
+#: A player registers in a big tournament: registration open, room left, a
+#: nickname neither taken nor banned. Their standing line starts with the
+#: rounds already started counted as missed: the caller passes one line tail
+#: and score for each first round a player may have.
+T_REGISTER: Final = Script("t_register", _MEMBER + """
+-- KEYS: 1 t, 2 pl, 3 nk, 4 tk, 5 st, 6 rank, 7 ban, 8 ev
+-- ARGV: 1 folded nickname, 2 player record JSON up to its first round ('..."first":'),
+--       3 token digest, 4 nickname as JSON, 5 ttl ms, then for the first round f = 1, 2...:
+--       4 + 2f the standing line's tail, 5 + 2f its score
+local head = redis.call('HMGET', KEYS[1], 'big', 'reg', 'players', 'max', 'first')
+if not head[1] then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
+  return {'small'}
+end
+local first = tonumber(head[5] or '1')
+if head[2] ~= '1' or not ARGV[5 + 2 * first] then return {'closed'} end
+if tonumber(head[3] or '0') >= tonumber(head[4]) then return {'full'} end
+if redis.call('SISMEMBER', KEYS[7], ARGV[1]) == 1 then return {'banned'} end
+if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return {'name_taken'} end
+local player = redis.call('HINCRBY', KEYS[1], 'next', 1) - 1
+redis.call('HINCRBY', KEYS[1], 'players', 1)
+redis.call('HINCRBY', KEYS[1], 'in' .. first, 1)
+redis.call('HSET', KEYS[3], ARGV[1], player)
+redis.call('HSET', KEYS[4], ARGV[3], player)
+redis.call('HSET', KEYS[2], player, ARGV[2] .. first .. '}')
+redis.call('HSET', KEYS[5], player, '{"player":' .. player .. ',"nickname":' .. ARGV[4] ..
+           ARGV[4 + 2 * first])
+redis.call('ZADD', KEYS[6], ARGV[5 + 2 * first], member(player))
+for i = 1, 8 do
+  if i ~= 7 then redis.call('PEXPIRE', KEYS[i], ARGV[5]) end
+end
+return {'ok', player, first}
+""")
+
+#: Whose token this is, their record and whether they are out, and how many
+#: players may play round ``n`` (those whose first round is ``n`` or before:
+#: players 0 to that count - 1, since a round's start sets the first round
+#: of those registering after it).
+T_PLAYER: Final = Script("t_player", """
+-- KEYS: 1 t, 2 tk, 3 pl, 4 out; ARGV: 1 token digest, 2 round n
+local player = redis.call('HGET', KEYS[2], ARGV[1])
+if not player then return false end
+local fields = {}
+for f = 1, tonumber(ARGV[2]) do fields[f] = 'in' .. f end
+local open = 0
+for _, count in ipairs(redis.call('HMGET', KEYS[1], unpack(fields))) do
+  open = open + tonumber(count or '0')
+end
+return {tonumber(player), redis.call('HGET', KEYS[3], player),
+        redis.call('HGET', KEYS[4], player) or '', open}
+""")
+
+#: A player of a big tournament withdraws (by their token) or is kicked (by
+#: their number, ``ban`` keeping their folded nickname out from then on). A
+#: withdrawn player stays in the standings, marked; a kicked one leaves them
+#: and their token stops working.
+T_OUT: Final = Script("t_out", _MEMBER + _KEEP + """
+-- KEYS: 1 t, 2 pl, 3 tk, 4 nk, 5 st, 6 rank, 7 out, 8 ban
+-- ARGV: 1 player ('' to find them by token), 2 token digest, 3 'withdrawn' or 'kicked',
+--       4 '1' to ban their nickname
+local player = ARGV[1]
+if player == '' then
+  player = redis.call('HGET', KEYS[3], ARGV[2])
+  if not player then return {'unknown'} end
+end
+local record = redis.call('HGET', KEYS[2], player)
+local was = redis.call('HGET', KEYS[7], player)
+if not record or was == 'kicked' then return {'unknown'} end
+local rec = cjson.decode(record)
+if ARGV[3] == 'withdrawn' then
+  if was then return {'already', player} end
+  local line = redis.call('HGET', KEYS[5], player)
+  if line then redis.call('HSET', KEYS[5], player, string.sub(line, 1, -2) .. ',"withdrawn":true}') end
+  redis.call('HINCRBY', KEYS[1], 'withdrawn', 1)
+else
+  redis.call('HDEL', KEYS[3], rec.token)
+  redis.call('HDEL', KEYS[5], player)
+  redis.call('ZREM', KEYS[6], member(player))
+  redis.call('HINCRBY', KEYS[1], 'kicked', 1)
+  redis.call('HINCRBY', KEYS[1], 'players', -1)
+  if was == 'withdrawn' then redis.call('HINCRBY', KEYS[1], 'withdrawn', -1) end
+  if ARGV[4] == '1' then
+    redis.call('SADD', KEYS[8], rec.fold)
+    keep(KEYS[8], KEYS[1])
+  else
+    redis.call('HDEL', KEYS[4], rec.fold)
+  end
+end
+redis.call('HSET', KEYS[7], player, ARGV[3])
+keep(KEYS[7], KEYS[1])
+return {'ok', player}
+""")
+
+#: Write standing lines that have not changed since the caller read them:
+#: each new line (with its score) replaces the old one only if the stored
+#: line is still that old one. Returns the players whose line had changed
+#: (read them again); a line gone (a kicked player) is left alone.
+T_COUNT: Final = Script("t_count", _MEMBER + """
+-- KEYS: 1 st, 2 rank; ARGV: for each player: player, old line, new line, score
+local changed = {}
+for i = 1, #ARGV, 4 do
+  local line = redis.call('HGET', KEYS[1], ARGV[i])
+  if line == ARGV[i + 1] then
+    redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 2])
+    redis.call('ZADD', KEYS[2], ARGV[i + 3], member(ARGV[i]))
+  elseif line then
+    changed[#changed + 1] = ARGV[i]
+  end
+end
+return changed
+""")
+
+#: A tournament's player takes their seat in a big round's room (seat =
+#: player number) the first time they come, racing on the round's clock. The
+#: room counted them among its racers (``active``) when it was created.
+#: ``out`` when the seat was closed to them (they withdrew or were kicked
+#: before they came), ``ended`` once the round's race is over.
+ROUND_SEAT: Final = Script("round_seat", _KEEP + _MEMBER + """
+-- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist, 8 seat
+-- ARGV: 1 seat, 2 player JSON {nickname, fold, token}, 3 folded nickname, 4 token digest,
+--       5 line JSON, 6 its score, 7 race
+if redis.call('HGET', KEYS[1], 'live') ~= ARGV[7] then
+  if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
+  return 'ended'
+end
+if redis.call('EXISTS', KEYS[8]) == 1 then
+  if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return 'ok' end
+  return 'out'
+end
+redis.call('HSET', KEYS[8], 'ver', 0, 'seq', 0, 'done', 0)
+redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+redis.call('HSET', KEYS[3], ARGV[3], ARGV[1])
+redis.call('HSET', KEYS[4], ARGV[4], ARGV[1])
+redis.call('HSET', KEYS[5], ARGV[1], ARGV[5])
+redis.call('ZADD', KEYS[6], ARGV[6], member(ARGV[1]))
+redis.call('HINCRBY', KEYS[1], 'players', 1)
+redis.call('HINCRBY', KEYS[7], '0', 1)
+redis.call('HINCRBY', KEYS[7], 's:racing', 1)
+for i = 2, 8 do keep(KEYS[i], KEYS[1]) end
+return 'ok'
+""")
+
+#: A player who may play a big round will not (they withdrew or were
+#: kicked): a seat they never took is closed (and counted out of the race's
+#: racers, once); a seat taken is the caller's to leave (``seated``).
+ROUND_OUT: Final = Script("round_out", _KEEP + """
+-- KEYS: 1 room, 2 pl, 3 seat; ARGV: 1 seat, 2 race
+if redis.call('EXISTS', KEYS[3]) == 1 then
+  if redis.call('HEXISTS', KEYS[2], ARGV[1]) == 1 then return {'seated', -1} end
+  return {'out', -1}
+end
+if redis.call('HGET', KEYS[1], 'live') ~= ARGV[2] then return {'out', -1} end
+redis.call('HSET', KEYS[3], 'ver', 0, 'seq', 0, 'done', 1)
+keep(KEYS[3], KEYS[1])
+return {'out', redis.call('HINCRBY', KEYS[1], 'active', -1)}
+""")
+
 ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, JOIN, LEAVE,
-              READY, TICK, NEAR, PAGE, FIND)
+              READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT,
+              ROUND_OUT)

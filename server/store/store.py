@@ -19,6 +19,7 @@ from ..race.leaderboard import seat_member
 from ..race.tournament import Tournament
 from . import keys, scripts
 from .batch import StoreUnavailable
+from .big_tournaments import BigTournamentStore
 from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .pubsub import Channels
 
@@ -88,15 +89,19 @@ class Left:
     host: int = -1  # the new host's seat, when the host left (-1: none or unchanged)
 
 
-@dataclass(frozen=True, slots=True)
-class Near:
-    """A seat's place in a big room: its rank and raw lines (JSON, ``None``
-    where there is none) just above it, its own, just below it."""
+#: a big tournament's counts, kept in its header hash
+_T_COUNTS: Final = ("players", "withdrawn", "kicked")
 
-    rank: int
-    above: bytes | None
-    line: bytes | None
-    below: bytes | None
+
+@dataclass(frozen=True, slots=True)
+class TournamentData:
+    """A tournament as stored; ``counts`` are a big one's: how many players
+    registered (kicked ones not counted), withdrew and were kicked."""
+
+    t: Tournament
+    rv: int
+    ev: int
+    counts: dict[str, int]
 
 
 @dataclass(frozen=True, slots=True)
@@ -149,6 +154,15 @@ class Changes:
         self._op("HSET", keys.tokens(r), token_hash, 0)
         return self
 
+    def big_round(self, max_players: int, racers: int, race: int) -> Changes:
+        """A big tournament round's room: racing, its players seated as they
+        come (the ``round_seat`` script) and counted among its ``racers``
+        from the start, so that an early finisher does not end the round for
+        those not seated yet."""
+        self._op("HSET", keys.room(self._room_id), "big", 1, "players", 0, "next", 0,
+                 "max", max_players, "late", "refuse", "live", race, "active", racers)
+        return self
+
     def field_reset(self, tail: bytes, score: int, race: int, ttl_ms: int) -> Changes:
         """Every player of a big room gets a fresh line (``tail``: the JSON
         after its nickname) and, with a ``race``, a fresh seat in it; those
@@ -180,6 +194,14 @@ class Changes:
             self._op("DEL", key)
             self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
         self._op("HSET", keys.room(self._room_id), "live", race, "active", len(seats))
+        return self
+
+    def late_seat(self, race: int, seat: int) -> Changes:
+        """A fresh seat in the running ``race`` for a player admitted late."""
+        key = keys.seat(self._room_id, race, seat)
+        self._op("DEL", key)
+        self._op("HSET", key, "ver", 0, "seq", 0, "done", 0)
+        self._op("HINCRBY", keys.room(self._room_id), "active", 1)
         return self
 
     def seat_done(self, race: int, seat: int) -> Changes:
@@ -241,6 +263,7 @@ class Store:
         self._due = keys.DUE_SHARD_KEYS if client.sharded else (keys.DUE,)
         self._tournaments_due = (keys.due_shards(keys.TOURNAMENTS_DUE) if client.sharded
                                  else (keys.TOURNAMENTS_DUE,))
+        self.big_tournaments = BigTournamentStore(self._run, self.call)
 
     @classmethod
     async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
@@ -319,19 +342,42 @@ class Store:
 
     async def load_tournament(self, tournament_id: str) -> tuple[Tournament, int, int] | None:
         """A tournament, its version and its event version; ``None`` if unknown."""
-        state, rv, ev = await self.call("HMGET", keys.tournament(tournament_id), "state", "rv", "ev")
+        data = await self.load_tournament_data(tournament_id)
+        return None if data is None else (data.t, data.rv, data.ev)
+
+    async def load_tournament_data(self, tournament_id: str) -> TournamentData | None:
+        """A tournament as stored, with a big one's counts; ``None`` if unknown."""
+        state, rv, ev, big, *counts = await self.call(
+            "HMGET", keys.tournament(tournament_id), "state", "rv", "ev", "big", *_T_COUNTS)
         if state is None:
             return None
-        return Tournament.from_json(state), int(rv), int(ev or 0)
+        field_counts = ({k: int(v or 0) for k, v in zip(_T_COUNTS, counts, strict=True)}
+                        if big == b"1" else {})
+        return TournamentData(Tournament.from_json(state), int(rv), int(ev or 0), field_counts)
+
+    async def tournament_counts(self, tournament_id: str) -> dict[str, int]:
+        """A big tournament's counts now (``{}``: not a big tournament)."""
+        big, *counts = await self.call("HMGET", keys.tournament(tournament_id), "big", *_T_COUNTS)
+        if big != b"1":
+            return {}
+        return {k: int(v or 0) for k, v in zip(_T_COUNTS, counts, strict=True)}
 
     async def commit_tournament(self, t: Tournament, rv: int | None,
-                                events: Sequence[dict[str, Any]], *, ttl_ms: int) -> Committed:
-        """Like :meth:`commit`, for a tournament; its keys expire after ``ttl_ms``."""
+                                events: Sequence[dict[str, Any]], *, ttl_ms: int,
+                                fields: dict[str, Any] | None = None) -> Committed:
+        """Like :meth:`commit`, for a tournament; its keys expire after ``ttl_ms``.
+        A big tournament's header also holds what its scripts check (whether
+        registration is open, the first round not started: written from
+        ``t`` at every commit) and ``fields`` (set once, at creation)."""
         changes = Changes(t.id)
-        for key in (keys.tournament(t.id), keys.tournament_events(t.id)):
+        header = keys.tournament(t.id)
+        for key in keys.tournament_keys(t.id) if t.big else (header, keys.tournament_events(t.id)):
             changes._op("PEXPIRE", key, ttl_ms)
+        if t.big:
+            changes._op("HSET", header, "reg", int(t.registration), "first", t.first_open(),
+                        *(x for kv in (fields or {}).items() for x in kv))
         return await self._commit(
-            (keys.tournament(t.id), keys.tournament_events(t.id), keys.tournament_channel(t.id)),
+            (header, keys.tournament_events(t.id), keys.tournament_channel(t.id)),
             rv, t.to_json(), events, changes)
 
     async def tournament_events_since(self, tournament_id: str, since: int
@@ -365,7 +411,7 @@ class Store:
     async def keep_room(self, room_id: str, race: int, seats: Iterable[int], ttl_ms: int) -> None:
         """Let a room's keys (and one race's seats) live ``ttl_ms`` from now."""
         r = room_id
-        names = [keys.room(r), keys.events(r), keys.board(r), keys.online(r)]
+        names = list(_room_keys(r))
         for s in seats:
             names += [keys.seat(r, race, s), keys.log(r, race, s)]
         await asyncio.gather(*(self.call("PEXPIRE", k, ttl_ms) for k in names))
@@ -521,16 +567,19 @@ class Store:
         return Joined("ok", seat=int(reply[1]), phase=reply[2].decode(), race=int(reply[3]))
 
     async def leave_big(self, room_id: str, *, seat: int, race: int, line: Entry | None,
-                        score: int, status_before: str, host: int, kick: bool = False) -> Left:
+                        score: int, status_before: str, host: int, kick: bool = False,
+                        round_kick: bool = False) -> Left:
         """Out of a big room (see the ``leave`` script); ``line`` is the seat's
-        line with status ``left`` when the race goes on without it."""
+        line with status ``left`` when the race goes on without it. ``kick``
+        (not while racing) and ``round_kick`` (a tournament's organizer, also
+        while its round races) close the player's connection."""
         r = room_id
         reply = await self._run(scripts.LEAVE, [
             keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
             keys.ranking(r), keys.histogram(r), keys.online(r), keys.ready(r), keys.left(r),
             keys.seat(r, race, seat)], [
             seat, orjson.dumps(line) if line else b"", score, status_before, host,
-            "1" if kick else "0", keys.channel(r)])
+            "r" if round_kick else "1" if kick else "0", keys.channel(r)])
         return Left(reply[0].decode(), *(int(x) for x in reply[1:]))
 
     async def ready_big(self, room_id: str, seat: int, ready: bool) -> int:
@@ -565,22 +614,53 @@ class Store:
         raw = await self.call("GET", keys.top(room_id))
         return None if raw is None else bytes(raw)
 
-    async def near(self, room_id: str, seats: Sequence[int]) -> tuple[int, list[Near | None]]:
-        """How many are ranked, and each seat's place (``None``: not ranked)."""
-        count, places = await self._run(scripts.NEAR, [keys.ranking(room_id), keys.board(room_id)],
-                                        list(seats))
-        return int(count), [None if not p else Near(int(p[0]), p[1], p[2], p[3]) for p in places]
+    async def near(self, room_id: str, seats: Sequence[int]) -> list[bytes | None]:
+        """Each seat's place, as the JSON members of a ``me`` frame's data
+        (``None``: not ranked): see the ``near`` script."""
+        return await self._near(keys.ranking(room_id), keys.board(room_id), seats)
 
     async def page(self, room_id: str, first: int, count: int) -> tuple[int, list[bytes]]:
         """How many are ranked, and the raw lines from rank ``first`` on."""
-        total, lines = await self._run(scripts.PAGE, [keys.ranking(room_id), keys.board(room_id)],
-                                       [first, count])
-        return int(total), [line for line in lines if line]
+        return await self._page(keys.ranking(room_id), keys.board(room_id), first, count)
 
     async def find(self, room_id: str, fold: str) -> tuple[int, int, bytes | None] | None:
         """The seat with this folded nickname, its rank (0: not ranked) and line."""
-        found = await self._run(scripts.FIND, [keys.nicknames(room_id), keys.ranking(room_id),
-                                               keys.board(room_id)], [fold])
+        return await self._find(keys.nicknames(room_id), keys.ranking(room_id),
+                                keys.board(room_id), fold)
+
+    async def standings_near(self, tournament_id: str, players: Sequence[int]
+                             ) -> list[bytes | None]:
+        """A big tournament's standings: each player's place, as the JSON
+        members of a ``t_me`` frame's data (``None``: not ranked)."""
+        t = tournament_id
+        return await self._near(keys.standings_rank(t), keys.standings(t), players)
+
+    async def standings_page(self, tournament_id: str, first: int, count: int
+                             ) -> tuple[int, list[bytes]]:
+        """A big tournament's standings from rank ``first`` on, as stored."""
+        t = tournament_id
+        return await self._page(keys.standings_rank(t), keys.standings(t), first, count)
+
+    async def standings_find(self, tournament_id: str, fold: str
+                             ) -> tuple[int, int, bytes | None] | None:
+        """A big tournament's player by folded nickname: number, rank (0: not
+        ranked, a kicked player) and standing line."""
+        t = tournament_id
+        return await self._find(keys.tournament_nicknames(t), keys.standings_rank(t),
+                                keys.standings(t), fold)
+
+    async def _near(self, rank: str, lines: str, members: Sequence[int]) -> list[bytes | None]:
+        places = await self._run(scripts.NEAR, [rank, lines], list(members))
+        return [place or None for place in places]
+
+    async def _page(self, rank: str, lines: str, first: int, count: int
+                    ) -> tuple[int, list[bytes]]:
+        total, found = await self._run(scripts.PAGE, [rank, lines], [first, count])
+        return int(total), [line for line in found if line]
+
+    async def _find(self, nicknames: str, rank: str, lines: str, fold: str
+                    ) -> tuple[int, int, bytes | None] | None:
+        found = await self._run(scripts.FIND, [nicknames, rank, lines], [fold])
         if not found:
             return None
         return int(found[0]), int(found[1]), found[2] or None
@@ -611,5 +691,5 @@ def event_body(event: dict[str, Any]) -> bytes:
     return _body(event)
 
 
-__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Near", "Ranked", "RoomData",
-           "SeatData", "Store", "StoreUnavailable", "event_body"]
+__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Ranked", "RoomData",
+           "SeatData", "Store", "StoreUnavailable", "TournamentData", "event_body"]

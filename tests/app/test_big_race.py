@@ -144,22 +144,23 @@ async def race(clients: list[Client], watchers: list[Client]) -> None:
     order = [seat for group in groups for seat in group]
 
     # the shared tick shows the computed top; everyone's own frame their place
-    top = await host.expect("top", lambda d: [line["seat"] for line in d["top"][:WINNERS]]
-                            == finished, timeout=10)
+    top = await latest(host, "top", lambda d: [(line["seat"], line["status"]) for line in
+                                                d["top"][:WINNERS]] == [(s, "finished") for s in finished])
     assert top["n"] == PLAYERS and sum(top["hist"]) == PLAYERS
     assert top["status"] == {"racing": PLAYERS - WINNERS - len(resigned),
                              "finished": WINNERS, "resigned": len(resigned)}
     check_lines(top["top"], 1, ranks, racers, finished, resigned)
-    await asyncio.sleep(3 * TICK)  # a tick after the last move has reached everyone
-    for racer in racers:
-        me = last_of(racer.client, "me")
-        low, high = ranks[racer.seat]
-        assert me["line"]["seat"] == racer.seat and low <= me["rank"] <= high, (racer.name, me)
-        assert me["of"] == PLAYERS
-        if me["above"] is not None:
-            assert ranks[me["above"]["seat"]][0] <= me["rank"] - 1 <= ranks[me["above"]["seat"]][1]
-        if me["below"] is not None:
-            assert ranks[me["below"]["seat"]][0] <= me["rank"] + 1 <= ranks[me["below"]["seat"]][1]
+    def placed(d: dict[str, Any]) -> bool:
+        """An own frame that shows the final ranking: rank and neighbours."""
+        return all(ranks[line["seat"]][0] <= d["rank"] + offset <= ranks[line["seat"]][1]
+                   for offset, line in ((-1, d["above"]), (0, d["line"]), (1, d["below"]))
+                   if line is not None)
+
+    for racer in racers:  # (the last move reaches everyone's own frame within a tick or so)
+        me = await latest(racer.client, "me", placed)
+        assert me["line"]["seat"] == racer.seat and me["of"] == PLAYERS
+        assert (me["above"] is None) == (me["rank"] == 1)
+        assert (me["below"] is None) == (me["rank"] == PLAYERS)
 
     # the whole field, page by page, is the computed ranking
     field: list[dict[str, Any]] = []
@@ -174,8 +175,8 @@ async def race(clients: list[Client], watchers: list[Client]) -> None:
     assert sorted(line["seat"] for line in field) == sorted(order)
 
     # the watcher following p3 saw p3's line and board, as the room allows (live)
-    followed = last_of(watchers[1], "follow")
-    assert followed["seat"] == clients[3].seat and followed["line"]["status"] == "finished"
+    followed = await latest(watchers[1], "follow", lambda d: d["line"]["status"] == "finished")
+    assert followed["seat"] == clients[3].seat
 
     # time runs out for the idle: the race ends, the code is revealed
     ended = await host.event("ended", timeout=TIME_LIMIT + 30)
@@ -194,6 +195,17 @@ async def race(clients: list[Client], watchers: list[Client]) -> None:
         pushed = [(msg["t"], len(raw)) for raw, msg in zip(c.raw, c.frames, strict=True)
                   if msg["t"] not in ("lb_page", "lb_found")]
         assert max(size for _, size in pushed) < 4096, (c.name, max(pushed, key=lambda p: p[1]))
+
+
+async def latest(client: Client, t: str, pred: Any, timeout: float = 20.0) -> dict[str, Any]:
+    """The newest frame of type ``t`` once it satisfies ``pred`` (frames of a
+    kind that only comes when it changed: the latest received says how things
+    stand, unless a newer one is on its way)."""
+    while True:
+        newest = last_of(client, t)
+        if pred(newest):
+            return newest
+        await client.expect(t, timeout=timeout)  # (a queued one, or a newer one)
 
 
 def last_of(client: Client, t: str) -> dict[str, Any]:

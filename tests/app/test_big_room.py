@@ -151,3 +151,25 @@ async def test_a_scheduled_start_and_a_late_arrival(field: Any, connect: type[Cl
     board = await really_late.expect("board")
     ack = await really_late.move(board["view"]["legal"][0])
     assert ack["t"] == "ack" and ack["d"]["of"] == 4
+
+
+async def test_a_small_room_may_admit_late_arrivals_too(connect: type[Client]) -> None:
+    ann, bob = await connect("ann"), await connect("bob")
+    await ann.create("ann", late="admit", code=WIN)
+    await ann.send("start")
+    start_at = (await ann.event("start"))["room"]["start_at"]
+    await ann.expect("board")
+    await bob.join(ann.room, "bob")
+    board = await bob.expect("board")
+    joined = await ann.event("joined")
+    assert joined["racing"] is True and bob.seat in joined["room"]["racers"]
+    for m in win(WIN)["script"]:
+        ack = await bob.move(m)
+        assert ack["t"] == "ack", ack
+    assert board["view"]["moves"] == 0
+    lb = await ann.expect("lb", lambda d: any(e["status"] == "finished" for e in d["entries"]))
+    line = next(e for e in lb["entries"] if e["seat"] == bob.seat)
+    # bob's clock started when he came in, after the race had begun
+    assert line["late"] is True and line["started"] > start_at
+    assert line["finish_ms"] <= line["at"] - line["started"]
+    assert not [f for f in bob.frames if f["t"] == "board"][1:], "one board, not two"

@@ -281,11 +281,17 @@ def test_the_image_command_is_the_console_script_with_real_options() -> None:
 
 
 def test_the_build_context_holds_what_the_image_copies_and_not_the_rest() -> None:
-    ignored = [line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    rules = [line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
 
     def is_ignored(path: str) -> bool:
-        return any(fnmatch.fnmatch(path, pattern) for pattern in ignored)
+        """As Docker reads it: a pattern covers what lies under it; the last rule that matches wins."""
+        out = False
+        for rule in rules:
+            pattern = rule.removeprefix("!")
+            if fnmatch.fnmatch(path, pattern) or path.startswith(pattern + "/"):
+                out = not rule.startswith("!")
+        return out
 
     copied = []
     for args in instructions("COPY"):

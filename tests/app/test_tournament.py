@@ -608,7 +608,7 @@ async def test_refusals_name_their_reason_and_change_nothing(
     assert "draw" in reply["msg"]
     reply = await refused(other, "t_create", {"name": "x", "settings": {"codes": [CODES[0], "nonsense"]}})
     assert reply["code"] == "bad_code" and reply["msg"].startswith("round 2: "), reply
-    for settings in ({"time_limit": 5}, {"max_players": 9}, {"boards": "delayed"}, {"rounds": 0},
+    for settings in ({"time_limit": 5}, {"max_players": 10_001}, {"boards": "delayed"}, {"rounds": 0},
                      {"colour": "red"}):
         assert (await refused(other, "t_create", {"name": "x", "settings": settings}))["code"] == (
             "bad_settings"), settings

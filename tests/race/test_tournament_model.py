@@ -108,7 +108,7 @@ def test_random_rounds_of_the_given_draw_and_scoring() -> None:
     {"draw": 2}, {"draw": 1.0}, {"scoring": "X"},
     {"codes": [CODES[0]] * (MAX_ROUNDS + 1)},
     {"time_limit": 9}, {"time_limit": 14_401}, {"time_limit": 60.0}, {"time_limit": True},
-    {"max_players": 0}, {"max_players": 9},
+    {"max_players": 0}, {"max_players": 10_001},
     {"undo": 1}, {"hints": "yes"},
     {"boards": "sometimes"}, {"boards": "delayed"}, {"boards": "delayed", "delay": 0},
     {"delay": 601},

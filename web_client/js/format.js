@@ -7,10 +7,10 @@ export function money(v) {
   return '$0';
 }
 
-/** The score the deal's scoring letter shows: Vegas dollars or Normal points. */
+/** The score the deal's scoring letter shows, with its unit: "+$208" (Vegas) or "15 pts" (Normal). */
 export function score(figures, scoring) {
   if (scoring === 'V') return money(figures.vegas);
-  return `${figures.points ?? 0}`;
+  return `${figures.points ?? 0} pts`;
 }
 
 /** 75 000 ms → "1:15"; an hour and more → "1:02:03". */

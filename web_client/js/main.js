@@ -20,6 +20,7 @@ import { createRoom } from './views/room.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
+import { openIntro, openRules, seenIntro } from './views/help.js';
 
 const app = document.getElementById('app');
 app.replaceChildren();
@@ -57,6 +58,7 @@ function screen(name) {
 }
 
 function parseRoute() {
+  if (location.pathname === '/rules') return { name: 'home', room: '', rules: true };
   const t = location.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
   if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: new URLSearchParams(location.search).has('admin') };
   const m = location.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
@@ -69,6 +71,7 @@ function parseRoute() {
 function route() {
   const r = parseRoute();
   state.route = r;
+  if (r.rules) openRules();
   if (r.name === 'tournament') {
     routeTournament(r);
     return;
@@ -183,3 +186,5 @@ session.onNavigate(route);
 window.addEventListener('popstate', route);
 route();
 socket.connect();
+// a newcomer (no seat anywhere, never here before) first sees how a race works
+if (!seenIntro() && !state.token && !state.route.rules) openIntro();

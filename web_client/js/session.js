@@ -11,6 +11,7 @@ import { state, changed, resetRoom, resetUi, phaseAt } from './state.js';
 import * as storage from './storage.js';
 import { say } from './messages.js';
 import { serverNow } from './clock.js';
+import { finishText, finishWatcher } from './ranking.js';
 
 let socket = null;
 let after = null; // what to do once the current room is left: {t, d}
@@ -29,7 +30,7 @@ export function restoreSeat(saved) {
     roomId: saved.room, seat: saved.seat, token: saved.token, race: saved.race || 0,
     seq: saved.s || 0, pending: Array.isArray(saved.pending) ? saved.pending : [],
     v: saved.room_state ? saved.v || 0 : 0, room: saved.room_state || null,
-    entries: saved.entries || [],
+    entries: saved.entries || [], ownCode: saved.own_code || '',
   });
 }
 
@@ -92,7 +93,28 @@ export function onClose(code) {
 export function onFrame(msg) {
   const handler = HANDLERS[msg.t];
   if (handler) handler(msg.d || {});
+  for (const fn of settled) fn();
+  announce();
   changed();
+}
+
+const lookAtFinishes = finishWatcher();
+
+/** "Alice finished 1st in 4:22", to everyone in the room, as it happens (the
+finisher's own table celebrates instead; a solo game has nobody to tell). */
+function announce() {
+  if (!state.room || state.room.settings.solo) return;
+  const fresh = lookAtFinishes(`${state.room.id}/${state.room.race}`, state.entries);
+  for (const line of fresh) {
+    if (state.role === 'player' && line.seat === state.seat) continue;
+    say(finishText(line), { tone: 'win' });
+  }
+}
+
+const settled = [];
+/** `fn` runs after every frame: an answer may have made room for the next command. */
+export function onSettled(fn) {
+  settled.push(fn);
 }
 
 // ------------------------------------------------------------------ frames
@@ -100,8 +122,10 @@ export function onFrame(msg) {
 const HANDLERS = {
   joined(d) {
     const same = d.room === state.roomId && d.seat === state.seat;
+    const typed = state.entering && state.entering.t === 'solo' ? state.entering.d.code : null;
     if (!same) resetRoom();
     Object.assign(state, { role: 'player', roomId: d.room, seat: d.seat, token: d.token });
+    if (typed) state.ownCode = typed.trim().toUpperCase(); // the player's own code: theirs to see
     state.entering = null;
     persist();
     if (!state.tour) go(`/r/${d.room}`); // a tournament's round stays on the tournament's page
@@ -186,6 +210,7 @@ const HANDLERS = {
     const i = state.pending.findIndex((c) => c.d.s === d.s);
     const cmd = i >= 0 ? state.pending[i] : null;
     if (i >= 0) state.pending.splice(0, i + 1);
+    if (d.view.state === 'won' && state.view && state.view.state !== 'won') state.ui.justWon = true;
     state.view = d.view;
     state.done = state.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
@@ -295,6 +320,11 @@ function applyEvent(e, live) {
     case 'ended':
       state.ui.completing = null;
       state.ui.resultsHidden = false;
+      if (live && state.afterEnd && state.room.code) {
+        const next = state.afterEnd;
+        state.afterEnd = null;
+        next(state.room.code);
+      }
       break;
     case 'rematch':
       state.view = null;
@@ -327,10 +357,14 @@ export function phase() {
   return now;
 }
 
-/** Whether a game command may go now (racing, and nothing awaiting an answer). */
+/** Whether our game is on: racing, with a board, and not over for us. */
+export function playing() {
+  return state.role === 'player' && state.view != null && !state.done && phase() === 'racing';
+}
+
+/** Whether a game command may go now (playing, and nothing awaiting an answer). */
 export function canPlay() {
-  return state.role === 'player' && state.view != null && !state.done && state.pending.length === 0
-    && phase() === 'racing';
+  return playing() && state.pending.length === 0;
 }
 
 function game(t, d) {
@@ -421,6 +455,20 @@ export function solo(d) {
   else enter(next.t, next.d);
 }
 
+/** The deal of this game again, alone: the code is known when the player typed
+it, or public once the race is over; else this solo game is resigned first and
+the code the server then reveals is played again (a race's code is never
+asked for before its end: the server would not tell, and we do not try). */
+export function sameDealAgain(nickname, resignNow) {
+  const room = state.room;
+  if (state.ownCode) return solo({ nickname, code: state.ownCode });
+  if (room && room.phase === 'ended' && room.code) return solo({ nickname, code: room.code });
+  if (!room || !room.settings.solo) return false;
+  state.afterEnd = (code) => solo({ nickname, code });
+  resignNow();
+  return true;
+}
+
 /** Take a seat back after it was opened elsewhere (close code 4000). */
 export function takeBack() {
   state.conn = 'connecting';
@@ -450,6 +498,7 @@ function persist() {
   storage.saveSeat({
     room: state.roomId, seat: state.seat, token: state.token, race: state.race, s: state.seq,
     pending: state.pending, v: state.v, room_state: state.room, entries: state.entries,
+    own_code: state.ownCode || undefined,
     tournament: (state.room && state.room.settings.tournament) || (state.tour && state.tour.id) || undefined,
   });
 }

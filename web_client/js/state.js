@@ -22,6 +22,8 @@ export const state = {
   pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
   boards: {}, // spectators: seat → public view
+  ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
+  afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
 
   tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
   tcreate: { busy: false, error: '' }, // the lobby's tournament form: awaiting t_created, or its refusal
@@ -37,6 +39,8 @@ export const state = {
     resultsHidden: false,
     confirmResign: false,
     bigSeat: null, // spectators: the board shown large
+    queued: 0, // intents waiting for an answer (input.js)
+    justWon: false, // the last answer won the game: the table celebrates
   },
 };
 
@@ -61,7 +65,7 @@ function flush() {
 export function resetRoom() {
   Object.assign(state, {
     role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
-    race: 0, view: null, done: false, seq: 0, pending: [], boards: {},
+    race: 0, view: null, done: false, seq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
   });
   resetUi();
 }
@@ -69,7 +73,7 @@ export function resetRoom() {
 export function resetUi() {
   Object.assign(state.ui, {
     selected: null, panel: null, hint: null, ghost: false, completing: null,
-    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null,
+    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
   });
 }
 

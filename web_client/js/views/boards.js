@@ -6,6 +6,7 @@ import { h, setText, show, toggle } from '../dom.js';
 import { state, changed } from '../state.js';
 import { score } from '../format.js';
 import { Board } from '../render.js';
+import { statusText } from './leaderboard.js';
 
 export function createBoardsGrid(host) {
   const el = h('div', { class: 'boards-grid' });
@@ -36,20 +37,23 @@ export function createBoardsGrid(host) {
     return t;
   }
 
-  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines. */
-  function render(boards, { names, entries, bigSeat }) {
+  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines; phase: the room's. */
+  function render(boards, { names, entries, bigSeat, phase = null }) {
     const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
     const lines = new Map(entries.map((e) => [e.seat, e]));
     for (const seat of seats) {
       const t = tile(seat);
       const view = boards[seat];
       const name = names.get(seat) ?? `seat ${seat}`;
+      const line = lines.get(seat);
+      const status = line ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
       setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
-        + (lines.get(seat) && lines.get(seat).status !== 'racing' ? ` · ${lines.get(seat).status}` : ''));
+        + (status && status !== 'racing' ? ` · ${status}` : ''));
       t.board.el.setAttribute('aria-label', `${name}'s table`);
       const big = bigSeat === seat;
       toggle(t.fig, 'big', big);
       t.fig.setAttribute('aria-expanded', String(big));
+      t.board.setMini(!big); // the large board has full faces
       t.board.update(view, {});
     }
     const figs = seats.map((seat) => tiles.get(seat).fig);

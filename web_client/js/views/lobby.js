@@ -6,6 +6,7 @@ import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as storage from '../storage.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { openIntro, rulesLink } from './help.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 
@@ -160,7 +161,10 @@ export function createLobby(root) {
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
-      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' })),
+      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' }),
+      h('p', { class: 'lobby-help' },
+        h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => openIntro() }),
+        rulesLink())),
     h('div', { class: 'panel nick' }, field('Nickname', nick), error),
     resume,
     linkCard,

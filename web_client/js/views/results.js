@@ -2,9 +2,14 @@
 code (revealed now) with a copy button, and what to do next. */
 
 import { h, setText, show } from '../dom.js';
-import { duration, money, ordinal } from '../format.js';
+import { duration, score as scoreText } from '../format.js';
+import { placeText } from '../ranking.js';
 import { statusText } from './leaderboard.js';
+import { createPodium } from './podium.js';
 import { say } from '../messages.js';
+
+/** What became of a line that did not finish, in a sentence's words. */
+const ENDINGS = { resigned: 'Resigned', left: 'Left the race', unfinished: 'Time ran out', disconnected: 'Disconnected' };
 
 export function createResults(host, actions) {
   const heading = h('h2', { id: 'results-title' });
@@ -19,7 +24,9 @@ export function createResults(host, actions) {
   const leave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => actions.leave() });
   const el = h('section', { class: 'results', role: 'dialog', 'aria-labelledby': 'results-title', hidden: true },
     heading,
-    mine,
+    mine);
+  const podium = createPodium(el, { label: 'Podium of the race' });
+  el.append(
     h('table', { class: 'results-table' },
       h('thead', {}, h('tr', {},
         ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', { scope: 'col', text: t })))),
@@ -50,6 +57,7 @@ export function createResults(host, actions) {
     if (!on) return;
     const results = room.results || [];
     const scoring = room.settings.scoring;
+    const soloGame = Boolean(room.settings.solo);
     const key = JSON.stringify([room.id, room.race, results, me, room.host]);
     if (key !== drawn) {
       drawn = key;
@@ -60,20 +68,22 @@ export function createResults(host, actions) {
         h('td', { text: `${e.foundation}/52` }),
         h('td', { text: String(e.moves) }),
         h('td', { text: String(e.recycles) }),
-        h('td', { text: scoring === 'V' ? money(e.vegas) : String(e.points ?? 0) }))));
+        h('td', { text: scoreText(e, scoring) }))));
       const own = results.find((e) => e.seat === me);
       if (own) {
         const won = own.status === 'finished';
-        setText(heading, won && own.rank === 1 && results.length > 1 ? 'You won the race!'
-          : won ? (results.length > 1 ? `You finished ${ordinal(own.rank)}` : 'Solved!') : 'Race over');
-        const time = won ? duration(own.finish_ms) : statusText(own);
-        const score = scoring === 'V' ? money(own.vegas) : `${own.points ?? 0} points`;
-        setText(mine, `Your time ${time} · ${own.moves} moves · ${own.recycles} passes · `
-          + `${own.foundation} cards placed · ${score}`);
+        setText(heading, placeText(own, results.length, { solo: soloGame }));
+        const how = won ? `${soloGame ? 'Solved in' : 'Your time'} ${duration(own.finish_ms)}`
+          : ENDINGS[own.status] ?? statusText(own);
+        setText(mine, `${how} · ${own.moves} moves · ${own.recycles} passes · `
+          + `${own.foundation} cards placed · ${scoreText(own, scoring)}`);
       } else {
-        setText(heading, 'Race over');
-        setText(mine, results.length ? `Won by ${results[0].nickname}` : '');
+        setText(heading, 'The race is over');
+        const first = results[0];
+        setText(mine, first ? (first.status === 'finished' ? `Won by ${first.nickname} in ${duration(first.finish_ms)}`
+          : `Nobody finished: ${first.nickname} went furthest`) : '');
       }
+      podium.render(results, { me, visible: !soloGame && results.length > 1 });
     }
     setText(code, room.code || '');
     show(rematch, me >= 0 && room.host === me && !room.settings.solo);

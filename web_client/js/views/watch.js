@@ -9,7 +9,9 @@ import { serverNow } from '../clock.js';
 import { duration, modeText } from '../format.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createPodium } from './podium.js';
 import { createResults } from './results.js';
+import { standing } from '../ranking.js';
 import * as storage from '../storage.js';
 
 export function createWatch(root) {
@@ -21,6 +23,7 @@ export function createWatch(root) {
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: 'Results',
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
+  const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
   const results = createResults(root, {
     rematch: () => {},
@@ -70,9 +73,12 @@ export function createWatch(root) {
       : phase === 'lobby' ? `Boards will be shown ${when}.` : `Boards are shown ${when}: none yet.`);
 
     const names = new Map(room.players.map((p) => [p.seat, p.nickname]));
-    grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat });
+    grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat, phase });
     show(resultsBtn, phase === 'ended' && s.ui.resultsHidden);
-    leaderboard.render(s.entries, {});
+    const ranking = standing(s.entries);
+    const stuck = new Set(seats.filter((seat) => s.boards[seat].state === 'stuck'));
+    podium.render(ranking.lines, { visible: ranking.total > 1 && phase !== 'ended' });
+    leaderboard.render(ranking.lines, { total: ranking.total, scoring: room.settings.scoring, phase, stuck });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden });
   }
 
