@@ -345,7 +345,11 @@ class ServerProcess:
                  args: list[str] | None = None, name: str = "server") -> None:
         self.redis_url = redis_url
         self.logfile = logdir / f"{name}-{time.monotonic_ns()}.log"
+        # every test client comes from 127.0.0.1, and many tests share a
+        # Redis: the per-address caps are lifted (the tests of the caps set them)
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
+                    "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+                    "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None

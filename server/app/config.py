@@ -1,35 +1,37 @@
 """The server's configuration: command line over environment over defaults,
 read once at start and checked; a bad value stops the start with one line.
 
-=====================  ===========================  ============================
-option                 environment variable         default
-=====================  ===========================  ============================
---host                 KLONDIKE_HOST                127.0.0.1
---port                 KLONDIKE_PORT                8080 (0: any free port)
---redis-url            KLONDIKE_REDIS_URL           none: start an embedded Redis
---redis-cluster        KLONDIKE_REDIS_CLUSTER       off (a flag; env 1/0): the URL
-                                                    names any node of a Redis Cluster
---durability           KLONDIKE_DURABILITY          os (what an ack survives: os,
-                                                    fsync or replica)
---data-dir             KLONDIKE_DATA_DIR            ./var (embedded Redis's files)
---log-level            KLONDIKE_LOG_LEVEL           info
---countdown            KLONDIKE_COUNTDOWN           3 (seconds before a race)
---finished-ttl         KLONDIKE_FINISHED_TTL        3600 (s a finished room is kept)
---lobby-ttl            KLONDIKE_LOBBY_TTL           86400 (s an idle lobby is kept,
-                                                    and a tournament nobody joined)
---tournament-ttl       KLONDIKE_TOURNAMENT_TTL      2592000 (s a tournament with
-                                                    players is kept after a change)
---msg-rate             KLONDIKE_MSG_RATE            20 (messages/s per connection)
---msg-burst            KLONDIKE_MSG_BURST           60 (messages in a burst)
---redis-lanes          KLONDIKE_REDIS_LANES         2 (connections for commands)
---presence-timeout     KLONDIKE_PRESENCE_TIMEOUT    15 (s before a dead process's
-                                                    players show as disconnected)
---tick                 KLONDIKE_TICK                1.25 (s between a big room's
-                                                    leaderboard updates, and a big
-                                                    tournament's counts)
---static-dir           KLONDIKE_STATIC_DIR          the web_client folder of this
-                                                    source tree
-=====================  ===========================  ============================
+=============================  ====================================  ================================
+option                         environment variable                  default
+=============================  ====================================  ================================
+--host                         KLONDIKE_HOST                         127.0.0.1
+--port                         KLONDIKE_PORT                         8080 (0: any free port)
+--redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
+--redis-cluster                KLONDIKE_REDIS_CLUSTER                off (a flag; env 1/0: any node)
+--durability                   KLONDIKE_DURABILITY                   os (or fsync, replica)
+--data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
+--log-level                    KLONDIKE_LOG_LEVEL                    info
+--countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
+--tick                         KLONDIKE_TICK                         1.25 (s: big rooms' lb, counts)
+--finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
+--lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
+--tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)
+--msg-rate                     KLONDIKE_MSG_RATE                     20 (messages/s per connection)
+--msg-burst                    KLONDIKE_MSG_BURST                    60 (messages in a burst)
+--ping-rate                    KLONDIKE_PING_RATE                    1 (free pings a second)
+--ping-burst                   KLONDIKE_PING_BURST                   10 (free pings in a burst)
+--slow-buffer                  KLONDIKE_SLOW_BUFFER                  262144 (bytes: a socket behind)
+--slow-grace                   KLONDIKE_SLOW_GRACE                   10 (s behind before 1011)
+--max-connections              KLONDIKE_MAX_CONNECTIONS              10000 (websockets at once)
+--max-connections-per-address  KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS  100 (from one address)
+--creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
+--max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
+--max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
+--proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
+--redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
+--presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
+--static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
+=============================  ====================================  ================================
 """
 
 from __future__ import annotations
@@ -74,7 +76,18 @@ class Config:
     # connections
     msg_rate: float = 20.0
     msg_burst: int = 60
+    ping_rate: float = 1.0
+    ping_burst: int = 10
     max_frame: int = 4096
+    slow_buffer: int = 256 * 1024
+    slow_grace: float = 10.0
+    # caps
+    max_connections: int = 10_000
+    max_connections_per_address: int = 100
+    creations_per_minute: int = 30
+    max_rooms: int = 100_000
+    max_tournaments: int = 10_000
+    proxy_header: str | None = None
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -149,6 +162,13 @@ def _level(v: str) -> str:
     return v.lower()
 
 
+def _header(v: str) -> str:
+    name = v.strip()
+    if not name or not all(ch.isalnum() or ch == "-" for ch in name):
+        raise ValueError("expected a header name such as X-Forwarded-For")
+    return name
+
+
 def _host(v: str) -> str:
     if not v.strip():
         raise ValueError("empty")
@@ -169,6 +189,16 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("tournament_ttl", _positive_int),
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
+    ("ping_rate", _positive_float),
+    ("ping_burst", _positive_int),
+    ("slow_buffer", _positive_int),
+    ("slow_grace", _positive_float),
+    ("max_connections", _positive_int),
+    ("max_connections_per_address", _positive_int),
+    ("creations_per_minute", _positive_int),
+    ("max_rooms", _positive_int),
+    ("max_tournaments", _positive_int),
+    ("proxy_header", _header),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
     ("tick", _tick),

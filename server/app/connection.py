@@ -34,6 +34,7 @@ from ..protocol import commands as c
 from ..race import Entry, RaceError
 from ..store import StoreUnavailable
 from .background import spawn
+from .backpressure import Backpressure
 from .hub import Hub
 from .services import Services
 from .thubs import TournamentHub
@@ -50,22 +51,47 @@ ResyncHook = Callable[["Connection", str], None]
 
 
 class Credits:
-    """Per-connection message credit: a token bucket (pings are free)."""
+    """Per-connection message credit: a token bucket of ``burst`` messages
+    refilled at ``rate`` a second. Pings have a small allowance of their own
+    (``ping_burst``, refilled at ``ping_rate``: a client's clock samples and
+    keepalives are free); past it a ping costs credit like any message."""
 
-    __slots__ = ("burst", "level", "rate", "stamp")
+    __slots__ = ("burst", "level", "ping_burst", "ping_level", "ping_rate", "rate", "stamp")
 
-    def __init__(self, rate: float, burst: int) -> None:
+    def __init__(self, rate: float, burst: int, *, ping_rate: float = 1.0,
+                 ping_burst: int = 10) -> None:
         self.rate, self.burst = rate, float(burst)
-        self.level, self.stamp = float(burst), time.monotonic()
+        self.ping_rate, self.ping_burst = ping_rate, float(ping_burst)
+        self.level, self.ping_level = float(burst), float(ping_burst)
+        self.stamp = time.monotonic()
+
+    def _refill(self) -> None:
+        now = time.monotonic()
+        elapsed, self.stamp = now - self.stamp, now
+        self.level = min(self.burst, self.level + elapsed * self.rate)
+        self.ping_level = min(self.ping_burst, self.ping_level + elapsed * self.ping_rate)
 
     def take(self) -> bool:
-        now = time.monotonic()
-        self.level = min(self.burst, self.level + (now - self.stamp) * self.rate)
-        self.stamp = now
+        self._refill()
         if self.level >= 1.0:
             self.level -= 1.0
             return True
         return False
+
+    def take_ping(self) -> bool:
+        self._refill()
+        if self.ping_level >= 1.0:
+            self.ping_level -= 1.0
+            return True
+        if self.level >= 1.0:
+            self.level -= 1.0
+            return True
+        return False
+
+    @property
+    def full(self) -> bool:
+        """Back to a whole burst: the connection has kept under its rate."""
+        return self.level >= self.burst
 
 
 @dataclass(slots=True)
@@ -91,9 +117,10 @@ class Connection:
 
     def __init__(self, services: Services, ws: ServerConnection, *,
                  handlers: Mapping[str, Handler], on_room_event: RoomEventHook,
-                 on_resync: ResyncHook | None = None) -> None:
+                 on_resync: ResyncHook | None = None, address: str = "") -> None:
         self.services = services
         self.ws = ws
+        self.address = address  # the client's, for the caps on creations (see quotas)
         self.conn_id = f"{services.proc_id}.{next(_ids)}"
         self._handlers = handlers
         self._on_room_event = on_room_event
@@ -112,8 +139,13 @@ class Connection:
         self.syncing = False
         self.pending: list[bytes] = []
         self.lock = asyncio.Lock()
-        self.credits = Credits(services.config.msg_rate, services.config.msg_burst)
-        self._flooding = 0
+        config = services.config
+        self.credits = Credits(config.msg_rate, config.msg_burst, ping_rate=config.ping_rate,
+                               ping_burst=config.ping_burst)
+        self.backpressure = Backpressure(ws, self._too_slow, limit=config.slow_buffer,
+                                         grace=config.slow_grace)
+        self._flooding = 0  # frames refused over the credit since it was last full
+        self._flood_logged = False
         self._edge_logged = False
         self._closing = False
         self.log = log.bind(conn=self.conn_id)
@@ -127,20 +159,32 @@ class Connection:
                                         "now": self.services.now_ms()}))
         try:
             async for raw in self.ws:
-                await self._receive(raw)
+                if not self._closing:  # closing: what still comes is read, not decoded
+                    await self._receive(raw)
         except ConnectionClosed as exc:
-            # frames the websocket layer refuses itself, closing the connection
-            why = _LIBRARY_CLOSES.get(exc.sent.code) if exc.sent is not None else None
-            if why is not None and not self._closing:
-                metrics.closed.labels(code=str(exc.sent.code)).inc()  # type: ignore[union-attr]
-                metrics.rejected.labels(reason=why).inc()
-                self.log.info("frame_refused", reason=why, limit=self.services.config.max_frame)
+            self._closed_by_library(exc)
         finally:
+            self.backpressure.close()
             metrics.connections.dec()
             if self.thub is not None:
                 self.services.thubs.leave(self.thub, self)
                 self.thub = None
             await self.leave_hub(detach=True)
+
+    def _closed_by_library(self, exc: ConnectionClosed) -> None:
+        """Count and log what the websocket layer closed on its own: a frame
+        it refused, or a keepalive ping the client never answered."""
+        if exc.sent is None or self._closing:
+            return
+        metrics, code = self.services.metrics, exc.sent.code
+        why = _LIBRARY_CLOSES.get(code)
+        if why is not None:
+            metrics.closed.labels(code=str(code)).inc()
+            metrics.rejected.labels(reason=why).inc()
+            self.log.info("frame_refused", reason=why, limit=self.services.config.max_frame)
+        elif code == CloseCode.INTERNAL and "keepalive" in exc.sent.reason:
+            metrics.closed.labels(code=str(code)).inc()
+            self.log.info("keepalive_timeout", room=self.room_id or None)
 
     async def _receive(self, raw: str | bytes) -> None:
         started = time.perf_counter()
@@ -151,7 +195,8 @@ class Connection:
                 self._edge_reject(exc.command, exc.reason, exc.text, exc.seq)
             return
         if type(cmd) is c.Ping:
-            await self.send(frame("pong", {"now": self.services.now_ms()}))
+            if self._charge(ping=True):
+                self.write(frame("pong", {"now": self.services.now_ms()}))
             return
         if not self._charge():
             return
@@ -159,18 +204,28 @@ class Connection:
         async with self.lock:
             await self._dispatch(cmd, started)
 
-    def _charge(self) -> bool:
-        if self.credits.take():
+    def _charge(self, *, ping: bool = False) -> bool:
+        """Take a message's credit; over it, the frame is dropped: the first
+        such frame since the credit was last full gets a ``flood`` reject, and
+        a connection that keeps on (``msg_burst`` frames dropped before its
+        credit is full again) is closed with 1008. Logged once per connection."""
+        credits = self.credits
+        if self._flooding and credits.full:
             self._flooding = 0
+        if credits.take_ping() if ping else credits.take():
             return True
         config = self.services.config
         self._flooding += 1
         self.services.metrics.rejected.labels(reason=Reason.FLOOD.value).inc()
         if self._flooding == 1:
-            self.log.warning("flood", rate=config.msg_rate, burst=config.msg_burst)
+            if not self._flood_logged:
+                self._flood_logged = True
+                self.log.warning("flood", rate=config.msg_rate, burst=config.msg_burst,
+                                 ping=ping)
             self.write(reject(None, Reason.FLOOD))
         elif self._flooding > config.msg_burst:
             self.close(CloseCode.POLICY, "too many messages")
+            self.services.quotas.flooded(self.address)
         return False
 
     def _edge_reject(self, command: str | None, reason: Reason, text: str,
@@ -211,12 +266,14 @@ class Connection:
     # ------------------------------------------------------------------ output
 
     def write(self, data: bytes) -> None:
-        """Queue a frame without waiting (order is kept with everything else)."""
+        """Queue a frame without waiting (order is kept with everything else),
+        through the socket's slow-consumer policy like every frame."""
         if self.syncing:
             self.pending.append(data)
         elif self.hub is not None:
             self.hub.send((self,), data, essential=True)
-        else:  # written now, like the hub does: a task could be overtaken by the next answer
+        elif self.backpressure.admit(essential=True):
+            # written now, like the hub does: a task could be overtaken by the next answer
             broadcast((self.ws,), data, text=True)
 
     async def send(self, data: bytes) -> None:
@@ -224,6 +281,8 @@ class Connection:
             # closing: nothing reaches the client any more, and send() would
             # wait for the close handshake, which can sit unread behind this
             # connection's queued commands until the close timeout
+            return
+        if not self.backpressure.admit(essential=True):
             return
         with contextlib.suppress(ConnectionClosed):
             await self.ws.send(data, text=True)
@@ -248,8 +307,10 @@ class Connection:
         self.role = None  # keeps cleanup from touching the seat's presence
         self.close(CloseCode.TAKEN_OVER, "seat opened elsewhere")
 
-    def too_slow(self) -> None:
-        self.log.warning("slow_consumer", room=self.room_id)
+    def _too_slow(self, buffered: int, seconds: float) -> None:
+        """The socket stayed over the write-buffer limit (see :mod:`.backpressure`)."""
+        self.log.warning("slow_consumer", room=self.room_id or None, buffered=buffered,
+                         seconds=round(seconds, 1))
         self.close(CloseCode.INTERNAL, "too slow: reconnect to resync")
 
     # ------------------------------------------------------------------ place

@@ -32,13 +32,19 @@ def room_id_of(text: str) -> str:
 
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "room")
     room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
+    await quotas.created("room", room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
 async def on_solo(conn: Connection, cmd: c.Solo) -> None:
     conn.need_no_room()
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "room")
     room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring)
+    await quotas.created("room", room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 
 

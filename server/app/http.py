@@ -52,7 +52,9 @@ _SECURITY: Final = {
     "X-Content-Type-Options": "nosniff",
     "Referrer-Policy": "no-referrer",
     "Content-Security-Policy": ("default-src 'self'; connect-src 'self' ws: wss:; "
-                                "img-src 'self' data:; style-src 'self'; script-src 'self'"),
+                                "img-src 'self' data:; style-src 'self'; script-src 'self'; "
+                                "frame-ancestors 'none'"),
+    "X-Frame-Options": "DENY",  # no page may be framed: the organizer's keeps the admin key
 }
 LONG_CACHE: Final = "public, max-age=31536000, immutable"
 REVALIDATE: Final = "no-cache"
@@ -261,15 +263,22 @@ class StaticFiles:
         return response(HTTPStatus.OK, body, asset.content_type, meta)
 
 
+Admit = Callable[[ServerConnection, Request], Response | None]
+
+
 def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
-           metrics: Callable[[], bytes], api: ApiHandler | None = None
+           metrics: Callable[[], bytes], api: ApiHandler | None = None,
+           admit: Admit | None = None
            ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
-    """The ``process_request`` hook: answer HTTP, or let ``/ws`` upgrade."""
+    """The ``process_request`` hook: answer HTTP, or let ``/ws`` upgrade
+    (unless ``admit`` answers it first: a connection cap)."""
 
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
+        if "\x00" in path:  # no file is named so (and the OS refuses such a name)
+            return text(HTTPStatus.BAD_REQUEST, "bad path\n")
         if path == WS_PATH:
-            return None
+            return admit(connection, request) if admit is not None else None
         if path == "/healthz":
             if await health():
                 return text(HTTPStatus.OK, "ok\n")

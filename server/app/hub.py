@@ -10,8 +10,9 @@ lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
 Nothing here waits on a socket: frames are written with
-``websockets.broadcast``, and a connection whose buffer is full skips
-leaderboards (the next one supersedes them) or, for events, is closed so it
+``websockets.broadcast``, through each connection's slow-consumer policy
+(:mod:`.backpressure`): a connection behind skips leaderboards and boards (the
+next ones supersede them), and one behind for too long is closed so that it
 reconnects and resyncs.
 """
 
@@ -20,7 +21,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any, Final
+from typing import Any
 
 import orjson
 import structlog
@@ -38,9 +39,6 @@ from .ticks import Ticker
 from .wire import write_frames
 
 log = structlog.get_logger("app.hub")
-
-SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
-
 
 class Hub:
     def __init__(self, hubs: Hubs, room_id: str) -> None:
@@ -301,12 +299,8 @@ class Hub:
             if session.syncing:
                 session.pending.append(data)
                 continue
-            transport = session.ws.transport
-            if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
-                if essential:
-                    session.too_slow()
-                continue
-            ready.append(session.ws)
+            if session.backpressure.admit(essential=essential):
+                ready.append(session.ws)
         if ready:
             broadcast(ready, data, text=True)
 
@@ -317,12 +311,8 @@ class Hub:
         if session.syncing:
             session.pending.extend(data)
             return
-        transport = session.ws.transport
-        if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
-            if essential:
-                session.too_slow()
-            return
-        write_frames(session.ws, frames)
+        if session.backpressure.admit(essential=essential):
+            write_frames(session.ws, frames)
 
     def _dirty(self) -> None:
         if self._flush_handle is not None:

@@ -7,6 +7,8 @@ from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 
+from .backpressure import Backpressure
+
 
 class Listener(Protocol):
     ws: ServerConnection
@@ -16,11 +18,10 @@ class Listener(Protocol):
     following: int | None  # a spectator of a big room: the seat they follow
     syncing: bool  # catching up: frames wait in ``pending``
     pending: list[bytes]
+    backpressure: Backpressure  # the socket's slow-consumer policy (every write goes through it)
 
     def on_room_event(self, event: dict[str, Any]) -> None: ...
 
     def resynced(self, reason: str) -> None: ...
 
     def taken_over(self) -> None: ...
-
-    def too_slow(self) -> None: ...

@@ -24,6 +24,9 @@ class Metrics:
                                 ["reason"], registry=r)
         self.closed = Counter("klondike_closed", "Connections closed by the server, by close code",
                               ["code"], registry=r)
+        self.refused_connections = Counter(
+            "klondike_refused_connections", "Websocket handshakes refused by a connection cap",
+            ["reason"], registry=r)
         self.move_latency = Histogram("klondike_move_seconds",
                                       "From a game command's arrival to its acknowledgement",
                                       buckets=_LATENCY, registry=r)

@@ -37,10 +37,7 @@ async def load_game(conn: Connection, race: int) -> None:
     if stored.snap is not None:
         game = Game.from_snapshot(stored.snap)
     else:
-        data = await store.load(conn.room_id)
-        if data is None:
-            raise RaceError(Reason.UNKNOWN_ROOM)
-        game = Game(data.room.code)
+        game = Game(await conn.services.rooms.deal_of(conn.room_id, race))
     play = conn.play
     play.game, play.race, play.ver = game, race, stored.ver
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists

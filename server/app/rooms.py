@@ -90,6 +90,7 @@ class Rooms:
         self.on_round_over: RoundOver | None = None
         self.big = BigRooms(store, now_ms)
         self._settings: dict[str, Settings] = {}
+        self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
 
     async def settings_of(self, room_id: str) -> Settings:
         """A room's settings (they never change: remembered once read)."""
@@ -98,6 +99,21 @@ class Rooms:
             data = await self._load(room_id)
             known = data.room.settings
         return known
+
+    async def deal_of(self, room_id: str, race: int) -> str:
+        """The code of a room's race, for a seat that has not played yet: a
+        start of thousands reads the room once, not once a seat. Never sent
+        to anyone (the room's code is a secret until its race ends)."""
+        code = self._deals.get((room_id, race))
+        if code is None:
+            data = await self._load(room_id)
+            if data.room.race != race:  # (another race by now: that seat has no game)
+                raise RaceError(Reason.NOT_PLAYING)
+            code = data.room.code
+            if len(self._deals) >= _KNOWN_SETTINGS:
+                self._deals.clear()
+            self._deals[(room_id, race)] = code
+        return code
 
     async def _load(self, room_id: str) -> RoomData:
         data = await self.store.load(room_id)

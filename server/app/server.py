@@ -13,11 +13,14 @@ import contextlib
 import secrets
 import signal
 import time
+import weakref
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Final
 
 import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
 from ..store import Channels, Store, StoreUnavailable
@@ -26,10 +29,11 @@ from .api import api
 from .config import Config, ConfigError
 from .connection import Connection
 from .embedded import EmbeddedRedis
-from .http import StaticFiles, router
+from .http import StaticFiles, router, text
 from .hub import Hubs
 from .load import Load
 from .metrics import Metrics
+from .quotas import Quotas, client_address
 from .rooms import Rooms
 from .services import Services
 from .thubs import TournamentHubs
@@ -61,6 +65,9 @@ class App:
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
         self._durability_problems: list[str] | None = None  # the last check's findings
+        self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
+            weakref.WeakKeyDictionary())
+        self._closing_waits: set[asyncio.Future[None]] = set()
         self.url = ""
 
     def now_ms(self) -> int:
@@ -93,10 +100,11 @@ class App:
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
                                     tick=self.config.tick, metrics=self.metrics)
+        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
-            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs)
+            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
@@ -107,7 +115,8 @@ class App:
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
-                                   metrics=self.metrics.render, api=api(self.tournaments)),
+                                   metrics=self.metrics.render, api=api(self.tournaments),
+                                   admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
         )
@@ -115,7 +124,8 @@ class App:
         host, port = sock.getsockname()[:2]
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         self.url = f"http://{shown}:{port}/"
-        log.info("listening", url=self.url, redis="embedded" if self._embedded else _safe(url),
+        log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
+                 redis="embedded" if self._embedded else _safe(url),
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
@@ -165,9 +175,27 @@ class App:
         self.hubs.on_reconnect()
         self.thubs.on_reconnect()
 
+    def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
+        """A place under the connection caps for a websocket handshake, held
+        until its connection closes (whether or not the handshake succeeds)."""
+        address = client_address(ws, request, self.config.proxy_header)
+        status = self.quotas.admit(address)
+        if status is not None:
+            answer = text(status, "too many connections from your address\n"
+                          if status is HTTPStatus.TOO_MANY_REQUESTS else "server full\n")
+            answer.headers["Retry-After"] = "10"
+            return answer
+        self._addresses[ws] = address
+        waiting = asyncio.ensure_future(ws.wait_closed())
+        waiting.add_done_callback(lambda _: self.quotas.release(address))
+        self._closing_waits.add(waiting)
+        waiting.add_done_callback(self._closing_waits.discard)
+        return None
+
     async def _handle(self, ws: ServerConnection) -> None:
         await Connection(self.services, ws, handlers=handlers.HANDLERS,
-                         on_room_event=handlers.on_room_event, on_resync=handlers.on_resync).run()
+                         on_room_event=handlers.on_room_event, on_resync=handlers.on_resync,
+                         address=self._addresses.get(ws, "")).run()
 
     async def _sweep(self) -> None:
         """End races whose time is up and open tournament rounds left starting

@@ -15,6 +15,7 @@ from .config import Config
 from .hub import Hubs
 from .load import Load
 from .metrics import Metrics
+from .quotas import Quotas
 from .rooms import Rooms
 from .thubs import TournamentHubs
 from .tournaments import Tournaments
@@ -33,3 +34,4 @@ class Services:
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
+    quotas: Quotas

@@ -21,6 +21,7 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ..protocol import frame, wrap_raw
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
+from .backpressure import Backpressure
 from .metrics import Metrics
 from .ticks import me_frame
 from .tournaments import Tournaments
@@ -36,6 +37,7 @@ class Follower(Protocol):
     ws: ServerConnection
     syncing: bool  # catching up: frames wait in ``pending``
     pending: list[bytes]
+    backpressure: Backpressure  # the socket's slow-consumer policy
     t_player: int  # the player of the tournament this connection is (-1: none)
 
 
@@ -132,7 +134,7 @@ class TournamentHub:
         for s in sessions:
             if s.syncing:
                 s.pending.append(data)
-            else:
+            elif s.backpressure.admit(essential=True):
                 sockets.append(s.ws)
         if sockets:
             broadcast(sockets, data, text=True)

@@ -54,7 +54,10 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
 
 
 async def on_t_create(conn: Connection, cmd: c.TCreate) -> None:
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "tournament")
     t, admin, invite = await conn.services.tournaments.create(cmd.name, cmd.settings)
+    await quotas.created("tournament", t.id)
     created: dict[str, Any] = {"id": t.id, "admin": admin}
     if invite is not None:
         created["invite"] = invite

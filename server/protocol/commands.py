@@ -14,7 +14,8 @@ import orjson
 
 from .reasons import DEFAULT_TEXT, Reason
 
-MAX_SEQ: Final = 2**53 - 1  # what a JavaScript number holds exactly
+MAX_SEQ: Final = 2**31 - 1  # a game command's sequence number: room for any game, and no more
+MAX_SAFE: Final = 2**53 - 1  # what a JavaScript number holds exactly (times, versions)
 
 
 class ProtocolError(Exception):
@@ -325,8 +326,10 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
-_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at", "first", "count", "player"})
-_LOWEST: Final = {"s": 1, "first": 1, "count": 1}  # a game command's sequence number starts at 1
+#: the whole numbers' ranges: a sequence number starts at 1 and stays below 2**31
+_BOUNDS: Final = {"s": (1, MAX_SEQ), "seat": (0, MAX_SEQ), "since": (0, MAX_SAFE),
+                  "at": (0, MAX_SAFE), "first": (1, MAX_SEQ), "count": (1, MAX_SEQ),
+                  "player": (0, MAX_SEQ)}
 
 
 def decode(raw: str | bytes) -> Command:
@@ -371,9 +374,10 @@ def _check(name: str, field: str, kind: Any, value: Any) -> Any:
         want = "true or false"
     elif kind is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
-        if ok and field in _SEQ_FIELDS:
-            ok = _LOWEST.get(field, 0) <= value <= MAX_SEQ
-        want = "a whole number" + (f" ≥ {_LOWEST.get(field, 0)}" if field in _SEQ_FIELDS else "")
+        bounds = _BOUNDS.get(field)
+        if ok and bounds is not None:
+            ok = bounds[0] <= value <= bounds[1]
+        want = "a whole number" + (f" from {bounds[0]} to {bounds[1]}" if bounds else "")
     elif kind is str:
         ok = isinstance(value, str) and len(value) <= MAX_TEXT
         want = f"a string of at most {MAX_TEXT} characters"

@@ -67,9 +67,13 @@ kt:{T}:rec              str   a lease: the process recording a round's results
 kr:due                  zset  room id -> when its race must be looked at (ms)
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
-kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (kt:due:{dN-K}
-                              of kt:due)
+kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
+                              kt:due, kr:live, kt:live)
 kr:proc:ID              str   a live server process's heartbeat (expires)
+kr:live / kt:live       zset  room / tournament id -> until when its creation
+                              counts against --max-rooms / --max-tournaments (ms)
+kr:made:ADDR            zset  creations from one address -> when (ms), the last
+                              minute's (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
 """
@@ -83,15 +87,15 @@ from .slots import SLOTS, slot
 
 DUE: Final = "kr:due"
 TOURNAMENTS_DUE: Final = "kt:due"
-DUE_SHARDS: Final = 16
+SHARDS: Final = 16
 ORDER_CHANNEL: Final = "kr:wait"
 
 
 def _shard_tags() -> tuple[str, ...]:
     """``dN-K``, K the first whose slot is in the Nth 16th of the slots."""
-    width = SLOTS // DUE_SHARDS
+    width = SLOTS // SHARDS
     out = []
-    for n in range(DUE_SHARDS):
+    for n in range(SHARDS):
         k = 0
         while slot(f"d{n}-{k}") // width != n:
             k += 1
@@ -102,21 +106,30 @@ def _shard_tags() -> tuple[str, ...]:
 _SHARD_TAGS: Final = _shard_tags()
 
 
-def due_shards(index: str) -> tuple[str, ...]:
-    """The keys of a deadline index (:data:`DUE`, :data:`TOURNAMENTS_DUE`) on a
-    Redis Cluster: ``kr:due:{dN-K}``, one per shard."""
+def shards(index: str) -> tuple[str, ...]:
+    """The keys of an index (:data:`DUE`, :data:`LIVE_ROOMS`, ...) on a Redis
+    Cluster: ``kr:due:{dN-K}``, one per shard."""
     return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
 
 
 #: the rooms' deadline index on a Redis Cluster
-DUE_SHARD_KEYS: Final = due_shards(DUE)
+DUE_SHARD_KEYS: Final = shards(DUE)
 
 
-def due(member_id: str, shards: tuple[str, ...]) -> str:
-    """The key of a deadline index (of ``shards``) that holds ``member_id``."""
-    if len(shards) == 1:
-        return shards[0]
-    return shards[zlib.crc32(member_id.encode()) % len(shards)]
+def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
+    """The key of an index (one key, or the keys of :func:`shards`) that holds
+    ``member_id``."""
+    if len(keys) == 1:
+        return keys[0]
+    return keys[zlib.crc32(member_id.encode()) % len(keys)]
+
+
+LIVE_ROOMS: Final = "kr:live"
+LIVE_TOURNAMENTS: Final = "kt:live"
+
+
+def creations(address: str) -> str:
+    return f"kr:made:{address}"
 
 
 def proc(proc_id: str) -> str:

@@ -282,6 +282,24 @@ end
 return ids
 """)
 
+#: Count a creation from one address over the last minute (a rolling
+#: window); the live documents of a kind (pruned of those whose time is up).
+CREATION: Final = Script("creation", """
+-- KEYS: 1 the address's creations (zset: id -> ms); ARGV: 1 now ms, 2 the window ms,
+--       3 a unique id for this creation
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+""")
+
+#: How many documents an index of live ones (or one shard of it) holds now.
+LIVE_COUNT: Final = Script("live_count", """
+-- KEYS: 1 a live index (zset: id -> until when, ms); ARGV: 1 now ms
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+return redis.call('ZCARD', KEYS[1])
+""")
+
 # ---------------------------------------------------------------------- big rooms
 
 #: A player takes a seat in a big room: a free nickname, room left, the
@@ -635,6 +653,6 @@ keep(KEYS[3], KEYS[1])
 return {'out', redis.call('HINCRBY', KEYS[1], 'active', -1)}
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, JOIN, LEAVE,
-              READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT,
-              ROUND_OUT)
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, LIVE_COUNT,
+              JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
+              ROUND_SEAT, ROUND_OUT)

@@ -8,6 +8,7 @@ Each write is one Lua script (see :mod:`.scripts`), run atomically.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
@@ -260,9 +261,11 @@ class Store:
         self.event_cap = event_cap
         self._execute = client.execute
         self._run = client.run
-        self._due = keys.DUE_SHARD_KEYS if client.sharded else (keys.DUE,)
-        self._tournaments_due = (keys.due_shards(keys.TOURNAMENTS_DUE) if client.sharded
-                                 else (keys.TOURNAMENTS_DUE,))
+        def index(name: str) -> tuple[str, ...]:  # an index's keys: one, or its shards
+            return keys.shards(name) if client.sharded else (name,)
+        self._due = index(keys.DUE)
+        self._tournaments_due = index(keys.TOURNAMENTS_DUE)
+        self._live = {"room": index(keys.LIVE_ROOMS), "tournament": index(keys.LIVE_TOURNAMENTS)}
         self.big_tournaments = BigTournamentStore(self._run, self.call)
 
     @classmethod
@@ -517,10 +520,10 @@ class Store:
     # ------------------------------------------------------------------ deadlines
 
     async def due_add(self, room_id: str, at_ms: int) -> None:
-        await self.call("ZADD", keys.due(room_id, self._due), at_ms, room_id)
+        await self.call("ZADD", keys.shard_of(room_id, self._due), at_ms, room_id)
 
     async def due_remove(self, room_id: str) -> None:
-        await self.call("ZREM", keys.due(room_id, self._due), room_id)
+        await self.call("ZREM", keys.shard_of(room_id, self._due), room_id)
 
     async def claim_due(self, now_ms: int, *, lease_ms: int = 10_000, limit: int = 20) -> list[str]:
         """Rooms whose deadline has passed, each leased to this caller for a
@@ -533,12 +536,27 @@ class Store:
                                         for key in index))
         return [i.decode() for ids in shards for i in ids]
 
+    async def count_creation(self, address: str, kind: str, now_ms: int) -> tuple[int, int]:
+        """One more creation from ``address`` (how many in the last minute,
+        this one included) and how many documents of ``kind`` (``room`` or
+        ``tournament``) are live. Two scripts, in different slots on a
+        cluster (one round trip on one Redis: they are sent together)."""
+        made, *counts = await asyncio.gather(
+            self._run(scripts.CREATION, [keys.creations(address)],
+                      [now_ms, 60_000, secrets.token_hex(8)]),
+            *(self._run(scripts.LIVE_COUNT, [key], [now_ms]) for key in self._live[kind]))
+        return int(made), sum(int(c) for c in counts)
+
+    async def live_add(self, kind: str, ident: str, until_ms: int) -> None:
+        """A document of ``kind`` counts as live until ``until_ms``."""
+        await self.call("ZADD", keys.shard_of(ident, self._live[kind]), until_ms, ident)
+
     async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
         """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
-        await self.call("ZADD", keys.due(tournament_id, self._tournaments_due), at_ms, tournament_id)
+        await self.call("ZADD", keys.shard_of(tournament_id, self._tournaments_due), at_ms, tournament_id)
 
     async def tournament_due_remove(self, tournament_id: str) -> None:
-        await self.call("ZREM", keys.due(tournament_id, self._tournaments_due), tournament_id)
+        await self.call("ZREM", keys.shard_of(tournament_id, self._tournaments_due), tournament_id)
 
     async def claim_due_tournaments(self, now_ms: int, *, lease_ms: int = 10_000,
                                     limit: int = 20) -> list[str]:

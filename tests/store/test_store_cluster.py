@@ -155,14 +155,14 @@ async def test_the_deadline_indexes_are_spread_and_claimed_from_every_shard(
     rids = [room_id() for _ in range(40)]
     for rid in rids:
         await store.due_add(rid, 1000)
-    assert len({keys.due(r, keys.DUE_SHARD_KEYS) for r in rids}) > 8
+    assert len({keys.shard_of(r, keys.DUE_SHARD_KEYS) for r in rids}) > 8
     claimed = await store.claim_due(2000, limit=100)
     assert sorted(set(claimed) & set(rids)) == sorted(rids)
     assert not set(await store.claim_due(2000, limit=100)) & set(rids), "leased"
     for rid in rids:
         await store.due_remove(rid)
     # the tournaments' index likewise
-    shards = keys.due_shards(keys.TOURNAMENTS_DUE)
+    shards = keys.shards(keys.TOURNAMENTS_DUE)
     assert {redis_cluster.master_of(k).addr for k in shards} == owners
     for rid in rids:
         await store.tournament_due_add(rid, 1000)
