@@ -1,10 +1,10 @@
 """The server on a Redis Cluster (3 masters, 3 replicas, made by the test with
 ``redis-cli --cluster create``), with real processes: a race across two
-server processes with rooms on different masters, the slot of a live room
-migrated mid-race, and a master killed mid-race under ``--durability
-replica`` (its replica promoted, the players carry on, no acknowledged move
-lost). Each server is given one node only: a master for one, a replica for
-the other."""
+server processes with rooms on different masters, a big room and
+tournaments (small and big) across both, the slot of a live room migrated
+mid-race, and a master killed mid-race under ``--durability replica`` (its
+replica promoted, the players carry on, no acknowledged move lost). Each
+server is given one node only: a master for one, a replica for the other."""
 
 from __future__ import annotations
 
@@ -30,6 +30,7 @@ from play_support import (
     view_after,
     watch,
 )
+from tournament_support import Entrant, Organizer, results, t_seen
 
 from server.store.slots import slot
 
@@ -102,6 +103,48 @@ async def test_a_race_across_two_processes_with_rooms_on_different_masters(
     assert stored_log(first_master.url, room, 2) == [*log_of(SCRIPT[:25]), "26 resign"]
     assert stored_log(redis_cluster.master_of(other).url, other, 1) == (
         [*log_of(SCRIPT[:15]), "16 resign"])
+
+
+async def test_a_big_room_and_tournaments_small_and_big_across_two_processes(
+        redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
+    """Every kind of document on the cluster: a big room's race (its ranking,
+    ticks and seats in their own keys), and a round of a small and of a big
+    tournament, each with its players on both processes (each tournament's
+    keys and its round's room in different slots)."""
+    a = on_cluster(servers, redis_cluster, 0, "a")
+    b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b")
+    ann, bob, cat = await clients(a, "ann"), await clients(b, "bob"), await clients(b, "cat")
+    room = (await ann.create("ann", code=CODE, max_players=40))["room"]
+    await bob.join(room, "bob")
+    await cat.join(room, "cat")
+    await ann.send("start")
+    for player in (ann, bob, cat):
+        assert (await player.expect("board", timeout=20))["view"] == view_after([])
+    await asyncio.gather(play(ann, SCRIPT), play(bob, SCRIPT[:20]), play(cat, SCRIPT[:5]))
+    for player in (bob, cat):
+        assert (await player.command("resign"))["t"] == "ack"
+    assert (await ended_the_same([ann, bob, cat]))[0] == ("ann", "finished", 1)
+    master = redis_cluster.master_of(room)
+    assert stored_log(master.url, room, 1) == [*log_of(SCRIPT[:20]), "21 resign"]
+
+    for size in (8, 40):  # a small tournament, then a big one
+        org = Organizer(await clients(a, f"org{size}"))
+        await org.create(f"Cluster {size}", codes=[CODE], time_limit=600, max_players=size)
+        dan = Entrant(await clients(a, f"dan{size}"), "dan")
+        eve = Entrant(await clients(b, f"eve{size}"), "eve")
+        for entrant in (dan, eve):
+            await entrant.register(org.id)
+        round_room = await org.start(1)
+        for entrant in (dan, eve):
+            await entrant.enter(round_room, CODE)
+        await dan.play(SCRIPT[:12])
+        await eve.play(SCRIPT[:6])
+        for entrant in (dan, eve):
+            await entrant.resign()
+        ended = await t_seen(org.client, "round_ended", 1, timeout=20)
+        assert ended["tournament"]["rounds"][0]["status"] == "ended"
+        standings = (await results(b, org.id))["standings"]
+        assert [line["nickname"] for line in standings] == ["dan", "eve"], standings
 
 
 async def test_a_live_rooms_slot_migrated_mid_race_loses_nothing(
