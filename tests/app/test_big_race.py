@@ -1,6 +1,7 @@
 """A 300-player race over two server processes, played to the end: some
 players win with the vectors' winning script, some resign, some play a
-while, some stay idle. Every rank a player is shown is checked against the
+while, some stay idle; once every rank has been checked, those still racing
+give up and the race ends. Every rank a player is shown is checked against the
 ranking computed here from each player's own game (replayed with the
 engine), and every frame of every player and spectator is scanned for cards
 they may not see and for the deal's code (docs/protocol.md, "Big rooms")."""
@@ -28,7 +29,6 @@ PLAYERS: Final = 300
 WINNERS: Final = 5
 RESIGNERS: Final = 40
 PLAYING: Final = 160  # play a while, then stop; the others stay idle
-TIME_LIMIT: Final = 50  # seconds: the idle players keep the race going until then
 TICK: Final = 0.3
 
 pytestmark = pytest.mark.slow
@@ -98,7 +98,7 @@ async def test_a_race_of_300_over_two_processes(two_servers: list[ServerProcess]
 
 async def race(clients: list[Client], watchers: list[Client]) -> None:
     host = clients[0]
-    await host.create("p0", code=CODE, max_players=PLAYERS, time_limit=TIME_LIMIT, boards="live")
+    await host.create("p0", code=CODE, max_players=PLAYERS, boards="live")
     for batch in range(1, PLAYERS, 50):
         await asyncio.gather(*(c.join(host.room, c.name) for c in clients[batch:batch + 50]))
     for w in watchers:
@@ -178,12 +178,16 @@ async def race(clients: list[Client], watchers: list[Client]) -> None:
     followed = await latest(watchers[1], "follow", lambda d: d["line"]["status"] == "finished")
     assert followed["seat"] == clients[3].seat
 
-    # time runs out for the idle: the race ends, the code is revealed
-    ended = await host.event("ended", timeout=TIME_LIMIT + 30)
+    # the idle and those who stopped give up at last: the race ends, the code is revealed
+    # (no time limit: on a busy machine the checks above may take a while)
+    rest = [r for r in racers if r.seat not in finished and r.seat not in resigned]
+    await asyncio.gather(*(r.resign() for r in rest))
+    ended = await host.event("ended", timeout=30)
     assert ended["room"]["code"] == CODE
     results = ended["room"]["results"]
-    assert [line["seat"] for line in results[:WINNERS]] == finished
-    assert {line["status"] for line in results} <= {"finished", "resigned", "unfinished"}
+    assert [(line["seat"], line["status"]) for line in results[:WINNERS]] == [
+        (s, "finished") for s in finished]
+    assert {line["status"] for line in results[WINNERS:]} == {"resigned"}
     for c in clients + watchers:
         assert_code_kept(c, CODE)
     for racer in racers:
