@@ -7,6 +7,8 @@ option                         environment variable                  default
 --host                         KLONDIKE_HOST                         127.0.0.1
 --port                         KLONDIKE_PORT                         8080 (0: any free port)
 --redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
+--redis-cluster                KLONDIKE_REDIS_CLUSTER                off (a flag; env 1/0: any node)
+--durability                   KLONDIKE_DURABILITY                   os (or fsync, replica)
 --data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
 --log-level                    KLONDIKE_LOG_LEVEL                    info
 --countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
@@ -42,6 +44,8 @@ from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlparse
 
+from ..store import DURABILITIES
+
 WEB_CLIENT: Final = Path(__file__).resolve().parents[2] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
 
@@ -57,6 +61,8 @@ class Config:
     port: int = 8080
     # state
     redis_url: str | None = None
+    redis_cluster: bool = False
+    durability: str = "os"
     data_dir: Path = Path("var")
     redis_lanes: int = 2
     presence_timeout: float = 15.0
@@ -129,6 +135,20 @@ def _redis_url(v: str) -> str:
     return v
 
 
+def _flag(v: str) -> bool:
+    if v.lower() in ("1", "yes", "true", "on"):
+        return True
+    if v.lower() in ("0", "no", "false", "off"):
+        return False
+    raise ValueError("expected 1 or 0 (yes/no, true/false, on/off)")
+
+
+def _durability(v: str) -> str:
+    if v.lower() not in DURABILITIES:
+        raise ValueError(f"expected one of {', '.join(DURABILITIES)}")
+    return v.lower()
+
+
 def _static_dir(v: str) -> Path:
     path = Path(v)
     if not (path / "index.html").is_file():
@@ -159,6 +179,8 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("host", _host),
     ("port", _port),
     ("redis_url", _redis_url),
+    ("redis_cluster", _flag),
+    ("durability", _durability),
     ("data_dir", Path),
     ("log_level", _level),
     ("countdown", _non_negative_float),
@@ -184,8 +206,16 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
 )
 
 
+_FLAGS: Final = ("redis_cluster",)  # given alone on the command line
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     for name, _ in _OPTIONS:
+        if name in _FLAGS:
+            parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None,
+                                action="store_const", const="1",
+                                help=f"(env KLONDIKE_{name.upper()}=1)")
+            continue
         parser.add_argument("--" + name.replace("_", "-"), dest=name, default=None, metavar="VALUE",
                             help=f"(env KLONDIKE_{name.upper()})")
 
@@ -206,7 +236,26 @@ def load(args: argparse.Namespace | None = None, env: Mapping[str, str] | None =
             values[name] = convert(raw)
         except ValueError as exc:
             raise ConfigError(f"bad value {raw!r} for {source}: {exc}") from None
-    return Config(**values)
+    config = Config(**values)
+    _check(config)
+    return config
+
+
+def _check(config: Config) -> None:
+    """Settings that only make sense together."""
+    if config.redis_cluster:
+        url = urlparse(config.redis_url or "")
+        if config.redis_url is None:
+            raise ConfigError("--redis-cluster needs --redis-url naming a node of the cluster")
+        if url.scheme == "unix":
+            raise ConfigError("--redis-cluster needs a redis:// or rediss:// URL (nodes are "
+                              "reached over TCP)")
+        if url.path.strip("/") not in ("", "0"):
+            raise ConfigError("--redis-cluster: a Redis Cluster has database 0 only "
+                              f"(the URL names {url.path.strip('/')!r})")
+    if config.durability == "replica" and config.redis_url is None:
+        raise ConfigError("--durability replica needs a Redis with a replica: give --redis-url "
+                          "(the embedded Redis has none)")
 
 
 def parse(argv: Sequence[str], env: Mapping[str, str] | None = None) -> Config:

@@ -47,6 +47,7 @@ _LIBRARY_CLOSES: Final = {1002: "bad_frame", 1007: "bad_utf8", 1009: "too_big"}
 
 Handler = Callable[["Connection", Any], Awaitable[None]]
 RoomEventHook = Callable[["Connection", dict[str, Any]], None]
+ResyncHook = Callable[["Connection", str], None]
 
 
 class Credits:
@@ -116,13 +117,14 @@ class Connection:
 
     def __init__(self, services: Services, ws: ServerConnection, *,
                  handlers: Mapping[str, Handler], on_room_event: RoomEventHook,
-                 address: str = "") -> None:
+                 on_resync: ResyncHook | None = None, address: str = "") -> None:
         self.services = services
         self.ws = ws
         self.address = address  # the client's, for the caps on creations (see quotas)
         self.conn_id = f"{services.proc_id}.{next(_ids)}"
         self._handlers = handlers
         self._on_room_event = on_room_event
+        self._on_resync = on_resync
         # where the connection is
         self.role: str | None = None  # "player" or "spectator" once in a room
         self.hub: Hub | None = None
@@ -342,3 +344,9 @@ class Connection:
     def on_room_event(self, event: dict[str, Any]) -> None:
         """Called by the hub for each room event, in order."""
         self._on_room_event(self, event)
+
+    def resynced(self, reason: str) -> None:
+        """Called by the hub once it sent this connection the whole room again
+        (``reason``: ``missed`` or ``rollback``)."""
+        if self._on_resync is not None:
+            self._on_resync(self, reason)

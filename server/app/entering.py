@@ -143,6 +143,9 @@ async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> N
                 if board is not None:
                     await conn.send(board)
                 sent = True
+            elif v < since:  # the client saw more than Redis has now
+                await conn.send(hub.sync_frame("rollback"))
+                sent = True
         if not sent:
             await conn.send(hub.sync_frame())
     finally:

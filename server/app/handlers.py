@@ -13,3 +13,4 @@ HANDLERS: Final[Mapping[str, Handler]] = {
 }
 
 on_room_event: Final = entering.on_room_event
+on_resync: Final = playing.on_resync

@@ -30,7 +30,7 @@ from websockets.asyncio.server import broadcast
 from ..klondike import Game
 from ..protocol import frame, wrap_raw
 from ..race import Entry, ranked
-from ..store import Store, StoreUnavailable, Subscriber
+from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
 from .listener import Listener
 from .load import Load
@@ -64,6 +64,7 @@ class Hub:
         self._last_flush = 0.0
         self._boards_loaded = False
         self._loaded_v = 0  # the version this hub first read: it saw every event after it
+        self._last: bytes | None = None  # the event of version ``v`` as published, if applied here
         self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     # ------------------------------------------------------------------ state
@@ -93,15 +94,22 @@ class Hub:
     def lines(self) -> list[Entry]:
         return ranked(self.entries.values(), self.online)
 
-    def sync_frame(self) -> bytes:
+    def sync_frame(self, reason: str | None = None) -> bytes:
         """The whole room as a newcomer needs it (a big room: with its latest
-        leaderboard tick, not every line)."""
+        leaderboard tick, not every line); ``reason`` when the hub sends it on
+        its own (``missed``: events it could not fetch; ``rollback``: Redis
+        came back with less than this process had seen)."""
         public = dict(self.public)
         public["phase"] = self.phase_now()  # the start event said "countdown"
         public["now"] = self.now_ms()
+        d: dict[str, Any] = {"v": self.v, "room": public}
         if self.ticker is not None:
-            return frame("sync", {"v": self.v, "room": public, "top": self.ticker.top})
-        return frame("sync", {"v": self.v, "room": public, "entries": self.lines()})
+            d["top"] = self.ticker.top
+        else:
+            d["entries"] = self.lines()
+        if reason is not None:
+            d["reason"] = reason
+        return frame("sync", d)
 
     def board_frame(self) -> bytes | None:
         """The leaderboard as it stands: every line, or a big room's latest tick."""
@@ -153,6 +161,12 @@ class Hub:
             return
         v = message["v"]
         if v <= self.v:
+            if v == self.v and self._last is not None and data != self._last:
+                # another event under the version applied here: Redis lost what
+                # it had (the catch-up sees it and resyncs)
+                self._buffer.append(data)
+                self._busy = True
+                spawn(self._catch_up())
             return
         if v != self.v + 1:
             self._buffer.append(data)
@@ -164,6 +178,7 @@ class Hub:
     def _apply(self, event: dict[str, Any], data: bytes) -> None:
         """Apply the next event (``event`` is ``data`` parsed)."""
         self.v = event["v"]
+        self._last = data
         if "board" in event and not self._watchers():
             # nobody here may see boards: the next spectator gets them from
             # the store (live) or the stored events (delayed)
@@ -215,10 +230,19 @@ class Hub:
                     session.on_room_event({"kind": "kicked", "seat": notice["seat"]})
 
     async def _catch_up(self) -> None:
-        """Fetch the events this hub missed, or reload and resync."""
+        """Fetch the events this hub missed, or reload and resync. The event
+        of the hub's own version is fetched too, when the hub applied it:
+        Redis having less, or another event under that version, is a
+        rollback (a restart from an older append-only file, a failover to a
+        replica that missed writes)."""
         try:
-            _, events = await self.store.events_since(self.room_id, self.v)
-            if events is None:
+            last = self._last
+            since = self.v - 1 if last is not None and self.v > 0 else self.v
+            latest, events = await self.store.events_since(self.room_id, since)
+            if latest < self.v or (last is not None and events is not None
+                                   and events[:1] != [last]):
+                await self._resync(rollback=True)
+            elif events is None:
                 await self._resync()
             else:
                 for data in events:
@@ -232,16 +256,28 @@ class Hub:
         self._busy = False
         self._drain()
 
-    async def _resync(self) -> None:
+    async def _resync(self, *, rollback: bool = False) -> None:
+        """Reload the room and send it whole to every connection here, with
+        fresh boards (spectators) and, after a rollback, each player's board
+        as stored (:meth:`Listener.resynced`)."""
         data = await self.store.load(self.room_id)
         if data is None:
             return
-        self.v = data.ev
+        if rollback or data.ev < self.v:
+            log.warning("rollback", room=self.room_id, seen=self.v, stored=data.ev)
+            self.hubs.metrics.rollbacks.labels(scope="room").inc()
+            rollback = True
+        self.v = self._loaded_v = data.ev
+        self._last = None
         self._set_public(data.public(self.now_ms()))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
-        self._send_all(self.sync_frame(), essential=True)
+        self._delayed.clear()
+        reason = "rollback" if rollback else "missed"
+        self._send_all(self.sync_frame(reason), essential=True)
+        for session in list(self.sessions):
+            session.resynced(reason)
         if self._watchers():
             await self.send_boards_to(self._watchers())
 
@@ -414,7 +450,7 @@ class Hubs:
     """The hubs of this process, by room id. ``end_race`` ends a room's race
     once nobody plays it any more (a hub may notice it first)."""
 
-    def __init__(self, *, store: Store, subscriber: Subscriber, metrics: Metrics, load: Load,
+    def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics, load: Load,
                  now_ms: Callable[[], int],
                  end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
         self.store, self.subscriber, self.metrics, self.load = store, subscriber, metrics, load

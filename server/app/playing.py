@@ -26,6 +26,7 @@ from .background import spawn
 from .connection import Connection
 
 RECENT: Final = 64  # resent commands recognised up to this far back
+_BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
 PLAYER_ONLY: Final = ("legal", "undo", "autocomplete")  # view fields spectators never see
 
 
@@ -81,6 +82,47 @@ async def board_at_start(conn: Connection, race: int) -> None:
                 await send_board(conn)
     except StoreUnavailable:
         play.game = None  # loaded on the player's next command
+
+
+def on_resync(conn: Connection, reason: str) -> None:
+    """The hub sent the whole room again. After a rollback the seat's game as
+    this process knew it is gone from Redis: the player gets the board as
+    stored (no client keeps playing on a board Redis does not have)."""
+    if reason != "rollback" or conn.role != "player":
+        return
+    conn.play.game = None
+    spawn(_board_as_stored(conn))
+
+
+async def _board_as_stored(conn: Connection) -> None:
+    hub = conn.hub
+    for _ in range(_BOARD_TRIES):
+        if hub is None or conn.hub is not hub:
+            return
+        if conn.seat not in hub.public.get("racers", ()) or hub.phase_now() not in ("racing",
+                                                                                   "ended"):
+            return  # no board yet (a countdown deals it at its end)
+        try:
+            async with conn.lock:
+                await load_game(conn, hub.race)
+                await send_board(conn)
+            return
+        except StoreUnavailable:
+            await asyncio.sleep(0.5)
+
+
+async def _rolled_back(conn: Connection, stored_ver: int) -> None:
+    """Redis has fewer of the seat's commands than this connection stored:
+    say so once, count it, and send the room (``sync`` with reason
+    ``rollback``) and the board as stored."""
+    play = conn.play
+    conn.log.warning("rollback", room=conn.room_id, seat=conn.seat, seen=play.ver,
+                     stored=stored_ver)
+    conn.services.metrics.rollbacks.labels(scope="seat").inc()
+    await load_game(conn, play.race)
+    if conn.hub is not None:  # the client drops its unacknowledged commands at this sync
+        await conn.send(conn.hub.sync_frame("rollback"))
+    await send_board(conn)
 
 
 async def _playing(conn: Connection, seq: int | None = None, command: str = "") -> Game | None:
@@ -220,6 +262,9 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         raise
     if applied.status != "ok":
         play.game = None
+        if applied.status == "version" and applied.ver < play.ver:
+            await _rolled_back(conn, applied.ver)
+            raise RaceError(Reason.ROLLED_BACK)
         if applied.status == "taken_over":
             conn.taken_over()
             return

@@ -23,10 +23,10 @@ from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
-from ..store import Store, StoreUnavailable, Subscriber
+from ..store import Channels, Store, StoreUnavailable
 from . import handlers
 from .api import api
-from .config import Config
+from .config import Config, ConfigError
 from .connection import Connection
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router, text
@@ -49,7 +49,7 @@ class App:
 
     services: Services
     store: Store
-    subscriber: Subscriber
+    subscriber: Channels
     hubs: Hubs
     lag: Load
     rooms: Rooms
@@ -64,6 +64,7 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._durability_problems: list[str] | None = None  # the last check's findings
         self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
             weakref.WeakKeyDictionary())
         self._closing_waits: set[asyncio.Future[None]] = set()
@@ -73,16 +74,24 @@ class App:
         return int(self._clock() * 1000)
 
     async def start(self) -> None:
-        url = self.config.redis_url
+        config = self.config
+        url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(self.config.data_dir)
+            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
+                                           on_died=self._embedded_died,
+                                           on_restarted=self._embedded_restarted)
             url = await self._embedded.start()
-        self.store = await Store.open(url, lanes=self.config.redis_lanes,
-                                      event_cap=self.config.event_cap,
-                                      on_batch=self.metrics.redis_batch)
+            self.metrics.embedded_up.set(1)
+        self.store = await Store.open(url, cluster=config.redis_cluster,
+                                      durability=config.durability, lanes=config.redis_lanes,
+                                      event_cap=config.event_cap, observer=self.metrics)
+        problems = await self.store.redis.version_problems()
+        if problems:
+            raise ConfigError("; ".join(problems))
+        await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()
-        self.subscriber = Subscriber(self.store.pool, self._on_message, self._on_reconnect)
+        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
         self.rooms = Rooms(self.store, self.config, self.now_ms)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
@@ -90,7 +99,7 @@ class App:
                          tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
-                                    tick=self.config.tick)
+                                    tick=self.config.tick, metrics=self.metrics)
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
@@ -117,7 +126,43 @@ class App:
         self.url = f"http://{shown}:{port}/"
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
                  redis="embedded" if self._embedded else _safe(url),
-                 proc=self.proc_id)
+                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
+
+    async def _check_durability(self, *, at_start: bool = False) -> None:
+        """Does Redis keep the promise of ``--durability``? Checked at start
+        and with every heartbeat (a failover may bring another node). With
+        ``fsync`` a Redis that does not fsync every write stops the start, and
+        later is an error in the log; with ``replica`` a master without a
+        replica is a warning (acks wait for one). Unreachable, or ``CONFIG``
+        refused: a warning at start, checked again with the next heartbeat.
+        Each finding is logged when it changes, not at every check."""
+        if self.config.durability == "os":
+            return
+        problems = await self.store.redis.durability_problems()
+        if problems is None:
+            if at_start:
+                log.warning("durability_unchecked", durability=self.config.durability)
+            return
+        if problems == self._durability_problems:
+            return
+        self._durability_problems = problems
+        if not problems:
+            if not at_start:
+                log.info("durability_met", durability=self.config.durability)
+            return
+        if self.config.durability == "fsync":
+            if at_start:
+                raise ConfigError("; ".join(problems))
+            log.error("durability_not_met", durability="fsync", problems=problems)
+        else:
+            log.warning("durability_replica_missing", problems=problems)
+
+    def _embedded_died(self) -> None:
+        self.metrics.embedded_up.set(0)
+
+    def _embedded_restarted(self) -> None:
+        self.metrics.embedded_up.set(1)
+        self.metrics.embedded_restarts.inc()
 
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.id_of_channel(channel)
@@ -149,7 +194,7 @@ class App:
 
     async def _handle(self, ws: ServerConnection) -> None:
         await Connection(self.services, ws, handlers=handlers.HANDLERS,
-                         on_room_event=handlers.on_room_event,
+                         on_room_event=handlers.on_room_event, on_resync=handlers.on_resync,
                          address=self._addresses.get(ws, "")).run()
 
     async def _sweep(self) -> None:
@@ -165,6 +210,7 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from ..store import Store, Subscriber
+from ..store import Channels, Store
 from .config import Config
 from .hub import Hubs
 from .load import Load
@@ -28,7 +28,7 @@ class Services:
     proc_id: str  # this process, in connection ids and heartbeats
     now_ms: Callable[[], int]  # the server's clock, ms since the epoch
     store: Store
-    subscriber: Subscriber
+    subscriber: Channels
     load: Load
     hubs: Hubs
     rooms: Rooms

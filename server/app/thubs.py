@@ -15,14 +15,18 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any, Final, Protocol
 
 import orjson
+import structlog
 from websockets.asyncio.server import ServerConnection, broadcast
 
 from ..protocol import frame, wrap_raw
-from ..store import Store, StoreUnavailable, Subscriber
+from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
 from .backpressure import Backpressure
+from .metrics import Metrics
 from .ticks import me_frame
 from .tournaments import Tournaments
+
+log = structlog.get_logger("app.thubs")
 
 NEAR_CHUNK: Final = 400  # players per look at the standings around them
 
@@ -70,12 +74,17 @@ class TournamentHub:
         spawn(self.hubs.tournaments.settle(data.t))
         return True
 
-    def sync_frame(self, counts: dict[str, int] | None = None) -> bytes:
+    def sync_frame(self, counts: dict[str, int] | None = None, reason: str | None = None) -> bytes:
+        """The tournament whole; ``reason`` ``rollback`` when Redis came back
+        with less than this process had seen."""
         public = dict(self.public)
         public["now"] = self.hubs.now_ms()
         if counts:
             public["field"] = counts
-        return frame("t_sync", {"v": self.v, "tournament": public})
+        d: dict[str, Any] = {"v": self.v, "tournament": public}
+        if reason is not None:
+            d["reason"] = reason
+        return frame("t_sync", d)
 
     async def sync_frame_now(self) -> bytes:
         """The sync frame with a big tournament's counts as they are now
@@ -109,8 +118,16 @@ class TournamentHub:
             spawn(self.send_me(list(self.sessions)))
 
     async def resync(self) -> None:
-        if await self._read():
-            self._send(self.sessions, self.sync_frame())
+        seen = self.v
+        if not await self._read():
+            return
+        reason = None
+        if self.v < seen:  # Redis came back with less than this process had seen
+            log.warning("rollback", tournament=self.id, seen=seen, stored=self.v)
+            if self.hubs.metrics is not None:
+                self.hubs.metrics.rollbacks.labels(scope="tournament").inc()
+            reason = "rollback"
+        self._send(self.sessions, self.sync_frame(reason=reason))
 
     def _send(self, sessions: Iterable[Follower], data: bytes) -> None:
         sockets = []
@@ -156,10 +173,11 @@ class TournamentHub:
 
 
 class TournamentHubs:
-    def __init__(self, *, store: Store, subscriber: Subscriber, tournaments: Tournaments,
-                 now_ms: Callable[[], int], tick: float = 1.25) -> None:
+    def __init__(self, *, store: Store, subscriber: Channels, tournaments: Tournaments,
+                 now_ms: Callable[[], int], tick: float = 1.25,
+                 metrics: Metrics | None = None) -> None:
         self.store, self.subscriber, self.tournaments = store, subscriber, tournaments
-        self.now_ms = now_ms
+        self.now_ms, self.metrics = now_ms, metrics
         self.tick = tick  # seconds between two looks at a big tournament's counts
         self._hubs: dict[str, TournamentHub] = {}
 

@@ -51,6 +51,7 @@ class Reason(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     NO_AUTOCOMPLETE = "no_autocomplete"
     STALE = "stale"
+    ROLLED_BACK = "rolled_back"
     # the server
     TOO_MANY = "too_many"
     SERVER_FULL = "server_full"
@@ -96,6 +97,8 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.HINTS_DISABLED: "hints are off in this room",
     Reason.NO_AUTOCOMPLETE: "the game cannot be finished automatically yet",
     Reason.STALE: "that sequence number was already used for another command",
+    Reason.ROLLED_BACK: ("the server lost your latest moves (its storage came back from an "
+                         "older copy): your board is as it was stored, play on from there"),
     Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",
     Reason.SERVER_FULL: "the server holds as many rooms and tournaments as it may: try later",
     Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",

@@ -1,8 +1,10 @@
-"""The only package that talks to Redis. See :mod:`.keys` for the data model."""
+"""The only package that talks to Redis. See :mod:`.keys` for the data model,
+:mod:`.client` for one Redis or a Redis Cluster and the durability modes."""
 
 from .batch import StoreUnavailable
 from .big_tournaments import BigTournamentStore, PlayerOf, Registered
-from .pubsub import Subscriber
+from .client import DURABILITIES, Observer
+from .pubsub import Channels, Subscriber
 from .store import (
     Applied,
     Changes,
@@ -18,6 +20,7 @@ from .store import (
     event_body,
 )
 
-__all__ = ["Applied", "BigTournamentStore", "Changes", "Committed", "Joined", "Left", "Near",
-           "PlayerOf", "Ranked", "Registered", "RoomData", "SeatData", "SeatKeys", "Store",
-           "StoreUnavailable", "Subscriber", "TournamentData", "event_body"]
+__all__ = ["DURABILITIES", "Applied", "BigTournamentStore", "Changes", "Channels", "Committed",
+           "Joined", "Left", "Near", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData",
+           "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
+           "event_body"]

@@ -1,12 +1,20 @@
 """Every Redis key and channel name, built here and nowhere else.
 
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
-lives in one slot and its Lua scripts run on Redis Cluster; all keys of a
+lives in one slot and its Lua scripts run on Redis Cluster (the store routes
+every command and script by the slot of its first key); all keys of a
 tournament share ``{tournament_id}``. A tournament's round is a room of its
 own, in another slot: nothing touches a tournament's keys and a room's in one
-call. The only keys outside a room or a tournament are :data:`DUE`, an index
-of rooms with a deadline, which no room script touches, and
-:data:`TOURNAMENTS_DUE`, its like for tournaments.
+call. Outside rooms and tournaments there are only the deadline indexes,
+which no room script touches, and the process heartbeats:
+
+- a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
+  :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
+  into :data:`DUE_SHARDS` sorted sets whose hash tags are chosen to fall in
+  evenly spaced slots (so on masters that split the slots evenly, each holds
+  its share), a room or tournament going to the shard of its id
+  (:func:`due_shards`, :func:`due`);
+- a heartbeat key has no hash tag: each process's lands on a slot of its own.
 
 ======================  ====  ==================================================
 key                     type  holds
@@ -59,20 +67,61 @@ kt:{T}:rec              str   a lease: the process recording a round's results
 kr:due                  zset  room id -> when its race must be looked at (ms)
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
-kr:proc:{id}            str   a live server process's heartbeat (expires)
+kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
+                              kt:due, kr:live, kt:live)
+kr:proc:ID              str   a live server process's heartbeat (expires)
 kr:live / kt:live       zset  room / tournament id -> until when its creation
                               counts against --max-rooms / --max-tournaments (ms)
-kr:made:{addr}          zset  creations from one address -> when (ms), the last
+kr:made:ADDR            zset  creations from one address -> when (ms), the last
                               minute's (expires)
+kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import Final
+
+from .slots import SLOTS, slot
 
 DUE: Final = "kr:due"
 TOURNAMENTS_DUE: Final = "kt:due"
+SHARDS: Final = 16
+ORDER_CHANNEL: Final = "kr:wait"
+
+
+def _shard_tags() -> tuple[str, ...]:
+    """``dN-K``, K the first whose slot is in the Nth 16th of the slots."""
+    width = SLOTS // SHARDS
+    out = []
+    for n in range(SHARDS):
+        k = 0
+        while slot(f"d{n}-{k}") // width != n:
+            k += 1
+        out.append(f"d{n}-{k}")
+    return tuple(out)
+
+
+_SHARD_TAGS: Final = _shard_tags()
+
+
+def shards(index: str) -> tuple[str, ...]:
+    """The keys of an index (:data:`DUE`, :data:`LIVE_ROOMS`, ...) on a Redis
+    Cluster: ``kr:due:{dN-K}``, one per shard."""
+    return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
+
+
+#: the rooms' deadline index on a Redis Cluster
+DUE_SHARD_KEYS: Final = shards(DUE)
+
+
+def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
+    """The key of an index (one key, or the keys of :func:`shards`) that holds
+    ``member_id``."""
+    if len(keys) == 1:
+        return keys[0]
+    return keys[zlib.crc32(member_id.encode()) % len(keys)]
 
 
 LIVE_ROOMS: Final = "kr:live"

@@ -11,23 +11,59 @@ touch every seat of one (starting a race, a rematch) build the seat keys
 from a prefix; they all share the room's hash tag. Leaderboard lines are
 built from JSON pieces the caller passes (``'{"seat":' .. seat .. piece``):
 the scripts never encode JSON themselves, except for small numbers.
+
+**Publishing.** A script never calls ``PUBLISH`` or ``SPUBLISH`` itself (a
+:class:`Script` that does is refused at import): it calls
+``publish(channel, message)``, a Lua function of the prelude every script gets
+(``push_event`` of :data:`_PUSH_EVENT` uses it). Each script is rendered twice,
+once per way the store runs: with ``PUBLISH`` for one Redis, with
+``SPUBLISH`` for a Redis Cluster (sharded pub/sub: the message stays on the
+shard that owns the channel's slot, instead of crossing the whole cluster).
+The store picks the rendering of its mode (``Script.rendered[mode]``,
+``Script.shas[mode]``), so a new script publishes correctly on both by
+following this rule. The channel goes in the script's KEYS like the room's
+keys (all with the room's hash tag): a cluster then checks it is in the
+script's slot, and the store routes the call by the slot of its first key.
 """
 
 from __future__ import annotations
 
 import hashlib
+import re
 from dataclasses import dataclass, field
 from typing import Final
+
+#: the publish command of each rendering: index 0 one Redis, 1 a Redis Cluster
+PUBLISH_COMMANDS: Final = ("PUBLISH", "SPUBLISH")
+CLASSIC: Final = 0
+SHARDED: Final = 1
+
+_PRELUDE: Final = """local function publish(channel, message)
+  return redis.call('{command}', channel, message)
+end
+"""
+_DIRECT_PUBLISH: Final = re.compile(r"""['"]S?PUBLISH['"]""", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
 class Script:
     name: str
-    source: str
-    sha: str = field(init=False)  # what EVALSHA names it by, hashed once
+    source: str  # as written: publishes with publish(channel, message)
+    rendered: tuple[str, str] = field(init=False)  # the source run, by mode (CLASSIC, SHARDED)
+    shas: tuple[str, str] = field(init=False)  # what EVALSHA names each by, hashed once
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "sha", hashlib.sha1(self.source.encode()).hexdigest())
+        if _DIRECT_PUBLISH.search(self.source):
+            raise ValueError(f"script {self.name!r} publishes directly: call publish(channel, "
+                             "message) so that it also runs on a Redis Cluster")
+        classic, sharded = (_PRELUDE.replace("{command}", command) + self.source
+                            for command in PUBLISH_COMMANDS)
+        object.__setattr__(self, "rendered", (classic, sharded))
+        object.__setattr__(self, "shas", (_sha(classic), _sha(sharded)))
+
+
+def _sha(source: str) -> str:
+    return hashlib.sha1(source.encode()).hexdigest()
 
 
 _PUSH_EVENT: Final = """
@@ -35,7 +71,7 @@ local function push_event(ev_key, channel, body, v, cap)
   local e = '{"v":' .. v .. ',' .. body
   redis.call('RPUSH', ev_key, e)
   redis.call('LTRIM', ev_key, -cap, -1)
-  redis.call('PUBLISH', channel, e)
+  publish(channel, e)
 end
 """
 
@@ -195,7 +231,7 @@ if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
 local prev = redis.call('HGET', KEYS[2], ARGV[1])
 redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
 if prev then
-  redis.call('PUBLISH', KEYS[4], '{"x":"takeover","seat":' .. ARGV[1] .. ',"conn":"' .. ARGV[2] .. '"}')
+  publish(KEYS[4], '{"x":"takeover","seat":' .. ARGV[1] .. ',"conn":"' .. ARGV[2] .. '"}')
   return {'ok', 0}
 end
 if ARGV[3] == '' then return {'ok', 0} end
@@ -249,13 +285,19 @@ return ids
 #: Count a creation from one address over the last minute (a rolling
 #: window); the live documents of a kind (pruned of those whose time is up).
 CREATION: Final = Script("creation", """
--- KEYS: 1 the address's creations (zset: id -> ms), 2 the kind's live index
--- ARGV: 1 now ms, 2 the window ms, 3 a unique id for this creation
+-- KEYS: 1 the address's creations (zset: id -> ms); ARGV: 1 now ms, 2 the window ms,
+--       3 a unique id for this creation
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
 redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[1])
-return {redis.call('ZCARD', KEYS[1]), redis.call('ZCARD', KEYS[2])}
+return redis.call('ZCARD', KEYS[1])
+""")
+
+#: How many documents an index of live ones (or one shard of it) holds now.
+LIVE_COUNT: Final = Script("live_count", """
+-- KEYS: 1 a live index (zset: id -> until when, ms); ARGV: 1 now ms
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
+return redis.call('ZCARD', KEYS[1])
 """)
 
 # ---------------------------------------------------------------------- big rooms
@@ -338,7 +380,7 @@ else
   redis.call('ZREM', KEYS[6], member(ARGV[1]))
 end
 if ARGV[6] ~= '0' then
-  redis.call('PUBLISH', ARGV[7], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
+  publish(ARGV[7], '{"x":"kicked","seat":' .. ARGV[1] .. '}')
 end
 local host = -1
 if ARGV[1] == ARGV[5] then  -- the next player in seat order is host
@@ -395,7 +437,7 @@ local body = '"n":' .. redis.call('ZCARD', KEYS[2]) .. ',"top":[' .. table.conca
 if redis.call('GET', KEYS[6]) == body then return 0 end
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('SET', KEYS[6], body, 'PX', ttl) else redis.call('SET', KEYS[6], body) end
-redis.call('PUBLISH', KEYS[7], '{"x":"top","tick":' .. ARGV[1] .. ',' .. body)
+publish(KEYS[7], '{"x":"top","tick":' .. ARGV[1] .. ',' .. body)
 return 1
 """)
 
@@ -612,6 +654,6 @@ keep(KEYS[3], KEYS[1])
 return {'out', redis.call('HINCRBY', KEYS[1], 'active', -1)}
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, JOIN,
-              LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, LIVE_COUNT,
+              JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
               ROUND_SEAT, ROUND_OUT)

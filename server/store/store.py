@@ -9,20 +9,20 @@ from __future__ import annotations
 
 import asyncio
 import secrets
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Final
 
 import orjson
-from redis.asyncio.connection import ConnectionPool
-from redis.exceptions import NoScriptError
 
 from ..race import Entry, Room
 from ..race.leaderboard import seat_member
 from ..race.tournament import Tournament
 from . import keys, scripts
-from .batch import Batcher, StoreUnavailable
+from .batch import StoreUnavailable
 from .big_tournaments import BigTournamentStore
+from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
+from .pubsub import Channels
 
 RECENT: Final = 64  # log entries loaded with a seat, to recognise resent commands
 
@@ -68,6 +68,7 @@ class Applied:
     seq: int = 0  # the seat's last seq (status seq)
     rank: int = 0  # a big room's: the seat's rank after the command, of ``of``
     of: int = 0
+    ver: int = -1  # the seat's version in Redis (status version: below the caller's, a rollback)
 
 
 @dataclass(frozen=True, slots=True)
@@ -244,40 +245,61 @@ def _body(event: dict[str, Any]) -> bytes:
 
 
 class Store:
-    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
+    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``.
 
-    def __init__(self, pool: ConnectionPool, batcher: Batcher, *, event_cap: int) -> None:
-        self.pool = pool
-        self._batcher = batcher
+    Every command goes through :meth:`call` (routed by its first key, its
+    first argument) or :meth:`_run` (a script, routed by its first key): on a
+    Redis Cluster each reaches the master of its slot, so a new method only
+    has to follow that and keep a room's keys under its hash tag.
+    """
+
+    #: run a script on the node of its first key (see :meth:`RedisClient.run`)
+    _run: Callable[[scripts.Script, Sequence[str], Sequence[Any]], Awaitable[Any]]
+
+    def __init__(self, client: RedisClient, *, event_cap: int) -> None:
+        self.redis = client
         self.event_cap = event_cap
+        self._execute = client.execute
+        self._run = client.run
+        def index(name: str) -> tuple[str, ...]:  # an index's keys: one, or its shards
+            return keys.shards(name) if client.sharded else (name,)
+        self._due = index(keys.DUE)
+        self._tournaments_due = index(keys.TOURNAMENTS_DUE)
+        self._live = {"room": index(keys.LIVE_ROOMS), "tournament": index(keys.LIVE_TOURNAMENTS)}
         self.big_tournaments = BigTournamentStore(self._run, self.call)
 
     @classmethod
-    async def open(cls, url: str, *, lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
-                   on_batch: Callable[[int, float], None] | None = None) -> Store:
-        pool = ConnectionPool.from_url(url, socket_timeout=None, socket_connect_timeout=timeout)
-        batcher = Batcher(pool, lanes=lanes, timeout=timeout, on_batch=on_batch)
-        return cls(pool, batcher, event_cap=event_cap)
+    async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
+                   lanes: int = 2, event_cap: int = 256, timeout: float = 5.0,
+                   replica_timeout_ms: int = REPLICA_TIMEOUT_MS,
+                   observer: Observer | None = None) -> Store:
+        """A store on the Redis at ``url`` or, with ``cluster``, on the Redis
+        Cluster that node belongs to (see :mod:`.client` for ``durability``;
+        ``replica_timeout_ms``: how long a batch waits for its replica)."""
+        client = RedisClient(url, cluster=cluster, durability=durability, lanes=lanes,
+                             timeout=timeout, replica_timeout_ms=replica_timeout_ms,
+                             observer=observer)
+        await client.start()
+        return cls(client, event_cap=event_cap)
 
     async def close(self) -> None:
-        await self._batcher.close()
-        await self.pool.disconnect()
+        await self.redis.close()
 
     async def call(self, *args: Any) -> Any:
-        return await self._batcher.execute(*args)
+        """One command whose first argument after its name is its (first) key."""
+        return await self._execute(args[1], *args)
 
     async def ping(self) -> bool:
         try:
-            return bool(await self.call("PING"))
+            return await self.redis.ping()
         except StoreUnavailable:
             return False
 
-    async def _run(self, script: scripts.Script, keys_: Sequence[str], args: Sequence[Any]) -> Any:
-        try:
-            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
-        except NoScriptError:  # a new or restarted Redis: load it, once
-            await self._batcher.execute("SCRIPT", "LOAD", script.source)
-            return await self._batcher.execute("EVALSHA", script.sha, len(keys_), *keys_, *args)
+    def subscriber(self, on_message: Callable[[str, bytes], None],
+                   on_reconnect: Callable[[], None]) -> Channels:
+        """The subscriber of room and tournament channels (call ``start``)."""
+        return self.redis.subscriber(on_message, on_reconnect)
+
 
     # ------------------------------------------------------------------ rooms
 
@@ -443,6 +465,8 @@ class Store:
             return Applied("ok", v=reply[1], active=reply[2], rank=reply[3], of=reply[4])
         if status == "seq":
             return Applied("seq", seq=int(reply[1]))
+        if status == "version":
+            return Applied("version", ver=int(reply[1]) if len(reply) > 1 and reply[1] else 0)
         return Applied(status)
 
     async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
@@ -496,42 +520,49 @@ class Store:
     # ------------------------------------------------------------------ deadlines
 
     async def due_add(self, room_id: str, at_ms: int) -> None:
-        await self.call("ZADD", keys.DUE, at_ms, room_id)
+        await self.call("ZADD", keys.shard_of(room_id, self._due), at_ms, room_id)
 
     async def due_remove(self, room_id: str) -> None:
-        await self.call("ZREM", keys.DUE, room_id)
+        await self.call("ZREM", keys.shard_of(room_id, self._due), room_id)
 
     async def claim_due(self, now_ms: int, *, lease_ms: int = 10_000, limit: int = 20) -> list[str]:
-        """Rooms whose deadline has passed, each leased to this caller for a while."""
-        ids = await self._run(scripts.CLAIM_DUE, [keys.DUE], [now_ms, lease_ms, limit])
-        return [i.decode() for i in ids]
+        """Rooms whose deadline has passed, each leased to this caller for a
+        while (up to ``limit`` of each shard of the index)."""
+        return await self._claim(self._due, now_ms, lease_ms, limit)
+
+    async def _claim(self, index: tuple[str, ...], now_ms: int, lease_ms: int,
+                     limit: int) -> list[str]:
+        shards = await asyncio.gather(*(self._run(scripts.CLAIM_DUE, [key], [now_ms, lease_ms, limit])
+                                        for key in index))
+        return [i.decode() for ids in shards for i in ids]
 
     async def count_creation(self, address: str, kind: str, now_ms: int) -> tuple[int, int]:
         """One more creation from ``address`` (how many in the last minute,
         this one included) and how many documents of ``kind`` (``room`` or
-        ``tournament``) are live."""
-        live = keys.LIVE_ROOMS if kind == "room" else keys.LIVE_TOURNAMENTS
-        made, count = await self._run(scripts.CREATION, [keys.creations(address), live],
-                                      [now_ms, 60_000, secrets.token_hex(8)])
-        return int(made), int(count)
+        ``tournament``) are live. Two scripts, in different slots on a
+        cluster (one round trip on one Redis: they are sent together)."""
+        made, *counts = await asyncio.gather(
+            self._run(scripts.CREATION, [keys.creations(address)],
+                      [now_ms, 60_000, secrets.token_hex(8)]),
+            *(self._run(scripts.LIVE_COUNT, [key], [now_ms]) for key in self._live[kind]))
+        return int(made), sum(int(c) for c in counts)
 
     async def live_add(self, kind: str, ident: str, until_ms: int) -> None:
         """A document of ``kind`` counts as live until ``until_ms``."""
-        live = keys.LIVE_ROOMS if kind == "room" else keys.LIVE_TOURNAMENTS
-        await self.call("ZADD", live, until_ms, ident)
+        await self.call("ZADD", keys.shard_of(ident, self._live[kind]), until_ms, ident)
 
     async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
         """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
-        await self.call("ZADD", keys.TOURNAMENTS_DUE, at_ms, tournament_id)
+        await self.call("ZADD", keys.shard_of(tournament_id, self._tournaments_due), at_ms, tournament_id)
 
     async def tournament_due_remove(self, tournament_id: str) -> None:
-        await self.call("ZREM", keys.TOURNAMENTS_DUE, tournament_id)
+        await self.call("ZREM", keys.shard_of(tournament_id, self._tournaments_due), tournament_id)
 
     async def claim_due_tournaments(self, now_ms: int, *, lease_ms: int = 10_000,
                                     limit: int = 20) -> list[str]:
-        """Tournaments due a look, each leased to this caller for a while."""
-        ids = await self._run(scripts.CLAIM_DUE, [keys.TOURNAMENTS_DUE], [now_ms, lease_ms, limit])
-        return [i.decode() for i in ids]
+        """Tournaments due a look, each leased to this caller for a while (up
+        to ``limit`` of each shard of the index)."""
+        return await self._claim(self._tournaments_due, now_ms, lease_ms, limit)
 
 
     # ------------------------------------------------------------------ big rooms

@@ -158,6 +158,10 @@ const HANDLERS = {
   },
 
   sync(d) {
+    if (d.reason === 'rollback') { // the server has less than we saw: its board comes next
+      state.pending = [];
+      say('The server lost its latest moves: the race goes on from where it stands.', { bad: true });
+    }
     state.v = d.v;
     state.room = d.room;
     state.entries = d.entries || [];
