@@ -192,12 +192,6 @@ def top(room_id: str) -> str:
     return f"kr:{{{room_id}}}:top"
 
 
-def seat_prefix(room_id: str) -> str:
-    """Seat keys are this, then ``{race}:s{seat}`` (scripts that visit every
-    seat of a big room build them)."""
-    return f"kr:{{{room_id}}}:r"
-
-
 def channel(room_id: str) -> str:
     return f"kr:{{{room_id}}}:ch"
 

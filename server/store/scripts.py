@@ -6,11 +6,14 @@ opening brace and the script prepends ``{"v":N,``. Notices (``{"x": kind,
 ...}``) are published but not stored: a takeover, a kick in a big room, a big
 room's leaderboard tick.
 
-Big rooms (see :mod:`.keys`) keep their seats in hashes, and the scripts that
-touch every seat of one (starting a race, a rematch) build the seat keys
-from a prefix; they all share the room's hash tag. Leaderboard lines are
-built from JSON pieces the caller passes (``'{"seat":' .. seat .. piece``):
-the scripts never encode JSON themselves, except for small numbers.
+Big rooms (see :mod:`.keys`) keep their seats in hashes. Every script names
+in its KEYS each key it touches (a cluster checks them before it runs the
+script): the scripts that visit every seat of a big room (a start, a
+rematch) touch only the room's hashes, and a racer's seat is made by the
+``move`` of their first command. Leaderboard lines are built from JSON
+pieces the caller passes (``'{"seat":' .. seat .. piece``): the scripts
+never encode JSON themselves, except for small numbers (and the nickname
+of a player record, with ``cjson``).
 
 **Publishing.** A script never calls ``PUBLISH`` or ``SPUBLISH`` itself (a
 :class:`Script` that does is refused at import): it calls
@@ -98,17 +101,30 @@ MOVE: Final = Script("move", _PUSH_EVENT + """
 --       16 status before, 17 after ('' for a small room)
 if redis.call('HGET', KEYS[1], 'live') ~= ARGV[1] then return {'not_playing'} end
 local s = redis.call('HMGET', KEYS[2], 'ver', 'seq', 'done')
-if not s[1] then return {'not_playing'} end  -- no seat in this race
+local fresh = false
+if not s[1] then
+  -- no seat in this race; but a big room's racer (ranked in it) who has not
+  -- played yet gets theirs with their first command
+  if not ARGV[13] or ARGV[13] == '' or not redis.call('ZSCORE', KEYS[8], ARGV[13]) then
+    return {'not_playing'}
+  end
+  s, fresh = {'0', '0', '0'}, true
+end
 -- a seat done is refused first: a player withdrawn from a tournament is out
 -- of the round's race ('left') and no longer holds the seat, yet was not taken over
 if s[3] == '1' then return {'not_playing'} end
 if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[3] then return {'taken_over'} end
 if tonumber(ARGV[5]) <= tonumber(s[2]) then return {'seq', s[2], s[1]} end
 if s[1] ~= ARGV[4] then return {'version', s[1]} end
+redis.call('HSET', KEYS[2], 'ver', tonumber(s[1]) + 1, 'seq', ARGV[5], 'snap', ARGV[7])
+if fresh then
+  redis.call('HSET', KEYS[2], 'done', 0)
+  local ttl = redis.call('PTTL', KEYS[1])
+  if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
+end
 if redis.call('RPUSH', KEYS[3], ARGV[6]) == 1 then
   redis.call('PEXPIRE', KEYS[3], redis.call('PTTL', KEYS[2]))
 end
-redis.call('HSET', KEYS[2], 'ver', tonumber(s[1]) + 1, 'seq', ARGV[5], 'snap', ARGV[7])
 redis.call('HSET', KEYS[4], ARGV[2], ARGV[8])
 local active = -1
 if ARGV[10] == '1' then
@@ -134,9 +150,10 @@ return {'ok', v, active, 0, 0}
 
 #: Every seat of a big room gets a fresh line, status ``lobby`` or ``racing``
 #: (built from the caller's JSON tail), all of the same score; with a race,
-#: a fresh seat for it too. Players who left the last race go first.
+#: every one of them is ranked in it (its seat is made by its first command,
+#: see ``move``). Players who left the last race go first.
 _FIELD: Final = """
-local function field_reset(pl, lb, rank, hist, ready, left, room, tail, score, race, prefix, ttl)
+local function field_reset(pl, lb, rank, hist, ready, left, room, tail, score, race, ttl)
   for _, seat in ipairs(redis.call('SMEMBERS', left)) do redis.call('HDEL', pl, seat) end
   redis.call('DEL', left, lb, rank, hist, ready)
   local all = redis.call('HGETALL', pl)
@@ -146,12 +163,6 @@ local function field_reset(pl, lb, rank, hist, ready, left, room, tail, score, r
     local name = cjson.encode(cjson.decode(all[i + 1]).nickname)
     redis.call('HSET', lb, seat, '{"seat":' .. seat .. ',"nickname":' .. name .. tail)
     redis.call('ZADD', rank, score, member(seat))
-    if race ~= '0' then
-      local key = prefix .. race .. ':s' .. seat
-      redis.call('DEL', key)
-      redis.call('HSET', key, 'ver', 0, 'seq', 0, 'done', 0)
-      redis.call('PEXPIRE', key, ttl)
-    end
     count = count + 1
   end
   if race ~= '0' then
@@ -173,7 +184,7 @@ COMMIT: Final = Script("commit", _PUSH_EVENT + _MEMBER + _FIELD + """
 --       3 event cap, 4 ops: JSON array of [command, key index, args...], 5 the room's
 --       phase ('' for a tournament), 6.. event bodies
 -- An op FIELD_RESET names its keys by index: pl, lb, rank, hist, ready, left, room,
--- then tail, score, race ('0': a lobby), seat key prefix, ttl ms.
+-- then tail, score, race ('0': a lobby), ttl ms.
 local rv = redis.call('HGET', KEYS[1], 'rv')
 if ARGV[1] == 'new' then
   if rv then return {'conflict', rv} end
@@ -187,7 +198,7 @@ if ARGV[5] ~= '' then redis.call('HSET', KEYS[1], 'phase', ARGV[5]) end
 for _, op in ipairs(cjson.decode(ARGV[4])) do
   if op[1] == 'FIELD_RESET' then
     field_reset(KEYS[op[2]], KEYS[op[3]], KEYS[op[4]], KEYS[op[5]], KEYS[op[6]], KEYS[op[7]],
-                KEYS[op[8]], op[9], op[10], op[11], op[12], op[13])
+                KEYS[op[8]], op[9], op[10], op[11], op[12])
   else
     local args = {op[1], KEYS[op[2]]}
     for i = 3, #op do args[#args + 1] = op[i] end
@@ -309,7 +320,7 @@ JOIN: Final = Script("join", _KEEP + _MEMBER + """
 -- KEYS: 1 room, 2 pl, 3 nk, 4 tk, 5 lb, 6 rank, 7 hist
 -- ARGV: 1 folded nickname, 2 player JSON {nickname, fold, token}, 3 token digest,
 --       4 lobby line's tail, 5 its score, 6 late racer line's tail, 7 its score,
---       8 seat key prefix, 9 nickname as JSON
+--       8 nickname as JSON
 local head = redis.call('HMGET', KEYS[1], 'big', 'phase', 'live', 'players', 'max', 'late')
 if not head[1] then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
@@ -325,14 +336,12 @@ redis.call('HSET', KEYS[2], seat, ARGV[2])
 redis.call('HSET', KEYS[4], ARGV[3], seat)
 redis.call('HINCRBY', KEYS[1], 'players', 1)
 if phase == 'lobby' then
-  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[9] .. ARGV[4])
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[8] .. ARGV[4])
   redis.call('ZADD', KEYS[6], ARGV[5], member(seat))
 elseif phase == 'racing' then
-  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[9] .. ARGV[6])
+  -- ranked in the race (its seat is made by its first command)
+  redis.call('HSET', KEYS[5], seat, '{"seat":' .. seat .. ',"nickname":' .. ARGV[8] .. ARGV[6])
   redis.call('ZADD', KEYS[6], ARGV[7], member(seat))
-  local key = ARGV[8] .. live .. ':s' .. seat
-  redis.call('HSET', key, 'ver', 0, 'seq', 0, 'done', 0)
-  keep(key, KEYS[1])
   redis.call('HINCRBY', KEYS[1], 'active', 1)
   redis.call('HINCRBY', KEYS[7], '0', 1)
   redis.call('HINCRBY', KEYS[7], 's:racing', 1)
@@ -362,7 +371,9 @@ redis.call('HINCRBY', KEYS[1], 'players', -1)
 local active = -1
 -- from a race or its results, a player is marked left (their line stays until the rematch)
 local marked = phase ~= 'lobby'
-local racing = phase == 'racing' and redis.call('EXISTS', KEYS[11]) == 1
+-- racing: a seat in the race (made by a first command, or not yet: ranked in it)
+local racing = phase == 'racing' and (redis.call('EXISTS', KEYS[11]) == 1
+  or redis.call('ZSCORE', KEYS[6], member(ARGV[1])) ~= false)
 if marked then
   redis.call('SADD', KEYS[10], ARGV[1])
   keep(KEYS[10], KEYS[1])
@@ -370,6 +381,7 @@ if marked then
     redis.call('HSET', KEYS[5], ARGV[1], ARGV[2])
     redis.call('ZADD', KEYS[6], ARGV[3], member(ARGV[1]))
     redis.call('HSET', KEYS[11], 'done', 1)
+    keep(KEYS[11], KEYS[1])
     redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[4], -1)
     redis.call('HINCRBY', KEYS[7], 's:left', 1)
     active = redis.call('HINCRBY', KEYS[1], 'active', -1)

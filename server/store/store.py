@@ -170,7 +170,7 @@ class Changes:
         who left the last race are gone."""
         r = self._room_id
         self._ops.append(["FIELD_RESET", *(self._key(k(r)) for k in _FIELD_KEYS), tail.decode(),
-                          str(score), str(race), keys.seat_prefix(r), str(ttl_ms)])
+                          str(score), str(race), str(ttl_ms)])
         return self
 
     def drop_seat(self, seat: int) -> Changes:
@@ -443,9 +443,12 @@ class Store:
             scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
                            keys.board(room_id)], [RECENT, seat])
         ver, seq, snap, done = head
+        line = orjson.loads(entry) if entry else None
+        # a big room's racer has no seat until their first command: ranked in the race
+        racer = line is not None and line["status"] != "lobby"
         return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
                         done=done == b"1", recent=_log_entries(recent),
-                        entry=orjson.loads(entry) if entry else None, exists=ver is not None)
+                        entry=line, exists=ver is not None or racer)
 
     async def apply(self, seat_keys: SeatKeys, *, race: int, seat: int, conn: str, ver: int,
                     seq: int, command: str, snap: bytes, entry: bytes, event: bytes,
@@ -578,7 +581,7 @@ class Store:
             keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
             keys.ranking(r), keys.histogram(r)], [
             fold, _player(nickname, fold, token_hash), token_hash, lobby_tail, lobby_score,
-            late_tail, late_score, keys.seat_prefix(r), orjson.dumps(nickname)])
+            late_tail, late_score, orjson.dumps(nickname)])
         status = reply[0].decode()
         if status != "ok":
             return Joined(status)
