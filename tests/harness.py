@@ -32,10 +32,20 @@ VECTORS = ROOT / "tests" / "vectors"
 SUBPROTOCOL = "klondike-race.v1"
 
 
+_GIVEN: set[int] = set()
+
+
 def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
+    """A port free now and never handed out before by this process: a test
+    that picks several ports before it starts anything (a cluster's nodes and
+    their buses) must not be given the same one twice."""
+    while True:
+        with socket.socket() as s:
+            s.bind(("127.0.0.1", 0))
+            port = int(s.getsockname()[1])
+        if port not in _GIVEN:
+            _GIVEN.add(port)
+            return port
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:

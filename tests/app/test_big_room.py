@@ -187,3 +187,61 @@ async def test_a_small_room_may_admit_late_arrivals_too(connect: type[Client]) -
     assert line["late"] is True and line["started"] > start_at
     assert line["finish_ms"] <= line["at"] - line["started"]
     assert not [f for f in bob.frames if f["t"] == "board"][1:], "one board, not two"
+
+
+async def watcher_of(connect: type[Client], room: str) -> Client:
+    watcher = await connect("watcher")
+    await watcher.send("watch", {"room": room})
+    await watcher.expect("watching")
+    return watcher
+
+
+async def test_a_spectator_pages_and_finds_like_a_player(field: Any, connect: type[Client]) -> None:
+    players = await field(4)
+    await start(players)
+    watcher = await watcher_of(connect, players[0].room)
+    await watcher.send("lb_page", {"first": 1, "count": 3})
+    page = await watcher.expect("lb_page")
+    assert page["of"] == 4 and [line["rank"] for line in page["lines"]] == [1, 2, 3]
+    await watcher.send("lb_find", {"nickname": "p2"})
+    assert (await watcher.expect("lb_found"))["seat"] == players[2].seat
+    # a player may not follow another (their boards are no business of a racer's)
+    await players[1].send("follow", {"nickname": "p2"})
+    assert (await players[1].expect("reject"))["code"] == "not_spectator"
+
+
+async def test_boards_after_the_race_only(field: Any, connect: type[Client]) -> None:
+    players = await field(3, code=WIN, boards="after")
+    await start(players)
+    watcher = await watcher_of(connect, players[0].room)
+    for m in win(WIN)["script"][:8]:
+        assert (await players[0].move(m))["t"] == "ack"
+    await watcher.expect("top", lambda d: any(line["seat"] == players[0].seat and
+                                              line["moves"] == 8 for line in d["top"]))
+    for p in players:
+        assert (await p.command("resign"))["t"] == "ack"
+    await watcher.event("ended")
+    boards = await watcher.expect("boards")
+    assert boards["boards"][str(players[0].seat)]["moves"] == 8
+    ended = next(i for i, f in enumerate(watcher.frames) if f["t"] == "event"
+                 and f["d"]["kind"] == "ended")
+    assert not [f for f in watcher.frames[:ended] if f["t"] == "boards"], "no board before the end"
+
+
+async def test_delayed_boards_show_each_move_only_after_the_delay(
+        field: Any, connect: type[Client]) -> None:
+    players = await field(2, code=WIN, boards="delayed", delay=1)
+    await start(players)
+    watcher = await watcher_of(connect, players[0].room)
+    script = win(WIN)["script"]
+    sent_at = []
+    for m in script[:3]:
+        sent_at.append(asyncio.get_running_loop().time())
+        assert (await players[0].move(m))["t"] == "ack"
+    seat = str(players[0].seat)
+    boards = await watcher.expect("boards", lambda d: d["boards"].get(seat, {}).get("moves") == 3,
+                                  timeout=10)
+    # shown no earlier than the delay after it was played: move 3 was played after we
+    # sent it, so its board cannot reach us before a second after that (0.05 s for
+    # the two clocks' granularity)
+    assert asyncio.get_running_loop().time() - sent_at[2] >= 0.95, boards

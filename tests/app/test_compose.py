@@ -202,8 +202,9 @@ def test_the_cluster_profile_runs(tmp_path: Path, servers: Servers) -> None:
                 [*command, "--cluster-port", str(free_port()), "--bind", "127.0.0.1 -::1",
                  "--dir", str(tmp_path / name), "--logfile", str(tmp_path / name / "redis.log")],
                 stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
-        for name in CLUSTER_NODES:
-            wait_until(lambda name=name: RedisServer.answers(ports[name]), what=f"{name} up")
+        for name, proc in zip(CLUSTER_NODES, nodes, strict=True):
+            wait_until(lambda name=name, proc=proc: _up_or_dead(
+                proc, ports[name], tmp_path / name / "redis.log"), what=f"{name} up")
         init = SERVICES["redis-cluster-init"]
         env = {**os.environ, "NODES": " ".join(f"localhost:{ports[n]}" for n in CLUSTER_NODES)}
         for _ in range(2):
@@ -225,6 +226,14 @@ def test_the_cluster_profile_runs(tmp_path: Path, servers: Servers) -> None:
             proc.terminate()
         for proc in nodes:
             proc.wait(20)
+
+
+def _up_or_dead(proc: subprocess.Popen[bytes], port: int, log: Path) -> bool:
+    """True once the node answers; a node that exited fails with its log."""
+    if proc.poll() is not None:
+        text = log.read_text(errors="replace") if log.exists() else "(no log)"
+        raise AssertionError(f"redis node on {port} exited {proc.returncode}:\n{text[-2000:]}")
+    return RedisServer.answers(port)
 
 
 async def _one_room_on_both(first: ServerProcess, second: ServerProcess) -> None:
