@@ -484,7 +484,7 @@ class Tournaments:
                     played = await self.big.record(t, n, room_id, ttl_ms=self.ttl_ms(t, data.counts))
                     data = await self.change(t.id, lambda t, now, c: step(t, now, c, played))
                 finally:
-                    await self.store.big_tournaments.release(t.id)
+                    await self.store.big_tournaments.release(t.id, self._holder)
             else:
                 data = await self.change(t.id, step)
         except RaceError:  # recorded meanwhile

@@ -130,8 +130,9 @@ class BigTournamentStore:
         got = await self._call("SET", keys.recording(tournament_id), holder, "NX", "PX", ttl_ms)
         return bool(got)
 
-    async def release(self, tournament_id: str) -> None:
-        await self._call("DEL", keys.recording(tournament_id))
+    async def release(self, tournament_id: str, holder: str) -> bool:
+        """Give the lease back if ``holder`` still holds it (whether it did)."""
+        return bool(await self._run(scripts.RELEASE, [keys.recording(tournament_id)], [holder]))
 
     # ------------------------------------------------------------------ rounds
 

@@ -666,6 +666,14 @@ keep(KEYS[3], KEYS[1])
 return {'out', redis.call('HINCRBY', KEYS[1], 'active', -1)}
 """)
 
+#: Give back a lease only if this holder still has it: one whose lease ran
+#: out while it worked must not delete the next holder's.
+RELEASE: Final = Script("release", """
+-- KEYS: 1 the lease; ARGV: 1 holder
+if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
+return 0
+""")
+
 ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, LIVE_COUNT,
               JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
-              ROUND_SEAT, ROUND_OUT)
+              ROUND_SEAT, ROUND_OUT, RELEASE)

@@ -1,0 +1,38 @@
+"""The lease of a big tournament's recording (real Redis): one holder at a
+time, and a holder whose lease ran out cannot give back the next one's."""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator
+
+import pytest
+from harness import RedisServer
+from store_support import room_id
+
+from server.store import Store
+
+
+@pytest.fixture
+async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
+    s = await Store.open(redis_server.url, lanes=1)
+    yield s
+    await s.close()
+
+
+async def test_one_holder_at_a_time(store: Store) -> None:
+    t, leases = room_id(), store.big_tournaments
+    assert await leases.lease(t, "a", 10_000)
+    assert not await leases.lease(t, "b", 10_000)
+    assert await leases.release(t, "a")
+    assert await leases.lease(t, "b", 10_000)
+
+
+async def test_a_lapsed_holder_leaves_the_next_ones_lease_alone(store: Store) -> None:
+    t, leases = room_id(), store.big_tournaments
+    assert await leases.lease(t, "slow", 50)
+    while not await leases.lease(t, "next", 10_000):  # the slow one's lease runs out
+        await asyncio.sleep(0.02)
+    assert not await leases.release(t, "slow")
+    assert not await leases.lease(t, "third", 10_000), "the next holder still holds it"
+    assert await leases.release(t, "next")
