@@ -19,7 +19,6 @@ bytes).
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import os
 import random
 import socket
@@ -30,7 +29,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Final
 
 import orjson
-from race_client import WsClient, choose, now, ws_frame
+from race_client import Reply, WsClient, choose, drive_worker, now, ws_frame
 
 CONNECT_CONCURRENCY: Final = 64
 _ACK: Final = b'{"t":"ack"'
@@ -282,50 +281,29 @@ def _resp_int(sock: socket.socket, *args: str) -> int:
 def worker_main(pipe: Connection, host: str, ports: list[int], first: int, last: int, total: int,
                 redis_port: int) -> None:
     """A load-generator process for players ``first`` .. ``last - 1``."""
-    import resource
+    drive_worker(pipe, lambda loop: BigWorker(loop, host, ports, range(first, last), total,
+                                              redis_port), _answer)
 
-    _soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
-    resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
-    try:
-        import uvloop
 
-        loop: asyncio.AbstractEventLoop = uvloop.new_event_loop()
-    except ImportError:
-        loop = asyncio.new_event_loop()
-    asyncio.set_event_loop(loop)
-    worker = BigWorker(loop, host, ports, range(first, last), total, redis_port)
-    try:
-        while True:
-            msg = pipe.recv()
-            step = msg[0]
-            if step == "create":
-                pipe.send(("created", loop.run_until_complete(worker.create(msg[1]))))
-            elif step == "join":
-                loop.run_until_complete(worker.join(msg[1]))
-                pipe.send(("joined", os.getpid()))
-            elif step == "start":
-                loop.run_until_complete(worker.start(msg[1]))
-                pipe.send(("started",))
-            elif step == "go":
-                loop.run_until_complete(worker.go(*msg[1:]))
-                st = worker.stats
-                pipe.send(("done", {
-                    "ack_lat": st.ack_lat.tobytes(), "fresh": st.fresh.tobytes(),
-                    "lag": st.lag.tobytes(), "accepted": st.accepted, "errors": st.errors,
-                    "late": st.late, "rejects": st.rejects, "top_frames": st.top_frames,
-                    "rx": worker.rx}))
-            elif step == "sample":
-                pipe.send(("sampled", loop.run_until_complete(worker.sample(msg[1]))))
-            elif step == "close":
-                loop.run_until_complete(worker.close_all())
-                pipe.send(("closed",))
-                return
-    except (EOFError, KeyboardInterrupt):
-        return
-    except BaseException as exc:
-        with contextlib.suppress(OSError):
-            pipe.send(("error", f"{type(exc).__name__}: {exc}"))
-    finally:
-        with contextlib.suppress(Exception):
-            loop.run_until_complete(worker.close_all())
-        loop.close()
+def _answer(loop: asyncio.AbstractEventLoop, worker: BigWorker, msg: Reply) -> Reply:
+    step = msg[0]
+    if step == "create":
+        return ("created", loop.run_until_complete(worker.create(msg[1])))
+    if step == "join":
+        loop.run_until_complete(worker.join(msg[1]))
+        return ("joined", os.getpid())
+    if step == "start":
+        loop.run_until_complete(worker.start(msg[1]))
+        return ("started",)
+    if step == "go":
+        loop.run_until_complete(worker.go(*msg[1:]))
+        st = worker.stats
+        return ("done", {
+            "ack_lat": st.ack_lat.tobytes(), "fresh": st.fresh.tobytes(),
+            "lag": st.lag.tobytes(), "accepted": st.accepted, "errors": st.errors,
+            "late": st.late, "rejects": st.rejects, "top_frames": st.top_frames,
+            "rx": worker.rx,
+        })
+    if step == "sample":
+        return ("sampled", loop.run_until_complete(worker.sample(msg[1])))
+    raise ValueError(f"unknown step {step!r}")

@@ -29,7 +29,7 @@ from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from multiprocessing.connection import Connection
-from typing import Any, Final, cast
+from typing import Any, Final, Protocol, TypeVar, cast
 
 import orjson
 
@@ -557,10 +557,20 @@ def _die_with_parent() -> None:
         ctypes.CDLL(None, use_errno=True).prctl(1, signal.SIGKILL)  # PR_SET_PDEATHSIG
 
 
-def worker_main(pipe: Connection, host: str, port: int, rooms: list[tuple[int, int]],
-                total_rooms: int) -> None:
-    """Entry point of a load-generator process; steps are driven by the parent:
-    ``join`` -> ``joined``, ``start`` -> ``started``, ``go`` -> ``done``, ``close``."""
+class _Closable(Protocol):
+    async def close_all(self) -> None: ...
+
+
+W = TypeVar("W", bound=_Closable)
+Reply = tuple[Any, ...]
+
+
+def drive_worker(pipe: Connection, build: Callable[[asyncio.AbstractEventLoop], W],
+                 answer: Callable[[asyncio.AbstractEventLoop, W, Reply], Reply]) -> None:
+    """The body of a load-generator process: a loop of its own (uvloop if
+    installed) and as many open files as allowed, then the parent's steps
+    one by one, each answered by ``answer`` (``close`` closes every socket
+    and ends the process; an error is sent to the parent as ``error``)."""
     _die_with_parent()
     import resource
 
@@ -573,32 +583,15 @@ def worker_main(pipe: Connection, host: str, port: int, rooms: list[tuple[int, i
     except ImportError:
         loop = asyncio.new_event_loop()
     asyncio.set_event_loop(loop)
-    worker = Worker(loop, host, port, rooms, total_rooms)
+    worker = build(loop)
     try:
         while True:
             msg = pipe.recv()
-            step = msg[0]
-            if step == "join":
-                loop.run_until_complete(worker.join_all())
-                pipe.send(("joined", os.getpid()))
-            elif step == "start":
-                loop.run_until_complete(worker.start_all())
-                pipe.send(("started",))
-            elif step == "go":
-                _, mode, t_start, t_end, drain = msg
-                loop.run_until_complete(worker.run(mode, t_start, t_end, drain))
-                st = worker.stats
-                pipe.send(("done", {
-                    "ack_lat": st.ack_lat.tobytes(), "lb_lat": st.lb_lat.tobytes(),
-                    "lag": st.lag.tobytes(), "accepted": st.accepted, "accepted_all": st.accepted_all,
-                    "undos": st.undos, "resigned": st.resigned, "rejects": st.rejects,
-                    "errors": st.errors, "late": st.late, "lb_frames": st.lb_frames,
-                    "lb_unmatched": st.lb_unmatched, "stopped": st.stopped,
-                }))
-            elif step == "close":
+            if msg[0] == "close":
                 loop.run_until_complete(worker.close_all())
                 pipe.send(("closed",))
                 return
+            pipe.send(answer(loop, worker, msg))
     except (EOFError, KeyboardInterrupt):
         return
     except BaseException as exc:
@@ -608,3 +601,32 @@ def worker_main(pipe: Connection, host: str, port: int, rooms: list[tuple[int, i
         with contextlib.suppress(Exception):
             loop.run_until_complete(worker.close_all())
         loop.close()
+
+
+def worker_main(pipe: Connection, host: str, port: int, rooms: list[tuple[int, int]],
+                total_rooms: int) -> None:
+    """Entry point of a load-generator process; steps are driven by the parent:
+    ``join`` -> ``joined``, ``start`` -> ``started``, ``go`` -> ``done``, ``close``."""
+    drive_worker(pipe, lambda loop: Worker(loop, host, port, rooms, total_rooms), _answer)
+
+
+def _answer(loop: asyncio.AbstractEventLoop, worker: Worker, msg: Reply) -> Reply:
+    step = msg[0]
+    if step == "join":
+        loop.run_until_complete(worker.join_all())
+        return ("joined", os.getpid())
+    if step == "start":
+        loop.run_until_complete(worker.start_all())
+        return ("started",)
+    if step == "go":
+        _, mode, t_start, t_end, drain = msg
+        loop.run_until_complete(worker.run(mode, t_start, t_end, drain))
+        st = worker.stats
+        return ("done", {
+            "ack_lat": st.ack_lat.tobytes(), "lb_lat": st.lb_lat.tobytes(),
+            "lag": st.lag.tobytes(), "accepted": st.accepted, "accepted_all": st.accepted_all,
+            "undos": st.undos, "resigned": st.resigned, "rejects": st.rejects,
+            "errors": st.errors, "late": st.late, "lb_frames": st.lb_frames,
+            "lb_unmatched": st.lb_unmatched, "stopped": st.stopped,
+        })
+    raise ValueError(f"unknown step {step!r}")
