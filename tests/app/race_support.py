@@ -28,12 +28,13 @@ CARD_WORD: Final = re.compile(r"\b([A2-9TJQK][SHDC])\b")
 STAT_KEYS: Final = ("foundation", "turned_up", "vegas", "moves", "recycles")
 
 
-def start_fast_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-                      ) -> Iterator[ServerProcess]:
+def start_fast_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
+                      *more: str) -> Iterator[ServerProcess]:
     """A module's server on the session's Redis, with a message credit that
-    does not slow whole games down; fails the module if it logged an error."""
+    does not slow whole games down (and the options ``more``); fails the
+    module if it logged an error."""
     group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=FAST_ARGS)
+    proc = group.start(redis_server.url, args=[*FAST_ARGS, *more])
     yield proc
     problems = group.close()
     assert not problems, "server logged errors:\n" + "\n".join(problems)

@@ -9,8 +9,8 @@ from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import FAST_ARGS, win
+from harness import Client, RedisServer, ServerProcess
+from race_support import start_fast_server, win
 
 WIN = "KL1-D1V-ABYI5NK"
 TICK = "0.3"
@@ -19,11 +19,7 @@ TICK = "0.3"
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
            ) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=[*FAST_ARGS, "--tick", TICK])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    yield from start_fast_server(redis_server, tmp_path_factory, "--tick", TICK)
 
 
 @pytest.fixture

@@ -14,9 +14,9 @@ from typing import Any, Final
 import orjson
 import pytest
 import redis
-from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import FAST_ARGS
-from tournament_support import Entrant, Organizer, http_get, replay_of, t_seen
+from harness import Client, RedisServer, ServerProcess, load_wins
+from race_support import start_fast_server
+from tournament_support import Entrant, Organizer, http_get, reject_of, replay_of, t_seen
 
 from server.app.tournaments import round_room_id
 from server.race.tokens import hash_token
@@ -31,11 +31,7 @@ TICK: Final = "0.3"
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
            ) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=[*FAST_ARGS, "--tick", TICK])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    yield from start_fast_server(redis_server, tmp_path_factory, "--tick", TICK)
 
 
 @pytest.fixture
@@ -50,11 +46,6 @@ async def clients(server: ServerProcess) -> AsyncIterator[Any]:
     yield open_
     for client in opened:
         await client.close()
-
-
-async def reject_of(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:
-    await client.send(t, d)
-    return await client.expect("reject", lambda r: r["cmd"] == t)
 
 
 async def big(clients: Any, *names: str, **settings: Any) -> tuple[Organizer, list[Entrant]]:

@@ -16,7 +16,7 @@ import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from race_support import FAST_ARGS, start_fast_server
-from tournament_support import Entrant, Organizer, http_get, results, results_csv, t_seen
+from tournament_support import Entrant, Organizer, http_get, reject_of, results, results_csv, t_seen
 
 from server.app.tournaments import round_room_id, tournament_event
 from server.store import Store, keys
@@ -43,11 +43,6 @@ async def clients(server: ServerProcess) -> AsyncIterator[Any]:
     yield open_
     for client in opened:
         await client.close()
-
-
-async def reject_of(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:
-    await client.send(t, d)
-    return await client.expect("reject", lambda r: r["cmd"] == t)
 
 
 async def tournament(clients: Any, *names: str, codes: list[str] | None = None

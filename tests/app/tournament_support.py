@@ -70,6 +70,12 @@ def t_event(kind: str, n: int | None = None) -> Any:
     return lambda d: d.get("kind") == kind and (n is None or d.get("round") == n)
 
 
+async def reject_of(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:
+    """Send ``t`` and the reject that answers it."""
+    await client.send(t, d)
+    return await client.expect("reject", lambda r: r["cmd"] == t)
+
+
 async def t_seen(client: Client, kind: str, n: int | None = None, timeout: float = 10.0
                  ) -> dict[str, Any]:
     """A tournament event of ``kind`` (for round ``n``): one received already, or the next."""
