@@ -12,8 +12,9 @@ says with Redis's own ``ZRANK``), ``close``.
 Measured, in the window: the ack latency of every command; leaderboard
 freshness (a move's ack to the first shared ``top`` frame, at the worker's
 observer, that shows the mover's new move count: only movers in the top N
-can be seen there); and what every player received (text frames and their
-bytes).
+can be seen there, so a move not shown by the second frame after its ack,
+its player absent from that frame, is no sample); and what every player
+received (text frames and their bytes).
 """
 
 from __future__ import annotations
@@ -159,13 +160,16 @@ class BigWorker:
         self.t_start = self.t_end = float("inf")
         self.room = ""
         self.rx: list[tuple[int, int]] = []  # each player's frames and bytes in the window
+        self.last_top = 0.0  # when the observer's last top frame came
 
     def on_top(self, payload: bytes) -> None:
         """A shared leaderboard at this worker's observer: the moves of this
         worker's players that it shows have reached everyone (near enough)."""
         t = now()
         self.stats.top_frames += 1
+        shown = set()
         for line in orjson.loads(payload)["d"]["top"]:
+            shown.add(line["seat"])
             dq = self.pending.get(line["seat"])
             if not dq:
                 continue
@@ -173,6 +177,14 @@ class BigWorker:
             for _ in range(newest + 1):
                 _, t_ack = dq.popleft()
                 self.stats.fresh.append(max(0.0, t - t_ack))
+        # A move of a player outside the top cannot be seen: once a whole frame
+        # came and went without the player, its older moves are no sample (else
+        # a player who climbs into the top counts all its unseen moves as late).
+        seen_before, self.last_top = self.last_top, t
+        for seat, dq in self.pending.items():
+            if seat not in shown:
+                while dq and dq[0][1] < seen_before:
+                    dq.popleft()
 
     async def _connect(self, player: BigPlayer, sem: asyncio.Semaphore) -> None:
         async with sem:
