@@ -45,16 +45,18 @@ class Crowd:
             return out
         return self.run(go())
 
-    def register(self, tournament: str, names: Sequence[str]) -> list[Client]:
-        """Register one player per nickname in a tournament, each on a
-        connection of its own; the client's ``token`` is the player's
-        tournament token and ``seat`` their player number."""
+    def register(self, tournament: str, names: Sequence[str], invite: str | None = None) -> list[Client]:
+        """Register one player per nickname in a tournament (with its
+        ``invite`` code if it asks for one), each on a connection of its
+        own; the client's ``token`` is the player's tournament token and
+        ``seat`` their player number."""
         async def go() -> list[Client]:
             out = []
             for name in names:
                 client = await Client.open(self.ws_url, name)
                 self.clients.append(client)
-                await client.send("t_register", {"id": tournament, "nickname": name})
+                extra = {} if invite is None else {"invite": invite}
+                await client.send("t_register", {"id": tournament, "nickname": name, **extra})
                 got = await client.expect("t_registered")
                 client.token, client.seat = got["token"], got["player"]
                 out.append(client)

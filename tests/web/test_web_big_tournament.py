@@ -15,7 +15,10 @@ device with a one-time code, and ends the round. Then every page's top of
 the standings is the server's (``t_page``), pia's own line is pinned with
 her rank (``t_find``), the late player counts round 1 as missed, the whole
 field pages through, a found player's round replays, and the phone shows it
-all within its width. No page holds a round's code before that round ends.
+all within its width. No page holds a round's code before that round ends,
+and no frame but a spectator's boards names a card. Last, pia withdraws
+(answered to her alone, counted for everyone) and the organizer's and the
+spectator's pages fit a phone too.
 """
 
 from __future__ import annotations
@@ -56,6 +59,7 @@ WIDE_JS = """() => [...document.querySelectorAll('body *')]
   .filter(e => e.offsetParent && !e.closest('.t-scroll')
     && e.getBoundingClientRect().right > document.documentElement.clientWidth + 1)
   .map(e => e.tagName + '.' + e.className).slice(0, 5)"""
+FIELDS_JS = "() => [...document.querySelectorAll('input, textarea')].map(e => e.value).join()"
 FITS_JS = "() => document.documentElement.scrollWidth <= document.documentElement.clientWidth"
 
 
@@ -97,7 +101,7 @@ def no_code(tabs: Tabs, pages: list[Page], code: str) -> None:
     """`code` is in no page's DOM, form field or received frame."""
     for page in pages:
         assert code not in page.content(), f"{code} is in a page"
-        values = page.evaluate("() => [...document.querySelectorAll('input, textarea')].map(e => e.value).join()")
+        values = page.evaluate(FIELDS_JS)
         assert code not in values, f"{code} is in a form field"
         for raw in tabs.frames[page]:
             assert code not in raw, f"{code} was sent: {raw[:200]}"
@@ -105,6 +109,17 @@ def no_code(tabs: Tabs, pages: list[Page], code: str) -> None:
 
 def standings_page(crowd: Crowd, probe: Client, tid: str, first: int, count: int) -> list[dict[str, Any]]:
     return list(crowd.ask(probe, "t_page", {"id": tid, "first": first, "count": count}, "t_page")["lines"])
+
+
+def counts(page: Page) -> Any:
+    """What the page says of the field: registered, withdrawn, removed."""
+    return expect(page.locator(".t-field-counts"))
+
+
+def round_rank(crowd: Crowd, probe: Client, nickname: str) -> int:
+    """A player's rank in the race of the round's room (the probe watches it)."""
+    lines = round_page(crowd, probe, 1, 50)
+    return next(i for i, x in enumerate(lines, start=1) if x["nickname"] == nickname)
 
 
 def round_page(crowd: Crowd, probe: Client, first: int, count: int) -> list[dict[str, Any]]:
@@ -149,7 +164,7 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(admin).to_contain_text(
         f"Registration is open until round 2 starts: {registered} of at most 50 players.")
     for page in (org, pia, spec):
-        expect(page.locator(".t-field-counts")).to_have_text(f"{registered} registered · find anyone in the standings.")
+        counts(page).to_have_text(f"{registered} registered · find anyone in the standings.")
         expect(page.locator(".t-players li")).to_have_count(0)  # no list of players
     expect(pia.locator(".t-detail")).to_contain_text("Registration stays open until round 2 starts")
 
@@ -167,8 +182,8 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     play_fast(pia, SCRIPT[:PIA_MOVES])
     busy.result(120)
 
-    late = crowd.register(tid, ["late"])[0]  # registration stays open: round 1 counts as missed
-    expect(org.locator(".t-field-counts")).to_have_text(f"{registered + 1} registered · find anyone in the standings.")
+    crowd.register(tid, ["late"])  # registration stays open: round 1 counts as missed
+    counts(org).to_have_text(f"{registered + 1} registered · find anyone in the standings.")
 
     # the spectator: the field's picture, the top of the round, the top boards in rank order
     probe = crowd.open("probe")
@@ -187,8 +202,9 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(live.locator(".t-biglive-top .lb-place")).to_be_hidden()  # a spectator has no place of their own
     live.get_by_label("Nickname to follow").fill(FOLLOWED)
     live.get_by_role("button", name="Follow", exact=True).click()
-    followed = next(i for i, x in enumerate(round_page(crowd, probe, 1, 50), start=1) if x["nickname"] == FOLLOWED)
-    expect(live.locator(".follow-title")).to_have_text(f"Following {FOLLOWED} · {ordinal(followed)} of {seated}")
+    followed = round_rank(crowd, probe, FOLLOWED)
+    expect(live.locator(".follow-title")).to_have_text(
+        f"Following {FOLLOWED} · {ordinal(followed)} of {seated}")
     expect(live.locator(".follow-board .board")).to_be_visible()
     expect(spec).to_have_url(re.compile(rf"/t/{tid}$"))  # the tournament's address stays
     settle(spec)
@@ -199,8 +215,9 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     # pia looks at the page during her round: her place in the round, then back to the table
     pia.locator(".topbar").get_by_role("button", name="Tournament page").tap()
     expect(pia.locator(".screen.tournament")).to_be_visible()
-    pia_rank = next(i for i, x in enumerate(round_page(crowd, probe, 1, 50), start=1) if x["nickname"] == "pia")
-    expect(pia.locator(".t-biglive-top .lb-place .lb-title")).to_have_text(f"You: {ordinal(pia_rank)} of {seated}")
+    pia_rank = round_rank(crowd, probe, "pia")
+    expect(pia.locator(".t-biglive-top .lb-place .lb-title")).to_have_text(
+        f"You: {ordinal(pia_rank)} of {seated}")
     expect(pia.locator(".t-biglive-top .lb-place .lb-row.me .lb-name")).to_have_text("pia (you)")
     expect(pia.locator(".t-live .tile")).to_have_count(0)  # players see only their own board
     fits(pia)
@@ -219,10 +236,11 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     browse.get_by_role("button", name="Remove from the tournament").click()
     browse.get_by_role("button", name=f"Really remove {KICKED}?").click()
     assert crowd.run(players[KICKED].closed()) == 4001
-    expect(org.locator(".t-field-counts")).to_have_text(
+    counts(org).to_have_text(
         f"{registered} registered · 1 removed · find anyone in the standings.")
     expect(browse.locator(".t-found-name")).to_have_count(0)
-    expect(admin).to_contain_text(re.compile(rf"Round 1 is being played: \d+ still playing, {seated} came of {registered}\."))
+    expect(admin).to_contain_text(
+        re.compile(rf"Round 1 is being played: \d+ still playing, {seated} came of {registered}\."))
 
     # the organizer's key moves to another device with a one-time code
     org.get_by_role("button", name="Make a one-time code").click()
@@ -265,9 +283,9 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(pinned.locator("td.rank")).to_have_text([str(r) for r in range(rank - 1, rank + 2)])
     expect(pia.locator(".t-standings.t-big tr.me td.total")).to_have_text(money(found["line"]["vegas"]))
     expect(pia.locator(".t-standings.t-big .t-note")).to_contain_text(f"You: {ordinal(rank)} of {ranked}")
-    status, vegas, _, _, _, round_rank = found["line"]["rounds"][0]
+    status, vegas, _, _, _, in_round = found["line"]["rounds"][0]
     assert status == "unfinished"  # still playing when the organizer ended the round
-    expect(pia.locator(".t-detail")).to_contain_text(f"You: {ordinal(round_rank)}, unfinished, {money(vegas)}.")
+    expect(pia.locator(".t-detail")).to_contain_text(f"You: {ordinal(in_round)}, unfinished, {money(vegas)}.")
     late_line = next(x for x in lines if x["nickname"] == "late")
     assert late_line["rounds"] == [["missed", -52, 0, None, 0, None]]
     fits(pia)
@@ -313,4 +331,18 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
             msg = json.loads(raw)
             if msg["t"] != "boards":
                 assert not CARD.search(raw), f"a card in a {msg['t']} frame: {raw[:200]}"
-    assert late.token
+
+    # pia withdraws (asked twice): a big tournament answers her alone, and counts it
+    pia.get_by_role("button", name="Withdraw from the tournament").tap()
+    pia.get_by_role("button", name="Really withdraw? You cannot come back").tap()
+    expect(pia.locator(".t-you")).to_contain_text("have withdrawn")
+    counts(org).to_have_text(
+        f"{registered} registered · 1 withdrawn · 1 removed · find anyone in the standings.")
+    assert not any(json.loads(raw)["t"] == "t_event" and json.loads(raw)["d"]["kind"] == "withdrawn"
+                   for raw in tabs.frames[spec])
+
+    # the organizer's and the spectator's pages on a phone: one column, nothing sticks out sideways
+    for page in (org, spec):
+        page.set_viewport_size({"width": 390, "height": 844})
+        expect(page.locator(".t-side")).to_be_visible()
+        fits(page)

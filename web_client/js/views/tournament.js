@@ -29,6 +29,7 @@ import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
 import { createBigStandings } from './tstandings.js';
 import { createBigLive } from './tlive.js';
+import { kickButtons, pending } from './kick.js';
 
 const BOARDS_WHEN = { live: 'live', after: 'after the round' };
 
@@ -319,17 +320,24 @@ export function createTournament(root) {
     const entries = current ? roundEntries(s, current.n) : [];
     const byPlayer = new Map(entries.map((e) => [e.seat, e]));
     const me = mine(s.tour);
-    const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player]);
+    const admin = s.tour.as === 'admin';
+    const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player,
+      admin, pending()]);
     if (key === playersKey) return;
     playersKey = key;
     players.replaceChildren(...t.players.map((p) => {
+      if (p.kicked) {
+        return h('li', { class: 'withdrawn', dataset: { player: String(p.player), status: 'kicked' } },
+          h('span', { class: 'player-name', text: p.nickname }), h('span', { class: 'player-ready', text: 'removed' }));
+      }
       const e = byPlayer.get(p.player);
       let status = p.withdrawn ? 'withdrawn' : 'registered';
       if (e) status = `${p.withdrawn && e.status === 'left' ? 'withdrawn' : statusText(e)} · ${e.foundation ?? 0}/52 · ${money(e.vegas ?? -52)}`;
       else if (current && current.status === 'running' && !current.seats.includes(p.player)) status = p.withdrawn ? 'withdrawn' : 'not in this round';
       return h('li', { class: p.withdrawn ? 'withdrawn' : e && e.status === 'finished' ? 'ready' : '', dataset: { player: String(p.player), status: e ? e.status : p.withdrawn ? 'withdrawn' : 'registered' } },
         h('span', { class: 'player-name', text: p.nickname + (me && me.player === p.player ? ' (you)' : '') }),
-        h('span', { class: 'player-ready', text: status }));
+        h('span', { class: 'player-ready', text: status }),
+        admin ? kickButtons(p) : null);
     }));
     if (!t.players.length) players.append(h('li', { class: 't-empty', text: 'Nobody has registered yet.' }));
   }

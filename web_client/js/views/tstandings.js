@@ -3,17 +3,16 @@
 and below and the rank ("41st of 4 212", from `t_me`), and a browser of the
 whole field: a search by nickname (`t_find`) and pages (`t_page`). A line
 found or picked from a page shows with each of its rounds, a replay of each
-round played, and for the organizer the ways to remove the player (asked
-twice). Everything is drawn from `state.tour.field` (tfield.js); the server
+round played, and for the organizer the ways to remove the player (kick.js). Everything is drawn from `state.tour.field` (tfield.js); the server
 keeps the rest of the standings. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import { changed } from '../state.js';
 import * as tfield from '../tfield.js';
-import * as tournament from '../tournament.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
+import { kickButtons, pending } from './kick.js';
 
 /** actions.replay(round, player, nickname): open a player's replay of a round. */
 export function createBigStandings(host, actions) {
@@ -47,8 +46,6 @@ export function createBigStandings(host, actions) {
   host.append(el);
 
   let tour = null;
-  let confirm = null; // {player, ban}: a removal awaiting its second press
-  let confirmTimer = 0;
   let drawn = '';
 
   browser.addEventListener('toggle', () => {
@@ -69,21 +66,6 @@ export function createBigStandings(host, actions) {
   function myPlace() {
     const place = tour.field.place;
     if (place) tfield.askPage(tfield.pageOf(place.rank));
-  }
-
-  function remove(player, ban) {
-    if (!confirm || confirm.player !== player || confirm.ban !== ban) {
-      confirm = { player, ban };
-      clearTimeout(confirmTimer);
-      confirmTimer = setTimeout(() => { confirm = null; drawn = ''; changed(); }, 4000);
-      drawn = '';
-      changed();
-      return;
-    }
-    confirm = null;
-    tournament.kick(player, ban);
-    drawn = '';
-    changed();
   }
 
   /** A page's name cell: a button that shows the line with its rounds. */
@@ -113,16 +95,7 @@ export function createBigStandings(host, actions) {
           + (line.withdrawn ? ' · withdrawn' : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin) {
-      const asked = (ban) => confirm && confirm.player === line.player && confirm.ban === ban;
-      const kick = h('button', { class: 'btn small', type: 'button', onclick: () => remove(line.player, false),
-        text: asked(false) ? `Really remove ${line.nickname}?` : 'Remove from the tournament' });
-      const ban = h('button', { class: 'btn small', type: 'button', onclick: () => remove(line.player, true),
-        text: asked(true) ? `Really ban ${line.nickname}?` : 'Remove and ban the nickname' });
-      toggle(kick, 'danger', asked(false));
-      toggle(ban, 'danger', asked(true));
-      out.push(h('div', { class: 'buttons t-kick' }, kick, ban));
-    }
+    if (admin) out.push(kickButtons(line));
     return out;
   }
 
@@ -133,7 +106,7 @@ export function createBigStandings(host, actions) {
     const f = tour.field;
     const ended = t.rounds.filter((r) => r.status === 'ended').map((r) => r.n);
     const total = tfield.ranked(tour);
-    const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, confirm]);
+    const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, pending()]);
     if (key === drawn) return;
     drawn = key;
     const top = t.top || [];
