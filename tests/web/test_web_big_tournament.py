@@ -233,7 +233,7 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(browse.locator(".t-found-rounds")).to_have_count(0)  # no round ended yet
     expect(org.locator(".toast")).to_have_count(0, timeout=15_000)  # (the finishes' news has gone)
     screenshot(org, "big-tournament-organizer")
-    browse.get_by_role("button", name="Remove from the tournament").click()
+    browse.get_by_role("button", name=f"Remove {KICKED} from the tournament").click()
     browse.get_by_role("button", name=f"Really remove {KICKED}?").click()
     assert crowd.run(players[KICKED].closed()) == 4001
     counts(org).to_have_text(

@@ -339,7 +339,7 @@ def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_d
 
     # the organizer removes bob and bans his nickname (asked twice)
     row = org.locator('.t-players li[data-player="1"]')
-    row.get_by_role("button", name="Remove and ban the nickname").click()
+    row.get_by_role("button", name="Remove bob and ban the nickname").click()
     row.get_by_role("button", name="Really ban bob?").click()
     expect(row).to_contain_text("removed")
     expect(row.get_by_role("button")).to_have_count(0)

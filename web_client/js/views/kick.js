@@ -27,13 +27,16 @@ function press(player, ban) {
   changed();
 }
 
-/** The two buttons for `line` ({player, nickname}). */
-export function kickButtons(line) {
+/** The two buttons for `line` ({player, nickname}); `short`: one-word
+labels, for a line of a list (their names say the rest). */
+export function kickButtons(line, { short = false } = {}) {
   const is = (ban) => Boolean(asked && asked.player === line.player && asked.ban === ban);
   const kick = h('button', { class: 'btn small', type: 'button', onclick: () => press(line.player, false),
-    text: is(false) ? `Really remove ${line.nickname}?` : 'Remove from the tournament' });
+    text: is(false) ? `Really remove ${line.nickname}?` : short ? 'Remove' : 'Remove from the tournament',
+    'aria-label': is(false) ? null : `Remove ${line.nickname} from the tournament` });
   const ban = h('button', { class: 'btn small', type: 'button', onclick: () => press(line.player, true),
-    text: is(true) ? `Really ban ${line.nickname}?` : 'Remove and ban the nickname' });
+    text: is(true) ? `Really ban ${line.nickname}?` : short ? 'Ban' : 'Remove and ban the nickname',
+    'aria-label': is(true) ? null : `Remove ${line.nickname} and ban the nickname` });
   toggle(kick, 'danger', is(false));
   toggle(ban, 'danger', is(true));
   return h('div', { class: 'buttons t-kick' }, kick, ban);

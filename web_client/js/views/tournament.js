@@ -337,7 +337,7 @@ export function createTournament(root) {
       return h('li', { class: p.withdrawn ? 'withdrawn' : e && e.status === 'finished' ? 'ready' : '', dataset: { player: String(p.player), status: e ? e.status : p.withdrawn ? 'withdrawn' : 'registered' } },
         h('span', { class: 'player-name', text: p.nickname + (me && me.player === p.player ? ' (you)' : '') }),
         h('span', { class: 'player-ready', text: status }),
-        admin ? kickButtons(p) : null);
+        admin ? kickButtons(p, { short: true }) : null);
     }));
     if (!t.players.length) players.append(h('li', { class: 't-empty', text: 'Nobody has registered yet.' }));
   }
