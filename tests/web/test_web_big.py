@@ -26,7 +26,7 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import hidden, one_line, pile, play_fast, set_nickname, settle, stat
+from web_support import TOASTS_JS, hidden, one_line, pile, play_fast, set_nickname, settle, stat
 
 from server.klondike import Game, card_name
 
@@ -45,13 +45,6 @@ IDLE = [f"c{i:02}" for i in range(26, 39)]
 ANN_MOVES, PIA_MOVES = 40, 22
 FOLLOWED = "c12"
 CARD = re.compile(r'"[A2-9TJQK][SHDC]"')
-
-# the toasts a page showed, as they came (a toast lasts a few seconds)
-TOASTS_JS = """() => { window.__said = [];
-  new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
-    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
-    .observe(document.getElementById('toasts'), { childList: true }); }"""
-
 
 @pytest.fixture(scope="module")
 def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:

@@ -5,7 +5,8 @@ resign, six come and stay idle, two never come), an organizer's page, a
 spectator's page, and a late registration during round 1.
 
 The organizer creates it from the lobby's form (a big tournament's standings
-show the top 5; registration stays open until round 2). During round 1 the
+show the top 5; registration stays open until round 2; the next round starts
+a minute after the last one ended). During round 1 the
 spectator sees the field's picture, the top lines of the round in the
 server's order and the top players' boards in rank order, and follows a
 player by nickname; pia leaves her table for the page and sees her place.
@@ -136,6 +137,7 @@ def create(page: Page) -> str:
     form.get_by_label("Players").select_option("50")
     form.get_by_label("Standings show the top").select_option(str(TOP))
     form.get_by_label("Registration open until round").fill("2")
+    form.get_by_label("The next round starts").select_option("60")  # a minute after the last one ended
     form.locator('input[name="tboards"][value="live"]').check()
     form.get_by_role("button", name="Create tournament").click()
     expect(page).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
@@ -322,7 +324,10 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     screenshot(spec, "big-tournament-standings")
 
     # the next round: the late player plays it; the code of round 2 is still nobody's
-    expect(spec.locator(".t-detail")).to_contain_text("Next: round 2 of 2, when the organizer starts it.")
+    expect(spec.locator(".t-detail")).to_contain_text(re.compile(r"Next: round 2 of 2, at \d\d:\d\d:\d\d\."))
+    ended_at = spec.evaluate("async () => (await import('/js/state.js')).state.tour.t.rounds[0].ended_at")
+    at = spec.evaluate("async (ms) => (await import('/js/clock.js')).clockTime(ms)", ended_at + 60_000)
+    expect(spec.locator(".t-detail")).to_contain_text(f"Next: round 2 of 2, at {at}.")
     no_code(tabs, [org, pia, spec, other], CODE2)
     for page, start in end_from.items():  # the code of round 1 came with its end, and in no frame before
         assert not any(CODE1 in raw for raw in tabs.frames[page][:start])

@@ -22,7 +22,7 @@ from conftest import ARTIFACTS, Tabs, screenshot
 from crowd import Crowd
 from harness import ServerProcess, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import Keyboard, hidden, shown_as, stat
+from web_support import TOASTS_JS, Keyboard, hidden, shown_as, stat
 
 from server.klondike import Game, card_name
 
@@ -349,6 +349,17 @@ def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_d
     again = crowd.open("bob again")
     refused = crowd.ask(again, "t_register", {"id": tid, "nickname": "B0B", "invite": code}, "reject")
     assert refused["code"] == "banned"
+
+    # removed, ann's page says so and goes on as a spectator's; not banned, she may register again
+    ann.evaluate(TOASTS_JS)
+    ann_row = org.locator('.t-players li[data-player="0"]')
+    ann_row.get_by_role("button", name="Remove ann from the tournament").click()
+    org.get_by_role("button", name="Really remove ann?").click()
+    expect(ann.locator(".t-role")).to_have_text("Spectator")
+    expect(ann.locator('.t-players li[data-player="0"]')).to_contain_text("removed")
+    assert "removed you" in " ".join(ann.evaluate("() => window.__said"))
+    assert not ann.evaluate(f"() => localStorage.getItem('kr.tour.{tid}')").count("token")
+    expect(ann.locator("form.t-register")).to_be_visible()
 
     # the organizer's key moves to a phone: a one-time code typed there
     org.get_by_role("button", name="Make a one-time code").click()

@@ -20,6 +20,13 @@ TABLE_JS = """() => Object.fromEntries([...document.querySelectorAll('.race .boa
     .map(c => c.dataset.card || (c.classList.contains('down') ? 'down' : 'under'))]))"""
 
 
+# the toasts a page showed, as they came (a toast lasts a few seconds)
+TOASTS_JS = """() => { window.__said = [];
+  new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
+    .observe(document.getElementById('toasts'), { childList: true }); }"""
+
+
 def pile(page: Page, name: str) -> Locator:
     return page.locator(f'.race .pile[data-pile="{name}"]')
 

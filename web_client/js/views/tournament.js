@@ -38,7 +38,10 @@ function settingsText(t) {
   const modes = [...new Set(s.modes)].map(modeOf).join(' / ');
   return [`${s.rounds} round${s.rounds === 1 ? '' : 's'}`, modes, `${duration(s.time_limit * 1000)} a round`,
     `up to ${s.max_players} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
-    `spectators see the boards ${BOARDS_WHEN[s.boards] ?? `${s.delay} s late`}`].join(' · ');
+    `spectators see the boards ${BOARDS_WHEN[s.boards] ?? `${s.delay} s late`}`,
+    s.interval ? `each next round ${duration(s.interval * 1000)} after the last one` : '',
+    s.late_until > 1 ? `registration until round ${s.late_until}` : '', s.invite ? 'by invitation' : '']
+    .filter(Boolean).join(' · ');
 }
 
 function go(path) {
