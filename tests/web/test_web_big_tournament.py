@@ -26,15 +26,14 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from conftest import Tabs, screenshot
 from crowd import Crowd
-from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Page, expect
-from web_support import play_fast, settle
+from web_support import ordinal, play_fast, settle
 
 pytestmark = pytest.mark.browser
 
@@ -65,27 +64,8 @@ FITS_JS = "() => document.documentElement.scrollWidth <= document.documentElemen
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A server ticking its big rooms every 0.3 s, with a message credit that
-    lets the scripted players play as fast as the server answers."""
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
-                                               "--msg-rate", "100000"])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
-
-
-@pytest.fixture
-def crowd(server: ServerProcess) -> Iterator[Crowd]:
-    group = Crowd(server.ws_url)
-    yield group
-    group.close()
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+def server(big_server: ServerProcess) -> ServerProcess:
+    return big_server
 
 
 def money(v: int) -> str:
@@ -202,6 +182,10 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(tiles).to_have_count(TOP)
     assert [int(t.get_attribute("data-seat") or -1) for t in tiles.all()] == [x["seat"] for x in top]
     expect(live.locator(".t-biglive-top .lb-place")).to_be_hidden()  # a spectator has no place of their own
+    settle(spec)
+    expect(spec.locator(".toast")).to_have_count(0, timeout=15_000)  # (the finishes' news has gone)
+    spec.evaluate("() => document.querySelector('.t-live').scrollIntoView()")
+    screenshot(spec, "big-tournament-spectator")
     live.get_by_label("Nickname to follow").fill(FOLLOWED)
     live.get_by_role("button", name="Follow", exact=True).click()
     followed = round_rank(crowd, probe, FOLLOWED)
@@ -209,10 +193,6 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
         f"Following {FOLLOWED} · {ordinal(followed)} of {seated}")
     expect(live.locator(".follow-board .board")).to_be_visible()
     expect(spec).to_have_url(re.compile(rf"/t/{tid}$"))  # the tournament's address stays
-    settle(spec)
-    expect(spec.locator(".toast")).to_have_count(0, timeout=15_000)
-    spec.evaluate("() => document.querySelector('.t-live').scrollIntoView()")
-    screenshot(spec, "big-tournament-spectator")
 
     # pia looks at the page during her round: her place in the round, then back to the table
     pia.locator(".topbar").get_by_role("button", name="Tournament page").tap()

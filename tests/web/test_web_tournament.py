@@ -15,12 +15,11 @@ from __future__ import annotations
 import datetime
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import ARTIFACTS, Tabs, screenshot
 from crowd import Crowd
-from harness import ServerProcess, load_wins
+from harness import load_wins
 from playwright.sync_api import Locator, Page, expect
 from web_support import TOASTS_JS, Keyboard, hidden, shown_as, stat
 
@@ -298,13 +297,6 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
         expect(page.locator(".t-side")).to_be_visible()
         fits(page)
     assert (ARTIFACTS / "tournament-organizer.png").exists()
-
-
-@pytest.fixture
-def crowd(server: ServerProcess) -> Iterator[Crowd]:
-    group = Crowd(server.ws_url)
-    yield group
-    group.close()
 
 
 def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_device(

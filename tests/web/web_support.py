@@ -27,6 +27,12 @@ TOASTS_JS = """() => { window.__said = [];
     .observe(document.getElementById('toasts'), { childList: true }); }"""
 
 
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 11th, 21st: a rank as the pages write it."""
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def pile(page: Page, name: str) -> Locator:
     return page.locator(f'.race .pile[data-pile="{name}"]')
 

@@ -11,7 +11,7 @@ import * as tournament from '../tournament.js';
 import { clockTime, serverNow } from '../clock.js';
 import { count } from '../format.js';
 import * as tfield from '../tfield.js';
-import { say } from '../messages.js';
+import { copy } from './room.js';
 import { modeOf } from './rounds.js';
 import { createSchedule } from './schedule.js';
 
@@ -34,7 +34,7 @@ export function createOrganizer(host) {
   const handOut = h('div', { class: 't-handoff', hidden: true },
     h('p', {}, 'Code: ', handCode),
     h('div', { class: 'share' }, handLink,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy() })),
+      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(handLink, 'The organizer\'s link') })),
     handWhen);
   const el = h('section', { class: 'panel t-admin', 'aria-labelledby': 't-admin-title' },
     h('h2', { id: 't-admin-title', text: 'Organizer' }),
@@ -60,16 +60,6 @@ export function createOrganizer(host) {
     confirmEnd = 0;
     tournament.endRound();
     paint();
-  }
-
-  async function copy() {
-    try {
-      await navigator.clipboard.writeText(handLink.value);
-      say('Link copied: open it on the other device.');
-    } catch {
-      handLink.select();
-      say('Selected: press Ctrl+C (or ⌘C) to copy.');
-    }
   }
 
   let last = null;

@@ -20,10 +20,10 @@ import * as field from '../field.js';
 import * as storage from '../storage.js';
 import { clockTime, serverNow } from '../clock.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
-import { say } from '../messages.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard, statusText } from './leaderboard.js';
 import { createOrganizer } from './organizer.js';
+import { copy } from './room.js';
 import { createRounds, modeOf } from './rounds.js';
 import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
@@ -156,7 +156,7 @@ export function createTournament(root) {
   side.append(h('section', { class: 'panel t-share', 'aria-labelledby': 't-share-title' },
     h('h2', { id: 't-share-title', text: 'Invite' }),
     h('div', { class: 'share' }, shareLink,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copyLink() })),
+      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(shareLink, 'Tournament link') })),
     adminNote, inviteNote,
     h('p', { class: 't-links' }, jsonLink, ' · ', csvLink)));
 
@@ -184,16 +184,6 @@ export function createTournament(root) {
     confirmWithdraw = false;
     tournament.withdraw();
     changed();
-  }
-
-  async function copyLink() {
-    try {
-      await navigator.clipboard.writeText(shareLink.value);
-      say('Tournament link copied.');
-    } catch {
-      shareLink.select();
-      say('Selected: press Ctrl+C (or ⌘C) to copy.');
-    }
   }
 
   // ---------------------------------------------------------------- what is happening now

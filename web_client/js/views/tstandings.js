@@ -6,13 +6,14 @@ found or picked from a page shows with each of its rounds, a replay of each
 round played, and for the organizer the ways to remove the player (kick.js). Everything is drawn from `state.tour.field` (tfield.js); the server
 keeps the rest of the standings. */
 
-import { h, setText, show, toggle } from '../dom.js';
+import { h, setText, toggle } from '../dom.js';
 import { changed } from '../state.js';
 import * as tfield from '../tfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
 import { kickButtons, pending } from './kick.js';
+import { createPager } from './pager.js';
 
 /** actions.replay(round, player, nickname): open a player's replay of a round. */
 export function createBigStandings(host, actions) {
@@ -26,16 +27,13 @@ export function createBigStandings(host, actions) {
   const form = h('form', { class: 'field-find', role: 'search' },
     input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
   const found = h('div', { class: 't-found', role: 'status' });
-  const prev = h('button', { class: 'btn small', type: 'button', text: '‹ Previous', onclick: () => turn(-1) });
-  const next = h('button', { class: 'btn small', type: 'button', text: 'Next ›', onclick: () => turn(1) });
-  const first = h('button', { class: 'btn small ghost', type: 'button', text: 'Top', onclick: () => tfield.askPage(1) });
-  const mine = h('button', { class: 'btn small ghost', type: 'button', text: 'My place', onclick: () => myPlace() });
-  const where = h('span', { class: 'field-where', 'aria-live': 'polite' });
+  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(from), label: 'Pages of the standings',
+    mine: () => (tour && tour.field.place ? tour.field.place.rank : null) });
   const pageHead = h('tr');
   const pageBody = h('tbody');
   const summary = h('summary');
   const browser = h('details', { class: 't-browse' }, summary, form, found,
-    h('nav', { class: 'field-pager', 'aria-label': 'Pages of the standings' }, prev, where, next, first, mine),
+    pager.el,
     h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': 'A page of the standings' },
       h('thead', {}, pageHead), pageBody)));
   const el = h('section', { class: 'panel t-standings t-big', 'aria-labelledby': 't-standings-title' },
@@ -56,17 +54,6 @@ export function createBigStandings(host, actions) {
     e.preventDefault();
     tfield.find(input.value);
   });
-
-  function turn(step) {
-    const page = tour.field.page;
-    const from = page ? page.first + step * tfield.PAGE : 1;
-    if (from >= 1 && (!page || from <= page.of)) tfield.askPage(from);
-  }
-
-  function myPlace() {
-    const place = tour.field.place;
-    if (place) tfield.askPage(tfield.pageOf(place.rank));
-  }
 
   /** A page's name cell: a button that shows the line with its rounds. */
   function pickable(line) {
@@ -139,13 +126,7 @@ export function createBigStandings(host, actions) {
       toggle(row, 'found', Boolean(f.found && f.found.player === line.player));
       return row;
     }));
-    const last = page ? Math.min(page.of, page.first + lines.length - 1) : 0;
-    setText(where, page ? (lines.length ? `Ranks ${count(page.first)}–${count(last)} of ${count(page.of)}`
-      : `No ranks from ${count(page.first)} on (${count(page.of)} in all)`) : 'Loading…');
-    prev.disabled = !page || page.first <= 1;
-    next.disabled = !page || last >= page.of;
-    first.disabled = !page || page.first === 1;
-    show(mine, Boolean(place));
+    pager.render(page);
   }
 
   return { el, render };
