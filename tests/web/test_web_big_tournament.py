@@ -1,8 +1,9 @@
-"""A big tournament in the browser: up to 50 players, 28 registered, one of
-them (pia) on a phone, the others scripted over plain websockets (crowd.py:
-four win round 1 with the script of wins.json, ten play part of it, four
-resign, six come and stay idle, two never come), an organizer's page, a
-spectator's page, and a late registration during round 1.
+"""A big tournament in the browser: up to 50 players, 28 registered, two of
+them in browsers (pia on a phone, kim on a desktop), the others scripted
+over plain websockets (crowd.py: four win round 1 with the script of
+wins.json, nine play part of it, four resign, six come and stay idle, two
+never come), an organizer's page, a spectator's page, and a late
+registration during round 1.
 
 The organizer creates it from the lobby's form (a big tournament's standings
 show the top 5; registration stays open until round 2; the next round starts
@@ -10,9 +11,10 @@ a minute after the last one ended). During round 1 the
 spectator sees the field's picture, the top lines of the round in the
 server's order and the top players' boards in rank order, and follows a
 player by nickname; pia leaves her table for the page and sees her place.
-The organizer finds a player in the standings and removes them (their
-connection closes, the counts say so), moves the organizer's key to another
-device with a one-time code, and ends the round. Then every page's top of
+The organizer finds kim in the standings and removes him (his table
+closes, his page goes on as a spectator's and says why, the counts say
+so), moves the organizer's key to another device with a one-time code, and
+that device ends the round. Then every page's top of
 the standings is the server's (``t_page``), pia's own line is pinned with
 her rank (``t_find``), the late player counts round 1 as missed, the whole
 field pages through, a found player's round replays, and the phone shows it
@@ -33,7 +35,7 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Page, expect
-from web_support import ordinal, play_fast, settle
+from web_support import TOASTS_JS, ordinal, play_fast, settle
 
 pytestmark = pytest.mark.browser
 
@@ -45,12 +47,12 @@ PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touc
 DESKTOP = {"locale": "en-GB", "viewport": {"width": 1280, "height": 900}}
 TOP = 5
 WINNERS = [f"w{i:02}" for i in range(1, 5)]
-PARTIAL = {f"p{i:02}": 8 + 5 * (i - 5) for i in range(5, 15)}  # play that many moves of the script
+PARTIAL = {f"p{i:02}": 8 + 5 * (i - 5) for i in range(5, 14)}  # play that many moves of the script
 RESIGN = [f"r{i:02}" for i in range(15, 19)]
 IDLE = [f"i{i:02}" for i in range(19, 25)]
 NO_SHOW = ["n25", "n26"]
 PIA_MOVES = 30
-KICKED = "p14"
+KICKED = "kim"
 FOLLOWED = "p09"
 CARD = re.compile(r'"[A2-9TJQK][SHDC]"')
 
@@ -136,12 +138,17 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     reg.get_by_label("Nickname").fill("pia")
     reg.get_by_role("button", name="Register").tap()
     expect(pia.locator(".t-role")).to_have_text("Playing as pia")
+    kim = tabs.page(link, **DESKTOP)
+    reg = kim.locator("form.t-register")
+    reg.get_by_label("Nickname").fill("kim")
+    reg.get_by_role("button", name="Register").click()
+    expect(kim.locator(".t-role")).to_have_text("Playing as kim")
     spec = tabs.page(link, **DESKTOP)
     expect(spec.locator(".t-role")).to_have_text("Spectator")
 
     names = WINNERS + list(PARTIAL) + RESIGN + IDLE + NO_SHOW
     players = dict(zip(names, crowd.register(tid, names), strict=True))
-    registered = len(names) + 1
+    registered = len(names) + 2
     admin = org.locator(".t-admin")
     expect(admin).to_contain_text(
         f"Registration is open until round 2 starts: {registered} of at most 50 players.")
@@ -155,6 +162,7 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(pia.locator(".screen.race")).to_be_visible(timeout=15_000)
     expect(pia.locator(".race .notice.countdown")).to_be_hidden(timeout=15_000)
     expect(pia.locator(".room-label")).to_contain_text("Weekly cup · round 1 of 2")
+    expect(kim.locator(".race .notice.countdown")).to_be_hidden(timeout=15_000)  # kim stays idle
     room = pia.evaluate("async () => (await import('/js/state.js')).state.roomId")
     came = [players[n] for n in names if n not in NO_SHOW]
     crowd.enter(room, came)
@@ -170,7 +178,7 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     # the spectator: the field's picture, the top of the round, the top boards in rank order
     probe = crowd.open("probe")
     crowd.ask(probe, "watch", {"room": room, "since": 0}, "watching")
-    seated = len(came) + 1
+    seated = len(came) + 2
     top = round_page(crowd, probe, 1, TOP)
     live = spec.locator(".t-live .t-biglive")
     expect(live.locator(".leaderboard .lb-row .lb-name")).to_have_text([x["nickname"] for x in top])
@@ -216,8 +224,15 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(org.locator(".toast")).to_have_count(0, timeout=15_000)  # (the finishes' news has gone)
     screenshot(org, "big-tournament-organizer")
     browse.get_by_role("button", name=f"Remove {KICKED} from the tournament").click()
+    kim.evaluate(TOASTS_JS)
     browse.get_by_role("button", name=f"Really remove {KICKED}?").click()
-    assert crowd.run(players[KICKED].closed()) == 4001
+    # kim's table closes (4001): his page stays the tournament's, now a spectator's, and says why
+    expect(kim.locator(".screen.tournament")).to_be_visible()
+    expect(kim.locator(".t-role")).to_have_text("Spectator")
+    expect(kim).to_have_url(re.compile(rf"/t/{tid}$"))
+    expect(kim.locator(".t-biglive .follow-find")).to_be_visible()  # watching the round
+    assert "removed you" in " ".join(kim.evaluate("() => window.__said"))
+    assert "token" not in (kim.evaluate(f"() => localStorage.getItem('kr.tour.{tid}')") or "")
     counts(org).to_have_text(
         f"{registered} registered · 1 removed · find anyone in the standings.")
     expect(browse.locator(".t-found-name")).to_have_count(0)
