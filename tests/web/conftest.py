@@ -13,7 +13,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import ROOT
+from crowd import Crowd
+from harness import ROOT, RedisServer, ServerProcess, Servers
 from playwright.sync_api import Browser, BrowserContext, Page, WebSocket, expect, sync_playwright
 
 CHROMIUM = "/usr/bin/chromium"
@@ -113,6 +114,28 @@ def tabs(browser: Browser, server: Any, request: pytest.FixtureRequest) -> Itera
         group.dump(request.node.name)
     group.close()
     assert not group.errors, "errors in the browser:\n" + "\n".join(group.errors)
+
+
+@pytest.fixture(scope="module")
+def big_server(redis_server: RedisServer,
+               tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    """A server for big rooms and tournaments (a module's ``server`` when it
+    asks for this one): ticking every 0.3 s, with a message credit that lets
+    the scripted players play as fast as the server answers."""
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
+                                               "--msg-rate", "100000"])
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+def crowd(server: ServerProcess) -> Iterator[Crowd]:
+    """Scripted players (crowd.py) on the module's server."""
+    group = Crowd(server.ws_url)
+    yield group
+    group.close()
 
 
 def screenshot(page: Page, name: str) -> Path:

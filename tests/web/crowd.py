@@ -45,6 +45,34 @@ class Crowd:
             return out
         return self.run(go())
 
+    def register(self, tournament: str, names: Sequence[str], invite: str | None = None) -> list[Client]:
+        """Register one player per nickname in a tournament (with its
+        ``invite`` code if it asks for one), each on a connection of its
+        own; the client's ``token`` is the player's tournament token and
+        ``seat`` their player number."""
+        async def go() -> list[Client]:
+            out = []
+            for name in names:
+                client = await Client.open(self.ws_url, name)
+                self.clients.append(client)
+                extra = {} if invite is None else {"invite": invite}
+                await client.send("t_register", {"id": tournament, "nickname": name, **extra})
+                got = await client.expect("t_registered")
+                client.token, client.seat = got["token"], got["player"]
+                out.append(client)
+            return out
+        return self.run(go())
+
+    def enter(self, room: str, players: Sequence[Client]) -> None:
+        """Each registered player takes their seat in a round's room (``resume``
+        with their tournament token) and gets their board."""
+        async def go() -> None:
+            for p in players:
+                joined = await p.resume(room, p.token)
+                assert joined["seat"] == p.seat, f"{p.name}: seated at {joined['seat']}"
+                await p.expect("board", timeout=30)
+        self.run(go())
+
     def ready(self, players: Sequence[Client]) -> None:
         async def go() -> None:
             for p in players:

@@ -24,9 +24,9 @@ from typing import Any
 import pytest
 from conftest import Tabs, screenshot
 from crowd import Crowd
-from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import hidden, one_line, pile, play_fast, set_nickname, settle, stat
+from web_support import TOASTS_JS, hidden, one_line, ordinal, pile, play_fast, set_nickname, settle, stat
 
 from server.klondike import Game, card_name
 
@@ -46,35 +46,9 @@ ANN_MOVES, PIA_MOVES = 40, 22
 FOLLOWED = "c12"
 CARD = re.compile(r'"[A2-9TJQK][SHDC]"')
 
-# the toasts a page showed, as they came (a toast lasts a few seconds)
-TOASTS_JS = """() => { window.__said = [];
-  new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
-    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
-    .observe(document.getElementById('toasts'), { childList: true }); }"""
-
-
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    """A server ticking its big rooms every 0.3 s, with a message credit that
-    lets the scripted players play as fast as the server answers."""
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
-                                               "--msg-rate", "100000"])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
-
-
-@pytest.fixture
-def crowd(server: ServerProcess) -> Iterator[Crowd]:
-    group = Crowd(server.ws_url)
-    yield group
-    group.close()
-
-
-def ordinal(n: int) -> str:
-    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
-    return f"{n}{suffix}"
+def server(big_server: ServerProcess) -> ServerProcess:
+    return big_server
 
 
 def played(moves: list[str]) -> Game:

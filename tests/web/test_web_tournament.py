@@ -18,9 +18,10 @@ import re
 
 import pytest
 from conftest import ARTIFACTS, Tabs, screenshot
+from crowd import Crowd
 from harness import load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import Keyboard, hidden, shown_as, stat
+from web_support import TOASTS_JS, Keyboard, hidden, shown_as, stat
 
 from server.klondike import Game, card_name
 
@@ -296,3 +297,72 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
         expect(page.locator(".t-side")).to_be_visible()
         fits(page)
     assert (ARTIFACTS / "tournament-organizer.png").exists()
+
+
+def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_device(
+        tabs: Tabs, crowd: Crowd) -> None:
+    org = tabs.page("/", viewport=VIEWPORT)
+    form = org.locator("form.tournament-form")
+    form.get_by_label("Tournament name").fill("Invited")
+    form.get_by_label("Registering needs an invite code").check()
+    form.get_by_role("button", name="Create tournament").click()
+    expect(org).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
+    link = org.get_by_label("Tournament link").input_value()
+    tid = link[-8:]
+    note = org.locator(".t-invite")
+    expect(note).to_contain_text("Invite code: ")
+    invite = re.search(r"Invite code: (\S+)", note.inner_text())
+    assert invite and invite.group(1) not in link  # the code is typed, never in the link
+    code = invite.group(1)
+
+    # registering needs the code: a wrong one is refused and said so, the right one in any case works
+    ann = tabs.page(link, viewport=VIEWPORT)
+    reg = ann.locator("form.t-register")
+    reg.get_by_label("Nickname").fill("ann")
+    reg.get_by_label("Invite code").fill("WRONG123")
+    reg.get_by_role("button", name="Register").click()
+    expect(reg.locator(".form-error")).not_to_be_empty()
+    expect(ann.locator(".t-role")).to_have_text("Spectator")
+    reg.get_by_label("Invite code").fill(code.lower())
+    reg.get_by_role("button", name="Register").click()
+    expect(ann.locator(".t-role")).to_have_text("Playing as ann")
+    bob = crowd.register(tid, ["bob"], invite=code)[0]
+    expect(org.locator(".t-players li")).to_have_count(2)
+
+    # the organizer removes bob and bans his nickname (asked twice)
+    row = org.locator('.t-players li[data-player="1"]')
+    row.get_by_role("button", name="Remove bob and ban the nickname").click()
+    row.get_by_role("button", name="Really ban bob?").click()
+    expect(row).to_contain_text("removed")
+    expect(row.get_by_role("button")).to_have_count(0)
+    expect(ann.locator('.t-players li[data-player="1"]')).to_contain_text("removed")
+    kicked = crowd.run(bob.expect("t_event", lambda d: d["kind"] == "kicked"))
+    assert (kicked["player"], kicked["ban"]) == (1, True)
+    again = crowd.open("bob again")
+    refused = crowd.ask(again, "t_register", {"id": tid, "nickname": "B0B", "invite": code}, "reject")
+    assert refused["code"] == "banned"
+
+    # removed, ann's page says so and goes on as a spectator's; not banned, she may register again
+    ann.evaluate(TOASTS_JS)
+    ann_row = org.locator('.t-players li[data-player="0"]')
+    ann_row.get_by_role("button", name="Remove ann from the tournament").click()
+    org.get_by_role("button", name="Really remove ann?").click()
+    expect(ann.locator(".t-role")).to_have_text("Spectator")
+    expect(ann.locator('.t-players li[data-player="0"]')).to_contain_text("removed")
+    assert "removed you" in " ".join(ann.evaluate("() => window.__said"))
+    assert not ann.evaluate(f"() => localStorage.getItem('kr.tour.{tid}')").count("token")
+    expect(ann.locator("form.t-register")).to_be_visible()
+
+    # the organizer's key moves to a phone: a one-time code typed there
+    org.get_by_role("button", name="Make a one-time code").click()
+    handoff = org.locator(".t-handoff-code")
+    expect(handoff).to_have_text(re.compile(r"^[A-Z0-9]{10}$"))
+    phone = tabs.page(f"/t/{tid}?admin", viewport={"width": 390, "height": 844}, is_mobile=True,
+                      has_touch=True)
+    expect(phone.locator(".t-problem")).to_contain_text("does not hold the organizer's key")
+    phone.get_by_label("Code from the organizer's other device").fill(handoff.inner_text().lower())
+    phone.get_by_role("button", name="Use the code").tap()
+    expect(phone.locator(".t-role")).to_have_text("Organizer")
+    expect(phone.locator(".t-problem")).to_be_hidden()
+    expect(phone.get_by_role("button", name="Close registration")).to_be_visible()
+    fits(phone)

@@ -20,6 +20,19 @@ TABLE_JS = """() => Object.fromEntries([...document.querySelectorAll('.race .boa
     .map(c => c.dataset.card || (c.classList.contains('down') ? 'down' : 'under'))]))"""
 
 
+# the toasts a page showed, as they came (a toast lasts a few seconds)
+TOASTS_JS = """() => { window.__said = [];
+  new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
+    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
+    .observe(document.getElementById('toasts'), { childList: true }); }"""
+
+
+def ordinal(n: int) -> str:
+    """1st, 2nd, 3rd, 11th, 21st: a rank as the pages write it."""
+    suffix = "th" if 11 <= n % 100 <= 13 else {1: "st", 2: "nd", 3: "rd"}.get(n % 10, "th")
+    return f"{n}{suffix}"
+
+
 def pile(page: Page, name: str) -> Locator:
     return page.locator(f'.race .pile[data-pile="{name}"]')
 

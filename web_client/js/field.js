@@ -228,6 +228,15 @@ export function shownSeats(field) {
   return seats;
 }
 
+/** The boards a big room's spectator is shown in the grid: the top
+players' (the server sends those of the top 8) but the followed one's,
+which stands apart (follow.js). */
+export function gridBoards(field, boards) {
+  const shown = shownSeats(field);
+  const followed = field.follow ? field.follow.seat : null;
+  return Object.fromEntries(Object.entries(boards).filter(([seat]) => shown.has(Number(seat)) && Number(seat) !== followed));
+}
+
 /** Nicknames by seat, from the lines this client has (the top, the own place, the followed). */
 export function names(field) {
   const out = new Map();

@@ -5,6 +5,7 @@
 /r/ROOMID?watch  watch the room as a spectator
 /t/TOURID    a tournament: the player's page (register, play each round) or the spectator's
 /t/TOURID?admin  the organizer's page (with the organizer's key kept in this browser)
+/t/TOURID?admin#claim=CODE  the organizer's key moved to this browser with a one-time code
 */
 
 import { state, subscribe, changed, resetRoom } from './state.js';
@@ -12,6 +13,7 @@ import { Socket } from './socket.js';
 import * as session from './session.js';
 import * as tournament from './tournament.js';
 import * as field from './field.js';
+import * as tfield from './tfield.js';
 import { serverNow } from './clock.js';
 import * as storage from './storage.js';
 import { h, setText, show } from './dom.js';
@@ -34,7 +36,10 @@ const socket = new Socket({
     else session.onFrame(msg);
     tournament.reconcile();
   },
-  onClose: session.onClose,
+  onClose: (code) => {
+    if (code === 4001 && state.tour) tournament.kickedOut(); // out of a round: out of its tournament
+    session.onClose(code);
+  },
   onStatus: (status) => {
     if (state.conn !== 'taken' || status === 'open') state.conn = status;
     changed();
@@ -42,6 +47,7 @@ const socket = new Socket({
 });
 session.init(socket);
 field.init(socket);
+tfield.init(socket);
 tournament.init(socket);
 
 const screens = {};
@@ -116,6 +122,12 @@ function routeTournament(r) {
   resetRoom();
   tournament.close();
   tournament.open(r.tid, r.admin);
+  // /t/ID?admin#claim=CODE: the organizer's key, moved here from another device (the fragment stays in the browser)
+  const claim = new URLSearchParams(location.hash.slice(1)).get('claim');
+  if (claim) {
+    history.replaceState(null, '', location.pathname + location.search);
+    state.tour.claiming = claim;
+  }
   if (!busy && socket.ready) tournament.onOpen();
   changed();
 }

@@ -82,6 +82,9 @@ export function onClose(code) {
   }
   if (code === 4000) {
     state.conn = 'taken';
+  } else if ((code === 4001 || code === 4002) && state.tour) {
+    forgetSeat(); // a tournament's round: its page stays, and says why (tournament.js)
+    socket.connect();
   } else if (code === 4001 || code === 4002) {
     const kicked = code === 4001;
     forgetSeat();

@@ -11,11 +11,15 @@ player never sends `leave` to a round's room.
 
 The organizer's key and the player's token are kept in localStorage per
 tournament (storage.js), never in the address: the link to share is /t/ID.
+The key moves to another device by a one-time code (`t_handoff`), opened
+there as /t/ID?admin#claim=CODE or typed in (`t_claim`). A big tournament's
+own frames (the player's place, pages of the standings) are tfield.js's.
 */
 
 import { state, changed, resetRoom } from './state.js';
 import * as storage from './storage.js';
 import * as session from './session.js';
+import * as tfield from './tfield.js';
 import { say } from './messages.js';
 
 let socket = null;
@@ -38,6 +42,10 @@ export function open(id, admin) {
     busy: '', // a command awaiting its answer: "register"
     page: false, // a player looks at the tournament page during their round
     refused: '', // a room the server refused to let us enter
+    field: tfield.freshField(), // a big tournament's place, pages and look-ups (tfield.js)
+    handoff: null, // the organizer's one-time code for another device: {code, until}
+    claiming: '', // a handoff code sent, awaiting its answer
+    nickname: '', // the player's, as registered here (a big tournament lists nobody)
   };
   setView(admin);
 }
@@ -48,7 +56,7 @@ export function setView(admin) {
   const keys = storage.loadTournament(tour.id);
   Object.assign(tour, {
     adminView: admin, admin: keys.admin || '', token: keys.token || '',
-    player: Number.isInteger(keys.player) ? keys.player : -1,
+    player: Number.isInteger(keys.player) ? keys.player : -1, nickname: keys.nickname || '',
   });
   tour.as = admin ? (tour.admin ? 'admin' : 'spectator') : (tour.token ? 'player' : 'spectator');
 }
@@ -67,6 +75,7 @@ export function onOpen() {
   if (!tour) return;
   if (tour.token) socket.send('t_resume', { id: tour.id, token: tour.token });
   else socket.send('t_watch', { id: tour.id });
+  if (tour.claiming) socket.send('t_claim', { id: tour.id, code: tour.claiming });
   reconcile();
 }
 
@@ -80,9 +89,7 @@ function wanted(tour) {
   const t = tour.t;
   const round = t && t.rounds.find((r) => r.status === 'running' && r.room);
   if (!round) return '';
-  const me = t.players.find((p) => p.player === tour.player);
-  const seated = tour.as === 'player' && me && !me.withdrawn && round.seats.includes(tour.player);
-  return `${seated ? 'player' : 'spectator'}:${round.room}`;
+  return `${tfield.playsRound(tour, round) ? 'player' : 'spectator'}:${round.room}`;
 }
 
 /** Be in the room `wanted` says (called after every frame). Between rounds
@@ -125,14 +132,14 @@ export function owns(msg) {
 }
 
 export function onFrame(msg) {
-  const handler = HANDLERS[msg.t];
+  const handler = HANDLERS[msg.t] || tfield.HANDLERS[msg.t];
   if (handler) handler(msg.d || {});
   changed();
 }
 
 const HANDLERS = {
   t_created(d) {
-    storage.saveTournament(d.id, { admin: d.admin });
+    storage.saveTournament(d.id, { admin: d.admin, invite: d.invite }); // the invite code is given this once
     state.tcreate = { busy: false, error: '' };
     if (onCreated) onCreated(d.id);
     onCreated = null;
@@ -142,7 +149,7 @@ const HANDLERS = {
   t_registered(d) {
     const tour = state.tour;
     if (!tour || d.id !== tour.id) return;
-    storage.saveTournament(d.id, { token: d.token, player: d.player });
+    storage.saveTournament(d.id, { token: d.token, player: d.player, nickname: tour.nickname || undefined });
     Object.assign(tour, { token: d.token, player: d.player, busy: '', formError: '' });
     if (!tour.adminView) tour.as = 'player';
   },
@@ -163,9 +170,14 @@ const HANDLERS = {
     switch (d.kind) {
       case 'round_ended':
         tour.page = false;
+        if (tfield.isBig(d.tournament)) tfield.onRoundEnded();
         break;
       case 'withdrawn':
         if (d.player === tour.player && tour.as === 'player') say('You have withdrawn from the tournament.');
+        break;
+      case 'kicked':
+        if (d.player === tour.player && tour.as === 'player') kickedOut();
+        else if (tour.field.found && tour.field.found.player === d.player) tour.field.found = null;
         break;
       default:
         break;
@@ -174,8 +186,24 @@ const HANDLERS = {
 
   t_standings() {},
 
+  t_handoff(d) {
+    const tour = state.tour;
+    if (!tour || d.id !== tour.id) return;
+    tour.handoff = { code: d.code, until: d.until };
+  },
+
+  t_claimed(d) {
+    const tour = state.tour;
+    if (!tour || d.id !== tour.id) return;
+    storage.saveTournament(d.id, { admin: d.admin });
+    tour.claiming = '';
+    setView(tour.adminView);
+    say('This device now holds the organizer\'s key.');
+  },
+
   reject(d) {
     const tour = state.tour;
+    if (tour && tfield.onReject(d)) return;
     if (d.cmd === 't_create') {
       state.tcreate = { busy: false, error: d.msg };
       return;
@@ -211,6 +239,11 @@ const HANDLERS = {
       tour.formError = d.msg;
       return;
     }
+    if (d.cmd === 't_claim') {
+      tour.claiming = '';
+      tour.formError = d.code === 'bad_handoff' ? 'That code is wrong, used or expired: ask for a new one.' : d.msg;
+      return;
+    }
     say(d.msg, { bad: true });
   },
 };
@@ -231,10 +264,13 @@ export function create(name, settings, created = null) {
   changed();
 }
 
-export function register(nickname) {
+/** Register as `nickname`; `invite`: the tournament's invite code, when it asks for one. */
+export function register(nickname, invite = '') {
   const tour = state.tour;
   tour.formError = '';
-  if (send('t_register', { id: tour.id, nickname })) tour.busy = 'register';
+  tour.nickname = nickname;
+  const d = { id: tour.id, nickname, ...(tour.t && tour.t.settings.invite ? { invite } : {}) };
+  if (send('t_register', d)) tour.busy = 'register';
   storage.saveNickname(nickname);
   changed();
 }
@@ -258,6 +294,42 @@ export function startRound(at = 0) {
 export function endRound() {
   const tour = state.tour;
   send('t_end', { id: tour.id, admin: tour.admin });
+}
+
+/** Take player `player` out of the tournament; `ban`: their nickname too. */
+export function kick(player, ban) {
+  const tour = state.tour;
+  send('t_kick', { id: tour.id, admin: tour.admin, player, ban });
+}
+
+/** A one-time code that gives another device the organizer's key. */
+export function handoff() {
+  const tour = state.tour;
+  send('t_handoff', { id: tour.id, admin: tour.admin });
+}
+
+/** This device takes the organizer's key with a code from the other one. */
+export function claim(code) {
+  const tour = state.tour;
+  const text = code.trim();
+  if (!text) return;
+  tour.formError = '';
+  tour.claiming = text;
+  if (!socket.ready) return; // sent once connected (onOpen)
+  send('t_claim', { id: tour.id, code: text });
+  changed();
+}
+
+/** The organizer took this player out (the event, or the round's room
+closing with 4001): the token no longer works; the page goes on as a
+spectator's. */
+export function kickedOut() {
+  const tour = state.tour;
+  if (!tour || tour.as !== 'player') return;
+  storage.saveTournament(tour.id, { token: '', player: null });
+  setView(tour.adminView);
+  say('The organizer removed you from the tournament: you can still watch it.', { bad: true });
+  changed();
 }
 
 /** A player looks at the tournament page during their round, or goes back to the table. */

@@ -5,12 +5,13 @@ top or from the viewer's own place. A spectator can follow anyone found or
 listed. The dialog draws `state.field` (field.js) whenever the state changes
 while it is open; the server keeps the rest of the field. */
 
-import { h, setText, show, toggle } from '../dom.js';
+import { h, setText, toggle } from '../dom.js';
 import { state, subscribe, phaseAt } from '../state.js';
 import { serverNow } from '../clock.js';
 import * as field from '../field.js';
 import { count, score } from '../format.js';
 import { statusText } from './leaderboard.js';
+import { createPager } from './pager.js';
 
 let panel = null;
 let options = { me: -1, spectator: false };
@@ -23,17 +24,14 @@ function build() {
   const form = h('form', { class: 'field-find', role: 'search' },
     input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
   const found = h('div', { class: 'field-found', role: 'status' });
-  const prev = h('button', { class: 'btn small', type: 'button', text: '‹ Previous', onclick: () => turn(-1) });
-  const next = h('button', { class: 'btn small', type: 'button', text: 'Next ›', onclick: () => turn(1) });
-  const first = h('button', { class: 'btn small ghost', type: 'button', text: 'Top', onclick: () => field.askPage(1) });
-  const mine = h('button', { class: 'btn small ghost', type: 'button', text: 'My place', onclick: () => myPlace() });
-  const where = h('span', { class: 'field-where', 'aria-live': 'polite' });
+  const pager = createPager({ size: field.PAGE, ask: (from) => field.askPage(from), label: 'Pages of the ranking',
+    mine: () => (state.field.place ? state.field.place.rank : null) });
   const list = h('ol', { class: 'field-lines', 'aria-label': 'Ranking' });
   const el = h('dialog', { class: 'dialog field-panel', 'aria-labelledby': 'field-title' },
     h('div', { class: 'dialog-head' }, h('div', {}, title, size),
       h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => el.close() })),
     form, found,
-    h('nav', { class: 'field-pager', 'aria-label': 'Pages of the ranking' }, prev, where, next, first, mine),
+    pager.el,
     list);
   form.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -46,18 +44,7 @@ function build() {
   subscribe((s) => {
     if (el.open) draw(s);
   });
-  return { el, size, input, found, prev, next, first, mine, where, list, drawn: '' };
-}
-
-function turn(step) {
-  const page = state.field.page;
-  const from = page ? page.first + step * field.PAGE : 1;
-  if (from >= 1 && (!page || from <= page.of)) field.askPage(from);
-}
-
-function myPlace() {
-  const place = state.field.place;
-  if (place) field.askPage(field.pageOf(place.rank));
+  return { el, size, input, found, pager, list, drawn: '' };
 }
 
 function followButton(line) {
@@ -108,13 +95,7 @@ function draw(s) {
   }
   const lines = page ? page.lines : [];
   panel.list.replaceChildren(...lines.map((line) => lineItem(line, ctx)));
-  const last = page ? Math.min(page.of, page.first + lines.length - 1) : 0;
-  setText(panel.where, page ? (lines.length ? `Ranks ${count(page.first)}–${count(last)} of ${count(page.of)}`
-    : `No ranks from ${count(page.first)} on (${count(page.of)} in all)`) : 'Loading…');
-  panel.prev.disabled = !page || page.first <= 1;
-  panel.next.disabled = !page || last >= page.of;
-  show(panel.mine, Boolean(f.place));
-  panel.first.disabled = !page || page.first === 1;
+  panel.pager.render(page);
 }
 
 /** Open the field: `me` the viewer's seat (-1: a spectator); `spectator`

@@ -1,8 +1,11 @@
 /** A tournament's rounds: each one's deal mode and status; once it has ended,
-its code (revealed then), its results and each player's replay. */
+its code (revealed then), its results and each player's replay. A big
+tournament's rounds carry counts, not results: how many could play and how
+many did; a player's results and replays are on their standing line
+(tstandings.js). */
 
 import { h } from '../dom.js';
-import { duration, modeText, money } from '../format.js';
+import { count, duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { say } from '../messages.js';
 import { clockTime } from '../clock.js';
@@ -55,6 +58,13 @@ export function createRounds(host, actions) {
       h('tbody', {}, ...rows)));
   }
 
+  function dealLine(round) {
+    return h('p', { class: 't-round-deal' }, h('span', { text: 'The deal: ' }),
+        h('code', { class: 't-code', text: round.code }),
+        h('button', { class: 'btn small', type: 'button', text: 'Copy', 'aria-label': `Copy the code of round ${round.n}`,
+          onclick: () => copy(round.code) }));
+  }
+
   function item(round, t) {
     const li = h('li', { class: `t-round ${round.status}`, dataset: { round: String(round.n), status: round.status } },
       h('div', { class: 't-round-head' },
@@ -62,15 +72,17 @@ export function createRounds(host, actions) {
         h('span', { class: 't-mode', text: modeOf(t.settings.modes[round.n - 1]) }),
         h('span', { class: `badge t-status-${round.status}`, text: STATUS[round.status] })));
     if (round.status === 'starting' || round.status === 'running') {
-      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clockTime(round.start_at)}` }));
+      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clockTime(round.start_at)}`
+        + (round.players != null && t.settings.big ? ` · ${count(round.players)} may play it` : '') }));
     }
-    if (round.status === 'ended') {
+    if (round.status === 'ended' && t.settings.big) {
+      li.append(dealLine(round));
+      li.append(h('p', { class: 't-when', text: `${count(round.played ?? 0)} of ${count(round.players ?? 0)} played it · `
+        + 'find a player in the standings for their result and replay.' }));
+    } else if (round.status === 'ended') {
       const results = round.results || [];
       const winner = results.find((e) => e.rank === 1 && e.status === 'finished');
-      li.append(h('p', { class: 't-round-deal' }, h('span', { text: 'The deal: ' }),
-        h('code', { class: 't-code', text: round.code }),
-        h('button', { class: 'btn small', type: 'button', text: 'Copy', 'aria-label': `Copy the code of round ${round.n}`,
-          onclick: () => copy(round.code) })));
+      li.append(dealLine(round));
       li.append(h('p', { class: 't-when', text: winner ? `Won by ${winner.nickname} in ${duration(winner.finish_ms ?? 0)}`
         : results.length ? `Nobody finished the deal; best: ${results[0].nickname}` : 'Nobody played it.' }));
       const details = h('details', { class: 't-results', open: open.has(round.n) },

@@ -12,6 +12,33 @@ function roundCell(item) {
   return h('td', { class: won ? 'won' : '', title, text: money(item.vegas) + (won ? ' ✓' : '') });
 }
 
+/** The header cells: rank, player, total, a column per ended round, cards, wins, time. */
+export function standingsHead(ended) {
+  return ['#', 'Player', 'Total', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time']
+    .map((text) => h('th', { scope: 'col', text }));
+}
+
+/** One line of the standings as a row; `me`: our player number or -1;
+`rounds`: the line's rounds as objects (a big tournament's come as arrays,
+tfield.roundsOf); `name`: the name cell's content when it is more than text. */
+export function standingRow(line, { me = -1, rounds = line.rounds, name = null } = {}) {
+  const text = line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '');
+  return h('tr', {
+    class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
+    dataset: { player: String(line.player) },
+  },
+  h('td', { class: 'rank', text: String(line.rank) }),
+  name ? h('th', { scope: 'row', class: 'name' }, name(text)) : h('th', { scope: 'row', class: 'name', text }),
+  h('td', { class: 'total', text: money(line.vegas) }),
+  ...rounds.map(roundCell),
+  h('td', { class: 'cards', text: String(line.foundation) }),
+  h('td', { class: 'wins', text: String(line.wins) }),
+  h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }));
+}
+
+export const STANDINGS_NOTE = 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). '
+  + 'Ties: cards, then time of the won rounds.';
+
 export function createStandings(host) {
   const head = h('tr');
   const body = h('tbody');
@@ -30,21 +57,10 @@ export function createStandings(host) {
     const key = JSON.stringify([t.standings, ended, me]);
     if (key === drawn) return;
     drawn = key;
-    head.replaceChildren(...['#', 'Player', 'Total', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time']
-      .map((text) => h('th', { scope: 'col', text })));
-    body.replaceChildren(...t.standings.map((line) => h('tr', {
-      class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
-      dataset: { player: String(line.player) },
-    },
-    h('td', { class: 'rank', text: String(line.rank) }),
-    h('th', { scope: 'row', class: 'name', text: line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '') }),
-    h('td', { class: 'total', text: money(line.vegas) }),
-    ...line.rounds.map(roundCell),
-    h('td', { class: 'cards', text: String(line.foundation) }),
-    h('td', { class: 'wins', text: String(line.wins) }),
-    h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }))));
+    head.replaceChildren(...standingsHead(ended));
+    body.replaceChildren(...t.standings.map((line) => standingRow(line, { me })));
     note.textContent = ended.length
-      ? 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). Ties: cards, then time of the won rounds.'
+      ? STANDINGS_NOTE
       : 'No round has ended yet: standings count Vegas dollars over the rounds.';
   }
 

@@ -1,13 +1,18 @@
 /** The lobby's "Tournament" panel: organize one (a name; codes one per line,
 or a number of random deals of a draw and scoring; the time per round, the
-players, undo, hints and what spectators see), or open one by its link.
+players, undo, hints and what spectators see; how rounds follow each other,
+late registration and an invite code; above 16 players, how many lines of
+the standings everyone sees), or open one by its link.
 The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
+import { count } from '../format.js';
 import { state, changed } from '../state.js';
 import * as tournament from '../tournament.js';
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+const SMALL = 16; // above this many players a tournament is big (docs/protocol.md, "Big tournaments")
+const BIG_SIZES = [50, 100, 500, 1000, 5000, 10000];
 
 /** A tournament id from a link ("…/t/F7R7P3H7"); null if there is none. */
 export function tournamentFromText(text) {
@@ -45,7 +50,20 @@ export function createTournamentForm(host) {
         ...[[60, '1 min'], [120, '2 min'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1200, '20 min'], [1800, '30 min'], [3600, '1 hour']]
           .map(([v, t]) => h('option', { value: String(v), text: t, selected: v === 600 })))),
       field('Players', h('select', { name: 'tmax' },
-        ...[8, 7, 6, 5, 4, 3, 2, 1].map((n) => h('option', { value: String(n), text: String(n) }))))),
+        ...[8, 7, 6, 5, 4, 3, 2, 1].map((n) => h('option', { value: String(n), text: String(n) })),
+        h('optgroup', { label: 'A big tournament' },
+          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: `up to ${count(n)}` })))))),
+    h('fieldset', { class: 't-big-only', hidden: true }, h('legend', { text: 'A big tournament' }),
+      field('Standings show the top', h('select', { name: 'ttop' },
+        ...[5, 10, 20, 50].map((n) => h('option', { value: String(n), text: String(n), selected: n === 10 }))))),
+    h('fieldset', {}, h('legend', { text: 'Rounds and registration' }),
+      field('The next round starts', h('select', { name: 'tinterval' },
+        ...[[0, 'when I start it'], [60, '1 min after the last one'], [120, '2 min after the last one'],
+          [300, '5 min after the last one'], [600, '10 min after the last one'], [1800, '30 min after the last one']]
+          .map(([v, t]) => h('option', { value: String(v), text: t })))),
+      field('Registration open until round', h('input', { type: 'number', name: 'tlate', min: 1, max: 20, value: 1,
+        title: 'Late players count -$52 for each round they missed' })),
+      h('label', {}, h('input', { type: 'checkbox', name: 'tinvite' }), 'Registering needs an invite code')),
     h('fieldset', {}, h('legend', { text: 'Allow' }),
       h('div', { class: 'choices' },
         h('label', {}, h('input', { type: 'checkbox', name: 'tundo', checked: true }), 'Undo'),
@@ -64,6 +82,7 @@ export function createTournamentForm(host) {
     form.querySelector('.t-random').hidden = codes;
     form.querySelector('.t-codes').hidden = !codes;
     form.querySelector('.delay').hidden = els.tboards.value !== 'delayed';
+    form.querySelector('.t-big-only').hidden = Number(els.tmax.value) <= SMALL;
   });
 
   form.addEventListener('submit', (e) => {
@@ -77,6 +96,10 @@ export function createTournamentForm(host) {
       boards: els.tboards.value,
     };
     if (settings.boards === 'delayed') settings.delay = Number(els.tdelay.value) || 0;
+    if (settings.max_players > SMALL) settings.top = Number(els.ttop.value);
+    if (Number(els.tinterval.value)) settings.interval = Number(els.tinterval.value);
+    if (Number(els.tlate.value) > 1) settings.late_until = Number(els.tlate.value);
+    if (els.tinvite.checked) settings.invite = true;
     if (els.tdeals.value === 'codes') {
       settings.codes = els.codes.value.split(/[\s,]+/).filter(Boolean);
       if (!settings.codes.length) {

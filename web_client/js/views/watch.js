@@ -100,7 +100,7 @@ export function createWatch(root) {
     const phase = phaseAt(room, serverNow());
     const mode = room.settings.boards;
     const big = field.isBig(room);
-    const boards = big ? bigBoards(s) : s.boards;
+    const boards = big ? field.gridBoards(s.field, s.boards) : s.boards;
     const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
     const when = mode === 'live' ? 'live' : mode === 'delayed' ? `${room.settings.delay} s late` : 'after the race';
     const which = big ? `The top ${Math.min(field.BOARDS_SHOWN, room.settings.top)} players' boards are` : 'Boards are';
@@ -119,14 +119,6 @@ export function createWatch(root) {
     leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck });
     if (big || bigParts) renderBig(s, { big, phase, scoring, when });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
-  }
-
-  /** The boards a big room's spectator is shown: the top players' (the server
-  sends those of the top 8) but the followed one's, which stands apart. */
-  function bigBoards(s) {
-    const shown = field.shownSeats(s.field);
-    const followed = s.field.follow ? s.field.follow.seat : null;
-    return Object.fromEntries(Object.entries(s.boards).filter(([seat]) => shown.has(Number(seat)) && Number(seat) !== followed));
   }
 
   function renderBig(s, { big, phase, scoring, when }) {

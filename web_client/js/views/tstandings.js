@@ -1,0 +1,133 @@
+/** A big tournament's standings: the top lines the tournament carries
+(`top`), the viewer's own line pinned under them with the lines just above
+and below and the rank ("41st of 4 212", from `t_me`), and a browser of the
+whole field: a search by nickname (`t_find`) and pages (`t_page`). A line
+found or picked from a page shows with each of its rounds, a replay of each
+round played, and for the organizer the ways to remove the player (kick.js). Everything is drawn from `state.tour.field` (tfield.js); the server
+keeps the rest of the standings. */
+
+import { h, setText, toggle } from '../dom.js';
+import { changed } from '../state.js';
+import * as tfield from '../tfield.js';
+import { count, duration, money, ordinal, placeOf } from '../format.js';
+import { statusText } from './leaderboard.js';
+import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
+import { kickButtons, pending } from './kick.js';
+import { createPager } from './pager.js';
+
+/** actions.replay(round, player, nickname): open a player's replay of a round. */
+export function createBigStandings(host, actions) {
+  const head = h('tr');
+  const body = h('tbody');
+  const of = h('p', { class: 't-of' });
+  const note = h('p', { class: 't-note' });
+
+  const input = h('input', { type: 'search', name: 'tfind', maxLength: 20, autocomplete: 'off', spellcheck: false,
+    placeholder: 'Nickname', 'aria-label': 'Nickname to find in the standings', enterKeyHint: 'search' });
+  const form = h('form', { class: 'field-find', role: 'search' },
+    input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
+  const found = h('div', { class: 't-found', role: 'status' });
+  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(from), label: 'Pages of the standings',
+    mine: () => (tour && tour.field.place ? tour.field.place.rank : null) });
+  const pageHead = h('tr');
+  const pageBody = h('tbody');
+  const summary = h('summary');
+  const browser = h('details', { class: 't-browse' }, summary, form, found,
+    pager.el,
+    h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': 'A page of the standings' },
+      h('thead', {}, pageHead), pageBody)));
+  const el = h('section', { class: 'panel t-standings t-big', 'aria-labelledby': 't-standings-title' },
+    h('h2', { id: 't-standings-title', text: 'Standings' }), of,
+    h('div', { class: 't-scroll' },
+      h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
+    note, browser);
+  host.append(el);
+
+  let tour = null;
+  let drawn = '';
+
+  browser.addEventListener('toggle', () => {
+    tfield.browse(browser.open);
+    changed();
+  });
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    tfield.find(input.value);
+  });
+
+  /** A page's name cell: a button that shows the line with its rounds. */
+  function pickable(line) {
+    return (text) => h('button', { class: 'link-button', type: 'button', text, 'aria-label': `Show ${line.nickname}`,
+      onclick: () => { tfield.pick(line); changed(); } });
+  }
+
+  function card(f, { me, admin }) {
+    if (!f.found) return [];
+    if (f.found.missing) return [h('p', { class: 'field-missing', text: `Nobody is called ${f.found.missing} in this tournament.` })];
+    const line = { ...f.found.line, rank: f.found.rank };
+    const total = tfield.ranked(tour);
+    const items = tfield.roundsOf(line).map((r) => h('li', { dataset: { round: String(r.round) } },
+      h('b', { text: `Round ${r.round}: ` }),
+      r.played ? `${statusText(r)} · ${r.foundation}/52 · ${r.moves} moves · ${money(r.vegas)}`
+        + (r.rank ? ` · ${ordinal(r.rank)} in the round` : '')
+        : 'did not play · -$52',
+      r.played ? h('button', { class: 'btn small', type: 'button', text: 'Replay',
+        'aria-label': `Replay ${line.nickname}'s round ${r.round}`,
+        onclick: () => actions.replay(r.round, line.player, line.nickname) }) : null));
+    const out = [
+      h('p', { class: 't-found-head' },
+        h('b', { class: 't-found-name', text: line.nickname + (line.player === me ? ' (you)' : '') }),
+        ` · ${placeOf(line.rank, total)} · ${money(line.vegas)} · ${line.foundation} cards · `
+          + `${line.wins} win${line.wins === 1 ? '' : 's'}${line.wins ? ` in ${duration(line.time_ms)}` : ''}`
+          + (line.withdrawn ? ' · withdrawn' : '')),
+    ];
+    if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
+    if (admin) out.push(kickButtons(line));
+    return out;
+  }
+
+  /** s: the state; me: our player number or -1; admin: the organizer's page. */
+  function render(s, { me = -1, admin = false } = {}) {
+    tour = s.tour;
+    const t = tour.t;
+    const f = tour.field;
+    const ended = t.rounds.filter((r) => r.status === 'ended').map((r) => r.n);
+    const total = tfield.ranked(tour);
+    const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, pending()]);
+    if (key === drawn) return;
+    drawn = key;
+    const top = t.top || [];
+    setText(of, top.length ? `The top ${count(top.length)} of ${count(total)}` : 'Nobody has registered yet.');
+    head.replaceChildren(...standingsHead(ended));
+    const rows = top.map((line) => standingRow(line, { me, rounds: tfield.roundsOf(line) }));
+    const near = tfield.around(f.place).filter((line) => !top.some((x) => x.player === line.player));
+    if (near.length) {
+      if (near[0].rank > top.length + 1) {
+        rows.push(h('tr', { class: 'gap', 'aria-hidden': 'true' }, h('td', { colspan: String(6 + ended.length), text: '⋮' })));
+      }
+      for (const line of near) {
+        const row = standingRow(line, { me, rounds: tfield.roundsOf(line) });
+        row.classList.add('apart');
+        rows.push(row);
+      }
+    }
+    body.replaceChildren(...rows);
+    const place = f.place;
+    setText(note, place && place.line ? `You: ${placeOf(place.rank, place.of)}. ${ended.length ? STANDINGS_NOTE : ''}`
+      : ended.length ? STANDINGS_NOTE : 'No round has ended yet: standings count Vegas dollars over the rounds.');
+
+    setText(summary, `All ${count(total)} players · find one`);
+    found.replaceChildren(...card(f, { me, admin }));
+    pageHead.replaceChildren(...standingsHead(ended));
+    const page = f.page;
+    const lines = page ? page.lines : [];
+    pageBody.replaceChildren(...lines.map((line) => {
+      const row = standingRow(line, { me, rounds: tfield.roundsOf(line), name: pickable(line) });
+      toggle(row, 'found', Boolean(f.found && f.found.player === line.player));
+      return row;
+    }));
+    pager.render(page);
+  }
+
+  return { el, render };
+}
