@@ -32,7 +32,7 @@ from __future__ import annotations
 
 from typing import Final
 
-from ..cards import RANK, RED
+from .cards import RANK, RED
 
 _M13: Final = (1 << 13) - 1
 _ALL: Final = (1 << 52) - 1

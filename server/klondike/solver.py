@@ -25,9 +25,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final, Literal, NamedTuple
 
-from ..codes import DealCode
-from ..game import Game, replay
-from ..moves import DRAW, FOUNDATION, FS, RECYCLE, WASTE, Move
+from .codes import DealCode
+from .game import Game, replay
+from .moves import DRAW, FOUNDATION, FS, RECYCLE, WASTE, Move
 from .search import CC, CF, FC, TF, UF, BudgetSpent, Search, Step
 
 Verdict = Literal["winnable", "lost", "unknown"]

@@ -41,7 +41,7 @@ import time
 from collections.abc import Callable
 from typing import Final
 
-from ..cards import RANK, RED, SUIT
+from .cards import RANK, RED, SUIT
 from .relax import hopeless
 
 CF: Final = 0
@@ -93,12 +93,19 @@ class Search:
     ``max_nodes`` bounds the positions visited, ``deadline`` (a value of
     ``clock``) the time; :meth:`run` raises :class:`BudgetSpent` when either
     runs out.
+
+    With ``progress=True`` the goal is not the win but the first move that
+    turns a card face up or puts a card home whose bit is not set in
+    ``credited`` (see :mod:`.progress`): every rule of the search keeps such a
+    move within reach as it keeps the win, and the search stops at it, so
+    which face-down card it would turn up never counts.
     """
 
     def __init__(self, cols: list[list[int]], down: list[int], found: list[int],
                  talon: list[int], p: int, *, draw: int, recycle: bool,
                  max_nodes: int | None = None, deadline: float | None = None,
-                 clock: Callable[[], float] = time.perf_counter) -> None:
+                 clock: Callable[[], float] = time.perf_counter,
+                 progress: bool = False, credited: int = 0) -> None:
         self.cols = [list(c) for c in cols]
         self.down = list(down)
         self.found = list(found)
@@ -112,6 +119,8 @@ class Search:
         self.nodes = 0
         self.dead = 0
         self.relax_after = RELAX_AFTER
+        self.progress = progress
+        self.credited = credited
         self.where = [-1] * 52
         for i, col in enumerate(self.cols):
             for j in range(self.down[i], len(col)):
@@ -357,9 +366,9 @@ class Search:
             self._check_budget()
         line = self.line
         mark = len(line)
-        self._forced()
-        if self._sure_win():
-            self._finish()
+        if self._forced() or (not self.progress and self._sure_win()):
+            if not self.progress:
+                self._finish()
             return True
         key = b"".join(sorted(self.ckey)) + bytes(self.found) + self.tkey
         seen = self.seen
@@ -367,8 +376,9 @@ class Search:
             self._unwind(mark)
             return False
         seen.add(key)
-        if (last is None or (self.nodes > self.relax_after and _RELAX_AFTER_KIND[last[0][0]]
-                             and (last[0][0] != TF or not self.recycle))) and hopeless(
+        if not self.progress and (last is None or (
+                self.nodes > self.relax_after and _RELAX_AFTER_KIND[last[0][0]]
+                and (last[0][0] != TF or not self.recycle))) and hopeless(
                 self.cols, self.down, self.talon, self.p, recycle=self.recycle):
             self.dead += 1
             self._unwind(mark)
@@ -379,7 +389,7 @@ class Search:
             info = self.do(m)
             entry = (m, info)
             line.append(entry)
-            if self._dfs(entry):
+            if (self.progress and self._event(m, info)) or self._dfs(entry):
                 return True
             line.pop()
             self.undo(m, info)
@@ -398,9 +408,19 @@ class Search:
             m, info = line.pop()
             self.undo(m, info)
 
-    def _forced(self) -> None:
+    def _event(self, m: Step, info: int) -> bool:
+        """``m`` (just played, ``info`` what :meth:`do` returned) turned a card
+        face up or put home a card not credited yet."""
+        kind = m[0]
+        if kind == CC:
+            return bool(info)
+        if kind in (CF, UF, TF):
+            return bool(info and kind != TF) or not self.credited >> m[-1] & 1
+        return False
+
+    def _forced(self) -> bool:
         """Play every safe foundation move there is: where one exists no other
-        move needs trying."""
+        move needs trying. ``True`` if one was the goal of a progress search."""
         found, where = self.found, self.where
         talon_ok = self.draw == 1
         again = True
@@ -421,8 +441,12 @@ class Search:
                     if self.recycle or i == self.p - 1:
                         m = (TF, i, c)
                 if m is not None:
-                    self.line.append((m, self.do(m)))
+                    info = self.do(m)
+                    self.line.append((m, info))
+                    if self.progress and self._event(m, info):
+                        return True
                     again = True
+        return False
 
     def _sure_win(self) -> bool:
         """Every tableau card face up, and every talon card reachable whenever
