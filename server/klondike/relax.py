@@ -97,13 +97,25 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
     M = 0  # a tableau card that can move as the head of a run
     while True:
         before = (H, B, M, reach, empty)
-        placeable = reach | home  # talon cards placed, foundation cards brought back
+        # talon cards placed and foundation cards brought back, rank after rank
+        # down from the kings: a card can be placed if a card one rank higher of
+        # the other colour can be a bottom card
+        placeable = reach | home
+        red_p = ((placeable >> 13) | (placeable >> 26)) & _M13
+        black_p = (placeable | (placeable >> 39)) & _M13
+        red_b = ((B >> 13) | (B >> 26)) & _M13
+        black_b = (B | (B >> 39)) & _M13
+        king = 1 << 12 if empty else 0
         while True:
-            more = B | (placeable & _onto(B, empty))
-            if more == B:
+            r = red_b | (red_p & ((black_b >> 1) | king))
+            k = black_b | (black_p & ((red_b >> 1) | king))
+            if r == red_b and k == black_b:
                 break
-            B = more
-        onto = _onto(B, empty)
+            red_b, black_b = r, k
+        onto_red = (black_b >> 1) | king
+        onto_black = (red_b >> 1) | king
+        onto = onto_black | onto_black << 39 | onto_red << 13 | onto_red << 26
+        B |= placeable & onto
         for above, c, tw in pairs:
             if tw:  # face up: the card on it leaves, home or onto the twin
                 if not B & c and (H & above or B & tw):

@@ -529,14 +529,16 @@ class Search:
             t = self._target(c, empty)
             if t >= 0 and (not restrict or self._child_waits(c, reach)):
                 talon.append((TC, i, t, c))
-        # the foundations' top cards back to a column
+        # the foundations' top cards back to a column: only for a card to go on
+        # it, or for the card under it to come back too
         for suit in range(4):
             f = found[suit]
             if f:
                 c = suit * 13 + f - 1
                 if not self.safe(c):
                     t = self._target(c, empty)
-                    if t >= 0:
+                    if t >= 0 and (self._child_waits(c, reach)
+                                   or (f > 1 and self._target(c - 1, empty) >= 0)):
                         backs.append((FC, suit, t, c))
         flips.sort(key=_first, reverse=True)
         out = [m for _, m in flips]

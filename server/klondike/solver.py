@@ -120,6 +120,13 @@ def expand(game: Game, steps: Sequence[Step]) -> tuple[Move, ...]:
     return tuple(out)
 
 
+def solve_code(code: DealCode | str, *, seconds: float | None = DEFAULT_SECONDS,
+               nodes: int | None = None) -> Solution:
+    """:func:`solve` for the deal of ``code``, from its start; raises
+    :class:`InvalidDealCodeError` for a malformed code."""
+    return solve(Game(code), seconds=seconds, nodes=nodes)
+
+
 def certify(code: DealCode | str, *, seconds: float | None = DEFAULT_SECONDS,
             nodes: int | None = None) -> Solution | None:
     """The winning line of ``code``'s deal from its start, replayed in a fresh
@@ -168,5 +175,6 @@ __all__ = [
     "certify",
     "expand",
     "solve",
+    "solve_code",
     "solve_job",
 ]
