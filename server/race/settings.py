@@ -146,8 +146,10 @@ def parse_assists(data: dict[str, Any], *, hints_default: bool) -> Assists:
     """``assists`` (``off``, ``basic``, ``solver``), or from the older ``hints``
     flag (true: ``basic``); both given must agree."""
     hints = data.get("hints")
-    if hints is not None and not isinstance(hints, bool):
+    if "hints" in data and not isinstance(hints, bool):
         raise RaceError(Reason.BAD_SETTINGS, "hints must be true or false")
+    if "assists" in data and data["assists"] not in ASSISTS:
+        raise RaceError(Reason.BAD_SETTINGS, "assists must be one of off, basic, solver")
     assists = data.get("assists")
     if assists is None:
         return "basic" if (hints_default if hints is None else hints) else "off"

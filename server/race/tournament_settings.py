@@ -60,7 +60,7 @@ class TournamentSettings:
         """What anyone may know: no codes. The organizer's scheduling and
         invite settings appear only when set; a big tournament says so."""
         d: dict[str, Any] = {k: getattr(self, k) for k in (
-            "time_limit", "max_players", "undo", "hints", "boards", "delay", "assists")}
+            "time_limit", "max_players", "undo", "hints", "boards", "delay")}
         d["rounds"] = len(self.codes)
         d["modes"] = [DealCode.parse(c).mode for c in self.codes]
         if self.big:
@@ -69,6 +69,8 @@ class TournamentSettings:
             d["starts"] = list(self.starts)
         if self.deal != "random":
             d["deal"] = self.deal
+        if self.assists == "solver":  # otherwise ``hints`` says it all
+            d["assists"] = self.assists
         for key in ("interval", "late_until", "invite"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
