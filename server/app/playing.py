@@ -23,13 +23,23 @@ from ..race import RaceError, update_from_game
 from ..race.leaderboard import line_of, rank_score
 from ..store import Ranked, StoreUnavailable, event_body
 from . import solver_jobs
-from .assists import DEBOUNCE, HINT_SECONDS, STATUS_SECONDS, Known, SeatAssist, first_move
+from .assists import (
+    DEBOUNCE,
+    HINT_SECONDS,
+    STATUS_SECONDS,
+    Known,
+    SeatAssist,
+    first_move,
+    no_progress,
+)
 from .background import spawn
 from .connection import Connection, SeatGame
 
 RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "back")  # view fields spectators never see
+#: view fields spectators never see: what only the player needs, and the player's assists
+#: (a spectator's board may carry ``winnable``, see _send_status)
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
 _BUSY_TRIES: Final = 20  # a status waits this many seconds at most for room in the solver pool
 
 
@@ -66,11 +76,9 @@ async def send_board(conn: Connection) -> None:
         return
     play.boarded = play.race
     view = play.game.view()
-    if solver_assists(conn):
-        known = play.assist.get(play.game)
-        view.update(known.fields() if known is not None else _PENDING)
-        if known is None and not play.done:
-            judge_soon(conn)
+    known = assisted(conn, play.game, view)
+    if known is None and solver_assists(conn) and not play.done:
+        judge_soon(conn)
     await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
                                     "view": view}))
 
@@ -267,6 +275,25 @@ def solver_assists(conn: Connection) -> bool:
     return hub is not None and hub.public["settings"].get("assists") == "solver"
 
 
+def assisted(conn: Connection, game: Game, view: dict[str, Any],
+             known: Known | None = None) -> Known | None:
+    """Add the room's assists to a player's view: ``no_progress`` unless
+    assists are off; with the solver's, ``winnable`` and ``back`` (``null``
+    while the solver has not answered). The status known, if any."""
+    hub = conn.hub
+    assists = "off" if hub is None else hub.public["settings"].get(
+        "assists", "basic" if hub.public["settings"].get("hints") else "off")
+    if assists == "off":
+        return None
+    view["no_progress"] = no_progress(game)
+    if assists != "solver":
+        return None
+    if known is None:
+        known = conn.play.assist.get(game)
+    view.update(known.fields() if known is not None else _PENDING)
+    return known
+
+
 _PENDING: Final = {"winnable": None, "back": None}
 
 
@@ -365,8 +392,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     view = game.view()
     solver = solver_assists(conn)
     known = play.assist.after(before, command, game) if solver else None
-    if solver:
-        view.update(known.fields() if known is not None else _PENDING)
+    known = assisted(conn, game, view, known)
     ranking, body = None, b""
     if hub.big:  # no event: its place in the ranking and the field's progress
         entry = line_of(entry)
@@ -427,9 +453,7 @@ async def _ack_again(conn: Connection, seq: int) -> None:
     game = conn.play.game
     assert game is not None
     view = game.view()
-    if solver_assists(conn):
-        known = conn.play.assist.get(game)
-        view.update(known.fields() if known is not None else _PENDING)
+    assisted(conn, game, view)
     await conn.send(frame("ack", {"s": seq, "view": view, "again": True}))
 
 

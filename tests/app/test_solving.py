@@ -71,3 +71,33 @@ def test_assess_reports_a_lost_position_and_the_undos_back_to_a_winnable_one() -
     assert start.winnable == "yes" and start.line is not None
     assert replay("KL1-D1V-Q2OVTPZ", start.line).is_won
     assert solver_jobs.assess(lost.snapshot(), 10.0, False).back is None
+
+
+def test_the_acks_no_progress_agrees_with_the_engines() -> None:
+    """assists.no_progress (every ack of a room with assists) is the engine's
+    Game.no_progress without its shortest-line search: the same answers."""
+    import random
+
+    from harness import load_wins
+
+    from server.app.assists import no_progress
+    from server.klondike import DealCode, Game
+
+    positions = []
+    for won in load_wins():
+        game = Game(won["code"])
+        for move in won["script"]:
+            game.push(move)
+            positions.append(game.copy())
+    rng = random.Random(12)
+    for _ in range(20):
+        game = Game(DealCode(rng.randrange(1 << 35), rng.choice((1, 3)), rng.choice("NV")))
+        for _ in range(200):
+            legal = game.legal_moves()
+            if not legal:
+                break
+            game.push(rng.choice(legal))
+            positions.append(game.copy())
+    answers = [no_progress(g) for g in positions]
+    assert answers == [g.no_progress() for g in positions]
+    assert any(answers) and not all(answers)
