@@ -42,7 +42,7 @@ STATUS_SECONDS: Final = 2.0
 #: the solver's budget for a hint; over it, the basic hint
 HINT_SECONDS: Final = 0.5
 #: positions a seat remembers
-KNOWN: Final = 512
+KNOWN: Final = 200
 
 
 @dataclass(frozen=True, slots=True)

@@ -233,11 +233,13 @@ async def on_hint(conn: Connection, cmd: c.Hint) -> None:
         raise RaceError(Reason.HINTS_DISABLED)
     play = conn.play
     if solver_assists(conn):
-        move = first_move(play.assist.get(game), game)
+        known = play.assist.get(game)
+        move = first_move(known, game)
         if move is not None:
             await conn.send(frame("hint", {"m": str(move), "by": "solver", "s": play.last_seq}))
             return
-        if not play.hinting and conn.services.solver.enabled:
+        lost = known is not None and known.winnable == "no"  # no winning line to search for
+        if not lost and not play.hinting and conn.services.solver.enabled:
             # the search runs off this connection's command lock: moves go on meanwhile
             play.hinting = True
             spawn(_solver_hint(conn, play, game.copy(), play.last_seq))
