@@ -95,6 +95,10 @@ async def test_rooms_and_tournaments_take_winnable_codes(redis: RedisServer,
                                                          connect: type[Client]) -> None:
     before = await full(redis, "D1N")
     ann = await connect("ann")
+    await ann.send("create", {"nickname": "ann", "settings": {"deal": "winnable",
+                                                               "boards": "sometimes"}})
+    assert (await ann.expect("reject"))["code"] == "bad_settings"
+    assert before <= ready(redis, "D1N")  # refused before any code was taken
     await ann.create("ann", deal="winnable", draw=1, scoring="N")
     sync = await ann.expect("sync")
     assert sync["room"]["settings"]["deal"] == "winnable"
@@ -102,6 +106,19 @@ async def test_rooms_and_tournaments_take_winnable_codes(redis: RedisServer,
     assert len(taken) == 1
     await ann.send("start")
     await ann.expect("board")
+    assert (await ann.command("resign"))["t"] == "ack"
+    assert (await ann.event("ended"))["code"] in taken
+
+    before = await full(redis, "D1N")  # a rematch deals another certified code
+    await ann.send("rematch")
+    await ann.event("rematch")
+    taken = before - ready(redis, "D1N")
+    assert len(taken) == 1
+    await ann.send("rematch")  # refused in the lobby: its code goes back
+    assert (await ann.expect("reject"))["code"] == "not_ended"
+    assert len(before - ready(redis, "D1N")) == 1
+    await ann.send("start")
+    await ann.expect("board", lambda d: d["race"] == 2)
     assert (await ann.command("resign"))["t"] == "ack"
     assert (await ann.event("ended"))["code"] in taken
 
@@ -229,7 +246,7 @@ async def test_spectators_see_the_status_in_live_boards(connect: type[Client]) -
     await ada.expect("watching")
     await ann.send("start")
     await ann.expect("board")
-    await ann.command("move", {"m": "draw"})
+    await ann.expect("status")  # no move: the status of the deal itself comes as a notice
 
     def status_board() -> bool:
         return any(f["t"] == "boards" and f["d"]["boards"].get("0", {}).get("winnable") == "yes"
