@@ -254,7 +254,8 @@ async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -
     hint was asked), or the basic hint if the solver finds none in time."""
     try:
         outcome = await conn.services.solver.run(HINT_SECONDS, solver_jobs.assess,
-                                                 game.snapshot(), HINT_SECONDS, False)
+                                                 game.snapshot(), HINT_SECONDS, False,
+                                                 kind="hint")
         move = None
         if outcome.status == "done" and outcome.value is not None:
             verdict = outcome.value
@@ -324,7 +325,7 @@ async def _judge(conn: Connection, play: SeatGame) -> None:
                 judged = game.copy()
                 undo = bool(hub.public["settings"]["undo"])
                 outcome = await pool.run(STATUS_SECONDS, solver_jobs.assess, judged.snapshot(),
-                                         STATUS_SECONDS, undo)
+                                         STATUS_SECONDS, undo, kind="status")
                 if outcome.status == "busy" and tries < _BUSY_TRIES:
                     tries += 1
                     await asyncio.sleep(1.0)

@@ -67,7 +67,9 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
-        self.solver = SolverPool(config.solver_workers, config.solver_queue)
+        self.solver = SolverPool(config.solver_workers, config.solver_queue,
+                                 self.metrics.solver_job)
+        self.metrics.solver_in_flight.set_function(lambda: self.solver.in_flight)
         self._durability_problems: list[str] | None = None  # the last check's findings
         self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
             weakref.WeakKeyDictionary())
@@ -97,7 +99,7 @@ class App:
         self.lag.start()
         self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
         self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool,
-                                      config.winnable_modes)
+                                      config.winnable_modes, self.metrics)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,

@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
@@ -40,6 +41,8 @@ log = structlog.get_logger("app.solving")
 
 T = TypeVar("T")
 Status = Literal["done", "busy", "failed", "off"]
+#: told of every job: its kind, its outcome, the seconds from submission to answer
+Observer = Callable[[str, str, float], None]
 
 #: seconds a job may overrun its budget before it counts as lost
 GRACE: Final = 5.0
@@ -58,8 +61,9 @@ class Outcome(Generic[T]):
 class SolverPool:
     """``workers`` processes and room for ``queue`` waiting jobs."""
 
-    def __init__(self, workers: int, queue: int) -> None:
+    def __init__(self, workers: int, queue: int, observe: Observer | None = None) -> None:
         self.workers = workers
+        self._observe = observe
         self.capacity = workers + queue
         self.in_flight = 0
         self.replaced = 0  # pools replaced after a crash or an overrun
@@ -82,9 +86,18 @@ class SolverPool:
         return self._executor
 
     async def run(self, budget: float, fn: Callable[..., T], *args: Any,
-                  background: bool = False) -> Outcome[T]:
+                  background: bool = False, kind: str = "job") -> Outcome[T]:
         """Run ``fn(*args)`` in a worker; ``budget`` is the seconds it was
-        told it may take. ``background`` jobs run only on an idle worker."""
+        told it may take. ``background`` jobs run only on an idle worker.
+        ``kind`` names the job for the metrics."""
+        started = time.monotonic()
+        outcome = await self._run(budget, fn, args, background)
+        if self._observe is not None:
+            self._observe(kind, outcome.status, time.monotonic() - started)
+        return outcome
+
+    async def _run(self, budget: float, fn: Callable[..., T], args: tuple[Any, ...],
+                   background: bool) -> Outcome[T]:
         if not self.enabled:
             return Outcome("off")
         if self.in_flight >= (self.workers if background else self.capacity):

@@ -31,6 +31,7 @@ from ..protocol import Reason
 from ..race import RaceError
 from ..store import Store, StoreUnavailable
 from . import solver_jobs
+from .metrics import Metrics
 from .solving import SolverPool
 
 log = structlog.get_logger("app.winnable")
@@ -50,8 +51,9 @@ class WinnableDeals:
     """The ready codes of every mode, and this process's refilling of them."""
 
     def __init__(self, store: Store, pool: SolverPool, target: int,
-                 modes: tuple[str, ...] = MODES) -> None:
+                 modes: tuple[str, ...] = MODES, metrics: Metrics | None = None) -> None:
         self.store = store
+        self.metrics = metrics
         self.pool = pool
         self.target = target
         self.modes = modes  # the modes this process refills
@@ -118,12 +120,14 @@ class WinnableDeals:
         when no idle worker took the job."""
         code = str(DealCode.random(int(mode[1]), mode[2]))  # type: ignore[arg-type]
         outcome = await self.pool.run(CERTIFY_SECONDS, solver_jobs.certify_code, code,
-                                      CERTIFY_SECONDS, background=True)
+                                      CERTIFY_SECONDS, background=True, kind="certify")
         if outcome.status != "done":
             if outcome.status == "failed":
                 await asyncio.sleep(1.0)
             return None
         self.tried += 1
+        if self.metrics is not None:
+            self.metrics.winnable_tried.labels(mode=mode).inc()
         if outcome.value is None:
             return False
         try:
@@ -131,5 +135,7 @@ class WinnableDeals:
         except StoreUnavailable:
             return False
         self.certified += 1
+        if self.metrics is not None:
+            self.metrics.winnable_certified.labels(mode=mode).inc()
         log.debug("winnable_certified", mode=mode)
         return True

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import asyncio
 import os
+import re
 import signal
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -268,6 +270,20 @@ async def test_after_boards_show_spectators_no_status(connect: type[Client]) -> 
     await ann.expect("status")
     await asyncio.sleep(0.5)
     assert not any(f["t"] == "boards" for f in ada.frames)
+
+
+def test_the_solver_is_in_the_metrics(server: ServerProcess) -> None:
+    """After the tests above: statuses judged and deals certified, counted."""
+    with urllib.request.urlopen(server.http_url + "/metrics", timeout=10) as answer:
+        text = answer.read().decode()
+    def value(name: str) -> float:
+        found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)
+        assert found, name
+        return float(found.group(1))
+    assert value('klondike_solver_jobs_total{kind="status",outcome="done"}') > 0
+    assert value('klondike_solver_jobs_total{kind="certify",outcome="done"}') > 0
+    assert value('klondike_winnable_certified_total{mode="D1N"}') >= POOL
+    assert value("klondike_solver_in_flight") >= 0
 
 
 # ---------------------------------------------------------------------- a lost worker
