@@ -4,6 +4,8 @@ its undo back, and the "no useful move" notice."""
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -126,3 +128,22 @@ def test_off_assists_show_no_badge_and_no_hint(tabs: Tabs) -> None:
     draw_all(page)
     expect(page.locator(".notice.stuck")).to_be_hidden()  # no assists: no "no useful move" either
     expect(page.locator(".winnable-badge")).to_be_hidden()
+
+
+def test_the_tournament_form_offers_winnable_deals_and_solver_assists(tabs: Tabs,
+                                                                      redis: RedisServer) -> None:
+    wait_until(lambda: redis.client().scard(keys.winnable("D1N")) >= 2, timeout=60,
+               what="two winnable D1N deals ready")
+    page = tabs.page("/")
+    form = page.locator("form.tournament-form")
+    form.get_by_label("Tournament name").fill("Winnable night")
+    form.get_by_label("Random, winnable").check()
+    form.get_by_label("Rounds").fill("2")
+    form.get_by_label("Scoring").select_option("N")
+    form.get_by_label("Assists").select_option("solver")
+    form.get_by_role("button", name="Create tournament").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
+    synced = [json.loads(f)["d"]["tournament"]["settings"] for f in tabs.frames[page]
+              if json.loads(f)["t"] == "t_sync"]
+    assert synced and synced[-1]["deal"] == "winnable" and synced[-1]["assists"] == "solver"
+    assert synced[-1]["modes"] == ["D1N", "D1N"]
