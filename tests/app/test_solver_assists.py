@@ -30,11 +30,8 @@ KEPT = ("D1N", "D3N")  # the modes the test server keeps ready (the Vegas ones c
 
 
 @pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    """A Redis of this module's own: its winnable sets start empty."""
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
+def redis(module_redis: RedisServer) -> RedisServer:
+    return module_redis  # its winnable sets start empty
 
 
 @pytest.fixture(scope="module")
@@ -241,14 +238,21 @@ async def test_basic_assists_have_no_status_and_off_has_no_hints(connect: type[C
     assert not any(f["t"] == "status" for f in ann.frames + bob.frames)
 
 
-async def test_spectators_see_the_status_in_live_boards(connect: type[Client]) -> None:
+async def watched_solver_race(connect: type[Client], boards: str) -> tuple[Client, Client]:
+    """ann races alone in a room with solver assists and ``boards``, ada
+    watching from the lobby on; returns once ann has the deal's status."""
     ann, ada = await connect("ann"), await connect("ada")
-    joined = await ann.create("ann", code=VEGAS, assists="solver", boards="live")
+    joined = await ann.create("ann", code=VEGAS, assists="solver", boards=boards)
     await ada.send("watch", {"room": joined["room"], "since": 0})
     await ada.expect("watching")
     await ann.send("start")
     await ann.expect("board")
     await ann.expect("status")  # no move: the status of the deal itself comes as a notice
+    return ann, ada
+
+
+async def test_spectators_see_the_status_in_live_boards(connect: type[Client]) -> None:
+    _, ada = await watched_solver_race(connect, "live")
 
     def status_board() -> bool:
         return any(f["t"] == "boards" and f["d"]["boards"].get("0", {}).get("winnable") == "yes"
@@ -260,16 +264,14 @@ async def test_spectators_see_the_status_in_live_boards(connect: type[Client]) -
 
 
 async def test_after_boards_show_spectators_no_status(connect: type[Client]) -> None:
-    ann, ada = await connect("ann"), await connect("ada")
-    joined = await ann.create("ann", code=VEGAS, assists="solver", boards="after")
-    await ada.send("watch", {"room": joined["room"], "since": 0})
-    await ada.expect("watching")
-    await ann.send("start")
-    await ann.expect("board")
+    ann, ada = await watched_solver_race(connect, "after")
     await ann.command("move", {"m": "draw"})
-    await ann.expect("status")
-    await asyncio.sleep(0.5)
-    assert not any(f["t"] == "boards" for f in ada.frames)
+    await status_for(ann, ann.seq)
+    await ann.command("resign")  # its events follow every notice published before on the channel
+    await ada.event("ended")
+    ended = next(i for i, f in enumerate(ada.frames) if f["t"] == "event"
+                 and f["d"]["kind"] == "ended")
+    assert not any(f["t"] == "boards" for f in ada.frames[:ended])
 
 
 def test_the_solver_is_in_the_metrics(server: ServerProcess) -> None:

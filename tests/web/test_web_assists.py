@@ -12,7 +12,7 @@ import pytest
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
-from web_support import pile, set_nickname, stat
+from web_support import pile, poll, set_nickname, stat
 
 from server.store import keys
 
@@ -23,10 +23,8 @@ IDLE = "KL1-D1V-ATDJ4LP"  # after its 24 draws only w>t3 is legal, and nothing m
 
 
 @pytest.fixture(scope="module")
-def redis(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisServer]:
-    server = RedisServer(tmp_path_factory.mktemp("redis")).start()
-    yield server
-    server.stop()
+def redis(module_redis: RedisServer) -> RedisServer:
+    return module_redis  # its winnable sets start empty
 
 
 @pytest.fixture(scope="module")
@@ -143,7 +141,11 @@ def test_the_tournament_form_offers_winnable_deals_and_solver_assists(tabs: Tabs
     form.get_by_label("Assists").select_option("solver")
     form.get_by_role("button", name="Create tournament").click()
     expect(page).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
-    synced = [json.loads(f)["d"]["tournament"]["settings"] for f in tabs.frames[page]
-              if json.loads(f)["t"] == "t_sync"]
-    assert synced and synced[-1]["deal"] == "winnable" and synced[-1]["assists"] == "solver"
-    assert synced[-1]["modes"] == ["D1N", "D1N"]
+
+    def synced() -> list[dict[str, object]]:
+        return [json.loads(f)["d"]["tournament"]["settings"] for f in tabs.frames[page]
+                if json.loads(f)["t"] == "t_sync"]
+    poll(page, lambda: bool(synced()), "the tournament's t_sync")
+    settings = synced()[-1]
+    assert settings["deal"] == "winnable" and settings["assists"] == "solver"
+    assert settings["modes"] == ["D1N", "D1N"]
