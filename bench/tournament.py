@@ -35,7 +35,9 @@ import orjson  # noqa: E402
 from server.app import logs  # noqa: E402
 from server.app.config import Config  # noqa: E402
 from server.app.rooms import Rooms  # noqa: E402
+from server.app.solving import SolverPool  # noqa: E402
 from server.app.tournaments import Tournaments  # noqa: E402
+from server.app.winnable import WinnableDeals  # noqa: E402
 from server.race.leaderboard import rank_score, seat_member  # noqa: E402
 from server.store import Store, keys  # noqa: E402
 
@@ -104,7 +106,7 @@ async def run(players: int, seed: int) -> dict[str, dict[str, float]]:
     def now_ms() -> int:
         return int(time.time() * 1000)
 
-    rooms = Rooms(store, config, now_ms)
+    rooms = Rooms(store, config, now_ms, WinnableDeals(store, SolverPool(0, 0), 0))
     tournaments = Tournaments(store, rooms, config, now_ms)
     out: dict[str, dict[str, float]] = {}
 

@@ -1,4 +1,4 @@
-"""``klondike-race serve``: the command line."""
+"""The command line: ``klondike-race serve`` and ``klondike-race solve CODE``."""
 
 from __future__ import annotations
 
@@ -7,20 +7,49 @@ import asyncio
 import gc
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
+from ..klondike import InvalidDealCodeError
+from ..klondike.solver import DEFAULT_SECONDS, solve_code
 from . import config as config_mod
 from . import logs
 from .config import ConfigError
 from .server import App
 
+#: Exit statuses of ``solve``: winnable, lost, unknown (the budget ran out),
+#: and a bad command line (EX_USAGE of sysexits.h), such as a bad deal code.
+SOLVE_STATUS = {"winnable": 0, "lost": 1, "unknown": 2}
+EX_USAGE = 64
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose usage errors exit with ``usage_status``."""
+
+    usage_status = 2
+
+    def error(self, message: str) -> NoReturn:
+        self.print_usage(sys.stderr)
+        self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
+
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="klondike-race",
                                      description="Klondike Race: solitaire races on one deal.")
-    commands = parser.add_subparsers(dest="command", required=True)
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     serve = commands.add_parser("serve", help="serve the web client and the game on one port")
     config_mod.add_arguments(serve)
+    solve = commands.add_parser(
+        "solve", help="say whether a deal can be won, and how",
+        description="Solve a deal from its start: print 'winnable' and a winning line, one "
+                    "move per line, or 'lost', or 'unknown' when the budget ran out. Exit "
+                    "status 0 winnable, 1 lost, 2 unknown, 64 for a bad code.")
+    solve.usage_status = EX_USAGE
+    solve.add_argument("code", help="a KL1 deal code, like KL1-D1N-AAAAAAG")
+    solve.add_argument("--budget", type=_seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
+                       help=f"search for at most this long (default {DEFAULT_SECONDS:g})")
     args = parser.parse_args(argv)
+    if args.command == "solve":
+        return _solve(args.code, args.budget)
     try:
         config = config_mod.load(args)
     except ConfigError as exc:
@@ -59,6 +88,34 @@ def tune_gc() -> None:
     gc.collect()
     gc.freeze()
     gc.set_threshold(*GC_THRESHOLDS)
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        value = -1.0
+    if not 0 < value < float("inf"):
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number of seconds above 0")
+    return value
+
+
+def _solve(code: str, budget: float) -> int:
+    """``klondike-race solve``: the verdict on stdout, then the line, one move a
+    line; a one-line summary on stderr."""
+    try:
+        solution = solve_code(code, seconds=budget)
+    except InvalidDealCodeError as exc:
+        sys.stderr.write(f"klondike-race solve: {exc}\n")
+        return EX_USAGE
+    lines = [solution.verdict, *(solution.notation or [])]
+    sys.stdout.write("\n".join(lines) + "\n")
+    summary = {"winnable": f"winnable in {len(solution.notation or [])} moves",
+               "lost": "lost: no line wins", "unknown": "unknown: the budget ran out"}
+    positions = "1 position" if solution.nodes == 1 else f"{solution.nodes} positions"
+    sys.stderr.write(f"klondike-race solve: {code.strip().upper()} is {summary[solution.verdict]} "
+                     f"({positions} in {solution.seconds:.2f} s)\n")
+    return SOLVE_STATUS[solution.verdict]
 
 
 def _run(coro: object) -> None:

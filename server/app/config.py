@@ -30,6 +30,10 @@ option                         environment variable                  default
 --proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
 --redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
 --presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
+--solver-workers               KLONDIKE_SOLVER_WORKERS               1 (solver processes; 0: none)
+--solver-queue                 KLONDIKE_SOLVER_QUEUE                 8 (solver jobs waiting, at most)
+--winnable-pool                KLONDIKE_WINNABLE_POOL                20 (winnable codes kept per mode)
+--winnable-modes               KLONDIKE_WINNABLE_MODES               D1N,D3N,D1V,D3V (modes kept ready)
 --static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
 =============================  ====================================  ================================
 """
@@ -88,6 +92,11 @@ class Config:
     max_rooms: int = 100_000
     max_tournaments: int = 10_000
     proxy_header: str | None = None
+    # the solver (app/solving.py, app/winnable.py)
+    solver_workers: int = 1
+    solver_queue: int = 8
+    winnable_pool: int = 20
+    winnable_modes: tuple[str, ...] = ("D1N", "D3N", "D1V", "D3V")
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -119,6 +128,28 @@ def _positive_int(v: str) -> int:
     if x <= 0:
         raise ValueError("must be more than 0")
     return x
+
+
+def _non_negative_int(v: str) -> int:
+    x = int(v)
+    if x < 0:
+        raise ValueError("must be 0 or more")
+    return x
+
+
+def _workers(v: str) -> int:
+    x = _non_negative_int(v)
+    if x > 64:
+        raise ValueError("at most 64 (one per core is plenty)")
+    return x
+
+
+def _modes(v: str) -> tuple[str, ...]:
+    modes = tuple(dict.fromkeys(m.strip().upper() for m in v.split(",") if m.strip()))
+    bad = [m for m in modes if m not in ("D1N", "D3N", "D1V", "D3V")]
+    if bad:
+        raise ValueError(f"{bad[0]!r} is not a mode (D1N, D3N, D1V, D3V)")
+    return modes
 
 
 def _tick(v: str) -> float:
@@ -202,6 +233,10 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
     ("tick", _tick),
+    ("solver_workers", _workers),
+    ("solver_queue", _non_negative_int),
+    ("winnable_pool", _non_negative_int),
+    ("winnable_modes", _modes),
     ("static_dir", _static_dir),
 )
 

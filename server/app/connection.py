@@ -33,6 +33,7 @@ from ..protocol import CloseCode, ProtocolError, Reason, decode, frame, reject
 from ..protocol import commands as c
 from ..race import Entry, RaceError
 from ..store import StoreUnavailable
+from .assists import SeatAssist
 from .background import spawn
 from .backpressure import Backpressure
 from .hub import Hub
@@ -109,6 +110,8 @@ class SeatGame:
     done: bool = False  # finished, resigned or left
     exists: bool = False  # the seat plays this race (a big room's racers are not listed)
     boarded: int = 0  # the race whose board this connection has sent
+    assist: SeatAssist = field(default_factory=SeatAssist)  # solver assists (see .assists)
+    hinting: bool = False  # a solver hint is being searched for this seat
 
 
 class Connection:

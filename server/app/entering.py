@@ -43,7 +43,8 @@ async def on_solo(conn: Connection, cmd: c.Solo) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
     await quotas.creation(conn.address, "room")
-    room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring)
+    room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring,
+                                                 cmd.deal, cmd.assists)
     await quotas.created("room", room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 

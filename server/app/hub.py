@@ -224,6 +224,10 @@ class Hub:
             for session in list(self.sessions):
                 if session.seat == notice["seat"] and session.conn_id != notice["conn"]:
                     session.taken_over()
+        elif kind == "status" and self.ticker is None:  # a solver status: a board with it
+            if self._watchers() and self.phase_now() == "racing":
+                self._board(notice["seat"], notice["board"], notice["at"])
+                self._dirty()
         elif kind == "kicked":  # a big room's: not an event of the whole room
             for session in list(self.sessions):
                 if session.role == "player" and session.seat == notice["seat"]:

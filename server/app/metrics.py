@@ -5,6 +5,7 @@ from __future__ import annotations
 from prometheus_client import CollectorRegistry, Counter, Gauge, Histogram, generate_latest
 
 _LATENCY = (0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0)
+_SOLVER = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 
 class Metrics:
@@ -57,6 +58,22 @@ class Metrics:
         self.embedded_up = Gauge("klondike_embedded_redis_up",
                                  "1 while the embedded redis-server runs (0 with --redis-url)",
                                  registry=r)
+        self.solver_jobs = Counter("klondike_solver_jobs",
+                                   "Solver jobs by kind (status, hint, certify) and outcome "
+                                   "(done, busy: refused at once, failed, off)",
+                                   ["kind", "outcome"], registry=r)
+        self.solver_seconds = Histogram("klondike_solver_seconds",
+                                        "A solver job done, from its submission to its answer",
+                                        ["kind"], buckets=_SOLVER, registry=r)
+        self.solver_in_flight = Gauge("klondike_solver_in_flight",
+                                      "Solver jobs running or waiting in this process's pool",
+                                      registry=r)
+        self.winnable_certified = Counter(
+            "klondike_winnable_certified", "Deals this process certified winnable and kept ready, "
+            "by mode", ["mode"], registry=r)
+        self.winnable_tried = Counter("klondike_winnable_tried",
+                                      "Candidate deals this process searched, by mode", ["mode"],
+                                      registry=r)
 
         self._by_type: dict[str, Counter] = {}
 
@@ -77,6 +94,11 @@ class Metrics:
 
     def replica_unconfirmed(self) -> None:
         self.unconfirmed_batches.inc()
+
+    def solver_job(self, kind: str, outcome: str, seconds: float) -> None:
+        self.solver_jobs.labels(kind=kind, outcome=outcome).inc()
+        if outcome == "done":
+            self.solver_seconds.labels(kind=kind).observe(seconds)
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

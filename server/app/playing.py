@@ -22,12 +22,25 @@ from ..protocol import commands as c
 from ..race import RaceError, update_from_game
 from ..race.leaderboard import line_of, rank_score
 from ..store import Ranked, StoreUnavailable, event_body
+from . import solver_jobs
+from .assists import (
+    DEBOUNCE,
+    HINT_SECONDS,
+    STATUS_SECONDS,
+    Known,
+    SeatAssist,
+    first_move,
+    no_progress,
+)
 from .background import spawn
-from .connection import Connection
+from .connection import Connection, SeatGame
 
 RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete")  # view fields spectators never see
+#: view fields spectators never see: what only the player needs, and the player's assists
+#: (a spectator's board may carry ``winnable``, see _send_status)
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
+_BUSY_TRIES: Final = 20  # a status waits this many seconds at most for room in the solver pool
 
 
 async def load_game(conn: Connection, race: int) -> None:
@@ -39,6 +52,8 @@ async def load_game(conn: Connection, race: int) -> None:
     else:
         game = Game(await conn.services.rooms.deal_of(conn.room_id, race))
     play = conn.play
+    if play.race != race:
+        play.assist = SeatAssist()
     play.game, play.race, play.ver = game, race, stored.ver
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
@@ -60,8 +75,12 @@ async def send_board(conn: Connection) -> None:
     if play.game is None:
         return
     play.boarded = play.race
+    view = play.game.view()
+    known = assisted(conn, play.game, view)
+    if known is None and solver_assists(conn) and not play.done:
+        judge_soon(conn)
     await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
-                                    "view": play.game.view()}))
+                                    "view": view}))
 
 
 async def board_at_start(conn: Connection, race: int) -> None:
@@ -179,8 +198,9 @@ async def on_move(conn: Connection, cmd: c.MoveCommand) -> None:
     reason = game.reason_illegal(move)
     if reason is not None:
         raise RaceError(Reason.ILLEGAL_MOVE, IllegalMoveError(move, reason).reason)
-    game._apply(move)
-    await _commit(conn, cmd.s, str(move))
+    before = game.position() if solver_assists(conn) else None
+    game.push_unchecked(move)
+    await _commit(conn, cmd.s, str(move), before=before)
 
 
 async def on_undo(conn: Connection, cmd: c.Undo) -> None:
@@ -211,8 +231,140 @@ async def on_hint(conn: Connection, cmd: c.Hint) -> None:
     assert hub is not None
     if not hub.public["settings"]["hints"]:
         raise RaceError(Reason.HINTS_DISABLED)
+    play = conn.play
+    if solver_assists(conn):
+        known = play.assist.get(game)
+        move = first_move(known, game)
+        if move is not None:
+            await conn.send(frame("hint", {"m": str(move), "by": "solver", "s": play.last_seq}))
+            return
+        lost = known is not None and known.winnable == "no"  # no winning line to search for
+        if not lost and not play.hinting and conn.services.solver.enabled:
+            # the search runs off this connection's command lock: moves go on meanwhile
+            play.hinting = True
+            spawn(_solver_hint(conn, play, game.copy(), play.last_seq))
+            return
     move = game.hint()
-    await conn.send(frame("hint", {"m": None if move is None else str(move)}))
+    await conn.send(frame("hint", {"m": None if move is None else str(move), "by": "basic",
+                                   "s": play.last_seq}))
+
+
+async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -> None:
+    """The first move of a winning line from ``game`` (as it was when the
+    hint was asked), or the basic hint if the solver finds none in time."""
+    try:
+        outcome = await conn.services.solver.run(HINT_SECONDS, solver_jobs.assess,
+                                                 game.snapshot(), HINT_SECONDS, False,
+                                                 kind="hint")
+        move = None
+        if outcome.status == "done" and outcome.value is not None:
+            verdict = outcome.value
+            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line))
+            if verdict.winnable != "unknown":
+                play.assist.learn(game.position(), known)
+            move = first_move(known, game)
+        by = "solver" if move is not None else "basic"
+        if move is None:
+            move = game.hint()
+        if conn.play is play:
+            conn.write(frame("hint", {"m": None if move is None else str(move), "by": by,
+                                      "s": seq}))
+    finally:
+        play.hinting = False
+
+
+def solver_assists(conn: Connection) -> bool:
+    hub = conn.hub
+    return hub is not None and hub.public["settings"].get("assists") == "solver"
+
+
+def assisted(conn: Connection, game: Game, view: dict[str, Any],
+             known: Known | None = None) -> Known | None:
+    """Add the room's assists to a player's view: ``no_progress`` unless
+    assists are off; with the solver's, ``winnable`` and ``back`` (``null``
+    while the solver has not answered). The status known, if any."""
+    hub = conn.hub
+    assists = "off" if hub is None else hub.public["settings"].get(
+        "assists", "basic" if hub.public["settings"].get("hints") else "off")
+    if assists == "off":
+        return None
+    view["no_progress"] = no_progress(game)
+    if assists != "solver":
+        return None
+    if known is None:
+        known = conn.play.assist.get(game)
+    view.update(known.fields() if known is not None else _PENDING)
+    return known
+
+
+_PENDING: Final = {"winnable": None, "back": None}
+
+
+def judge_soon(conn: Connection) -> None:
+    """Have the seat's position judged once the player pauses (see
+    :mod:`.assists`); one judgement at a time per seat."""
+    play = conn.play
+    if play.assist.busy or not conn.services.solver.enabled:
+        return
+    play.assist.busy = True
+    spawn(_judge(conn, play))
+
+
+async def _judge(conn: Connection, play: SeatGame) -> None:
+    assist, pool = play.assist, conn.services.solver
+    tries = 0
+    try:
+        while True:
+            await asyncio.sleep(DEBOUNCE)
+            game, hub = play.game, conn.hub
+            if conn.play is not play or game is None or play.done or hub is None:
+                return
+            position, seq = game.position(), play.last_seq
+            known = assist.get(game)
+            if known is None:
+                judged = game.copy()
+                undo = bool(hub.public["settings"]["undo"])
+                outcome = await pool.run(STATUS_SECONDS, solver_jobs.assess, judged.snapshot(),
+                                         STATUS_SECONDS, undo, kind="status")
+                if outcome.status == "busy" and tries < _BUSY_TRIES:
+                    tries += 1
+                    await asyncio.sleep(1.0)
+                    continue
+                if outcome.status == "done" and outcome.value is not None:
+                    verdict = outcome.value
+                    known = Known(verdict.winnable,
+                                  None if verdict.line is None else tuple(verdict.line),
+                                  verdict.back)
+                    assist.learn(position, known)
+                    assist.learn_back(judged, known)
+                else:
+                    known = Known("unknown")
+            if play.game is None or play.game.position() != position or play.last_seq != seq:
+                continue  # moved meanwhile: judge where the player is now
+            _send_status(conn, play, seq, known)
+            return
+    finally:
+        assist.busy = False
+
+
+def _send_status(conn: Connection, play: SeatGame, seq: int, known: Known) -> None:
+    """The player's status, and the spectators' (as the room shows boards)."""
+    if play.assist.sent == (seq, known):
+        return
+    play.assist.sent = (seq, known)
+    conn.write(frame("status", {"s": seq, **known.fields()}))
+    hub, game = conn.hub, play.game
+    if hub is None or game is None or hub.big or hub.boards_mode == "after":
+        return
+    board = {**game.public_view(), "winnable": known.winnable}
+    notice = orjson.dumps({"x": "status", "seat": conn.seat, "at": conn.services.now_ms(),
+                           "board": board})
+    spawn(_publish(conn, conn.room_id, notice))
+
+
+async def _publish(conn: Connection, room_id: str, notice: bytes) -> None:
+    with contextlib.suppress(StoreUnavailable):  # the next move's board carries it anyway
+        await conn.services.store.notice(room_id, notice)
 
 
 async def on_complete(conn: Connection, cmd: c.Complete) -> None:
@@ -224,7 +376,8 @@ async def on_complete(conn: Connection, cmd: c.Complete) -> None:
     await conn.send(frame("complete", {"moves": [str(m) for m in moves]}))
 
 
-async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = False) -> None:
+async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = False,
+                  before: Any = None) -> None:
     """Store the command just played on the local game; acknowledge it
     once Redis has it. On any failure the local game is reloaded."""
     play, hub, services = conn.play, conn.hub, conn.services
@@ -240,6 +393,9 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         entry["status"] = "resigned"
     done = entry["status"] != "racing"
     view = game.view()
+    solver = solver_assists(conn)
+    known = play.assist.after(before, command, game) if solver else None
+    known = assisted(conn, game, view, known)
     ranking, body = None, b""
     if hub.big:  # no event: its place in the ranking and the field's progress
         entry = line_of(entry)
@@ -287,6 +443,11 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         conn.write(frame("ack", {"s": seq, "view": view}))
     else:  # a big room's player learns their place with each ack
         conn.write(frame("ack", {"s": seq, "view": view, "rank": applied.rank, "of": applied.of}))
+    if solver and not done:
+        if known is None:
+            judge_soon(conn)
+        else:
+            play.assist.sent = (seq, known)
     if done and applied.active == 0:
         spawn(_end_race(conn, conn.room_id))
 
@@ -294,7 +455,9 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
 async def _ack_again(conn: Connection, seq: int) -> None:
     game = conn.play.game
     assert game is not None
-    await conn.send(frame("ack", {"s": seq, "view": game.view(), "again": True}))
+    view = game.view()
+    assisted(conn, game, view)
+    await conn.send(frame("ack", {"s": seq, "view": view, "again": True}))
 
 
 async def _end_race(conn: Connection, room_id: str) -> None:

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import secrets
 from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Final
 
 import orjson
@@ -26,6 +26,7 @@ from ..race.tokens import hash_token
 from ..store import Changes, RoomData, Store, StoreUnavailable
 from .big_rooms import BigRooms, fresh_line
 from .config import Config
+from .winnable import WinnableDeals
 
 log = structlog.get_logger("app.rooms")
 
@@ -83,10 +84,12 @@ class Rooms:
     """Room commands. ``on_round_over`` is called when a tournament round's
     race has ended (the tournaments, built after the rooms, set it)."""
 
-    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int]) -> None:
+    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
+                 winnable: WinnableDeals) -> None:
         self.store = store
         self.config = config
         self.now_ms = now_ms
+        self.winnable = winnable
         self.on_round_over: RoundOver | None = None
         self.big = BigRooms(store, now_ms)
         self._settings: dict[str, Settings] = {}
@@ -150,9 +153,18 @@ class Rooms:
 
     # ------------------------------------------------------------------ lobby
 
+    async def new_code(self, settings: Settings) -> str:
+        """A new race's deal: the fixed one, a certified winnable one taken
+        from the ready codes (``no_winnable_deal`` when none is), or any."""
+        if settings.code is not None:
+            return settings.code
+        if settings.deal == "winnable":
+            return (await self.winnable.take(settings.draw, settings.scoring))[0]
+        return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
+
     async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
         settings = parse_settings(settings_data)
-        code = settings.code or str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
+        code = await self.new_code(settings)
         if settings.big:
             return await self._create_big(nickname, settings, code)
         for _ in range(ATTEMPTS):
@@ -188,11 +200,13 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def solo(self, nickname: str, code: str | None, draw: int, scoring: str) -> tuple[Room, str]:
+    async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
+                   deal: str = "random", assists: str = "basic") -> tuple[Room, str]:
         """A one-player room whose race starts at once."""
         settings = parse_settings({"code": code, "draw": draw, "scoring": scoring,
-                                   "max_players": 1, "boards": "after"}, solo=True)
-        code = settings.code or str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
+                                   "max_players": 1, "boards": "after", "deal": deal,
+                                   "assists": assists}, solo=True)
+        code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
@@ -383,10 +397,12 @@ class Rooms:
         return entries, changes
 
     async def rematch(self, room_id: str, by: int) -> None:
+        settings = await self.settings_of(room_id)
+        code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
+
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
-            code = DealCode.random(room.settings.draw, room.settings.scoring)  # type: ignore[arg-type]
-            event = room.rematch(by, str(code), now=now)
+            event = room.rematch(by, code, now=now)
             if room.settings.big:
                 line = fresh_line("lobby", now, normal=room.settings.scoring == "N")
                 changes = (self.store.changes(room_id)
@@ -398,7 +414,12 @@ class Rooms:
             changes.expire(self._ttl_ms(room))
             return Plan([room_event(event, room, now, entries=entries, reset=True)], changes)
 
-        await self.change(room_id, step)
+        try:
+            await self.change(room_id, step)
+        except RaceError:  # refused (not the host, not ended): a winnable code goes back
+            if settings.deal == "winnable" and settings.code is None:
+                await self.winnable.give_back(code)
+            raise
 
     async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool:
         """End the room's race if everyone is done or its time is up (or

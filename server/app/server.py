@@ -36,8 +36,10 @@ from .metrics import Metrics
 from .quotas import Quotas, client_address
 from .rooms import Rooms
 from .services import Services
+from .solving import SolverPool
 from .thubs import TournamentHubs
 from .tournaments import Tournaments
+from .winnable import WinnableDeals
 
 log = structlog.get_logger("app.server")
 
@@ -55,6 +57,7 @@ class App:
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
+    winnable: WinnableDeals
 
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
         self.config = config
@@ -64,6 +67,9 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self.solver = SolverPool(config.solver_workers, config.solver_queue,
+                                 self.metrics.solver_job)
+        self.metrics.solver_in_flight.set_function(lambda: self.solver.in_flight)
         self._durability_problems: list[str] | None = None  # the last check's findings
         self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
             weakref.WeakKeyDictionary())
@@ -92,7 +98,9 @@ class App:
         self.lag = Load()
         self.lag.start()
         self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
-        self.rooms = Rooms(self.store, self.config, self.now_ms)
+        self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool,
+                                      config.winnable_modes, self.metrics)
+        self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
@@ -104,13 +112,15 @@ class App:
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
-            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas)
+            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
+            solver=self.solver)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
             await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
+        self.winnable.start()
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
@@ -126,7 +136,8 @@ class App:
         self.url = f"http://{shown}:{port}/"
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
                  redis="embedded" if self._embedded else _safe(url),
-                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
+                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
+                 solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
         """Does Redis keep the promise of ``--durability``? Checked at start
@@ -237,6 +248,9 @@ class App:
             await asyncio.gather(self._sweeper, return_exceptions=True)
             with contextlib.suppress(StoreUnavailable):
                 await self.store.forget(self.proc_id)
+        with contextlib.suppress(AttributeError):
+            await self.winnable.close()
+        await self.solver.close()
         with contextlib.suppress(AttributeError):
             await self.subscriber.close()
         with contextlib.suppress(AttributeError):

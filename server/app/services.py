@@ -17,6 +17,7 @@ from .load import Load
 from .metrics import Metrics
 from .quotas import Quotas
 from .rooms import Rooms
+from .solving import SolverPool
 from .thubs import TournamentHubs
 from .tournaments import Tournaments
 
@@ -35,3 +36,4 @@ class Services:
     tournaments: Tournaments
     thubs: TournamentHubs
     quotas: Quotas
+    solver: SolverPool

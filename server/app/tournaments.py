@@ -21,6 +21,7 @@ import contextlib
 import hashlib
 import secrets
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any, Final
 
 import structlog
@@ -143,6 +144,10 @@ class Tournaments:
         """A new tournament, its admin token and its invite code (if it needs
         one): the tournament keeps only their digests."""
         settings = parse_tournament_settings(data, now=self.now_ms())
+        if settings.deal == "winnable":  # certified codes instead of the random ones drawn
+            mode = DealCode.parse(settings.codes[0])
+            codes = await self.rooms.winnable.take(mode.draw, mode.scoring, len(settings.codes))
+            settings = replace(settings, codes=tuple(codes))
         admin = new_token()
         invite = new_code(INVITE_LENGTH) if settings.invite else None
         fields = ({"big": 1, "max": settings.max_players, "players": 0, "next": 0,
@@ -412,8 +417,8 @@ class Tournaments:
         ts = t.settings
         settings = Settings(code=code, draw=parsed.draw, scoring=parsed.scoring,
                             max_players=max(1, len(t.rounds[n - 1].seats)), undo=ts.undo,
-                            hints=ts.hints, time_limit=ts.time_limit, boards=ts.boards,
-                            delay=ts.delay, tournament=t.id, round=n)
+                            hints=ts.hints, assists=ts.assists, time_limit=ts.time_limit,
+                            boards=ts.boards, delay=ts.delay, tournament=t.id, round=n)
         seats = t.rounds[n - 1].seats
         names = {p.player: p.nickname for p in t.players}
         room = Room.for_round(room_id, settings, code, [(s, names[s]) for s in seats],
@@ -442,7 +447,7 @@ class Tournaments:
         ts = t.settings
         settings = Settings(code=code, draw=parsed.draw, scoring=parsed.scoring,
                             max_players=ts.max_players, undo=ts.undo, hints=ts.hints,
-                            time_limit=ts.time_limit, boards=ts.boards, delay=ts.delay,
+                            assists=ts.assists, time_limit=ts.time_limit, boards=ts.boards, delay=ts.delay,
                             top=ts.top, tournament=t.id, round=n)
         room = Room.for_big_round(room_id, settings, code, start_at=start_at, now=now)
         changes = (self.store.changes(room_id).big_round(ts.max_players, may_play, room.race)

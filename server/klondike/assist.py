@@ -1,23 +1,23 @@
-"""Help for the player: auto-complete and hints.
+"""Help for the player: auto-complete, hints, and whether progress is left.
 
-Both use only what the player can see (face-up cards, counts, and waste or
-stock cards already turned up), so what they offer reveals no secret.
+All of them use only what the player can see (face-up cards, counts, and waste
+or stock cards already turned up), so what they offer reveals no secret.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Final
+from typing import Final
 
 from .cards import RANK, RED, SUIT
 from .moves import BY_PARTS, DRAW, FOUNDATION, FS, RECYCLE, STOCK, WASTE, Move
-
-if TYPE_CHECKING:
-    from .game import Game
+from .progress import Progress, line_positions, makes_progress
+from .progress import progress as _progress
+from .table import Table
 
 _STEP_LIMIT: Final = 5000  # far above any real finish; bounds a pathological loop
 
 
-def can_autocomplete(game: Game) -> bool:
+def can_autocomplete(game: Table) -> bool:
     """Every tableau card is face up and no stock card is unseen (the stock is
     empty, or it was recycled at least once), and the game is not won yet."""
     return (
@@ -27,7 +27,7 @@ def can_autocomplete(game: Game) -> bool:
     )
 
 
-def autocomplete_moves(game: Game) -> list[Move] | None:
+def autocomplete_moves(game: Table) -> list[Move] | None:
     """The moves that finish the game from here, or ``None``.
 
     Offered only when :func:`can_autocomplete` holds and playing the sequence on
@@ -56,12 +56,12 @@ def autocomplete_moves(game: Game) -> list[Move] | None:
                 idle = 0
         else:
             idle = 0
-        sim._apply(move)
+        sim.push_unchecked(move)
         out.append(move)
     return None
 
 
-def _foundation_move(game: Game) -> Move | None:
+def _foundation_move(game: Table) -> Move | None:
     found = game.foundations
     if game.waste:
         card = game.waste[-1]
@@ -73,7 +73,7 @@ def _foundation_move(game: Game) -> Move | None:
     return None
 
 
-def _waste_to_column(game: Game) -> Move | None:
+def _waste_to_column(game: Table) -> Move | None:
     if not game.waste:
         return None
     card = game.waste[-1]
@@ -91,27 +91,62 @@ def _fits(card: int, under: int) -> bool:
 
 # ---------------------------------------------------------------------- hints
 
-def hint(game: Game) -> Move | None:
+def progress(game: Table) -> Progress:
+    """The nearest progress from here (see :mod:`.progress`)."""
+    return _progress(game)
+
+
+def hint(game: Table) -> Move | None:
     """One useful move, or ``None`` when there is none.
 
-    In order of preference: a safe foundation move; a move that turns up a
-    face-down card (from the column with most of them); a waste card played;
-    emptying a column for a king that waits; another foundation move; a move
-    that frees a card for its foundation; a foundation card taken back to
-    receive another; a draw; a recycle when a waste card could be played.
-    Never a move that only undoes the previous one or shuttles cards back and
-    forth between equivalent places.
+    ``None`` when no line of play makes progress (see :mod:`.progress`)
+    without passing through a position this game has already been in (this
+    one, or one before a move it can still undo; see :meth:`Game.position`):
+    nothing useful is left short of going back. Otherwise never a move into
+    such a position nor one that only undoes the previous move, and in order
+    of preference:
+
+    1. a safe foundation move, a move that turns up a face-down card (from the
+       column with most of them), a waste card played;
+    2. otherwise the first move of a shortest line to progress, ranked as in 1
+       and then: emptying a column for a king that waits; another foundation
+       move; a move that frees a card for its foundation; a foundation card
+       taken back to receive another; a draw; a recycle.
+
+    (Should the search for progress run out of budget, which real games never
+    made it do, the ranking alone picks among the moves to new positions.)
     """
-    best: Move | None = None
-    best_rank: tuple[int, int] = (99, 0)
-    for move in game.legal_moves():
-        rank = _rank(game, move)
-        if rank is not None and rank < best_rank:
-            best, best_rank = move, rank
-    return best
+    if game.is_won:
+        return None
+    reached: set[object] = set()
+
+    def avoid() -> set[object]:
+        if not reached:
+            reached.update(line_positions(game))
+        return reached
+
+    def new(move: Move) -> bool:
+        trial = game.copy(history=False)
+        trial.push_unchecked(move)
+        return trial.position() not in avoid()
+
+    found = _progress(game, avoid=avoid)
+    if found.none:
+        return None
+    legal = game.legal_moves()
+    ranked = sorted((rank, i, m) for i, m in enumerate(legal)
+                    if (rank := _rank(game, m)) is not None)
+    for rank, _, move in ranked:
+        if rank >= (3, 0):
+            break
+        if makes_progress(game, move) or new(move):
+            return move
+    if found.exhausted:
+        return min(found.moves, key=lambda m: _rank(game, m) or (98, 0))
+    return next((m for _, _, m in ranked if new(m)), None)
 
 
-def _rank(game: Game, move: Move) -> tuple[int, int] | None:
+def _rank(game: Table, move: Move) -> tuple[int, int] | None:
     """How good ``move`` is (lower is better), or ``None`` if it is useless."""
     src, dst, n = move.source, move.target, move.count
     if _undoes_last(game, move):
@@ -158,7 +193,7 @@ def _safe(found: list[int], card: int) -> bool:
     return all(found[s] >= rank - 1 for s in opposite)
 
 
-def _king_waits(game: Game, emptied: int) -> bool:
+def _king_waits(game: Table, emptied: int) -> bool:
     """A king that could use an empty column: the waste's top, or a king leading
     a face-up run above face-down cards in another column."""
     if game.waste and RANK[game.waste[-1]] == 13:
@@ -170,7 +205,7 @@ def _king_waits(game: Game, emptied: int) -> bool:
     return False
 
 
-def _would_receive(game: Game, card: int, target: int) -> bool:
+def _would_receive(game: Table, card: int, target: int) -> bool:
     """Taking ``card`` back onto column ``target`` lets another card go on it."""
     cands = [game.waste[-1]] if game.waste else []
     for s, col in enumerate(game.columns):
@@ -180,7 +215,7 @@ def _would_receive(game: Game, card: int, target: int) -> bool:
     return any(_fits(c, card) for c in cands)
 
 
-def _waste_has_a_play(game: Game) -> bool:
+def _waste_has_a_play(game: Table) -> bool:
     """Some waste card (all were seen) fits a foundation or a column now."""
     tops = [col[-1] if col else -1 for col in game.columns]
     found = game.foundations
@@ -189,7 +224,7 @@ def _waste_has_a_play(game: Game) -> bool:
     )
 
 
-def _undoes_last(game: Game, move: Move) -> bool:
+def _undoes_last(game: Table, move: Move) -> bool:
     """``move`` puts back what the previous move did."""
     if not game.history:
         return False

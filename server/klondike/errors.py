@@ -13,10 +13,24 @@ All of them derive from :class:`EngineError`, itself a :class:`ValueError`::
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Protocol
 
-if TYPE_CHECKING:
-    from .moves import Move
+
+class MoveLike(Protocol):
+    """What an error keeps of a move: a :class:`~server.klondike.moves.Move`
+    (this module is the engine's leaf and imports no other)."""
+
+    @property
+    def source(self) -> int: ...
+
+    @property
+    def target(self) -> int: ...
+
+    @property
+    def count(self) -> int: ...
+
+    @property
+    def notation(self) -> str: ...
 
 
 class EngineError(ValueError):
@@ -41,8 +55,8 @@ class IllegalMoveError(EngineError):
     ``reason`` is a sentence a player understands; the game is unchanged.
     """
 
-    def __init__(self, move: Move, reason: str) -> None:
-        super().__init__(f"illegal move {str(move)!r}: {reason}")
+    def __init__(self, move: MoveLike, reason: str) -> None:
+        super().__init__(f"illegal move {move.notation!r}: {reason}")
         self.move = move
         self.reason = reason
 

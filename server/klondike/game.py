@@ -25,51 +25,22 @@ per move (what the move cannot recompute) rather than copies of the table.
 
 from __future__ import annotations
 
-import struct
 from collections import deque
 from collections.abc import Iterable, Iterator
-from typing import Any, Final, Literal, NamedTuple
+from typing import Any, Final
 
-from . import assist, views
+from . import assist, snapshot, views
 from .cards import NAMES, RANK, RED, SUIT, SUIT_NAMES
 from .codes import DealCode
 from .deal import deal
-from .errors import IllegalMoveError, NothingToUndoError
+from .errors import IllegalMoveError, InvalidNotationError, InvalidSnapshotError, NothingToUndoError
+from .history import RECORD, UNDO_LIMIT, Record, make_record
 from .moves import BY_PARTS, DRAW, FOUNDATION, FOUNDATIONS, FS, RECYCLE, STOCK, WASTE, Move
+from .table import Outcome, Position
 
-UNDO_LIMIT: Final = 100
 MAX_SCORE_DROP: Final = 100  # a recycle under Normal scoring costs this, clamped at 0
 
-Outcome = Literal["won", "stuck"]
-
-
-#: An undo record as stored in a snapshot: source, target, count, points, fan,
-#: flags (1 flipped, 2 credited), card (255: none), cards drawn.
-RECORD: Final = struct.Struct("<BBBHBBBB")
-_pack_record = RECORD.pack
-
-
-class Record(NamedTuple):
-    """What undoing one move needs beyond the move itself. ``packed`` is the
-    record as a snapshot stores it, made once so that a snapshot after every
-    move does not pack the whole history again."""
-
-    move: Move
-    points: int  # Normal points before the move
-    fan: int  # draw-three fan before the move
-    flipped: bool  # the move turned a face-down card up
-    card: int  # the card a foundation move placed, or -1
-    credited: bool  # that card earned its first-time credit with this move
-    drawn: int  # cards turned by a draw
-    packed: bytes
-
-
-def make_record(move: Move, points: int, fan: int, flipped: bool, card: int, credited: bool,
-                drawn: int) -> Record:
-    flags = (1 if flipped else 0) | (2 if credited else 0)
-    packed = _pack_record(move.source, move.target, move.count, points, fan, flags,
-                          255 if card < 0 else card, drawn)
-    return Record(move, points, fan, flipped, card, credited, drawn, packed)
+__all__ = ["RECORD", "UNDO_LIMIT", "Game", "Outcome", "Position", "Record", "make_record", "replay"]
 
 
 _TO_FOUNDATION_FROM: Final = tuple(BY_PARTS[(s, FOUNDATION, 1)] for s in range(8))
@@ -179,11 +150,14 @@ class Game:
 
     # ------------------------------------------------------------------ legality
 
-    def reason_illegal(self, move: Move) -> str | None:
-        """Why ``move`` is illegal here, as a sentence for the player; ``None`` if legal.
+    def reason_illegal(self, move: Move | str) -> str | None:
+        """Why ``move`` (a :class:`Move` or its notation) is illegal here, as a
+        sentence for the player; ``None`` if legal.
 
-        Checks this one move without generating the others.
+        Checks this one move without generating the others. Anything that is not
+        a move raises :class:`InvalidNotationError`, as :meth:`push` does.
         """
+        move = _as_move(move)
         src, dst, n = move.source, move.target, move.count
         if src == STOCK:
             if self.stock:
@@ -246,7 +220,9 @@ class Game:
             return f"{NAMES[card]} cannot go on {NAMES[under]}: a king goes only on an empty column"
         return f"{NAMES[card]} cannot go on {NAMES[under]}: it needs a {colour} {needed}"
 
-    def is_legal(self, move: Move) -> bool:
+    def is_legal(self, move: Move | str) -> bool:
+        """Whether ``move`` (a :class:`Move` or its notation) can be played here;
+        anything that is not a move raises :class:`InvalidNotationError`."""
         return self.reason_illegal(move) is None
 
     def legal_moves(self) -> list[Move]:
@@ -327,17 +303,24 @@ class Game:
     def push(self, move: Move | str) -> None:
         """Play ``move`` (a :class:`Move` or its notation).
 
-        Raises :class:`IllegalMoveError` with the reason, changing nothing.
+        Raises :class:`IllegalMoveError` with the reason, or
+        :class:`InvalidNotationError` for anything that is not a move, changing
+        nothing.
         """
-        if isinstance(move, str):
-            move = Move.parse(move)
+        move = _as_move(move)
         reason = self.reason_illegal(move)
         if reason is not None:
             raise IllegalMoveError(move, reason)
-        self._apply(move)
+        self.push_unchecked(move)
 
-    def _apply(self, move: Move) -> None:
-        """Play a move known to be legal."""
+    def push_unchecked(self, move: Move) -> None:
+        """Play ``move`` without checking it: for a move known to be legal here,
+        one from :meth:`legal_moves` or that :meth:`reason_illegal` accepted.
+
+        This is :meth:`push` without its check (python-chess draws the same line
+        between ``push`` and its checked variants). A move that is not legal
+        here leaves the game inconsistent; nothing detects it.
+        """
         src, dst, n = move.source, move.target, move.count
         points, fan = self.points, self.fan
         flipped = False
@@ -401,6 +384,9 @@ class Game:
         self.history.append(record)
         self.packed_history += record.packed
 
+    #: The former name of :meth:`push_unchecked`, kept while callers move over.
+    _apply = push_unchecked
+
     def pop(self) -> Move:
         """Undo the last move completely (cards, flips, score, counters); return it.
 
@@ -444,9 +430,10 @@ class Game:
 
     # ------------------------------------------------------------------ views and help
 
-    def view(self) -> dict[str, Any]:
-        """What the player sees, plus the legal moves: see :mod:`.views`."""
-        return views.player_view(self)
+    def view(self, *, progress: bool = False) -> dict[str, Any]:
+        """What the player sees, plus the legal moves: see :mod:`.views`. With
+        ``progress``, also ``no_progress`` (:meth:`no_progress`, a search)."""
+        return views.player_view(self, progress=progress)
 
     def public_view(self) -> dict[str, Any]:
         """What a spectator may see: the same secrecy, no legal moves."""
@@ -464,18 +451,97 @@ class Game:
         """One useful move, or ``None``: see :func:`.assist.hint`."""
         return assist.hint(self)
 
+    def progress_moves(self) -> list[Move]:
+        """The legal moves that start a shortest line of play to progress (a
+        card turned face up, a stock card seen for the first time, a card on
+        its foundation for the first time): see :func:`.assist.progress`."""
+        return assist.progress(self).moves
+
+    def no_progress(self) -> bool:
+        """Not won, and no line of play can ever make progress again: the game
+        cannot be won. See :func:`.assist.progress`."""
+        return assist.progress(self).none
+
+    def position(self) -> Position:
+        """The position: what decides which moves are legal and what the game
+        can still become. Two games are in the same position when their columns
+        (cards, and how many lie face down) are the same whatever their order,
+        and so are the stock and the waste (cards and order) and the
+        foundations. Scores, counters, the draw-three fan and the history do
+        not count. The value is hashable and compares equal exactly then."""
+        columns = sorted(zip(self.down, map(tuple, self.columns), strict=True))
+        return (tuple(columns), tuple(self.stock), tuple(self.waste), tuple(self.foundations))
+
+    # ------------------------------------------------------------------ persistence
+
     def snapshot(self) -> bytes:
         """Compact bytes of the whole game, undo history included."""
-        from . import snapshot
-
         return snapshot.encode(self)
 
     @staticmethod
     def from_snapshot(data: bytes) -> Game:
-        """The game of a :meth:`snapshot`; raises :class:`InvalidSnapshotError`."""
-        from . import snapshot
+        """The game of a :meth:`snapshot`; raises :class:`InvalidSnapshotError`.
 
-        return snapshot.decode(data)
+        Checked whole: the bytes, every field, and the undo history, which must
+        replay, move by move and legally, from the position it starts at to the
+        position saved, giving back exactly its own records.
+        """
+        fields = snapshot.decode(data)
+        game = Game.__new__(Game)
+        game._start(fields.code)
+        game.columns, game.down = fields.columns, fields.down
+        game.stock, game.waste, game.fan = fields.stock, fields.waste, fields.fan
+        game.foundations, game.credited = fields.foundations, fields.credited
+        game.points, game.moves, game.recycles = fields.points, fields.moves, fields.recycles
+        game.turned_up = fields.turned_up
+        game.history.extend(fields.history)
+        game.packed_history = bytearray(b"".join(r.packed for r in fields.history))
+        game._check_history()
+        return game
+
+    def _check_history(self) -> None:
+        """Raise :class:`InvalidSnapshotError` unless the undo records take the
+        game back to a sound position from which they replay to this one."""
+        start = self.copy()
+        try:
+            while start.history:
+                start.pop()
+        except (IndexError, KeyError, ValueError):
+            raise InvalidSnapshotError("an undo record does not match the game") from None
+        problem = start._unsound()
+        if problem is not None:
+            where = "the position the undo history starts at" if self.history else "the position"
+            raise InvalidSnapshotError(f"{where} is not sound: {problem}")
+        for record in self.history:
+            if start.reason_illegal(record.move) is not None:
+                raise InvalidSnapshotError(f"an undo record names a move that was not legal: "
+                                           f"{record.move}")
+            start.push_unchecked(record.move)
+        if start._key() != self._key():
+            raise InvalidSnapshotError("the undo records do not replay to the game saved")
+
+    def _unsound(self) -> str | None:
+        """What breaks the rules' invariants in this position, or ``None``."""
+        if sorted(self.cards()) != list(range(52)):
+            return "it does not hold each of the 52 cards once"
+        for col, d in zip(self.columns, self.down, strict=True):
+            if (col and d >= len(col)) or (not col and d):
+                return "a column's top card must be face up"
+            for upper, lower in zip(col[d:], col[d + 1:], strict=False):
+                if not _fits(lower, upper):
+                    return "a column's face-up cards are not a sequence"
+        if any(f > 13 for f in self.foundations):
+            return "a foundation holds more than 13 cards"
+        if self.fan > min(self.draw_count, len(self.waste)) or self.credited >> 52:
+            return "inconsistent waste fan or credits"
+        home = sum(((1 << self.foundations[s]) - 1) << (13 * s) for s in range(4))
+        if home & ~self.credited:
+            return "a card on its foundation was never credited"
+        if min(self.points, self.moves, self.recycles, self.turned_up) < 0:
+            return "a counter is negative"
+        if self.recycles and not self.allow_recycle:
+            return "Vegas scoring allows no recycle"
+        return None
 
     # ------------------------------------------------------------------ copies
 
@@ -538,13 +604,28 @@ def _fits(card: int, under: int) -> bool:
     return RED[under] != RED[card] and RANK[under] == RANK[card] + 1
 
 
+def _as_move(move: object) -> Move:
+    """``move`` if it is a :class:`Move`, else the move its notation names."""
+    if isinstance(move, Move):
+        return move
+    return Move.parse(move)  # type: ignore[arg-type]  # refuses anything but text
+
+
 def _cards(n: int) -> str:
     return "1 card" if n == 1 else f"{n} cards"
 
 
 def replay(code: DealCode | str, moves: Iterable[Move | str]) -> Game:
     """The game after playing ``moves`` (notation or :class:`Move`; ``'undo'``
-    undoes) from the start of ``code``."""
+    undoes) from the start of ``code``.
+
+    ``moves`` is a list (or any iterable) of moves: a bare string is refused
+    with :class:`InvalidNotationError` rather than read one character at a
+    time.
+    """
+    if isinstance(moves, (str, bytes)):
+        raise InvalidNotationError(
+            f"replay takes a list of moves, not one string: {moves!r} (write [{moves!r}])")
     game = Game(code)
     for move in moves:
         if isinstance(move, str) and move.strip().lower() == "undo":

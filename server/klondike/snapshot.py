@@ -14,31 +14,50 @@ Layout (little endian), version 1::
 
 A game of any length fits in about 1 KiB. :func:`decode` checks the checksum
 and everything it reads, and raises :class:`InvalidSnapshotError` rather than
-build a broken game (a damaged snapshot that happened to parse could fail
-later, on an undo).
+return a broken game (a damaged snapshot that happened to parse could fail
+later, on an undo). It returns the fields; ``Game.from_snapshot`` builds the
+game and checks the undo records against it.
 """
 
 from __future__ import annotations
 
 import struct
 import zlib
-from collections import deque
-from typing import Final
+from typing import Final, NamedTuple
 
 from .codes import DealCode
 from .errors import EngineError, InvalidSnapshotError
-from .game import RECORD, UNDO_LIMIT, Game, Record
+from .history import NO_CARD, RECORD, UNDO_LIMIT, Record
 from .moves import BY_PARTS, FOUNDATION
+from .table import Table
 
 MAGIC: Final = b"KG"
 VERSION: Final = 1
 _HEAD: Final = struct.Struct("<2sBQBcHIIBBQ4B")
 _REC: Final = RECORD
-_NO_CARD: Final = 255
+_NO_CARD: Final = NO_CARD
 _CRC: Final = struct.Struct("<I")
 
 
-def encode(game: Game) -> bytes:
+class Fields(NamedTuple):
+    """What a snapshot holds, read and checked one field at a time."""
+
+    code: DealCode
+    columns: list[list[int]]
+    down: list[int]
+    stock: list[int]
+    waste: list[int]
+    fan: int
+    foundations: list[int]
+    credited: int
+    points: int
+    moves: int
+    recycles: int
+    turned_up: int
+    history: list[Record]
+
+
+def encode(game: Table) -> bytes:
     """The snapshot of ``game``."""
     code = game.code
     out = bytearray(_HEAD.pack(
@@ -58,8 +77,8 @@ def encode(game: Game) -> bytes:
     return bytes(out)
 
 
-def decode(data: bytes) -> Game:
-    """The game a snapshot describes."""
+def decode(data: bytes) -> Fields:
+    """The fields of a snapshot; raises :class:`InvalidSnapshotError`."""
     try:
         return _decode(memoryview(data))
     except InvalidSnapshotError:
@@ -70,7 +89,7 @@ def decode(data: bytes) -> Game:
         raise InvalidSnapshotError(f"not a game snapshot: {exc}") from None
 
 
-def _decode(buf: memoryview) -> Game:
+def _decode(buf: memoryview) -> Fields:
     if len(buf) < _HEAD.size + _CRC.size:
         raise InvalidSnapshotError(f"snapshot too short: {len(buf)} bytes")
     (magic, version, number, draw, scoring, points, moves, recycles, turned, fan,
@@ -81,8 +100,7 @@ def _decode(buf: memoryview) -> Game:
     buf = buf[:len(buf) - _CRC.size]
     if zlib.crc32(buf) != crc:
         raise InvalidSnapshotError("snapshot damaged or cut short: its checksum does not match")
-    game = Game.__new__(Game)
-    game._start(DealCode(number, draw, scoring.decode()))
+    code = DealCode(number, draw, scoring.decode())
     pos = _HEAD.size
 
     def take(n: int) -> list[int]:
@@ -93,26 +111,29 @@ def _decode(buf: memoryview) -> Game:
         pos += n
         return chunk
 
-    game.columns, game.down = [], []
+    columns: list[list[int]] = []
+    downs: list[int] = []
     for _ in range(7):
         down, size = take(2)
         if (size and down >= size) or (not size and down):
             raise InvalidSnapshotError("a column's top card must be face up")
-        game.columns.append(take(size))
-        game.down.append(down)
-    game.stock = take(take(1)[0])
-    game.waste = take(take(1)[0])
-    game.foundations = list(found)
-    if any(f > 13 for f in found):
+        columns.append(take(size))
+        downs.append(down)
+    stock = take(take(1)[0])
+    waste = take(take(1)[0])
+    foundations = list(found)
+    if any(f > 13 for f in foundations):
         raise InvalidSnapshotError("a foundation holds more than 13 cards")
-    if sorted(game.cards()) != list(range(52)):
+    cards = [c for col in columns for c in col] + stock + waste
+    cards += [c for suit, n in enumerate(foundations) for c in range(suit * 13, suit * 13 + n)]
+    if sorted(cards) != list(range(52)):
         raise InvalidSnapshotError("the snapshot does not hold each of the 52 cards once")
-    if fan > min(3, len(game.waste)) or credited >> 52:
+    if fan > min(3, len(waste)) or credited >> 52:
         raise InvalidSnapshotError("inconsistent waste fan or credits")
     (count,) = take(1)
     if count > UNDO_LIMIT:
         raise InvalidSnapshotError(f"undo history longer than {UNDO_LIMIT}")
-    history: deque[Record] = deque(maxlen=UNDO_LIMIT)
+    history: list[Record] = []
     for _ in range(count):
         src, dst, n, r_points, r_fan, flags, card, drawn = _REC.unpack_from(buf, pos)
         pos += _REC.size
@@ -128,8 +149,5 @@ def _decode(buf: memoryview) -> Game:
         extra = len(buf) - pos
         raise InvalidSnapshotError(
             f"{extra} byte{'s' if extra > 1 else ''} after the end of the snapshot")
-    game.history = history
-    game.packed_history = bytearray(b"".join(r.packed for r in history))
-    game.points, game.moves, game.recycles = points, moves, recycles
-    game.turned_up, game.fan, game.credited = turned, fan, credited
-    return game
+    return Fields(code, columns, downs, stock, waste, fan, foundations, credited, points, moves,
+                  recycles, turned, history)

@@ -16,24 +16,24 @@ Both views are plain dicts of JSON types, stable keys in a fixed order::
 The player's own view adds ``"legal"`` (every legal move in notation, so a
 client can highlight targets and send a move on one tap), ``"undo"`` (how many
 moves can be undone) and ``"autocomplete"`` (true only when the finishing
-sequence was simulated to the win). No face-down card and no stock card is
-ever named.
+sequence was simulated to the win); asked with ``progress=True``, it adds
+``"no_progress"`` (true when no line of play can make progress any more, see
+:mod:`.progress`). No face-down card and no stock card is ever named.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from .assist import autocomplete_moves
 from .cards import NAMES
-
-if TYPE_CHECKING:
-    from .game import Game
+from .progress import progress as find_progress
+from .table import Table
 
 View = dict[str, Any]
 
 
-def visible_waste(game: Game) -> list[int]:
+def visible_waste(game: Table) -> list[int]:
     """The waste cards a player sees: the top one, or the rest of the latest fan."""
     waste = game.waste
     if not waste:
@@ -42,7 +42,7 @@ def visible_waste(game: Game) -> list[int]:
     return waste[-shown:]
 
 
-def public_view(game: Game) -> View:
+def public_view(game: Table) -> View:
     """The view without anything only the player needs: for spectators."""
     found = game.foundations
     outcome = game.outcome()
@@ -71,11 +71,14 @@ def public_view(game: Game) -> View:
     }
 
 
-def player_view(game: Game) -> View:
+def player_view(game: Table, *, progress: bool = False) -> View:
     """The player's own view: the public view plus legal moves, undo depth and
-    whether auto-complete is offered."""
+    whether auto-complete is offered; with ``progress``, also ``no_progress``
+    (see :func:`.progress.progress`, which costs a search)."""
     view = public_view(game)
     view["legal"] = [str(m) for m in game.legal_moves()]
     view["undo"] = game.undo_depth
     view["autocomplete"] = autocomplete_moves(game) is not None
+    if progress:
+        view["no_progress"] = find_progress(game).none
     return view

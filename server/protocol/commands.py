@@ -72,13 +72,16 @@ class Watch(Command):
 
 @dataclass(frozen=True, slots=True)
 class Solo(Command):
-    """A one-player game: a given code, or a random deal of a mode."""
+    """A one-player game: a given code, or a random deal of a mode (any, or
+    one certified winnable: ``deal``), with its ``assists``."""
 
     type: ClassVar[str] = "solo"
     nickname: str = "player"
     code: str | None = None
     draw: int = 1
     scoring: str = "N"
+    deal: str = "random"
+    assists: str = "basic"
 
 
 @dataclass(frozen=True, slots=True)

@@ -54,6 +54,7 @@ class Reason(StrEnum):
     ROLLED_BACK = "rolled_back"
     # the server
     TOO_MANY = "too_many"
+    NO_WINNABLE_DEAL = "no_winnable_deal"
     SERVER_FULL = "server_full"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
@@ -99,6 +100,8 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.STALE: "that sequence number was already used for another command",
     Reason.ROLLED_BACK: ("the server lost your latest moves (its storage came back from an "
                          "older copy): your board is as it was stored, play on from there"),
+    Reason.NO_WINNABLE_DEAL: ("no certified winnable deal of this mode is ready right now: try "
+                              "again in a little while, or choose a random deal"),
     Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",
     Reason.SERVER_FULL: "the server holds as many rooms and tournaments as it may: try later",
     Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",

@@ -36,12 +36,20 @@ MAX_DELAY: Final = 600
 
 Boards = Literal["live", "delayed", "after"]
 Late = Literal["refuse", "admit"]
+Deal = Literal["random", "winnable"]
+Assists = Literal["off", "basic", "solver"]
+DEALS: Final = ("random", "winnable")
+ASSISTS: Final = ("off", "basic", "solver")
 
 
 @dataclass(frozen=True, slots=True)
 class Settings:
     """Everything about a room the host decides. ``code`` is the host's fixed
-    deal (secret until the race ends) or ``None`` for a random one."""
+    deal (secret until the race ends) or ``None`` for a random one, which
+    ``deal`` says is any deal (``random``) or one certified winnable
+    (``winnable``). ``assists``: no hints (``off``), the engine's hint
+    (``basic``), or the solver's status and hints (``solver``); ``hints`` is
+    whether there are any (``assists`` is not ``off``)."""
 
     code: str | None = None
     draw: int = 1
@@ -54,6 +62,8 @@ class Settings:
     delay: int = 0  # seconds, when boards are "delayed"
     top: int = DEFAULT_TOP  # lines in a big room's shared leaderboard
     late: Late = "refuse"  # a player arriving once the race runs: refused, or admitted with their own clock
+    deal: Deal = "random"  # with no fixed code: any deal, or one certified winnable
+    assists: Assists = "basic"
     solo: bool = False
     tournament: str | None = None  # a tournament round's room: the tournament's id
     round: int = 0  # and the round's number
@@ -110,16 +120,45 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
         raise RaceError(Reason.BAD_SETTINGS, "boards must be one of live, delayed, after")
     if boards == "delayed" and delay <= 0:
         raise RaceError(Reason.BAD_SETTINGS, "delayed boards need a delay of 1 second or more")
-    flags = {}
-    for key in ("undo", "hints"):
-        value = data.get(key, True)
-        if not isinstance(value, bool):
-            raise RaceError(Reason.BAD_SETTINGS, f"{key} must be true or false")
-        flags[key] = value
+    undo = data.get("undo", True)
+    if not isinstance(undo, bool):
+        raise RaceError(Reason.BAD_SETTINGS, "undo must be true or false")
+    deal = parse_deal(data, fixed=code is not None)
+    assists = parse_assists(data, hints_default=True)
     return Settings(code=code, draw=draw, scoring=scoring, max_players=max_players,
-                    undo=flags["undo"], hints=flags["hints"], time_limit=time_limit,
+                    undo=undo, hints=assists != "off", time_limit=time_limit,
                     boards=boards, delay=delay if boards == "delayed" else 0, top=top, late=late,
-                    solo=solo)
+                    deal=deal, assists=assists, solo=solo)
+
+
+def parse_deal(data: dict[str, Any], *, fixed: bool) -> Deal:
+    """``deal``: ``random`` (the default) or ``winnable``; not beside fixed codes."""
+    deal = data.get("deal", "random")
+    if deal not in DEALS:
+        raise RaceError(Reason.BAD_SETTINGS, "deal must be 'random' or 'winnable'")
+    if deal == "winnable" and fixed:
+        raise RaceError(Reason.BAD_SETTINGS, "a fixed code and a winnable deal exclude each "
+                                             "other: give one or the other")
+    return deal  # type: ignore[no-any-return]
+
+
+def parse_assists(data: dict[str, Any], *, hints_default: bool) -> Assists:
+    """``assists`` (``off``, ``basic``, ``solver``), or from the older ``hints``
+    flag (true: ``basic``); both given must agree."""
+    hints = data.get("hints")
+    if "hints" in data and not isinstance(hints, bool):
+        raise RaceError(Reason.BAD_SETTINGS, "hints must be true or false")
+    if "assists" in data and data["assists"] not in ASSISTS:
+        raise RaceError(Reason.BAD_SETTINGS, "assists must be one of off, basic, solver")
+    assists = data.get("assists")
+    if assists is None:
+        return "basic" if (hints_default if hints is None else hints) else "off"
+    if assists not in ASSISTS:
+        raise RaceError(Reason.BAD_SETTINGS, "assists must be one of off, basic, solver")
+    if hints is not None and hints != (assists != "off"):
+        raise RaceError(Reason.BAD_SETTINGS, f"hints {str(hints).lower()} contradicts "
+                                             f"assists {assists!r}")
+    return assists  # type: ignore[no-any-return]
 
 
 def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> int:
@@ -131,5 +170,7 @@ def _int(data: dict[str, Any], key: str, default: int, low: int, high: int) -> i
 
 def settings_from_dict(data: dict[str, Any]) -> Settings:
     """Settings as stored (already valid; rooms stored before a setting
-    existed get its default)."""
+    existed get its default, ``assists`` from their ``hints``)."""
+    if "assists" not in data:
+        data = {**data, "assists": "basic" if data.get("hints", True) else "off"}
     return Settings(**data)

@@ -13,7 +13,18 @@ from typing import Any, Final
 from ..klondike import DealCode, InvalidDealCodeError
 from ..protocol.reasons import Reason
 from .errors import RaceError
-from .settings import DEFAULT_TOP, MAX_DELAY, MAX_TIME_LIMIT, MAX_TOP, SMALL_ROOM, Boards
+from .settings import (
+    DEFAULT_TOP,
+    MAX_DELAY,
+    MAX_TIME_LIMIT,
+    MAX_TOP,
+    SMALL_ROOM,
+    Assists,
+    Boards,
+    Deal,
+    parse_assists,
+    parse_deal,
+)
 
 MAX_ROUNDS: Final = 20
 DEFAULT_TOURNAMENT_PLAYERS: Final = 8
@@ -37,6 +48,8 @@ class TournamentSettings:
     interval: int = 0  # seconds from a round's end to the next one's start (0: the organizer's call)
     late_until: int = 0  # registration stays open until this round starts (0 or 1: the first)
     invite: bool = False  # registering needs the invite code
+    deal: Deal = "random"  # random rounds: any deals, or deals certified winnable
+    assists: Assists = "off"  # in every round's room (see race.settings)
 
     @property
     def big(self) -> bool:
@@ -54,6 +67,10 @@ class TournamentSettings:
             d["big"], d["top"] = True, self.top
         if self.starts:
             d["starts"] = list(self.starts)
+        if self.deal != "random":
+            d["deal"] = self.deal
+        if self.assists == "solver":  # otherwise ``hints`` says it all
+            d["assists"] = self.assists
         for key in ("interval", "late_until", "invite"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
@@ -63,8 +80,9 @@ class TournamentSettings:
 def settings_from_dict(data: dict[str, Any]) -> TournamentSettings:
     """Settings as stored (already valid; those stored before a setting
     existed get its default)."""
+    assists = data.get("assists", "basic" if data.get("hints") else "off")
     return TournamentSettings(**{**data, "codes": tuple(data["codes"]),
-                                 "starts": tuple(data.get("starts", ()))})
+                                 "starts": tuple(data.get("starts", ())), "assists": assists})
 
 
 def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> TournamentSettings:
@@ -72,7 +90,8 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
     names the bad one. ``codes`` or ``rounds`` (random deals of ``draw`` and
     ``scoring``). Set start times (``starts``) are checked against ``now``."""
     known = {"codes", "rounds", "draw", "scoring", "time_limit", "max_players", "undo", "hints",
-             "boards", "delay", "top", "starts", "interval", "late_until", "invite"}
+             "boards", "delay", "top", "starts", "interval", "late_until", "invite", "deal",
+             "assists"}
     unknown = set(data) - known
     if unknown:
         raise RaceError(Reason.BAD_SETTINGS, f"unknown setting {sorted(unknown)[0]!r}")
@@ -111,7 +130,9 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
                             f"{key} must be a whole number from {low} to {high}")
         ints[key] = value
     flags = {}
-    for key, default in (("undo", True), ("hints", False), ("invite", False)):
+    deal = parse_deal(data, fixed=codes_in is not None)
+    assists = parse_assists(data, hints_default=False)
+    for key, default in (("undo", True), ("invite", False)):
         value = data.get(key, default)
         if not isinstance(value, bool):
             raise RaceError(Reason.BAD_SETTINGS, f"{key} must be true or false")
@@ -123,11 +144,11 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
         raise RaceError(Reason.BAD_SETTINGS, "delayed boards need a delay of 1 second or more")
     return TournamentSettings(codes=tuple(codes), time_limit=ints["time_limit"],
                               max_players=ints["max_players"], undo=flags["undo"],
-                              hints=flags["hints"], boards=boards,
+                              hints=assists != "off", boards=boards,
                               delay=ints["delay"] if boards == "delayed" else 0, top=ints["top"],
                               starts=_starts(data.get("starts", []), len(codes), now),
                               interval=ints["interval"], late_until=ints["late_until"],
-                              invite=flags["invite"])
+                              invite=flags["invite"], deal=deal, assists=assists)
 
 
 def _starts(value: Any, rounds: int, now: int) -> tuple[int, ...]:

@@ -75,6 +75,8 @@ kr:live / kt:live       zset  room / tournament id -> until when its creation
 kr:made:ADDR            zset  creations from one address -> when (ms), the last
                               minute's (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
+kw:{MODE}               set   certified winnable deal codes of a mode (D1N, D3N,
+                              D1V, D3V) ready to be dealt: each a slot of its own
 ======================  ====  ==================================================
 """
 
@@ -126,6 +128,11 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
 
 LIVE_ROOMS: Final = "kr:live"
 LIVE_TOURNAMENTS: Final = "kt:live"
+
+
+def winnable(mode: str) -> str:
+    """The ready certified winnable codes of ``mode`` (``D1N``...): its own hash tag."""
+    return f"kw:{{{mode}}}"
 
 
 def creations(address: str) -> str:

@@ -520,6 +520,27 @@ class Store:
     async def forget(self, proc_id: str) -> None:
         await self.call("DEL", keys.proc(proc_id))
 
+    async def notice(self, room_id: str, body: bytes) -> None:
+        """Publish a notice (``{"x": kind, ...}``: not stored, not versioned)
+        on the room's channel (``SPUBLISH`` on a cluster, like the scripts)."""
+        await self.call("SPUBLISH" if self.redis.sharded else "PUBLISH", keys.channel(room_id),
+                        body)
+
+    # ------------------------------------------------------------------ winnable deals
+
+    async def winnable_count(self, mode: str) -> int:
+        """How many certified winnable codes of ``mode`` are ready."""
+        return int(await self.call("SCARD", keys.winnable(mode)))
+
+    async def winnable_add(self, mode: str, code: str) -> None:
+        await self.call("SADD", keys.winnable(mode), code)
+
+    async def winnable_take(self, mode: str, count: int = 1) -> list[str]:
+        """Up to ``count`` ready codes of ``mode``, each taken out (``SPOP``:
+        atomic, so no code is dealt twice), at random among those ready."""
+        taken = await self.call("SPOP", keys.winnable(mode), count)
+        return [c.decode() if isinstance(c, bytes) else str(c) for c in taken or []]
+
     # ------------------------------------------------------------------ deadlines
 
     async def due_add(self, room_id: str, at_ms: int) -> None:

@@ -48,7 +48,7 @@ def line(entries: list[dict[str, Any]], seat: int) -> dict[str, Any]:
 
 
 def view_after(moves: list[str]) -> dict[str, Any]:
-    return replay(CODE, moves).view()
+    return replay(CODE, moves).view(progress=True)  # rooms have basic assists by default
 
 
 def stored_log(url: str, room: str, seat: int, race: int = 1) -> list[str]:
@@ -66,7 +66,7 @@ def stored_view(url: str, room: str, seat: int, race: int = 1) -> dict[str, Any]
     finally:
         r.close()
     assert snap, "no snapshot stored"
-    return Game.from_snapshot(snap).view()
+    return Game.from_snapshot(snap).view(progress=True)
 
 
 def log_of(moves: list[str]) -> list[str]:

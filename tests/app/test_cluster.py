@@ -212,3 +212,32 @@ async def test_a_master_killed_mid_race_loses_no_acked_move_under_replica_durabi
     assert (await play(ann, SCRIPT[40:]))["state"] == "won"
     assert (await bob.command("resign"))["t"] == "ack"
     assert (await ended_the_same([ann, bob, cat]))[0] == ("ann", "finished", 1)
+
+
+async def test_winnable_deals_and_solver_statuses_on_a_cluster(
+        redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
+    """The winnable sets live on their own slots (one per mode): refilled,
+    taken and dealt through single-key commands routed by the cluster; a
+    solver status's notice reaches a spectator on the other process."""
+    a = on_cluster(servers, redis_cluster, 0, "a", "--winnable-pool", "0")
+    b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b", "--winnable-pool", "2",
+                   "--winnable-modes", "D1N")
+    master = redis_cluster.master_of("kw:{D1N}")
+    await eventually(lambda: redis_cluster.ask(master, "SCARD", "kw:{D1N}") >= 2, timeout=60,
+                     what="two winnable D1N codes on the cluster")
+    ann, ada = await clients(a, "ann"), await clients(b, "ada")  # ann's process refills none
+    joined = await ann.create("ann", deal="winnable", draw=1, scoring="N", assists="solver")
+    await ann.send("start")
+    await ann.expect("board")
+    assert (await ann.expect("status"))["winnable"] == "yes"
+    await ada.send("watch", {"room": joined["room"], "since": 0})
+    await ada.expect("watching")
+    await ada.expect("boards")
+    assert (await ann.move("draw"))["t"] == "ack"  # its status: in the ack's board, or a notice
+    await eventually(lambda: any(
+        f["t"] == "boards" and f["d"]["boards"].get("0", {}).get("winnable") == "yes"
+        for f in ada.frames), timeout=30, what="the status on the other process's spectator")
+    assert (await ann.command("resign"))["t"] == "ack"
+    code = (await ann.event("ended"))["code"]
+    assert code.startswith("KL1-D1N-")
+    assert not redis_cluster.ask(master, "SISMEMBER", "kw:{D1N}", code)  # dealt once

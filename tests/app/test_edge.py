@@ -255,11 +255,12 @@ async def test_garbage_in_a_race_changes_nothing_and_reaches_no_one_else(connect
     assert await room_now(connect, ann.room) == before  # no event, no leaderboard change
     # the game is as it was: s=1 is still unused and t7>f still the first move
     ack = await ann.command("move", {"m": "t7>f"})
-    assert ack == {"t": "ack", "d": {"s": 1, "view": played("t7>f").view()}}
+    assert ack == {"t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
     # bob received nothing from ann's garbage
     await barrier(bob)
     assert {f["t"] for f in after(bob, bob_mark)} <= {"lb", "pong"}
-    assert (await bob.command("move", {"m": "t4>t5"}))["d"]["view"] == played("t7>f", "t4>t5").view()
+    moved = await bob.command("move", {"m": "t4>t5"})
+    assert moved["d"]["view"] == played("t7>f", "t4>t5").view(progress=True)
     assert not any(f["t"] == "reject" for f in bob.frames)
     assert (await room_now(connect, ann.room))["v"] == before["v"] + 2  # the two moves
 
@@ -305,7 +306,7 @@ async def test_a_frame_over_four_kib_closes_the_socket_with_1009(
     again = await connect("ann-again")
     await again.resume(ann.room, ann.token, since=ann.v)
     board = await again.expect("board")
-    assert board["s"] == 1 and board["view"] == played("t7>f").view()
+    assert board["s"] == 1 and board["view"] == played("t7>f").view(progress=True)
     assert not any(f["t"] == "reject" for f in bob.frames)
 
 
@@ -440,7 +441,7 @@ async def test_a_flood_in_a_race_drops_the_extra_moves_and_spares_the_others(
         bob_moves = asyncio.create_task(bob.command("move", {"m": "t7>f"}))
         await _send_all(ann, flood)
         assert await ann.closed() == 1008
-        assert (await bob_moves)["d"]["view"] == played("t7>f").view()
+        assert (await bob_moves)["d"]["view"] == played("t7>f").view(progress=True)
         acks = [f["d"]["s"] for f in ann.frames if f["t"] == "ack"]
         assert acks == list(range(1, allowed + 1))
         assert [f["d"]["code"] for f in ann.frames if f["t"] == "reject"] == ["flood"]
@@ -448,7 +449,7 @@ async def test_a_flood_in_a_race_drops_the_extra_moves_and_spares_the_others(
         again = await opener("ann-again")
         await again.resume(ann.room, ann.token, since=ann.v)
         board = await again.expect("board")
-        assert board["s"] == allowed and board["view"] == played(*["draw"] * allowed).view()
+        assert board["s"] == allowed and board["view"] == played(*["draw"] * allowed).view(progress=True)
         again.seq = allowed
         assert (await again.command("move", {"m": "draw"}))["d"]["view"]["moves"] == allowed + 1
         # bob plays on and never heard of it

@@ -57,7 +57,19 @@ BAD_SETTINGS = [
     (["--msg-rate", "0"], {}, "--msg-rate"),
     (["--durability", "paper"], {}, "--durability"),
     ([], {"KLONDIKE_REDIS_CLUSTER": "maybe"}, "KLONDIKE_REDIS_CLUSTER"),
+    (["--solver-workers", "-1"], {}, "--solver-workers"),
+    ([], {"KLONDIKE_WINNABLE_MODES": "D1N,D2N"}, "KLONDIKE_WINNABLE_MODES"),
 ]
+
+
+def test_the_solver_options() -> None:
+    cfg = config.parse(["--solver-workers", "2", "--winnable-modes", "d1n, D3N,d1n"],
+                       env={"KLONDIKE_SOLVER_QUEUE": "0", "KLONDIKE_WINNABLE_POOL": "5"})
+    assert (cfg.solver_workers, cfg.solver_queue, cfg.winnable_pool, cfg.winnable_modes) == (
+        2, 0, 5, ("D1N", "D3N"))
+    default = config.Config()
+    assert (default.solver_workers, default.solver_queue, default.winnable_pool) == (1, 8, 20)
+    assert default.winnable_modes == ("D1N", "D3N", "D1V", "D3V")
 
 
 @pytest.fixture(scope="module")

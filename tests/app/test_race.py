@@ -45,7 +45,7 @@ async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client])
     boards = await start_race(clients)
     for board in boards:
         assert board["race"] == 1 and board["s"] == 0 and not board["done"]
-        assert board["view"] == Game(code).view()
+        assert board["view"] == Game(code).view(progress=True)
     ann, bob, cat, dan = (Racer(c, code) for c in clients)
 
     quarter, half = len(script) // 4, len(script) // 2
@@ -146,7 +146,7 @@ async def test_solo_with_a_code_is_a_race_of_one_to_the_win(connect: type[Client
     assert sync["room"]["settings"]["solo"] is True and sync["room"]["settings"]["mode"] == "D1V"
     assert sync["room"]["phase"] == "racing" and sync["room"]["racers"] == [joined["seat"]]
     assert "code" not in sync["room"]
-    assert board["view"] == Game(code).view() and board["s"] == 0
+    assert board["view"] == Game(code).view(progress=True) and board["s"] == 0
     racer = Racer(ann, code)
     last = await racer.play(won["script"])
     assert last["d"]["view"]["state"] == "won"
@@ -174,8 +174,8 @@ async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
     ended = await ann.event("ended")
     code = ended["code"]
     assert code.startswith("KL1-D3V-")
-    assert Game(code).view() == board["view"]  # the revealed code is the deal that was played
-    assert replay(code, [move]).view() == ack["d"]["view"]
+    assert Game(code).view(progress=True) == board["view"]  # the revealed code is the deal that was played
+    assert replay(code, [move]).view(progress=True) == ack["d"]["view"]
     assert_code_kept(ann, code)
 
 
@@ -222,7 +222,7 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
     ended, _ = await asyncio.gather(bob.event("ended"), ann.event("ended"))
     code2 = ended["code"]
     assert ended["race"] == 2 and code2 != code and code2.startswith("KL1-D1N-")
-    assert Game(code2).view() == boards[0]["view"]
+    assert Game(code2).view(progress=True) == boards[0]["view"]
     for client in (ann, bob):
         second_race = client.raw[first_frame[client.name]:]
         end = next(i for i, raw in enumerate(second_race) if '"kind":"ended"' in raw)

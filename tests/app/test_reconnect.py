@@ -48,10 +48,11 @@ async def test_a_resent_command_is_applied_once(connect: type[Client]) -> None:
 
     first = await resend(ann, "move", {"s": 1, "m": script[0]})
     game.push(script[0])
-    assert first["t"] == "ack" and "again" not in first["d"] and first["d"]["view"] == game.view()
+    assert first["t"] == "ack" and "again" not in first["d"]
+    assert first["d"]["view"] == game.view(progress=True)
     again = await resend(ann, "move", {"s": 1, "m": script[0]})
     assert again["t"] == "ack" and again["d"]["again"] is True
-    assert again["d"]["view"] == game.view() and again["d"]["view"]["moves"] == 1
+    assert again["d"]["view"] == game.view(progress=True) and again["d"]["view"]["moves"] == 1
     stale = await resend(ann, "move", {"s": 1, "m": script[1]})
     assert stale["t"] == "reject" and stale["d"]["code"] == "stale" and stale["d"]["cmd"] == "move"
 
@@ -59,10 +60,10 @@ async def test_a_resent_command_is_applied_once(connect: type[Client]) -> None:
     game.push(script[1])
     assert second["t"] == "ack" and second["d"]["view"]["moves"] == 2
     older = await resend(ann, "move", {"s": 1, "m": script[0]})
-    assert older["d"]["again"] is True and older["d"]["view"] == game.view()
+    assert older["d"]["again"] is True and older["d"]["view"] == game.view(progress=True)
     undo = await resend(ann, "undo", {"s": 3})
     game.pop()
-    assert undo["t"] == "ack" and undo["d"]["view"] == game.view()
+    assert undo["t"] == "ack" and undo["d"]["view"] == game.view(progress=True)
     undo_again = await resend(ann, "undo", {"s": 3})
     assert undo_again["d"]["again"] is True and undo_again["d"]["view"]["moves"] == 1
     stale = await resend(ann, "resign", {"s": 3})
@@ -72,11 +73,11 @@ async def test_a_resent_command_is_applied_once(connect: type[Client]) -> None:
     back = await connect("ann again")
     await back.resume(joined["room"], joined["token"], since=ann.v)
     board = await back.expect("board")
-    assert board["s"] == 3 and board["view"] == game.view()
+    assert board["s"] == 3 and board["view"] == game.view(progress=True)
     for t, d in (("undo", {"s": 3}), ("move", {"s": 2, "m": script[1]}), ("move", {"s": 1, "m": script[0]})):
         got = await resend(back, t, d)
         assert got["t"] == "ack" and got["d"]["again"] is True, (t, d, got)
-        assert got["d"]["view"] == game.view()
+        assert got["d"]["view"] == game.view(progress=True)
     stale = await resend(back, "move", {"s": 2, "m": script[0]})
     assert stale["t"] == "reject" and stale["d"]["code"] == "stale"
 
@@ -90,7 +91,7 @@ async def test_a_resent_command_is_applied_once(connect: type[Client]) -> None:
     got = await resend(third, "move", {"s": 4, "m": script[1]})
     game.push(script[1])
     assert got["t"] == "ack" and got["d"].get("again", False) is (board["s"] == 4)
-    assert got["d"]["view"] == game.view() and game.moves == 2
+    assert got["d"]["view"] == game.view(progress=True) and game.moves == 2
     watcher = await connect("watcher")
     await watcher.send("watch", {"room": joined["room"], "since": 0})
     [line] = (await watcher.expect("sync"))["entries"]
@@ -143,11 +144,11 @@ async def test_resume_gets_the_missed_events_then_lb_then_the_same_board(connect
     assert lines["ann"]["moves"] == 6 and lines["bob"]["moves"] == 5
 
     assert board["race"] == 1 and board["s"] == 6 and board["done"] is False
-    assert board["view"] == last["d"]["view"] == racer_ann.game.view()
+    assert board["view"] == last["d"]["view"] == racer_ann.game.view(progress=True)
     assert board["view"]["undo"] == 6
     back.seq = ann.seq
     undone = await back.command("undo")
-    assert undone["t"] == "ack" and undone["d"]["view"] == replay(code, script[:5]).view()
+    assert undone["t"] == "ack" and undone["d"]["view"] == replay(code, script[:5]).view(progress=True)
     move = await back.move(script[5])
     assert move["t"] == "ack" and move["d"]["view"] == last["d"]["view"]
 
@@ -223,6 +224,6 @@ async def test_the_lost_ack_of_a_last_command_comes_back_after_the_race_ended(
     assert again["t"] == "ack" and again["d"]["again"] is True
     again = await resend(ann, "move", last_move)
     assert again["t"] == "ack" and again["d"]["again"] is True
-    assert again["d"]["view"] == winner.game.view() and again["d"]["view"]["state"] == "won"
+    assert again["d"]["view"] == winner.game.view(progress=True) and again["d"]["view"]["state"] == "won"
     late = await resend(ann, "move", {"s": ann.seq + 1, "m": "draw"})
     assert late["t"] == "reject" and late["d"]["code"] == "not_playing"

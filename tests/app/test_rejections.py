@@ -341,11 +341,11 @@ async def test_not_playing_in_the_lobby(connect: type[Client]) -> None:
 async def test_not_playing_after_resigning_while_the_others_play_on(connect: type[Client]) -> None:
     ann, bob = await race(connect, "ann", "bob")
     assert (await ann.command("move", {"m": "t7>f"}))["t"] == "ack"
-    assert (await ann.command("resign"))["d"]["view"] == played("t7>f").view()
+    assert (await ann.command("resign"))["d"]["view"] == played("t7>f").view(progress=True)
     for t, d in [("move", {"s": 3, "m": "t4>t5"}), ("undo", {"s": 3}), ("resign", {"s": 3}),
                  ("hint", {}), ("complete", {})]:
         assert await refused(ann, t, d) == reject(t, "not_playing", "your race is over", seq_of(d))
-    assert (await bob.command("move", {"m": "t4>t5"}))["d"]["view"] == played("t4>t5").view()
+    assert (await bob.command("move", {"m": "t4>t5"}))["d"]["view"] == played("t4>t5").view(progress=True)
     lines = {e["nickname"]: e for e in (await room_now(connect, ann.room))["entries"]}
     assert lines["ann"]["status"] == "resigned" and lines["ann"]["moves"] == 1
     assert lines["bob"]["status"] == "racing"
@@ -375,7 +375,7 @@ async def test_bad_notation_quotes_the_engine(connect: type[Client]) -> None:
         assert repr(m) in str(info.value)
     # s=1 is still free and the game untouched
     assert await answer(ann, "move", {"s": 1, "m": "T7>F"}) == {
-        "t": "ack", "d": {"s": 1, "view": played("t7>f").view()}}
+        "t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
 
 
 ILLEGAL: Final = [
@@ -396,7 +396,7 @@ async def test_illegal_move_says_why_and_changes_nothing(connect: type[Client]) 
         assert await refused(ann, "move", {"s": 1, "m": m}) == reject("move", "illegal_move", why, 1)
     assert await room_now(connect, ann.room) == before
     assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {
-        "t": "ack", "d": {"s": 1, "view": played("t7>f").view()}}
+        "t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
     # the position moved on: the same move is now refused for another reason
     assert await refused(ann, "move", {"s": 2, "m": "t7>f"}) == reject(
         "move", "illegal_move", "8H cannot go to the foundation: the hearts foundation is at AH", 2)
@@ -410,10 +410,11 @@ async def test_nothing_to_undo(connect: type[Client]) -> None:
     assert await refused(ann, "undo", {"s": 1}) == reject("undo", "nothing_to_undo",
                                                           "there is nothing to undo", 1)
     assert (await answer(ann, "move", {"s": 1, "m": "draw"}))["t"] == "ack"
-    assert (await answer(ann, "undo", {"s": 2}))["d"]["view"] == played().view()
+    assert (await answer(ann, "undo", {"s": 2}))["d"]["view"] == played().view(progress=True)
     assert await refused(ann, "undo", {"s": 3}) == reject("undo", "nothing_to_undo",
                                                           "there is nothing to undo", 3)
-    assert (await answer(ann, "move", {"s": 3, "m": "t7>f"}))["d"]["view"] == played("t7>f").view()
+    answered = await answer(ann, "move", {"s": 3, "m": "t7>f"})
+    assert answered["d"]["view"] == played("t7>f").view(progress=True)
 
 
 async def test_undo_and_hints_disabled(connect: type[Client]) -> None:
@@ -421,6 +422,7 @@ async def test_undo_and_hints_disabled(connect: type[Client]) -> None:
     assert await refused(ann, "undo", {"s": 1}) == reject("undo", "undo_disabled",
                                                           "undo is off in this room", 1)
     assert await refused(ann, "hint") == reject("hint", "hints_disabled", "hints are off in this room")
+    # assists off: the view is the engine's plain one (no ``no_progress``)
     assert (await answer(ann, "move", {"s": 1, "m": "t7>f"}))["d"]["view"] == played("t7>f").view()
     assert await refused(ann, "undo", {"s": 2}) == reject("undo", "undo_disabled",
                                                           "undo is off in this room", 2)
@@ -440,7 +442,7 @@ async def test_no_autocomplete(connect: type[Client]) -> None:
 
 async def test_stale_sequence_numbers(connect: type[Client]) -> None:
     ann, _ = await race(connect, "ann", "bob")
-    view = played("t7>f").view()
+    view = played("t7>f").view(progress=True)
     assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {"t": "ack", "d": {"s": 1, "view": view}}
     stale = "sequence number 1 was already used (last applied: 1)"
     for t, d in [("move", {"s": 1, "m": "draw"}), ("undo", {"s": 1}), ("resign", {"s": 1})]:
@@ -448,7 +450,8 @@ async def test_stale_sequence_numbers(connect: type[Client]) -> None:
     # the same command again is acknowledged again, not applied twice
     assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {
         "t": "ack", "d": {"s": 1, "view": view, "again": True}}
-    assert (await answer(ann, "move", {"s": 5, "m": "draw"}))["d"]["view"] == played("t7>f", "draw").view()
+    answered = await answer(ann, "move", {"s": 5, "m": "draw"})
+    assert answered["d"]["view"] == played("t7>f", "draw").view(progress=True)
     assert await refused(ann, "move", {"s": 3, "m": "draw"}) == reject(
         "move", "stale", "sequence number 3 was already used (last applied: 5)", 3)
     lines = {e["nickname"]: e for e in (await room_now(connect, ann.room))["entries"]}
@@ -575,9 +578,9 @@ async def test_resuming_a_seat_elsewhere_closes_the_first_socket_with_4000(
     assert await ann.closed() == 4000
     assert ann.close_reason == "seat opened elsewhere"
     board = await second.expect("board")
-    assert board["s"] == 1 and board["view"] == played("t7>f").view()
+    assert board["s"] == 1 and board["view"] == played("t7>f").view(progress=True)
     assert await answer(second, "move", {"s": 2, "m": "t4>t5"}) == {
-        "t": "ack", "d": {"s": 2, "view": played("t7>f", "t4>t5").view()}}
+        "t": "ack", "d": {"s": 2, "view": played("t7>f", "t4>t5").view(progress=True)}}
     now = await wait_for_metric(server, lambda m: closed(m, 4000) > closed(before, 4000))
     assert closed(now, 4000) == closed(before, 4000) + 1
     # the seat stays online: the first socket's goodbye does not mark it gone

@@ -199,7 +199,7 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
         room_end["room"]["start_at"] + TIME_LIMIT * 1000)
     for e, status in ((ann, "resigned"), (bob, "finished"), (cat, "resigned"), (eve, "unfinished")):
         keep(2, e, status)
-    fay_absent = Racer(fay.client, CODES[1])  # her game never moved
+    fay_absent = Racer(fay.client, CODES[1], progress=False)  # her game never moved
     games[2, 5], commands[2, 5], histories[2, 5] = fay_absent.game, [], fay_absent.history
     statuses[2, 5] = "unfinished"
     spectators.append((spec, {0: ann.racer, 1: bob.racer, 2: cat.racer, 4: eve.racer,  # type: ignore[dict-item]

@@ -153,7 +153,7 @@ class Entrant:
         assert joined["seat"] == self.player and joined["role"] == "player"
         board = await self.client.expect("board")
         assert board["s"] == 0 and not board["done"]
-        self.racer = Racer(self.client, code)
+        self.racer = Racer(self.client, code, progress=False)  # tournaments: no hints by default
         self.commands = []
         assert board["view"] == self.racer.game.view()
         return board

@@ -11,8 +11,9 @@ vectors' format.
 from __future__ import annotations
 
 import json
+import random
 import re
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -379,3 +380,56 @@ class RulesModel:
 
     def hidden(self) -> set[str]:
         return set(self.stock).union(*(c[:d] for c, d in zip(self.columns, self.down, strict=True)))
+
+
+# ---------------------------------------------------------------------- hand-built positions
+
+def build(code: str, columns: list[str], *, stock: Iterable[str] = (), waste: Iterable[str] = (),
+          credited: Iterable[str] = (), recycles: int = 0) -> Game:
+    """A game in the position described: each column as text, deepest card first,
+    face-down cards in brackets (``"[9S] [3H] 8D 7C"``); the stock first card
+    drawn first; the waste bottom card first. Every other card is on its
+    foundation (they must make a run from the ace in each suit) and credited,
+    and so are the ``credited`` cards. The game goes through a snapshot, so it
+    is one the engine accepts."""
+    game = Game(code)
+    index = {name: i for i, name in enumerate(ALL_CARDS)}
+    placed: list[int] = []
+    game.columns, game.down = [], []
+    for text in columns:
+        cards = text.split()
+        game.down.append(sum(c.startswith("[") for c in cards))
+        game.columns.append([index[c.strip("[]")] for c in cards])
+        placed += game.columns[-1]
+    game.stock = [index[c] for c in reversed(list(stock))]
+    game.waste = [index[c] for c in waste]
+    placed += game.stock + game.waste
+    home = sorted(set(range(52)) - set(placed))
+    game.foundations = [sum(1 for c in home if c // 13 == s) for s in range(4)]
+    assert home == [c for s in range(4) for c in range(s * 13, s * 13 + game.foundations[s])]
+    game.credited = sum(1 << c for c in home) | sum(1 << index[c] for c in credited)
+    game.recycles, game.fan = recycles, 0
+    game.history.clear()
+    game.packed_history.clear()
+    return Game.from_snapshot(game.snapshot())
+
+
+def hidden_under(cards: list[str], heads: list[str]) -> list[str]:
+    """Seven columns: the head cards face up, the other cards face down under them."""
+    cols = [[f"[{c}]" for c in cards[i::7]] for i in range(7)]
+    return [" ".join([*col, head]) for col, head in zip(cols, heads, strict=True)]
+
+
+#: Seven heads that cannot move (kings and no empty column; the parents of the
+#: others are face down) and talon cards that fit nowhere: no ace in sight.
+HEADS = ["KH", "KS", "KC", "KD", "5H", "5D", "9S"]
+TALON = ["2H", "2D", "3H", "6H", "6D", "7S", "7C", "8C"]
+
+
+def dead(code: str = "KL1-D1N-AAAAAAA", *, talon: list[str] = TALON, recycles: int = 1,
+         waste: int = 3, order: int = 0) -> Game:
+    """Nothing can ever move but the stock: the deepest cards shuffled by ``order``."""
+    rest = [c for c in ALL_CARDS if c not in HEADS and c not in talon]
+    random.Random(order).shuffle(rest)
+    return build(code, hidden_under(rest, HEADS), waste=talon[:waste], stock=talon[waste:],
+                 recycles=recycles)

@@ -89,19 +89,55 @@ def hint_tier(game: Game, notation: str) -> int:
     return 3
 
 
-def check_hint(game: Game) -> int | None:
-    """The hint is legal, not a reverse, and from the best tier there is; its tier."""
+def line_positions(game: Game) -> set[object]:
+    """The positions of the game's line that it still holds (this one, and the
+    one before each move it can undo), walked back on a copy."""
+    walk = game.copy()
+    out = {walk.position()}
+    while walk.undo_depth:
+        walk.pop()
+        out.add(walk.position())
+    return out
+
+
+def leads_back(game: Game, notation: str, reached: set[object]) -> bool:
+    trial = game.copy()
+    trial.push(notation)
+    return trial.position() in reached
+
+
+def progresses(game: Game, notation: str) -> bool:
+    """``notation`` turns a card face up, draws a card never seen (the first pass
+    through the stock), or puts a card on its foundation for the first time."""
+    if notation == "draw":
+        return game.recycles == 0
+    if flips(game, notation):
+        return True
+    if not notation.endswith(">f"):
+        return False
+    source = notation.split(">")[0]
+    card = game.waste[-1] if source == "w" else game.columns[int(source[1]) - 1][-1]
+    return not game.credited >> card & 1
+
+
+def check_hint(game: Game, reached: set[object] | None = None) -> int | None:
+    """The hint is legal, not a reverse, never into a position already reached
+    (``reached``: the positions of the game's line it still holds), and from the
+    best tier among the moves that are neither; its tier."""
     before = game.snapshot()
     hint = game.hint()
     assert game.snapshot() == before
     legal = [str(m) for m in game.legal_moves()]
-    if hint is None:
-        assert not any(hint_tier(game, m) < 3 for m in legal if not reverses(game, m))
+    if reached is None:
+        reached = line_positions(game)
+    candidates = [m for m in legal if not reverses(game, m) and not leads_back(game, m, reached)]
+    if hint is None:  # nothing useful: at least no move makes progress by itself
+        assert not any(progresses(game, m) for m in candidates)
         return None
     text = str(hint)
     assert game.is_legal(hint) and text in legal
     assert not reverses(game, text), f"{text} undoes {game.history[-1].move}"
-    candidates = [m for m in legal if not reverses(game, m)]
+    assert not leads_back(game, text, reached), f"{text} goes back to a position already reached"
     best = min(hint_tier(game, m) for m in candidates)
     tier = hint_tier(game, text)
     if best < 3:
@@ -115,8 +151,12 @@ def check_hint(game: Game) -> int | None:
 def test_hints_along_every_vector_game() -> None:
     tiers: Counter[int | None] = Counter()
     for vector in kl1()["games"] + wins():
-        for game, _ in positions(vector["script"], vector["code"]):
-            tiers[check_hint(game)] += 1
+        line: list[object] = []  # the positions of the line, the current one last
+        for game, item in positions(vector["script"], vector["code"]):
+            line.append(game.position())
+            tiers[check_hint(game, set(line[-game.undo_depth - 1:]))] += 1
+            if item == "undo":
+                line[-2:] = []
     # each preference was exercised, not only vacuously true
     assert tiers[0] > 100 and tiers[1] > 100 and tiers[2] > 100 and tiers[3] > 100 and tiers[None]
 

@@ -252,3 +252,42 @@ def test_checking_a_move_does_not_generate_all_legal_moves(monkeypatch: pytest.M
     assert game.pop() is DRAW and game.pop() is legal
     with pytest.raises(AssertionError, match="generated every legal move"):
         game.legal_moves()
+
+
+# ---------------------------------------------------------------------- engine defects (issue 12)
+
+@pytest.mark.parametrize("value", [None, 5, 2.5, b"t7>f", ["t7>f"]])
+def test_push_of_what_is_not_a_move_is_an_invalid_notation_error(value: object) -> None:
+    """Regression: push(None) and push(5) raised AttributeError, not an engine error."""
+    game = Game("KL1-D1N-AAAAAAA")
+    before = game.snapshot()
+    for call in (game.push, game.is_legal, game.reason_illegal):
+        with pytest.raises(InvalidNotationError):
+            call(value)  # type: ignore[arg-type]
+    assert game.snapshot() == before
+
+
+def test_is_legal_and_reason_illegal_take_notation_as_push_does() -> None:
+    """Regression: is_legal("t1>f") raised AttributeError; it took only a Move."""
+    game = Game("KL1-D1N-AAAAAAA")
+    for text in ["t7>f", " T4>T5 ", "draw", "t1>f", "w>f", "t4:2>t5", "fs>t1"]:
+        move = Move.parse(text)
+        assert game.is_legal(text) == game.is_legal(move)
+        assert game.reason_illegal(text) == game.reason_illegal(move)
+    assert game.is_legal("t7>f") and not game.is_legal("t1>f")
+    assert game.reason_illegal("t1>f") == ("8C cannot go to the foundation: "
+                                           "the clubs foundation starts with its ace")
+    with pytest.raises(InvalidNotationError, match="unknown source"):
+        game.is_legal("t9>f")
+    with pytest.raises(InvalidNotationError):
+        game.reason_illegal("undo")
+
+
+def test_push_unchecked_plays_what_push_would() -> None:
+    """The public unchecked push: the same game as push, without the check."""
+    checked, trusted = Game("KL1-D1N-AAAAAAA"), Game("KL1-D1N-AAAAAAA")
+    for text in ["t7>f", "t4>t5", "draw", "draw"]:
+        checked.push(text)
+        trusted.push_unchecked(Move.parse(text))
+        assert trusted == checked
+    assert Game._apply is Game.push_unchecked  # the former private name, kept for callers

@@ -194,3 +194,61 @@ def test_the_packed_history_mirrors_the_records_past_the_undo_limit(vector_game:
         assert bytes(game.packed_history) == b"".join(r.packed for r in game.history)
         copy = game.copy(history=False)
         assert copy.packed_history == b"" and copy.undo_depth == 0
+
+
+# ---------------------------------------------------------------------- the undo records (issue 12)
+
+def last_record(data: bytes) -> int:
+    """Where the last undo record starts in a snapshot's body."""
+    return len(data) - 9  # source target count points:u16 fan flags card drawn
+
+
+def test_an_undo_record_naming_another_card_is_refused() -> None:
+    """Regression: a record with a valid checksum but the wrong card was accepted,
+    and the game held 53 cards after pop() (AS twice)."""
+    data = body(replay("KL1-D1N-AAAAAAA", ["t7>f"]).snapshot())  # AH home from t7
+    at = last_record(data) + 7
+    assert data[at] == 13  # AH
+    bad = seal(data[:at] + bytes([0]) + data[at + 1:])  # says AS went home
+    with pytest.raises(InvalidSnapshotError, match="undo"):
+        Game.from_snapshot(bad)
+
+
+@pytest.mark.parametrize(
+    ("offset", "value"),
+    [
+        (3, 7),       # points before the move: 7, not 0
+        (5, 1),       # a draw-three fan before it, in draw one
+        (6, 0),       # "turned no card up", though it did
+        (6, 1),       # "did not earn the card's credit", though it did
+        (8, 2),       # "drew two cards"
+    ],
+    ids=["points", "fan", "flip", "credit", "drawn"],
+)
+def test_an_undo_record_that_does_not_replay_is_refused(offset: int, value: int) -> None:
+    """Each field of an undo record is checked against the game: it must replay
+    to exactly the position saved."""
+    data = body(replay("KL1-D1N-AAAAAAA", ["t7>f"]).snapshot())
+    at = last_record(data) + offset
+    assert data[at] != value
+    with pytest.raises(InvalidSnapshotError):
+        Game.from_snapshot(seal(data[:at] + bytes([value]) + data[at + 1:]))
+
+
+def test_a_draw_record_that_drew_the_wrong_number_of_cards_is_refused() -> None:
+    data = body(replay("KL1-D3N-AAAAAAA", ["draw"]).snapshot())
+    at = last_record(data) + 8
+    assert data[at] == 3
+    for drawn in (1, 2):
+        with pytest.raises(InvalidSnapshotError):
+            Game.from_snapshot(seal(data[:at] + bytes([drawn]) + data[at + 1:]))
+
+
+def test_a_history_that_does_not_start_from_a_sound_position_is_refused() -> None:
+    """The face-up cards of a column must be a sequence where the history starts."""
+    game = replay("KL1-D1N-AAAAAAA", ["t7>f", "t4>t5"])
+    game.columns[0].append(game.columns[1].pop(0))  # t2's face-down card, face up on t1's 8C
+    game.down[1] -= 1
+    with pytest.raises(InvalidSnapshotError, match="not a sequence"):
+        Game.from_snapshot(game.snapshot())
+

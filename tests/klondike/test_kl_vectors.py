@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
 from kl_support import (
     ALL_CARDS,
     VECTORS,
@@ -16,7 +17,7 @@ from kl_support import (
     wins,
 )
 
-from server.klondike import DealCode, Game, Move, card_name, replay, shuffled_deck
+from server.klondike import DealCode, Game, InvalidNotationError, Move, card_name, replay, shuffled_deck
 from server.klondike.deal import deal
 
 
@@ -132,3 +133,11 @@ def test_won_without_recycle_scores_625_plus_waste_plays() -> None:
 
 def test_card_names_follow_the_index_formula() -> None:
     assert [card_name(i) for i in range(52)] == ALL_CARDS
+
+
+def test_replay_refuses_a_bare_string() -> None:
+    """Regression: replay(code, "t7>f") walked the string one character at a time."""
+    with pytest.raises(InvalidNotationError, match="list of moves"):
+        replay("KL1-D1N-AAAAAAA", "t7>f")  # type: ignore[arg-type]
+    assert replay("KL1-D1N-AAAAAAA", ["t7>f"]).moves == 1
+    assert replay("KL1-D1N-AAAAAAA", (m for m in ["t7>f", "undo"])).moves == 0

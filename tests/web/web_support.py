@@ -75,7 +75,7 @@ def create_room(page: Page, nickname: str, *, code: str | None = None, undo: boo
     if not undo:
         form.get_by_label("Undo").uncheck()
     if not hints:
-        form.get_by_label("Hints").uncheck()
+        form.get_by_label("Assists").select_option("off")
     form.get_by_role("button", name="Create room").click()
     link = page.get_by_label("Room link", exact=True)
     expect(link).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))

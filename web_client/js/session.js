@@ -17,6 +17,7 @@ import * as field from './field.js';
 let socket = null;
 let after = null; // what to do once the current room is left: {t, d}
 let completeTimer = 0;
+let undoTimer = 0; // the next undo of an undoBack
 let retryTimer = 0;
 
 export function init(sock) {
@@ -208,7 +209,9 @@ const HANDLERS = {
       state.seq = Math.max(state.seq, d.s, ...state.pending.map((c) => c.d.s));
     }
     state.view = d.view;
+    state.viewSeq = d.s;
     state.done = d.done;
+    noticesAfter(d.view);
     state.ui.ghost = false;
     state.ui.selected = null;
     state.ui.panel = null;
@@ -222,12 +225,22 @@ const HANDLERS = {
     if (i >= 0) state.pending.splice(0, i + 1);
     if (d.view.state === 'won' && state.view && state.view.state !== 'won') state.ui.justWon = true;
     state.view = d.view;
+    state.viewSeq = d.s;
     state.done = state.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
+    noticesAfter(d.view);
     field.onAck(d);
     persist();
     if (state.ui.completing) completeTimer = setTimeout(completeStep, 140);
+    if (state.ui.undoing) undoTimer = setTimeout(undoStep, 60);
+  },
+
+  /** The solver's word on the position after command `s` (rooms with solver assists). */
+  status(d) {
+    if (!state.view || d.s !== state.viewSeq) return; // about a position we have left
+    state.view = { ...state.view, winnable: d.winnable, back: d.back };
+    noticesAfter(state.view);
   },
 
   reject(d) {
@@ -242,6 +255,7 @@ const HANDLERS = {
       state.pending = state.pending.filter((c) => c.d.s !== d.s);
       state.ui.ghost = false;
       state.ui.completing = null;
+      state.ui.undoing = 0;
       persist();
       if (d.code === 'stale') {
         socket.restart(); // the resume's board says where the seat really is
@@ -284,6 +298,7 @@ const HANDLERS = {
   },
 
   hint(d) {
+    if (d.s != null && d.s !== state.viewSeq) return; // asked before the last move: stale
     if (!d.m) {
       state.ui.hint = null;
       say('No useful move: draw, undo or resign.');
@@ -393,6 +408,12 @@ function game(t, d) {
   return true;
 }
 
+/** A notice put aside comes back once its cause has gone and returns. */
+function noticesAfter(view) {
+  if (view.winnable !== 'no') state.ui.lostHidden = false;
+  if (!view.no_progress) state.ui.idleHidden = false;
+}
+
 export const move = (m) => game('move', { m });
 export const undo = () => game('undo', {});
 export const resign = () => game('resign', {});
@@ -404,6 +425,18 @@ export function hint() {
     return;
   }
   socket.send('hint');
+}
+
+/** Undo `n` moves, one per answer (the last winnable position, as the solver said). */
+export function undoBack(n) {
+  state.ui.undoing = n;
+  undoStep();
+}
+
+function undoStep() {
+  if (!state.ui.undoing || state.pending.length) return;
+  state.ui.undoing -= 1;
+  if (!undo()) state.ui.undoing = 0;
 }
 
 /** Auto-complete: ask for the moves, then play them one by one; again stops it. */
@@ -487,12 +520,19 @@ the code the server then reveals is played again (a race's code is never
 asked for before its end: the server would not tell, and we do not try). */
 export function sameDealAgain(nickname, resignNow) {
   const room = state.room;
-  if (state.ownCode) return solo({ nickname, code: state.ownCode });
-  if (room && room.phase === 'ended' && room.code) return solo({ nickname, code: room.code });
+  const assists = keptAssists(room);
+  if (state.ownCode) return solo({ nickname, code: state.ownCode, assists });
+  if (room && room.phase === 'ended' && room.code) return solo({ nickname, code: room.code, assists });
   if (!room || !room.settings.solo) return false;
-  state.afterEnd = (code) => solo({ nickname, code });
+  state.afterEnd = (code) => solo({ nickname, code, assists });
   resignNow();
   return true;
+}
+
+/** The assists a solo game played again keeps: the room's (older servers: from its hints). */
+export function keptAssists(room) {
+  const s = room ? room.settings : {};
+  return s.assists || (s.hints === false ? 'off' : 'basic');
 }
 
 /** Take a seat back after it was opened elsewhere (close code 4000). */

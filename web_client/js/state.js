@@ -19,6 +19,7 @@ export const state = {
   view: null, // own game, as the server last sent it
   done: false, // own race over (won or resigned)
   seq: 0, // last sequence number used in this race
+  viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
   pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
   boards: {}, // spectators: seat → public view
@@ -37,6 +38,9 @@ export const state = {
     ghost: false, // dropped cards stay where they fell until the answer
     completing: null, // {moves, i}: auto-complete in progress
     stuckHidden: false,
+    lostHidden: false, // the "no longer winnable" notice put aside (until the game is winnable again)
+    idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
+    undoing: 0, // undos still to send, one per answer: back to the last winnable position
     resultsHidden: false,
     confirmResign: false,
     bigSeat: null, // spectators: the board shown large
@@ -80,7 +84,7 @@ function flush() {
 export function resetRoom() {
   Object.assign(state, {
     role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
-    race: 0, view: null, done: false, seq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
+    race: 0, view: null, done: false, seq: 0, viewSeq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
     field: freshField(),
   });
   resetUi();
@@ -90,6 +94,7 @@ export function resetUi() {
   Object.assign(state.ui, {
     selected: null, panel: null, hint: null, ghost: false, completing: null,
     stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
+    lostHidden: false, idleHidden: false, undoing: 0,
   });
 }
 

@@ -50,8 +50,9 @@ export function createBoardsGrid(host) {
       const name = names.get(seat) ?? `seat ${seat}`;
       const line = lines.get(seat);
       const status = line ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
+      const odds = view.winnable === 'yes' ? ' · winnable' : view.winnable === 'no' ? ' · not winnable' : '';
       setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
-        + (status && status !== 'racing' ? ` · ${status}` : ''));
+        + (status && status !== 'racing' ? ` · ${status}` : '') + odds); // odds: rooms with solver assists
       t.board.el.setAttribute('aria-label', `${name}'s table`);
       const big = bigSeat === seat;
       toggle(t.fig, 'big', big);

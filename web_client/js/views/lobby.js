@@ -29,6 +29,14 @@ function field(label, control) {
   return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
+/** The assists a room offers (docs/protocol.md, "assists"). */
+const ASSISTS = [['off', 'None'], ['basic', 'Hints'], ['solver', 'Hints and “can it still be won?”']];
+
+function assistsField(name) {
+  return field('Assists', h('select', { name },
+    ...ASSISTS.map(([v, t]) => h('option', { value: v, text: t, selected: v === 'basic' }))));
+}
+
 function value(form, name) {
   const el = form.elements[name];
   return el ? el.value : '';
@@ -46,7 +54,7 @@ export function createLobby(root) {
   const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-title' },
     h('h2', { id: 'create-title', text: 'Create a room' }),
     h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('deal', [['random', 'Random'], ['code', 'A KL1 code']], 'random'),
+      radios('deal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A KL1 code']], 'random'),
       h('input', { type: 'text', name: 'code', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Deal code',
         autocomplete: 'off', spellcheck: false, hidden: true })),
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('draw', [['1', 'One'], ['3', 'Three']], '1')),
@@ -61,8 +69,8 @@ export function createLobby(root) {
           .map(([v, t]) => h('option', { value: String(v), text: t }))))),
     h('fieldset', {}, h('legend', { text: 'Allow' }),
       h('div', { class: 'choices' },
-        h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), 'Undo'),
-        h('label', {}, h('input', { type: 'checkbox', name: 'hints', checked: true }), 'Hints'))),
+        h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), 'Undo')),
+      assistsField('assists')),
     h('fieldset', { class: 'big-only', hidden: true }, h('legend', { text: 'A big race' }),
       field('Leaderboard shows the top', h('select', { name: 'top' },
         ...[5, 10, 20, 50].map((n) => h('option', { value: String(n), text: String(n), selected: n === 10 })))),
@@ -86,7 +94,7 @@ export function createLobby(root) {
     const settings = {
       max_players: Number(value(f, 'max_players')),
       undo: f.elements.undo.checked,
-      hints: f.elements.hints.checked,
+      assists: value(f, 'assists'),
       time_limit: Number(value(f, 'time_limit')),
       boards: value(f, 'boards'),
     };
@@ -99,6 +107,7 @@ export function createLobby(root) {
     else {
       settings.draw = Number(value(f, 'draw'));
       settings.scoring = value(f, 'scoring');
+      if (value(f, 'deal') === 'winnable') settings.deal = 'winnable';
     }
     session.enter('create', { nickname: nick.value.trim(), settings });
   });
@@ -131,11 +140,12 @@ export function createLobby(root) {
   const soloForm = h('form', { class: 'panel solo', 'aria-labelledby': 'solo-title' },
     h('h2', { id: 'solo-title', text: 'Play solo' }),
     h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('sdeal', [['random', 'Random'], ['code', 'A KL1 code']], 'random'),
+      radios('sdeal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A KL1 code']], 'random'),
       h('input', { type: 'text', name: 'scode', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Solo deal code',
         autocomplete: 'off', spellcheck: false, hidden: true })),
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('sdraw', [['1', 'One'], ['3', 'Three']], '1')),
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('sscoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
+    assistsField('sassists'),
     h('button', { class: 'btn accent', type: 'submit', text: 'Play solo' }));
   soloForm.addEventListener('change', () => {
     soloForm.elements.scode.hidden = value(soloForm, 'sdeal') !== 'code';
@@ -144,11 +154,12 @@ export function createLobby(root) {
   soloForm.addEventListener('submit', (e) => {
     e.preventDefault();
     if (!checkNick()) return;
-    const d = { nickname: nick.value.trim() };
+    const d = { nickname: nick.value.trim(), assists: value(soloForm, 'sassists') };
     if (value(soloForm, 'sdeal') === 'code') d.code = value(soloForm, 'scode').trim();
     else {
       d.draw = Number(value(soloForm, 'sdraw'));
       d.scoring = value(soloForm, 'sscoring');
+      if (value(soloForm, 'sdeal') === 'winnable') d.deal = 'winnable';
     }
     session.enter('solo', d);
   });

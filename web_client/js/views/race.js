@@ -36,6 +36,30 @@ function stat(label, short = label) {
   return { el, value };
 }
 
+const NOTICE_TITLES = {
+  stuck: 'No moves left.', lost: 'This game can no longer be won.', idle: 'No useful move left.',
+};
+const NOTICE_BUTTONS = { stuck: 'No moves left…', lost: 'Not winnable…', idle: 'No useful move…' };
+const BADGES = { yes: 'Winnable', no: 'Not winnable', unknown: 'Winnable?', pending: 'Checking…' };
+const BADGE_TITLES = {
+  yes: 'The solver found a way to win from here',
+  no: 'The solver proved no line of play wins from here',
+  unknown: 'The solver could not tell in time',
+  pending: 'The solver is looking at this position',
+};
+
+/** Which notice the view calls for: "stuck" (no legal move), "lost" (the solver
+proved it cannot be won), "idle" (no line of play makes progress), or null. */
+function noticeKind(view) {
+  if (!view || view.state !== 'playing' && view.state !== 'stuck') return null;
+  if (view.state === 'stuck') return 'stuck';
+  if (view.winnable === 'no') return 'lost';
+  if (view.no_progress) return 'idle';
+  return null;
+}
+
+const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
+
 /** The mode of a typed code: "KL1-D3V-…" → {draw: 3, scoring: "V"}. */
 function modeOfCode(code) {
   const m = /^KL1-D([13])([NV])-/.exec(code || '');
@@ -79,15 +103,19 @@ export function createRace(root) {
     h('span', { text: 'Starting in' }), countdownNumber);
 
   const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => input.act('undo') });
+  // the "no longer winnable" notice: back to the last position the solver found winnable
+  const stuckBack = h('button', { class: 'btn primary', type: 'button',
+    onclick: () => { if (state.view && state.view.back) session.undoBack(state.view.back); } });
+  const stuckTitle = h('p', { id: 'stuck-title', class: 'notice-title', text: 'No moves left.' });
   const stuckNew = h('button', { class: 'btn', type: 'button', text: 'A new deal', onclick: () => newDeal() });
   const stuckAgain = h('button', { class: 'btn', type: 'button', text: 'The same deal again', onclick: () => sameAgain() });
   const stuckNote = h('p', { class: 'notice-note' });
   const stuck = h('div', { class: 'notice stuck', role: 'alertdialog', 'aria-labelledby': 'stuck-title' },
-    h('p', { id: 'stuck-title', class: 'notice-title', text: 'No moves left.' }),
+    stuckTitle,
     stuckNote,
     h('div', { class: 'notice-actions' },
-      stuckUndo, stuckNew, stuckAgain,
-      h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => { state.ui.stuckHidden = true; changed(); } }),
+      stuckBack, stuckUndo, stuckNew, stuckAgain,
+      h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => hideNotice() }),
       h('button', { class: 'btn danger', type: 'button', text: 'Resign', onclick: () => input.act('resign') })));
 
   const doneTitle = h('p', { class: 'notice-title' });
@@ -111,7 +139,9 @@ export function createRace(root) {
   const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => input.act('complete') },
     completeLabel, h('kbd', { text: 'F' }));
   const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: 'No moves left…',
-    onclick: () => { state.ui.stuckHidden = false; changed(); } });
+    onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostHidden: false, idleHidden: false }); changed(); } });
+  // the solver's word on the position (rooms with solver assists): winnable, not, or not known
+  const badge = h('span', { class: 'winnable-badge', role: 'status', 'aria-live': 'polite' });
   const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, 'New deal', h('kbd', { text: 'N' }));
   const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, 'Resign');
   const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: 'Results',
@@ -123,7 +153,7 @@ export function createRace(root) {
     h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
       + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
   const controls = h('div', { class: 'controls' },
-    undoBtn, hintBtn, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
+    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
 
   const side = h('aside', { class: 'side' });
   const podium = createPodium(side);
@@ -146,7 +176,7 @@ export function createRace(root) {
   const results = createResults(root, {
     field: () => openField({ me: state.seat }),
     rematch: () => session.rematch(),
-    solo: (code) => session.solo({ nickname: nickname(), code }),
+    solo: (code) => session.solo({ nickname: nickname(), code, assists: session.keptAssists(state.room) }),
     fresh: () => freshSolo(),
     hide: () => { state.ui.resultsHidden = true; changed(); },
     leave: () => session.leave(),
@@ -202,7 +232,9 @@ export function createRace(root) {
   function freshSolo() {
     const s = state.room.settings;
     const mode = modeOfCode(state.ownCode) || { draw: s.draw, scoring: s.scoring };
-    session.solo({ nickname: nickname(), draw: mode.draw, scoring: mode.scoring });
+    const d = { nickname: nickname(), draw: mode.draw, scoring: mode.scoring, assists: session.keptAssists(state.room) };
+    if (s.deal === 'winnable' && !state.ownCode) d.deal = 'winnable'; // a new deal of the same kind
+    session.solo(d);
   }
 
   function inProgress() {
@@ -221,12 +253,21 @@ export function createRace(root) {
       else say('A race is dealt again after it ends: Resign to stop, then Rematch.');
       return;
     }
-    if (inProgress() && state.view.state !== 'stuck') {
+    if (inProgress() && !noticeKind(state.view)) {
       const ok = await confirm({ title: 'Start a new deal?', text: 'This game ends here, unfinished.', yes: 'New deal',
         no: 'Keep playing' });
       if (!ok) return;
     }
     freshSolo();
+  }
+
+  /** "View the board": the notice showing now is put aside. */
+  function hideNotice() {
+    const kind = noticeKind(state.view);
+    if (kind === 'stuck') state.ui.stuckHidden = true;
+    else if (kind === 'lost') state.ui.lostHidden = true;
+    else if (kind === 'idle') state.ui.idleHidden = true;
+    changed();
   }
 
   /** The stuck notice's "The same deal again" (solo only: see session.sameDealAgain). */
@@ -366,16 +407,30 @@ export function createRace(root) {
 
     show(countdown, phase === 'countdown');
     show(waiting, phase === 'racing' && !view);
-    const isStuck = Boolean(view && view.state === 'stuck' && !s.done && phase === 'racing');
+    // one notice at a time: no legal move, then no longer winnable (solver), then no useful move
+    const kind = !s.done && phase === 'racing' ? noticeKind(view) : null;
+    const hidden = kind === 'stuck' ? ui.stuckHidden : kind === 'lost' ? ui.lostHidden : ui.idleHidden;
     const canUndo = Boolean(settings.undo && view && view.undo > 0);
-    show(stuck, isStuck && !ui.stuckHidden);
-    show(stuckUndo, canUndo);
+    const back = kind === 'lost' && settings.undo && view.back ? view.back : 0;
+    show(stuck, Boolean(kind) && !hidden);
+    setText(stuckTitle, NOTICE_TITLES[kind] || NOTICE_TITLES.stuck);
+    setText(stuckBack, back === 1 ? 'Undo the last move: winnable again' : `Undo ${back} moves: winnable again`);
+    show(stuckBack, back > 0);
+    show(stuckUndo, canUndo && back === 0);
     show(stuckNew, solo);
     show(stuckAgain, solo); // a race's code is secret until it ends: its results offer the deal again
-    setText(stuckNote, solo ? (canUndo ? 'Undo a move, deal again, or resign.' : 'Deal again, or resign.')
-      : canUndo ? 'Undo a move and try another way, or resign: the race goes on without you.'
+    const way = back ? 'undo back to where it could still be won'
+      : canUndo ? 'undo a move' : '';
+    setText(stuckNote, solo ? `${way ? `${capital(way)}, deal` : 'Deal'} again, look at the board, or resign.`
+      : way ? `${capital(way)} and try another way, or resign: the race goes on without you.`
         : 'Resign: the race goes on without you, and its results offer this deal again.');
-    show(stuckBtn, isStuck && ui.stuckHidden);
+    show(stuckBtn, Boolean(kind) && hidden);
+    setText(stuckBtn, NOTICE_BUTTONS[kind] || NOTICE_BUTTONS.stuck);
+    const status = view && 'winnable' in view && phase === 'racing' && !s.done ? view.winnable : undefined;
+    show(badge, status !== undefined);
+    badge.dataset.winnable = status == null ? 'pending' : status;
+    setText(badge, BADGES[status == null ? 'pending' : status] || '');
+    setAttr(badge, 'title', BADGE_TITLES[status == null ? 'pending' : status] || null);
 
     const finished = mine && mine.status === 'finished';
     const over = s.done && phase === 'racing';
@@ -404,7 +459,7 @@ export function createRace(root) {
     show(resultsBtn, phase === 'ended' && ui.resultsHidden);
     toggle(el, 'busy', s.pending.length > 0);
 
-    const stuckSeats = isStuck ? new Set([s.seat]) : null;
+    const stuckSeats = kind === 'stuck' ? new Set([s.seat]) : null;
     podium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 && phase !== 'ended' });
     if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats });
     else leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });

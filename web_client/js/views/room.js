@@ -7,8 +7,10 @@ import { count, modeText } from '../format.js';
 import { say } from '../messages.js';
 
 export function settingsText(s) {
-  const parts = [modeText(s), s.fixed_code ? 'a chosen deal' : 'a random deal',
-    `up to ${count(s.max_players)} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
+  const parts = [modeText(s),
+    s.fixed_code ? 'a chosen deal' : s.deal === 'winnable' ? 'a random winnable deal' : 'a random deal',
+    `up to ${count(s.max_players)} players`, `undo ${s.undo ? 'on' : 'off'}`,
+    s.assists === 'solver' ? 'hints and winnability on' : `hints ${s.hints ? 'on' : 'off'}`,
     s.time_limit ? `${Math.round(s.time_limit / 60)} min limit` : 'no time limit',
     s.boards === 'live' ? 'spectators see boards live'
       : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late` : 'spectators see boards after the race'];

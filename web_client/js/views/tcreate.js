@@ -1,8 +1,8 @@
 /** The lobby's "Tournament" panel: organize one (a name; codes one per line,
-or a number of random deals of a draw and scoring; the time per round, the
-players, undo, hints and what spectators see; how rounds follow each other,
-late registration and an invite code; above 16 players, how many lines of
-the standings everyone sees), or open one by its link.
+or a number of random deals of a draw and scoring, any or certified winnable;
+the time per round, the players, undo, assists and what spectators see; how
+rounds follow each other, late registration and an invite code; above 16
+players, how many lines of the standings everyone sees), or open one by its link.
 The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
@@ -38,7 +38,7 @@ export function createTournamentForm(host) {
     field('Tournament name', h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
       placeholder: 'Club night', autocomplete: 'off' })),
     h('fieldset', {}, h('legend', { text: 'Deals' }),
-      radios('tdeals', [['random', 'Random'], ['codes', 'KL1 codes']], 'random'),
+      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'KL1 codes']], 'random'),
       h('div', { class: 'row t-random' },
         field('Rounds', h('input', { type: 'number', name: 'rounds', min: 1, max: 20, value: 3 })),
         field('Draw', h('select', { name: 'tdraw' }, h('option', { value: '1', text: 'One' }), h('option', { value: '3', text: 'Three' }))),
@@ -66,8 +66,10 @@ export function createTournamentForm(host) {
       h('label', {}, h('input', { type: 'checkbox', name: 'tinvite' }), 'Registering needs an invite code')),
     h('fieldset', {}, h('legend', { text: 'Allow' }),
       h('div', { class: 'choices' },
-        h('label', {}, h('input', { type: 'checkbox', name: 'tundo', checked: true }), 'Undo'),
-        h('label', {}, h('input', { type: 'checkbox', name: 'thints' }), 'Hints'))),
+        h('label', {}, h('input', { type: 'checkbox', name: 'tundo', checked: true }), 'Undo')),
+      field('Assists', h('select', { name: 'tassists' },
+        ...[['off', 'None'], ['basic', 'Hints'], ['solver', 'Hints and “can it still be won?”']]
+          .map(([v, t]) => h('option', { value: v, text: t }))))),
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
       radios('tboards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the round']], 'after'),
       h('label', { class: 'delay', hidden: true },
@@ -92,7 +94,7 @@ export function createTournamentForm(host) {
       time_limit: Number(els.ttime.value),
       max_players: Number(els.tmax.value),
       undo: els.tundo.checked,
-      hints: els.thints.checked,
+      assists: els.tassists.value,
       boards: els.tboards.value,
     };
     if (settings.boards === 'delayed') settings.delay = Number(els.tdelay.value) || 0;
@@ -110,6 +112,7 @@ export function createTournamentForm(host) {
       settings.rounds = Number(els.rounds.value);
       settings.draw = Number(els.tdraw.value);
       settings.scoring = els.tscoring.value;
+      if (els.tdeals.value === 'winnable') settings.deal = 'winnable';
     }
     if (!name) {
       fail('Give the tournament a name.');

@@ -1,0 +1,151 @@
+"""Assists in the browser: the create-room settings (winnable deals, the
+solver's assists), the winnability badge, the "no longer winnable" notice and
+its undo back, and the "no useful move" notice."""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator
+
+import pytest
+from conftest import Tabs, screenshot
+from harness import RedisServer, ServerProcess, Servers, wait_until
+from playwright.sync_api import Page, expect
+from web_support import pile, poll, set_nickname, stat
+
+from server.store import keys
+
+pytestmark = pytest.mark.browser
+
+VEGAS = "KL1-D1V-Q2OVTPZ"  # won at once by the solver; lost after its 24 draws; winnable 15 undos back
+IDLE = "KL1-D1V-ATDJ4LP"  # after its 24 draws only w>t3 is legal, and nothing makes progress
+
+
+@pytest.fixture(scope="module")
+def redis(module_redis: RedisServer) -> RedisServer:
+    return module_redis  # its winnable sets start empty
+
+
+@pytest.fixture(scope="module")
+def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(redis.url, env={"KLONDIKE_WINNABLE_POOL": "2", "KLONDIKE_WINNABLE_MODES": "D1N"})
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def solo(page: Page, code: str, assists: str) -> None:
+    set_nickname(page, "ann")
+    form = page.locator("form.solo")
+    form.get_by_label("A KL1 code").check()
+    form.get_by_label("Solo deal code").fill(code)
+    form.get_by_label("Assists").select_option(assists)
+    form.get_by_role("button", name="Play solo").click()
+    expect(stat(page, "Moves")).to_have_text("0")
+
+
+def draw_all(page: Page) -> None:
+    for n in range(1, 25):
+        pile(page, "stock").click()
+        expect(stat(page, "Moves")).to_have_text(str(n))
+
+
+def test_the_create_room_screen_offers_winnable_deals_and_solver_assists(tabs: Tabs,
+                                                                         redis: RedisServer) -> None:
+    wait_until(lambda: redis.client().scard(keys.winnable("D1N")) >= 1, timeout=60,
+               what="a winnable D1N deal ready")
+    page = tabs.page("/")
+    set_nickname(page, "host")
+    form = page.locator("form.create")
+    form.get_by_label("Random, winnable").check()
+    form.get_by_label("Assists").select_option("solver")
+    form.get_by_role("button", name="Create room").click()
+    settings = page.locator(".room-settings")
+    expect(settings).to_contain_text("a random winnable deal")
+    expect(settings).to_contain_text("hints and winnability on")
+    page.get_by_role("button", name="Start the race").click()
+    expect(page.locator(".winnable-badge")).to_have_text("Winnable", timeout=30_000)
+
+
+def test_the_badge_and_the_no_longer_winnable_notice(tabs: Tabs) -> None:
+    page = tabs.page("/")
+    solo(page, VEGAS, "solver")
+    badge = page.locator(".winnable-badge")
+    expect(badge).to_have_text("Winnable", timeout=30_000)
+    draw_all(page)
+    expect(badge).to_have_text("Not winnable", timeout=30_000)
+    notice = page.locator(".notice.stuck")
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("This game can no longer be won.")
+    for name in ("Undo 15 moves: winnable again", "A new deal", "The same deal again", "View the board"):
+        expect(notice.get_by_role("button", name=name)).to_be_visible()
+    screenshot(page, "assists-lost")
+
+    notice.get_by_role("button", name="View the board").click()  # looking at the board
+    expect(notice).to_be_hidden()
+    again = page.locator(".controls").get_by_role("button", name="Not winnable…")
+    expect(again).to_be_visible()
+    again.click()
+    expect(notice).to_be_visible()
+
+    notice.get_by_role("button", name="Undo 15 moves: winnable again").click()
+    expect(stat(page, "Moves")).to_have_text("9", timeout=20_000)
+    expect(badge).to_have_text("Winnable")
+    expect(notice).to_be_hidden()
+
+
+def test_the_no_useful_move_notice_in_a_room_with_basic_hints(tabs: Tabs) -> None:
+    page = tabs.page("/")
+    solo(page, IDLE, "basic")
+    expect(page.locator(".winnable-badge")).to_be_hidden()  # the solver's badge: solver assists only
+    draw_all(page)
+    notice = page.locator(".notice.stuck")
+    expect(notice).to_contain_text("No useful move left.")
+    for name in ("Undo", "A new deal", "The same deal again", "View the board"):
+        expect(notice.get_by_role("button", name=name, exact=True)).to_be_visible()
+    notice.get_by_role("button", name="View the board").click()
+    expect(notice).to_be_hidden()
+    page.locator(".controls").get_by_role("button", name="No useful move…").click()
+    notice.get_by_role("button", name="Undo", exact=True).click()
+    expect(stat(page, "Moves")).to_have_text("23")
+    expect(notice).to_be_hidden()
+
+    pile(page, "stock").click()  # back where nothing is useful
+    expect(notice).to_be_visible()
+    notice.get_by_role("button", name="A new deal").click()  # no "are you sure": the game is dead
+    expect(stat(page, "Moves")).to_have_text("0")
+    expect(notice).to_be_hidden()
+
+
+def test_off_assists_show_no_badge_and_no_hint(tabs: Tabs) -> None:
+    page = tabs.page("/")
+    solo(page, IDLE, "off")
+    expect(page.locator(".controls").get_by_role("button", name="Hint")).to_be_hidden()
+    draw_all(page)
+    expect(page.locator(".notice.stuck")).to_be_hidden()  # no assists: no "no useful move" either
+    expect(page.locator(".winnable-badge")).to_be_hidden()
+
+
+def test_the_tournament_form_offers_winnable_deals_and_solver_assists(tabs: Tabs,
+                                                                      redis: RedisServer) -> None:
+    wait_until(lambda: redis.client().scard(keys.winnable("D1N")) >= 2, timeout=60,
+               what="two winnable D1N deals ready")
+    page = tabs.page("/")
+    form = page.locator("form.tournament-form")
+    form.get_by_label("Tournament name").fill("Winnable night")
+    form.get_by_label("Random, winnable").check()
+    form.get_by_label("Rounds").fill("2")
+    form.get_by_label("Scoring").select_option("N")
+    form.get_by_label("Assists").select_option("solver")
+    form.get_by_role("button", name="Create tournament").click()
+    expect(page).to_have_url(re.compile(r"/t/[A-Z0-9]{8}\?admin$"))
+
+    def synced() -> list[dict[str, object]]:
+        return [json.loads(f)["d"]["tournament"]["settings"] for f in tabs.frames[page]
+                if json.loads(f)["t"] == "t_sync"]
+    poll(page, lambda: bool(synced()), "the tournament's t_sync")
+    settings = synced()[-1]
+    assert settings["deal"] == "winnable" and settings["assists"] == "solver"
+    assert settings["modes"] == ["D1N", "D1N"]
