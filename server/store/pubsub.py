@@ -35,6 +35,9 @@ from .slots import slot
 
 log = structlog.get_logger("store.pubsub")
 
+#: How long ``subscribe`` waits for Redis to confirm a subscription.
+CONFIRM_TIMEOUT = 5.0
+
 
 class Channels(Protocol):
     """What the app needs of a subscriber (:meth:`Store.subscriber` makes one)."""
@@ -65,6 +68,8 @@ class Subscriber:
         self._kind = b"smessage" if sharded else b"message"
         self._sharded = sharded
         self._channels: set[str] = set()
+        self._confirming: dict[str, asyncio.Future[None]] = {}  # asked, not yet confirmed
+        self._subscribed = b"ssubscribe" if sharded else b"subscribe"
         self._conn: AbstractConnection | None = None
         self._connected = asyncio.Event()
         self._task: asyncio.Task[None] | None = None
@@ -77,21 +82,39 @@ class Subscriber:
         return set(self._channels)
 
     async def subscribe(self, channel: str) -> None:
-        """Start receiving a channel (returns once Redis was asked)."""
+        """Start receiving a channel; returns once Redis confirmed it (so
+        that what the caller reads next is followed by every later message),
+        or after ``CONFIRM_TIMEOUT`` seconds (the connection is down: it
+        subscribes when it comes back, and ``on_reconnect`` says so)."""
         if channel in self._channels:
+            waiter = self._confirming.get(channel)
+        else:
+            self._channels.add(channel)
+            waiter = self._confirming[channel] = asyncio.get_running_loop().create_future()
+            await self._send(self._sub, channel)
+        if waiter is None:
             return
-        self._channels.add(channel)
-        await self._send(self._sub, channel)
+        try:
+            await asyncio.wait_for(asyncio.shield(waiter), CONFIRM_TIMEOUT)
+        except TimeoutError:
+            log.warning("redis_subscribe_unconfirmed", channel=channel)
 
     async def unsubscribe(self, channel: str) -> None:
         if channel not in self._channels:
             return
         self._channels.discard(channel)
+        self._confirmed(channel)
         await self._send(self._unsub, channel)
+
+    def _confirmed(self, channel: str) -> None:
+        waiter = self._confirming.pop(channel, None)
+        if waiter is not None and not waiter.done():
+            waiter.set_result(None)
 
     def forget(self, channel: str) -> None:
         """Drop a channel Redis refused (it is subscribed elsewhere)."""
         self._channels.discard(channel)
+        self._confirmed(channel)
 
     async def _send(self, command: str, channel: str) -> None:
         conn = self._conn
@@ -124,6 +147,8 @@ class Subscriber:
         kind = msg[0]
         if kind == self._kind:
             self._on_message(msg[1].decode(), msg[2])
+        elif kind == self._subscribed:
+            self._confirmed(msg[1].decode())
         elif kind == b"sunsubscribe" and self._on_evicted is not None:
             channel = msg[1].decode()
             if channel in self._channels:  # not asked for: the slot left this node
@@ -213,8 +238,13 @@ class ShardedSubscriber:
             addr = self._cluster.master_of(channel)
         if addr is None:
             return  # subscribed once the slot map is known (_rehome)
-        self._home[channel] = addr
-        await self._node(addr).subscribe(channel)
+        for _ in range(3):  # a MOVED answer re-homes it meanwhile: wait for the new home
+            self._home[channel] = addr
+            await self._node(addr).subscribe(channel)
+            home = self._home.get(channel)
+            if home is None or home == addr or channel not in self._wanted:
+                return
+            addr = home
 
     async def unsubscribe(self, channel: str) -> None:
         self._wanted.discard(channel)
