@@ -241,3 +241,20 @@ async def test_winnable_deals_and_solver_statuses_on_a_cluster(
     code = (await ann.event("ended"))["code"]
     assert code.startswith("KL1-D1N-")
     assert not redis_cluster.ask(master, "SISMEMBER", "kw:{D1N}", code)  # dealt once
+
+
+async def test_a_spectator_on_another_process_sees_a_lobby_room_start(
+        redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
+    """Regression: the watching process's first channel on the room's node was
+    subscribed only once its connection was up, after the hub had loaded the
+    room, and the start published in between never reached the spectator."""
+    a = on_cluster(servers, redis_cluster, 0, "a")
+    b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b")
+    for n in range(3):  # rooms on different slots: a fresh hub (and channel) on b each time
+        ann, ada = await clients(a, f"ann{n}"), await clients(b, f"ada{n}")
+        joined = await ann.create(f"ann{n}")
+        await ada.send("watch", {"room": joined["room"], "since": 0})
+        await ada.expect("sync")
+        await ann.send("start")
+        start = await ada.event("start")
+        assert start["room"]["phase"] in ("countdown", "racing")
