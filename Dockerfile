@@ -12,6 +12,8 @@ WORKDIR /app
 COPY pyproject.toml README.md ./
 COPY server/ server/
 COPY web_client/ web_client/
+# the rule book, which the server also serves as /rules.md (the client's rules page)
+COPY docs/rules.md docs/rules.md
 # Installed in place (editable): the server serves the web client from the
 # folder next to its package, /app/web_client.
 RUN pip install -e . \

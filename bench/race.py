@@ -7,6 +7,7 @@ Run from the project's root::
     .venv/bin/python bench/race.py --mode open --players 3000 --duration 20
     .venv/bin/python bench/race.py --repeat 3 --limit --json out.json
     .venv/bin/python bench/race.py --mode closed --players 64 --profile py-spy
+    .venv/bin/python bench/race.py --cluster --durability all --players 64 512 --repeat 3
 
 Each case starts its own ``redis-server`` (free port, a /tmp directory,
 append-only file with ``appendfsync everysec``, as the embedded one) and one
@@ -27,8 +28,17 @@ connection (VmRSS before the players connect and once they have joined
 their rooms, divided by their number). ``--limit`` also runs configuration
 (c) of ``../shared/limit`` (websockets + orjson + one EVALSHA + fan-out to 8)
 at the same connection counts, back to back with the closed-loop cases, and
-prints race/limit. Every process started here is stopped at the end, also on
-Ctrl-C or SIGTERM.
+prints race/limit.
+
+Where the state lives: by default one Redis with ``--durability os``.
+``--durability MODE...`` (or ``all``) runs every case on one Redis with each
+mode: ``fsync`` (that Redis with ``appendfsync always``), ``replica`` (a
+replica beside it; the server waits for it once per batch). ``--cluster``
+also runs every case on a Redis Cluster of three masters (made like the
+tests' fixture, ``redis-cli --cluster create``), the server given one node
+and ``--redis-cluster``; Redis CPU is then the sum of the nodes', and a round
+trip is one batch to one node. Every process started here is stopped at the
+end, also on Ctrl-C or SIGTERM.
 """
 
 from __future__ import annotations
@@ -58,6 +68,7 @@ from multiprocessing.connection import Connection
 from pathlib import Path
 from typing import Any, Final
 
+import big_client
 import race_client
 import race_profile
 
@@ -69,6 +80,9 @@ HOST: Final = "127.0.0.1"
 CLOSED_PLAYERS: Final = (64, 512)
 OPEN_PLAYERS: Final = (1000, 2000, 3000)
 CLOSED_TARGET: Final = 0.8  # of the limit's configuration (c)
+CLUSTER_MASTERS: Final = 3
+DURABILITIES: Final = ("os", "fsync", "replica")
+SETUP_ORDER: Final = ("single/os", "cluster/os", "single/fsync", "single/replica")
 OPEN_P99_TARGET_MS: Final = 50.0
 OPEN_TARGET_PLAYERS: Final = 3000
 now = time.monotonic
@@ -179,14 +193,20 @@ def wait_quiet(limit_s: float, quiet_pct: float) -> float:
 
 
 class Redis:
-    def __init__(self, workdir: Path) -> None:
+    """One redis-server of the bench's, on a free port (``appendfsync`` as
+    given; ``replica_of``: a replica of that port)."""
+
+    def __init__(self, workdir: Path, *, appendfsync: str = "everysec",
+                 replica_of: int | None = None) -> None:
         self.dir = workdir / f"redis-{time.monotonic_ns()}"
         self.dir.mkdir(parents=True)
         self.port = free_port()
+        extra = ["--replicaof", HOST, str(replica_of)] if replica_of else []
         self.proc = PROCS.start(
             ["redis-server", "--port", str(self.port), "--bind", HOST, "--save", "",
-             "--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(self.dir),
-             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), "--maxclients", "10000"],
+             "--appendonly", "yes", "--appendfsync", appendfsync, "--dir", str(self.dir),
+             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"), "--maxclients", "10000",
+             "--repl-diskless-sync-delay", "0", *extra],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         until = now() + 15
         while not self._ping():
@@ -206,9 +226,80 @@ class Redis:
         except OSError:
             return False
 
+    def info(self, section: str) -> str:
+        with socket.create_connection((HOST, self.port), timeout=5) as s:
+            s.sendall(f"INFO {section}\r\n".encode())
+            data = b""
+            while not data.endswith(b"\r\n") or data.count(b"\r\n") < 2:
+                data += s.recv(65536)
+            return data.decode(errors="replace")
+
     def stop(self) -> None:
         PROCS.stop(self.proc)
         shutil.rmtree(self.dir, ignore_errors=True)
+
+
+@dataclass(frozen=True)
+class Setup:
+    """Where a case's state lives: one Redis (with a durability mode) or a
+    Redis Cluster of 3 masters."""
+
+    redis: str  # "single" or "cluster"
+    durability: str = "os"
+
+    @property
+    def label(self) -> str:
+        return f"{self.redis}/{self.durability}"
+
+
+class Backend:
+    """The Redis processes of one case, started for it and stopped after it."""
+
+    def __init__(self, setup: Setup, workdir: Path) -> None:
+        self.setup = setup
+        self.nodes: list[Redis] = []
+        self._cluster: Any = None
+        if setup.redis == "cluster":
+            sys.path.insert(0, str(ROOT / "tests"))
+            import harness  # the tests' cluster maker: redis-cli --cluster create, waits by polling
+
+            self._cluster = harness.RedisCluster(workdir / f"cluster-{time.monotonic_ns()}",
+                                                 masters=CLUSTER_MASTERS, replicas=0)
+            try:
+                self._cluster.start()
+            finally:  # every node is stopped by PID with the rest, whatever happens
+                PROCS.popen.extend(n.proc for n in self._cluster.nodes if n.proc is not None)
+            self.url = self._cluster.url
+            self.pids = [n.proc.pid for n in self._cluster.nodes if n.proc is not None]
+            return
+        primary = Redis(workdir, appendfsync="always" if setup.durability == "fsync" else "everysec")
+        self.nodes.append(primary)
+        if setup.durability == "replica":
+            replica = Redis(workdir, replica_of=primary.port)
+            self.nodes.append(replica)
+            until = now() + 30
+            while "master_link_status:up" not in replica.info("replication"):
+                if now() > until:
+                    raise RuntimeError("the replica did not sync")
+                time.sleep(0.05)
+        self.url = primary.url
+        self.pids = [n.proc.pid for n in self.nodes]
+
+    @property
+    def server_env(self) -> list[str]:
+        env = [f"KLONDIKE_DURABILITY={self.setup.durability}"]
+        if self.setup.redis == "cluster":
+            env.append("KLONDIKE_REDIS_CLUSTER=1")
+        return env
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+        if self._cluster is not None:
+            for node in self._cluster.nodes:
+                if node.proc is not None:
+                    PROCS.stop(node.proc)
+            shutil.rmtree(self._cluster.dir, ignore_errors=True)
 
 
 #: ``--gc-stats``: the server started through this, which times every garbage
@@ -245,6 +336,9 @@ class Server:
                  extra_env: Sequence[str] = ()) -> None:
         self.log = workdir / f"server-{time.monotonic_ns()}.log"
         env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
+               # every simulated player comes from 127.0.0.1: lift the per-address caps
+               "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+               "KLONDIKE_CREATIONS_PER_MINUTE": "100000",
                "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
@@ -306,6 +400,7 @@ class Result:
     players: int
     figures: dict[str, float]
     notes: list[str] = field(default_factory=list)
+    setup: str = "single/os"  # where the state lived: Setup.label
 
 
 def pct(sorted_vals: Sequence[float], q: float) -> float:
@@ -352,12 +447,14 @@ def _workers(port: int, players: int, procs: int) -> Iterator[list[tuple[mp.proc
             PROCS.stop_mp(worker)
 
 
-def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> Result:
-    redis = Redis(workdir)
+def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
+             setup: Setup = Setup("single")) -> Result:
+    redis = Backend(setup, workdir)
     server: Server | None = None
     spy: subprocess.Popen[bytes] | None = None
     try:
-        env = [*a.server_env, *([f"BENCH_GC_THRESHOLD={a.gc_threshold}"] if a.gc_threshold else [])]
+        env = [*redis.server_env, *a.server_env,
+               *([f"BENCH_GC_THRESHOLD={a.gc_threshold}"] if a.gc_threshold else [])]
         server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env)
         time.sleep(0.5)
         rss0 = rss_kb(server.pid)
@@ -382,10 +479,10 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
                 spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
             gc0 = server.gc() if a.gc_stats and t_start - now() > 0.7 else None
             time.sleep(max(0.0, t_start - now()))
-            m0, c0 = server.metrics(), _cpu(server.pid, redis.proc.pid, wpids)
+            m0, c0 = server.metrics(), _cpu(server.pid, redis.pids, wpids)
             w0 = now()
             time.sleep(max(0.0, t_end - now()))
-            c1, m1 = _cpu(server.pid, redis.proc.pid, wpids), server.metrics()
+            c1, m1 = _cpu(server.pid, redis.pids, wpids), server.metrics()
             window = now() - w0
             gc1 = server.gc()
             stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
@@ -395,6 +492,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
         problems = server.problems()
         server = None
         result = _race_result(mode, players, a, stats, m0, m1, c0, c1, window)
+        result.setup = setup.label
         f = result.figures
         f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
         f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
@@ -427,9 +525,10 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path) -> R
         redis.stop()
 
 
-def _cpu(server: int, redis: int, workers: list[int]) -> dict[str, float]:
+def _cpu(server: int, redis: list[int], workers: list[int]) -> dict[str, float]:
     busy, total = machine_cpu()
-    return {"server": cpu_s(server), "redis": cpu_s(redis), "load": sum(cpu_s(p) for p in workers),
+    return {"server": cpu_s(server), "redis": sum(cpu_s(p) for p in redis),
+            "load": sum(cpu_s(p) for p in workers),
             "busy": busy / CLK_TCK, "total": total / CLK_TCK}
 
 
@@ -566,6 +665,215 @@ def run_limit(players: int, a: argparse.Namespace, workdir: Path) -> Result:
         redis.stop()
 
 
+# ---------------------------------------------------------------------- one big room
+
+BIG_PLAYERS: Final = 10_000
+BIG_PERIOD: Final = 5.0  # seconds between two commands of a player: 2 000 moves/s from 10 000
+BIG_SAMPLE: Final = 200  # acks whose rank is compared with Redis's, moves played one at a time
+BIG_TARGETS: Final = {"p99_ms": 100.0, "fresh_p99_ms": 2000.0, "frames_s": 2.0, "kb_s": 2.0,
+                      "cpu_vs_rooms": 1.2}
+
+
+def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
+    """One room of ``players`` over ``a.big_servers`` server processes and one
+    Redis, each player sending a command every ``a.big_period`` seconds."""
+    redis = Redis(workdir)
+    servers: list[Server] = []
+    ctx = mp.get_context("spawn")
+    workers: list[tuple[mp.process.BaseProcess, Connection]] = []
+    try:
+        env = [*a.server_env]
+        servers = [Server(redis.url, workdir, extra_env=env) for _ in range(a.big_servers)]
+        ports = [s.port for s in servers]
+        time.sleep(0.5)
+        rss0 = sum(rss_kb(s.pid) for s in servers)
+        procs = max(1, a.load_procs)
+        share = (players + procs - 1) // procs
+        for i in range(procs):
+            parent, child = ctx.Pipe()
+            proc = ctx.Process(target=big_client.worker_main, daemon=True, name=f"big-load-{i}",
+                               args=(child, HOST, ports, i * share, min(players, (i + 1) * share),
+                                     players, redis.port))
+            proc.start()
+            PROCS.mp.append(proc)
+            workers.append((proc, parent))
+        t0 = now()
+        workers[0][1].send(("create", {"max_players": players, "time_limit": 0, "boards": "after"}))
+        room = _recv(workers[0][1], "created", 60)[1]
+        for _, pipe in workers:
+            pipe.send(("join", room))
+        wpids = [_recv(pipe, "joined", 900)[1] for _, pipe in workers]
+        t_joined = now() - t0
+        time.sleep(1.0)
+        rss1 = sum(rss_kb(s.pid) for s in servers)
+        for i, (_, pipe) in enumerate(workers):
+            pipe.send(("start", i == 0))
+        for _, pipe in workers:
+            _recv(pipe, "started", 900)
+        t_setup = now() - t0
+        t_start = now() + a.warmup
+        t_end = t_start + a.duration
+        for _, pipe in workers:
+            pipe.send(("go", t_start, t_end, a.big_period))
+        spy = (_start_py_spy(servers[0].pid, t_start, a.duration, workdir,
+                             a.profile == "py-spy-native") if a.profile.startswith("py-spy") else None)
+        time.sleep(max(0.0, t_start - now()))
+        m0 = [s.metrics() for s in servers]
+        c0 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
+        w0 = now()
+        time.sleep(max(0.0, t_end - now()))
+        c1 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
+        m1 = [s.metrics() for s in servers]
+        window = now() - w0
+        stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
+        per = max(1, BIG_SAMPLE // len(workers))
+        sampled = []
+        for _, pipe in workers:
+            pipe.send(("sample", per))
+            sampled.append(_recv(pipe, "sampled", 300)[1])
+        rss2 = sum(rss_kb(s.pid) for s in servers)
+        profile = _finish_py_spy(spy, a, f"big{players}") if spy is not None else None
+        for _, pipe in workers:
+            with contextlib.suppress(OSError):
+                pipe.send(("close",))
+        for proc, pipe in workers:
+            with contextlib.suppress(OSError, EOFError):
+                if pipe.poll(60):
+                    pipe.recv()
+            PROCS.stop_mp(proc)
+        workers = []
+        problems = [p for s in servers for p in s.problems()]
+        codes = [s.stop() for s in servers]
+        servers = []
+        result = _big_result(players, a, stats, m0, m1, c0, c1, window, sampled)
+        f = result.figures
+        f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
+        f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
+        f["rss_mb"] = round(rss2 / 1024, 1)
+        if any(codes):
+            result.notes.append(f"server exit codes {codes}")
+        if problems:
+            result.notes.append(f"{len(problems)} error lines in the server logs, first: {problems[0]}")
+        if profile:
+            result.notes.append("profile of the first server process:\n" + profile)
+        return result
+    finally:
+        for proc, pipe in workers:
+            with contextlib.suppress(OSError):
+                pipe.send(("close",))
+            PROCS.stop_mp(proc)
+        for s in servers:
+            s.stop()
+        redis.stop()
+
+
+def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
+                m0: list[dict[str, float]], m1: list[dict[str, float]], c0: list[dict[str, float]],
+                c1: list[dict[str, float]], window: float, sampled: list[tuple[int, int]]) -> Result:
+    ack, fresh = array("d"), array("d")
+    rx: list[tuple[int, int]] = []
+    totals: dict[str, Any] = {"rejects": {}}
+    for st in stats:
+        ack.frombytes(st["ack_lat"])
+        fresh.frombytes(st["fresh"])
+        rx += [tuple(x) for x in st["rx"]]
+        for k, v in st.items():
+            if isinstance(v, int):
+                totals[k] = totals.get(k, 0) + v
+        for k, v in st["rejects"].items():
+            totals["rejects"][k] = totals["rejects"].get(k, 0) + v
+    acks, fr = sorted(ack), sorted(fresh)
+    moves = sum(m1[i].get("klondike_moves_accepted_total", 0.0)
+                - m0[i].get("klondike_moves_accepted_total", 0.0) for i in range(len(m0)))
+    trips = sum(m1[i].get("klondike_redis_round_trips_total", 0.0)
+                - m0[i].get("klondike_redis_round_trips_total", 0.0) for i in range(len(m0)))
+    server_cpu = sum(c1[i]["server"] - c0[i]["server"] for i in range(len(c0)))
+    redis_cpu = c1[0]["redis"] - c0[0]["redis"]
+    load_cpu = c1[0]["load"] - c0[0]["load"]
+    busy = c1[0]["busy"] - c0[0]["busy"]
+    total = c1[0]["total"] - c0[0]["total"]
+    ncpu = os.cpu_count() or 1
+    machine = 100.0 * ncpu * busy / total if total else float("nan")
+    frames = sorted(f / window for f, _ in rx)
+    kbs = sorted(b / window / 1024 for _, b in rx)
+    agree, asked = (sum(x[0] for x in sampled), sum(x[1] for x in sampled))
+    f: dict[str, float] = {
+        "moves_s": round(totals["accepted"] / a.duration, 1),
+        "offered_s": round(players / a.big_period, 1),
+        "p50_ms": round(pct(acks, 0.50) * 1e3, 2), "p95_ms": round(pct(acks, 0.95) * 1e3, 2),
+        "p99_ms": round(pct(acks, 0.99) * 1e3, 2),
+        "fresh_p50_ms": round(pct(fr, 0.50) * 1e3, 1), "fresh_p99_ms": round(pct(fr, 0.99) * 1e3, 1),
+        "fresh_n": len(fr),
+        "rank_agree": agree, "rank_asked": asked,
+        "frames_s": round(statistics.mean(frames), 2) if frames else float("nan"),
+        "frames_s_max": round(frames[-1], 2) if frames else float("nan"),
+        "kb_s": round(statistics.mean(kbs), 2) if kbs else float("nan"),
+        "kb_s_max": round(kbs[-1], 2) if kbs else float("nan"),
+        "cpu_ms_per_1k": round(1e3 * server_cpu / moves * 1e3, 1) if moves else float("nan"),
+        "redis_ms_per_1k": round(1e3 * redis_cpu / moves * 1e3, 1) if moves else float("nan"),
+        "trips_per_move": round(trips / moves, 3) if moves else float("nan"),
+        "server_cpu_pct": round(100 * server_cpu / window, 1),
+        "redis_cpu_pct": round(100 * redis_cpu / window, 1),
+        "load_cpu_pct": round(100 * load_cpu / window, 1),
+        "machine_cpu_pct": round(machine, 1),
+        "other_cpu_pct": round(machine - 100 * (server_cpu + redis_cpu + load_cpu) / window, 1),
+        "late": totals.get("late", 0), "errors": totals.get("errors", 0),
+        "rejected": sum(totals["rejects"].values()),
+    }
+    notes = [f"rejects: {totals['rejects']}"] if totals["rejects"] else []
+    return Result("big", "open", players, f, notes)
+
+
+BIG_COLS: Final = (
+    ("moves_s", "moves/s"), ("p50_ms", "ack p50 ms"), ("p95_ms", "p95 ms"), ("p99_ms", "p99 ms"),
+    ("fresh_p99_ms", "fresh p99 ms"), ("frames_s", "frames/s/pl"), ("kb_s", "KiB/s/pl"),
+    ("cpu_ms_per_1k", "srv CPU ms/1k mv"), ("redis_ms_per_1k", "redis CPU ms/1k mv"),
+    ("mem_kb_per_conn", "KiB/conn"), ("trips_per_move", "trips/mv"),
+)
+
+
+def big_summary(results: list[Result]) -> list[str]:
+    """The big room beside the rooms of 8 at the same offered rate, run by run."""
+    big = _quiet([r for r in results if r.kind == "big"])
+    if not big:
+        return []
+    rooms = _quiet([r for r in results if r.kind == "race" and r.mode == "open"])
+    lines = ["## One big room (medians; spread min-max)", "",
+             "| case | " + " | ".join(label for _, label in BIG_COLS) + " |",
+             "|" + "---|" * (len(BIG_COLS) + 1)]
+    for label, runs in ((f"big {big[0].players}", big),
+                        (f"rooms of 8, open {rooms[0].players}" if rooms else "", rooms)):
+        if not runs:
+            continue
+        cells = []
+        for k, _ in BIG_COLS:
+            med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
+            cells.append(_fmt(med) + (f" ({_fmt(lo)}-{_fmt(hi)})" if len(runs) > 1 and lo != hi else ""))
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    t = BIG_TARGETS
+    med = {k: _med([r.figures.get(k, float("nan")) for r in big])[0]
+           for k in ("p99_ms", "fresh_p99_ms", "frames_s_max", "kb_s_max")}
+    agree = sum(r.figures["rank_agree"] for r in big)
+    asked = sum(r.figures["rank_asked"] for r in big)
+
+    def verdict(ok: bool) -> str:
+        return "met" if ok else "NOT met"
+
+    lines += ["", f"- ack p99 ≤ {t['p99_ms']:g} ms: {verdict(med['p99_ms'] <= t['p99_ms'])}",
+              f"- leaderboard freshness p99 ≤ {t['fresh_p99_ms'] / 1e3:g} s (movers in the top N): "
+              f"{verdict(med['fresh_p99_ms'] <= t['fresh_p99_ms'])}",
+              f"- per player at most {t['frames_s']:g} frames and {t['kb_s']:g} KB a second (the "
+              f"busiest player: {med['frames_s_max']:g} frames, {med['kb_s_max']:g} KiB): "
+              f"{verdict(med['frames_s_max'] <= t['frames_s'] and med['kb_s_max'] <= t['kb_s'])}",
+              f"- the rank in an ack agrees with Redis: {agree:g} of {asked:g} sampled acks"]
+    pairs = [(b, r) for b in big for r in rooms if b.figures["rep"] == r.figures["rep"]]
+    if pairs:
+        ratio = _med([b.figures["cpu_ms_per_1k"] / r.figures["cpu_ms_per_1k"] for b, r in pairs])[0]
+        lines.append(f"- server CPU per move ≤ {t['cpu_vs_rooms']:g} × rooms of 8 in the same run: "
+                     f"{ratio:.2f} × ({verdict(ratio <= t['cpu_vs_rooms'])})")
+    return lines
+
+
 # ---------------------------------------------------------------------- report
 
 RACE_COLS: Final = (
@@ -578,11 +886,19 @@ RACE_COLS: Final = (
 
 def _line(r: Result) -> str:
     f = r.figures
-    head = f"{r.kind:5} {r.mode:6} N={r.players:<5}" + (" (!noisy)" if f.get("noisy") else "")
+    where = f" {r.setup}" if r.kind == "race" else ""
+    head = f"{r.kind:5}{where} {r.mode:6} N={r.players:<5}" + (" (!noisy)" if f.get("noisy") else "")
     cols = " ".join(f"{label}={f[k]:g}" for k, label in RACE_COLS if k in f)
     extra = ""
     if r.mode == "open" and r.kind == "race":
         extra = f" late={f['late']:g} lag_p99_ms={f['lag_p99_ms']:g}"
+    if r.kind == "big":
+        cols = " ".join(f"{label}={f[k]:g}" for k, label in BIG_COLS if k in f)
+        extra = (f" fresh_n={f['fresh_n']:g} frames_s_max={f['frames_s_max']:g}"
+                 f" kb_s_max={f['kb_s_max']:g} rank_agree={f['rank_agree']:g}/{f['rank_asked']:g}"
+                 f" late={f['late']:g} rejected={f['rejected']:g} errors={f['errors']:g}"
+                 f" setup_s={f['setup_s']:g} join_s={f['join_s']:g} srv%={f['server_cpu_pct']:g}"
+                 f" redis%={f['redis_cpu_pct']:g} load%={f['load_cpu_pct']:g}")
     if r.kind == "race":
         extra += (f" lb_p50_ms={f['lb_p50_ms']:g} lb_n={f['lb_samples']:g}"
                   f" lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"
@@ -614,13 +930,17 @@ def summary(results: list[Result], repeat: int) -> list[str]:
     lines = [f"## Medians of {repeat} run(s) (spread: min-max)"
              + (f"; {noisy} of {len(results)} runs were noisy (other processes over the threshold), "
                 "left out where a case has quiet runs" if noisy else ""), ""]
-    cases = sorted({(r.mode, r.players) for r in results if r.kind == "race"},
-                   key=lambda c: (c[0] != "closed", c[1]))
-    head = "| case | " + " | ".join(label for _, label in RACE_COLS) + " | race/limit | target |"
-    lines += [head, "|" + "---|" * (len(RACE_COLS) + 3)]
-    for mode, n in cases:
-        runs = _quiet([r for r in results if r.kind == "race" and r.mode == mode and r.players == n])
-        lim = _quiet([r for r in results if r.kind == "limit" and r.players == n])
+    order = {label: i for i, label in enumerate(SETUP_ORDER)}
+    cases = sorted({(r.setup, r.mode, r.players) for r in results if r.kind == "race"},
+                   key=lambda c: (c[1] != "closed", c[2], order.get(c[0], 99)))
+    head = ("| case | redis | " + " | ".join(label for _, label in RACE_COLS)
+            + " | race/limit | target |")
+    lines += [head, "|" + "---|" * (len(RACE_COLS) + 4)]
+    for setup, mode, n in cases:
+        runs = _quiet([r for r in results if r.kind == "race" and r.mode == mode and r.players == n
+                       and r.setup == setup])
+        lim = _quiet([r for r in results if r.kind == "limit" and r.players == n
+                      and setup == "single/os"])
         cells = []
         for k, _ in RACE_COLS:
             med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
@@ -629,7 +949,8 @@ def summary(results: list[Result], repeat: int) -> list[str]:
         if mode == "closed" and lim:
             pairs = [(r, m) for r in results for m in results
                      if r.kind == "race" and m.kind == "limit" and r.mode == mode and r.players == n
-                     and m.players == n and r.figures["rep"] == m.figures["rep"] and m.figures["moves_s"]]
+                     and r.setup == setup and m.players == n and r.figures["rep"] == m.figures["rep"]
+                     and m.figures["moves_s"]]
             quiet = [(r, m) for r, m in pairs if not (r.figures.get("noisy") or m.figures.get("noisy"))]
             ratios = [r.figures["moves_s"] / m.figures["moves_s"] for r, m in (quiet or pairs)]
             ratio, rlo, rhi = _med(ratios)
@@ -638,7 +959,7 @@ def summary(results: list[Result], repeat: int) -> list[str]:
                         for r, m in (quiet or pairs)])[0]
             ratio_txt += f"; CPU/move: {eff:.2f}"
             target = f"≥ {CLOSED_TARGET} × limit: {'met' if ratio >= CLOSED_TARGET else 'NOT met'}"
-        elif mode == "closed":
+        elif mode == "closed" and setup == "single/os":
             target = f"≥ {CLOSED_TARGET} × limit (run with --limit)"
         elif mode == "open":
             p99 = _med([r.figures["p99_ms"] for r in runs])[0]
@@ -649,7 +970,7 @@ def summary(results: list[Result], repeat: int) -> list[str]:
                 target = f"({target})"
         trips = _med([r.figures["trips_per_move"] for r in runs])[0]
         target += f"; trips/mv ≤ 1: {'met' if trips <= 1.0 else 'NOT met'}"
-        lines.append(f"| {mode} {n} | " + " | ".join(cells) + f" | {ratio_txt} | {target} |")
+        lines.append(f"| {mode} {n} | {setup} | " + " | ".join(cells) + f" | {ratio_txt} | {target} |")
     lim_cases = sorted({r.players for r in results if r.kind == "limit"})
     if lim_cases:
         lines += ["", "Limit (c) (../shared/limit: websockets + orjson + 1 EVALSHA + fan-out to 8):",
@@ -690,6 +1011,21 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="experiment: gc.set_threshold(G0, G1, G2) in the server (implies --gc-stats)")
     p.add_argument("--server-env", action="append", default=[], metavar="KEY=VALUE",
                    help="extra environment for the server, e.g. KLONDIKE_REDIS_LANES=1 (repeatable)")
+    p.add_argument("--cluster", action="store_true",
+                   help=f"also run every case on a Redis Cluster of {CLUSTER_MASTERS} masters "
+                        "(one server given one node, --redis-cluster), beside one Redis")
+    p.add_argument("--durability", nargs="+", default=["os"], metavar="MODE",
+                   choices=(*DURABILITIES, "all"),
+                   help="run every case on one Redis with each of these --durability modes "
+                        "(os, fsync: appendfsync always, replica: one replica, WAIT per batch; "
+                        "all: the three); default os")
+    p.add_argument("--big", action="store_true",
+                   help=f"one room of --big-players (default {BIG_PLAYERS}) over --big-servers server "
+                        "processes, each player sending a command every --big-period s; beside it "
+                        "rooms of 8 at the same offered rate (open loop), run by run")
+    p.add_argument("--big-players", type=int, default=BIG_PLAYERS, metavar="N")
+    p.add_argument("--big-period", type=float, default=BIG_PERIOD, metavar="S")
+    p.add_argument("--big-servers", type=int, default=2, choices=(1, 2, 3, 4))
     p.add_argument("--json", default="", help="write every run's figures to this file")
     p.add_argument("--wait-quiet", type=float, default=30.0, metavar="S",
                    help="before each run, wait up to S s for other load on the machine to calm down")
@@ -710,10 +1046,23 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--server-env takes KEY=VALUE")
     if a.players and any(not 1 <= n <= 5000 for n in a.players):
         p.error("--players: 1..5000 each")
+    if "all" in a.durability:
+        a.durability = list(DURABILITIES)
+    a.durability = list(dict.fromkeys(a.durability))
     return a
 
 
+def setups(a: argparse.Namespace) -> list[Setup]:
+    """Where each case runs: one Redis per durability mode, then the cluster."""
+    out = [Setup("single", d) for d in a.durability]
+    if a.cluster:
+        out.append(Setup("cluster", "os"))
+    return out
+
+
 def cases(a: argparse.Namespace) -> list[tuple[str, int]]:
+    if a.big:  # the big room, and rooms of 8 at the same offered rate
+        return [("big", a.big_players), ("open", round(a.big_players / a.big_period))]
     out_: list[tuple[str, int]] = []
     if a.mode in ("closed", "all"):
         out_ += [("closed", n) for n in (a.players or CLOSED_PLAYERS)]
@@ -782,17 +1131,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result] = []
     failures = 0
     workdir = Path(tempfile.mkdtemp(prefix="race-bench-"))
-    note(f"server at {_revision()}; {os.cpu_count()} cores; {a.repeat} run(s) of {todo}; "
+    note(f"server at {_revision()}; {os.cpu_count()} cores; {a.repeat} run(s) of {todo} on "
+         f"{[x.label for x in setups(a)]}; "
          f"duration {a.duration:g} s, warmup {a.warmup:g} s, {a.load_procs} load process(es); "
          f"work dir {workdir}")
     try:
         for rep in range(a.repeat):
             for mode, n in todo:
-                steps: list[Callable[[], Result]] = [functools.partial(run_race, mode, n, a, workdir)]
+                steps: list[Callable[[], Result]] = [
+                    functools.partial(run_big, n, a, workdir) if mode == "big" else
+                    functools.partial(run_race, mode, n, a, workdir, setup)
+                    for setup in (setups(a)[:1] if mode == "big" else setups(a))]
                 if a.limit and mode == "closed":
                     steps.append(functools.partial(run_limit, n, a, workdir))
-                    if rep % 2:  # alternate which goes first: drift hits both alike
-                        steps.reverse()
+                if rep % 2:  # alternate the order (the limit first, too): drift hits all alike
+                    steps.reverse()
                 for step in steps:
                     r = _attempt(step, a, rep, f"{mode} N={n}")
                     if r is None:
@@ -802,11 +1155,13 @@ def main(argv: Sequence[str] | None = None) -> int:
                     out(f"run {rep + 1}/{a.repeat}: {_line(r)}")
                     for n_ in r.notes:
                         out("    " + n_.replace("\n", "\n    "))
-                    lim = [x for x in results if x.kind == "limit" and x.players == n]
-                    race = [x for x in results if x.kind == "race" and x.mode == mode and x.players == n]
-                    if step is steps[-1] and len(steps) == 2 and lim and race:
-                        out(f"    race/limit at N={n}: "
-                            f"{race[-1].figures['moves_s'] / lim[-1].figures['moves_s']:.2f}")
+                lim = [x for x in results if x.kind == "limit" and x.players == n
+                       and x.figures["rep"] == rep]
+                race = [x for x in results if x.kind == "race" and x.mode == mode and x.players == n
+                        and x.setup == "single/os" and x.figures["rep"] == rep]
+                if lim and race and lim[-1].figures["moves_s"]:
+                    out(f"    race/limit at N={n}: "
+                        f"{race[-1].figures['moves_s'] / lim[-1].figures['moves_s']:.2f}")
     except KeyboardInterrupt:
         note("interrupted: stopping every process started")
         return 130
@@ -816,7 +1171,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if a.json and results:
             Path(a.json).write_text(json.dumps([r.__dict__ for r in results], indent=1))
     out()
-    for line in summary(results, a.repeat):
+    for line in (big_summary(results) if a.big else summary(results, a.repeat)):
         out(line)
     out()
     if failures:

@@ -121,43 +121,28 @@ class Room:
 
 # ---------------------------------------------------------------------- the client
 
-class Player(asyncio.Protocol):
-    """One simulated player over one websocket."""
+class WsClient(asyncio.Protocol):
+    """A bare websocket client over one connection: the handshake, frames in
+    (``on_text`` gets each text payload), masked frames out."""
 
-    def __init__(self, worker: Worker, room: Room, seat: int, index: int) -> None:
-        self.worker = worker
-        self.room = room
-        self.seat = seat
-        self.index = index  # its place in the whole run (open-loop phase)
-        self.rng = random.Random(index * 7919 + 1)
+    def __init__(self, loop: asyncio.AbstractEventLoop, host: str, port: int) -> None:
+        self.loop, self.host, self.port = loop, host, port
         self.transport: asyncio.Transport | None = None
-        self.handshake: asyncio.Future[None] = worker.loop.create_future()
-        self.lost: asyncio.Future[None] = worker.loop.create_future()
+        self.handshake: asyncio.Future[None] = loop.create_future()
+        self.lost: asyncio.Future[None] = loop.create_future()
         self.hbuf = b""
         self.buf = bytearray()
         self.waiters: list[tuple[Callable[[bytes], bool], asyncio.Future[bytes]]] = []
-        self.observer = False  # decodes lb frames for the room
-        # the game
-        self.view: dict[str, Any] | None = None
-        self.seq = 0
-        self.inflight = 0  # seq of the command waiting for its ack, 0 if none
-        self.t_send = 0.0
-        self.t_due = 0.0
-        self.rec: Pending | None = None
-        self.due = False  # open loop: a command is due as soon as the last ack comes
-        self.playing = False
-        self.stopped = False
-
-    # ---------------------------------------------------------------- transport
+        self.rx_frames = 0  # text frames received, and their bytes
+        self.rx_bytes = 0
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         self.transport = cast(asyncio.Transport, transport)  # uvloop's are not subclasses
         key = base64.b64encode(os.urandom(16)).decode()
-        w = self.worker
-        self.transport.write((f"GET /ws HTTP/1.1\r\nHost: {w.host}:{w.port}\r\nUpgrade: websocket\r\n"
-                         f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
-                         f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {SUBPROTOCOL}\r\n\r\n"
-                         ).encode())
+        self.transport.write((f"GET /ws HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nUpgrade: websocket\r\n"
+                              f"Connection: Upgrade\r\nSec-WebSocket-Key: {key}\r\n"
+                              f"Sec-WebSocket-Version: 13\r\nSec-WebSocket-Protocol: {SUBPROTOCOL}\r\n\r\n"
+                              ).encode())
 
     def connection_lost(self, exc: Exception | None) -> None:
         futures: list[asyncio.Future[Any]] = [self.handshake, *(f for _, f in self.waiters)]
@@ -166,8 +151,13 @@ class Player(asyncio.Protocol):
                 fut.set_exception(ConnectionError("connection lost"))
         if not self.lost.done():
             self.lost.set_result(None)
-            if not self.worker.closing:
-                self.worker.stats.errors += 1
+            self.on_lost()
+
+    def on_lost(self) -> None:
+        """The connection is gone (not called twice)."""
+
+    def on_text(self, payload: bytes) -> None:
+        self.wake(payload)
 
     def data_received(self, data: bytes) -> None:
         if not self.handshake.done():
@@ -204,6 +194,8 @@ class Player(asyncio.Protocol):
                 break
             op = buf[pos] & 0x0F
             if op == 1:
+                self.rx_frames += 1
+                self.rx_bytes += ln
                 self.on_text(bytes(buf[pos + h:end]))
             elif op == 9:  # ping: pong with the same payload
                 self.write(ws_frame(bytes(buf[pos + h:end]), 0xA))
@@ -232,6 +224,51 @@ class Player(asyncio.Protocol):
         except TimeoutError:
             tr.abort()
 
+    def wake(self, payload: bytes) -> None:
+        if not self.waiters:
+            return
+        keep = []
+        for check, fut in self.waiters:
+            if fut.done():
+                continue
+            if check(payload):
+                fut.set_result(payload)
+            else:
+                keep.append((check, fut))
+        self.waiters = keep
+
+    def expect(self, check: Callable[[bytes], bool]) -> asyncio.Future[bytes]:
+        fut: asyncio.Future[bytes] = self.loop.create_future()
+        self.waiters.append((check, fut))
+        return fut
+
+
+class Player(WsClient):
+    """One simulated player over one websocket."""
+
+    def __init__(self, worker: Worker, room: Room, seat: int, index: int) -> None:
+        super().__init__(worker.loop, worker.host, worker.port)
+        self.worker = worker
+        self.room = room
+        self.seat = seat
+        self.index = index  # its place in the whole run (open-loop phase)
+        self.rng = random.Random(index * 7919 + 1)
+        self.observer = False  # decodes lb frames for the room
+        # the game
+        self.view: dict[str, Any] | None = None
+        self.seq = 0
+        self.inflight = 0  # seq of the command waiting for its ack, 0 if none
+        self.t_send = 0.0
+        self.t_due = 0.0
+        self.rec: Pending | None = None
+        self.due = False  # open loop: a command is due as soon as the last ack comes
+        self.playing = False
+        self.stopped = False
+
+    def on_lost(self) -> None:
+        if not self.worker.closing:
+            self.worker.stats.errors += 1
+
     # ---------------------------------------------------------------- frames in
 
     def on_text(self, payload: bytes) -> None:
@@ -247,24 +284,6 @@ class Player(asyncio.Protocol):
             self.wake(payload)
         elif self.waiters:
             self.wake(payload)
-
-    def wake(self, payload: bytes) -> None:
-        if not self.waiters:
-            return
-        keep = []
-        for check, fut in self.waiters:
-            if fut.done():
-                continue
-            if check(payload):
-                fut.set_result(payload)
-            else:
-                keep.append((check, fut))
-        self.waiters = keep
-
-    def expect(self, check: Callable[[bytes], bool]) -> asyncio.Future[bytes]:
-        fut: asyncio.Future[bytes] = self.worker.loop.create_future()
-        self.waiters.append((check, fut))
-        return fut
 
     def on_ack(self, payload: bytes) -> None:
         t = now()
@@ -339,23 +358,8 @@ class Player(asyncio.Protocol):
 
     def choose(self) -> tuple[str, dict[str, Any], int]:
         """The next command (type, data without ``s``) and the move count after it."""
-        view = self.view
-        assert view is not None
-        rng = self.rng
-        legal: list[str] = view["legal"]
-        moves: int = view["moves"]
-        if view["undo"] and (not legal or rng.random() < P_UNDO):
-            return "undo", {}, moves - 1
-        if view["foundation_cards"] >= 51:  # the last card home would end this seat's race
-            legal = [m for m in legal if not m.endswith(">f")]
-        cards = [m for m in legal if m != "draw" and m != "recycle"]
-        if cards and (len(cards) == len(legal) or rng.random() < P_NON_DRAW):
-            return "move", {"m": rng.choice(cards)}, moves + 1
-        if legal:
-            return "move", {"m": rng.choice([m for m in legal if m not in cards])}, moves + 1
-        if view["undo"]:
-            return "undo", {}, moves - 1
-        return "resign", {}, moves
+        assert self.view is not None
+        return choose(self.view, self.rng)
 
     def play(self, t: float, scheduled: float = 0.0) -> None:
         """Send the next command (``t`` is now; ``scheduled`` when it was due, open loop)."""
@@ -392,6 +396,26 @@ class Player(asyncio.Protocol):
             self.due, self.t_due = True, scheduled
         else:
             self.play(now(), scheduled)
+
+
+def choose(view: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any], int]:
+    """A player's next command on ``view`` (type, data without ``s``) and the
+    move count after it: a legal move (mostly not a draw), an undo now and
+    then, never the last card home (a won seat would play no more)."""
+    legal: list[str] = view["legal"]
+    moves: int = view["moves"]
+    if view["undo"] and (not legal or rng.random() < P_UNDO):
+        return "undo", {}, moves - 1
+    if view["foundation_cards"] >= 51:  # the last card home would end this seat's race
+        legal = [m for m in legal if not m.endswith(">f")]
+    cards = [m for m in legal if m != "draw" and m != "recycle"]
+    if cards and (len(cards) == len(legal) or rng.random() < P_NON_DRAW):
+        return "move", {"m": rng.choice(cards)}, moves + 1
+    if legal:
+        return "move", {"m": rng.choice([m for m in legal if m not in cards])}, moves + 1
+    if view["undo"]:
+        return "undo", {}, moves - 1
+    return "resign", {}, moves
 
 
 # ---------------------------------------------------------------------- the worker

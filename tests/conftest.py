@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import Client, RedisServer, ServerProcess, Servers
+from harness import Client, RedisCluster, RedisServer, ServerProcess, Servers
 
 
 @pytest.fixture(scope="session")
@@ -23,6 +23,28 @@ def own_redis(tmp_path: Path) -> Iterator[RedisServer]:
     server = RedisServer(tmp_path / "redis").start()
     yield server
     server.stop()
+
+
+@pytest.fixture(scope="module")
+def redis_cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[RedisCluster]:
+    """A Redis Cluster for a test module: 3 masters and 3 replicas (made with
+    ``redis-cli --cluster create``); tests keep apart by using their own rooms.
+    A test that kills or restarts nodes takes ``own_redis_cluster``."""
+    cluster = RedisCluster(tmp_path_factory.mktemp("cluster"))
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
+
+
+@pytest.fixture
+def own_redis_cluster(tmp_path: Path) -> Iterator[RedisCluster]:
+    """A Redis Cluster for this test alone (to kill a master, say)."""
+    cluster = RedisCluster(tmp_path / "cluster")
+    try:
+        yield cluster.start()
+    finally:
+        cluster.stop()
 
 
 @pytest.fixture
@@ -61,4 +83,19 @@ async def connect(server: ServerProcess) -> AsyncIterator[type[Client]]:
 
     yield Opener  # type: ignore[misc]
     for client in clients:
+        await client.close()
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Callable[[ServerProcess, str], Awaitable[Client]]]:
+    """``await clients(server, "name")``: a client of that server, closed after the test."""
+    opened: list[Client] = []
+
+    async def open_(server: ServerProcess, name: str) -> Client:
+        client = await Client.open(server.ws_url, name)
+        opened.append(client)
+        return client
+
+    yield open_
+    for client in opened:
         await client.close()

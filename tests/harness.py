@@ -8,6 +8,7 @@ that ran it (unless the test says which errors it expects).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import shutil
@@ -22,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 import orjson
+import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
@@ -45,6 +47,19 @@ def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "co
     raise TimeoutError(f"timed out waiting for {what}")
 
 
+async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
+    """Poll ``check`` (sync or async) until it returns something truthy; that."""
+    async with asyncio.timeout(timeout):
+        while True:
+            result = check()
+            if asyncio.iscoroutine(result):
+                result = await result
+            if result:
+                return result
+            await asyncio.sleep(0.02)
+    raise AssertionError(what)  # pragma: no cover - the timeout raises first
+
+
 def load_wins() -> list[dict[str, Any]]:
     return list(json.loads((VECTORS / "wins.json").read_text()))
 
@@ -56,52 +71,269 @@ def load_kl1() -> dict[str, Any]:
 # ---------------------------------------------------------------------- redis
 
 class RedisServer:
-    """A redis-server of the test's own, on a free TCP port, with an append-only file."""
+    """A redis-server of the test's own, on a free TCP port, with an append-only
+    file (``appendfsync`` as given); ``args`` are more redis-server options."""
 
-    def __init__(self, workdir: Path) -> None:
+    def __init__(self, workdir: Path, *, appendfsync: str = "everysec",
+                 args: list[str] | None = None) -> None:
         binary = shutil.which("redis-server")
         assert binary, "redis-server is not installed (the README's test command installs it)"
         self.binary = binary
         self.dir = workdir
         self.port = free_port()
+        self.appendfsync = appendfsync
+        self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None
 
     @property
     def url(self) -> str:
         return f"redis://127.0.0.1:{self.port}/0"
 
+    @property
+    def addr(self) -> str:
+        return f"127.0.0.1:{self.port}"
+
     def start(self) -> RedisServer:
         self.dir.mkdir(parents=True, exist_ok=True)
         self.proc = subprocess.Popen(
             [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", "everysec", "--dir", str(self.dir),
-             "--daemonize", "no", "--logfile", str(self.dir / "redis.log")],
+             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", str(self.dir),
+             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"),
+             "--repl-diskless-sync-delay", "0", *self.args],  # a replica syncs at once
             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         wait_until(self.ping, what="redis-server to answer")
         return self
 
+    def client(self) -> redis.Redis:
+        """A plain redis-py client of this server (close it)."""
+        return redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=10)
+
+    def kill(self) -> None:
+        """SIGKILL: nothing flushed, as in a crash of the process."""
+        if self.proc is not None and self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+        self.proc = None
+
+    @property
+    def running(self) -> bool:
+        return self.proc is not None and self.proc.poll() is None
+
     def ping(self) -> bool:
+        return self.answers(self.port)
+
+    @staticmethod
+    def answers(port: int) -> bool:
+        """A Redis on 127.0.0.1:``port`` answers PING."""
         try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=0.5) as s:
+            with socket.create_connection(("127.0.0.1", port), timeout=0.5) as s:
                 s.sendall(b"PING\r\n")
                 return s.recv(16).startswith(b"+PONG")
         except OSError:
             return False
 
     def stop(self) -> None:
-        """Shut down cleanly (the append-only file is flushed)."""
+        """Shut down cleanly (the append-only file is flushed). SIGTERM again
+        every half second: Redis refuses it while it writes its first
+        append-only file (right after a replica's sync)."""
         if self.proc is not None and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(10)
-            except subprocess.TimeoutExpired:
+            until = time.monotonic() + 10
+            while self.proc.poll() is None and time.monotonic() < until:
+                self.proc.terminate()
+                with contextlib.suppress(subprocess.TimeoutExpired):
+                    self.proc.wait(0.5)
+            if self.proc.poll() is None:
                 self.proc.kill()
-                self.proc.wait()
+            self.proc.wait()
         self.proc = None
 
     def restart(self) -> None:
         self.stop()
         self.start()
+
+
+class RedisCluster:
+    """A Redis Cluster of the test's own: ``masters`` masters with ``replicas``
+    replicas each, every node a :class:`RedisServer` on free ports (its
+    cluster bus too), made with ``redis-cli --cluster create``. Helpers to
+    find a key's master, migrate a slot, and kill a master and wait for its
+    replica to take over: each waits by polling the nodes' own view of the
+    cluster, never by sleeping."""
+
+    def __init__(self, workdir: Path, *, masters: int = 3, replicas: int = 1,
+                 node_timeout_ms: int = 2000) -> None:
+        self.dir = workdir
+        self.masters_count, self.replicas_count = masters, replicas
+        self.nodes = [
+            RedisServer(workdir / f"node{i}", args=[
+                "--cluster-enabled", "yes", "--cluster-config-file", "nodes.conf",
+                "--cluster-node-timeout", str(node_timeout_ms), "--cluster-port", str(free_port())])
+            for i in range(masters * (1 + replicas))]
+
+    @property
+    def url(self) -> str:
+        """The first node's URL: the server is given any one node."""
+        return self.nodes[0].url
+
+    def start(self) -> RedisCluster:
+        for node in self.nodes:
+            node.start()
+        cli = shutil.which("redis-cli")
+        assert cli, "redis-cli is not installed (it comes with redis-server)"
+        done = subprocess.run(
+            [cli, "--cluster", "create", *(n.addr for n in self.nodes),
+             "--cluster-replicas", str(self.replicas_count), "--cluster-yes"],
+            capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+        self.wait_ready()
+        return self
+
+    def stop(self) -> None:
+        for node in self.nodes:
+            node.stop()
+
+    # ------------------------------------------------------------------ what the nodes say
+
+    def ask(self, node: RedisServer, *args: Any) -> Any:
+        r = node.client()
+        try:
+            return r.execute_command(*args)
+        finally:
+            r.close()
+
+    def info(self, node: RedisServer, section: str) -> dict[str, str]:
+        text = self.ask(node, "INFO", section)
+        if isinstance(text, dict):
+            return {k: str(v) for k, v in text.items()}
+        return dict(line.split(":", 1) for line in text.decode().splitlines() if ":" in line)
+
+    def node_id(self, node: RedisServer) -> str:
+        return str(self.ask(node, "CLUSTER", "MYID").decode())
+
+    def slot_owners(self, node: RedisServer) -> list[str]:
+        """``host:port`` of each slot's master, as ``node`` sees it ("" if none)."""
+        owners = [""] * 16384
+        for entry in self.ask(node, "CLUSTER", "SLOTS"):
+            host = entry[2][0].decode() or "127.0.0.1"
+            owners[entry[0]:entry[1] + 1] = [f"{host}:{entry[2][1]}"] * (entry[1] - entry[0] + 1)
+        return owners
+
+    def by_addr(self, addr: str) -> RedisServer:
+        return next(n for n in self.nodes if n.addr == addr)
+
+    def masters(self) -> list[RedisServer]:
+        live = next(n for n in self.nodes if n.running)
+        return [self.by_addr(a) for a in dict.fromkeys(self.slot_owners(live)) if a]
+
+    def master_of(self, key: str) -> RedisServer:
+        live = next(n for n in self.nodes if n.running)
+        slot = int(self.ask(live, "CLUSTER", "KEYSLOT", key))
+        return self.by_addr(self.slot_owners(live)[slot])
+
+    def replica_of(self, master: RedisServer) -> RedisServer:
+        master_id = self.node_id(master)
+        for node in self.nodes:
+            if node is not master and node.running:
+                info = self.info(node, "replication")
+                if info.get("role") == "slave" and int(info["master_port"]) == master.port:
+                    return node
+        raise AssertionError(f"no replica of {master.addr} ({master_id})")
+
+    def ready(self) -> bool:
+        """Every running node says the cluster is ok, they agree on every slot's
+        master, and every replica's link to its master is up."""
+        live = [n for n in self.nodes if n.running]
+        try:
+            views = [self.slot_owners(n) for n in live]
+            if any(v != views[0] or "" in v for v in views):
+                return False
+            for node in live:
+                if "cluster_state:ok" not in self.ask(node, "CLUSTER", "INFO").decode():
+                    return False
+                info = self.info(node, "replication")
+                if info.get("role") == "slave" and info.get("master_link_status") != "up":
+                    return False
+        except (redis.RedisError, OSError):
+            return False
+        return True
+
+    def wait_ready(self, timeout: float = 60.0) -> None:
+        wait_until(self.ready, timeout=timeout, what="the cluster to be ready")
+
+    # ------------------------------------------------------------------ changing it
+
+    def kill_master(self, master: RedisServer, timeout: float = 60.0) -> RedisServer:
+        """SIGKILL a master; the replica that took its slots over, once every
+        other node agrees."""
+        replica = self.replica_of(master)
+        master.kill()
+
+        def promoted() -> bool:
+            try:
+                return (self.info(replica, "replication").get("role") == "master"
+                        and self.ready_without(master))
+            except (redis.RedisError, OSError):
+                return False
+        wait_until(promoted, timeout=timeout, what=f"{replica.addr} to replace {master.addr}")
+        return replica
+
+    def ready_without(self, gone: RedisServer) -> bool:
+        live = [n for n in self.nodes if n.running and n is not gone]
+        views = [self.slot_owners(n) for n in live]
+        return (all(v == views[0] and "" not in v and gone.addr not in v for v in views)
+                and all("cluster_state:ok" in self.ask(n, "CLUSTER", "INFO").decode() for n in live))
+
+    def restart(self, node: RedisServer, timeout: float = 60.0) -> None:
+        """Start a stopped node again on its files: it rejoins (a replaced
+        master as a replica); returns once the cluster is ready."""
+        node.start()
+        self.wait_ready(timeout)
+
+    def migrate_slot(self, slot: int, target: RedisServer, *,
+                     before_handover: Callable[[], None] | None = None) -> None:
+        """Move a slot to ``target`` the way ``redis-cli --cluster reshard`` does:
+        IMPORTING/MIGRATING, MIGRATE its keys, then SETSLOT NODE everywhere.
+        ``before_handover`` runs once the keys are on the target and the source
+        still owns the slot (commands then get ASK)."""
+        source = self.begin_migration(slot, target)
+        self.move_keys(source, target, slot)
+        if before_handover is not None:
+            before_handover()
+        self.finish_migration(slot, target)
+
+    def begin_migration(self, slot: int, target: RedisServer) -> RedisServer:
+        """The slot's owner MIGRATING to ``target``, IMPORTING there; the owner."""
+        live = next(n for n in self.nodes if n.running)
+        source = self.by_addr(self.slot_owners(live)[slot])
+        assert source is not target
+        self.ask(target, "CLUSTER", "SETSLOT", slot, "IMPORTING", self.node_id(source))
+        self.ask(source, "CLUSTER", "SETSLOT", slot, "MIGRATING", self.node_id(target))
+        return source
+
+    def move_keys(self, source: RedisServer, target: RedisServer, slot: int,
+                  names: list[str] | None = None) -> None:
+        """MIGRATE ``names`` (default: every key of the slot) to ``target``."""
+        if names is not None:
+            self.ask(source, "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *names)
+            return
+        while True:
+            found = self.ask(source, "CLUSTER", "GETKEYSINSLOT", slot, 100)
+            if not found:
+                return
+            self.ask(source, "MIGRATE", "127.0.0.1", target.port, "", 0, 5000, "KEYS", *found)
+
+    def finish_migration(self, slot: int, target: RedisServer) -> None:
+        """SETSLOT NODE on the target, the source, then every other master;
+        returns once every node sees the slot on ``target``."""
+        live = next(n for n in self.nodes if n.running)
+        source = self.by_addr(self.slot_owners(live)[slot])
+        target_id = self.node_id(target)
+        for node in dict.fromkeys((target, source, *self.masters())):
+            self.ask(node, "CLUSTER", "SETSLOT", slot, "NODE", target_id)
+
+        def agreed() -> bool:
+            return all(self.slot_owners(n)[slot] == target.addr for n in self.nodes if n.running)
+        wait_until(agreed, timeout=30, what=f"every node to see slot {slot} on {target.addr}")
 
 
 # ---------------------------------------------------------------------- servers
@@ -113,7 +345,11 @@ class ServerProcess:
                  args: list[str] | None = None, name: str = "server") -> None:
         self.redis_url = redis_url
         self.logfile = logdir / f"{name}-{time.monotonic_ns()}.log"
+        # every test client comes from 127.0.0.1, and many tests share a
+        # Redis: the per-address caps are lifted (the tests of the caps set them)
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
+                    "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
+                    "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None

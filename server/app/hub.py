@@ -10,8 +10,9 @@ lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
 Nothing here waits on a socket: frames are written with
-``websockets.broadcast``, and a connection whose buffer is full skips
-leaderboards (the next one supersedes them) or, for events, is closed so it
+``websockets.broadcast``, through each connection's slow-consumer policy
+(:mod:`.backpressure`): a connection behind skips leaderboards and boards (the
+next ones supersede them), and one behind for too long is closed so that it
 reconnects and resyncs.
 """
 
@@ -19,7 +20,8 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from typing import TYPE_CHECKING, Any, Final
+from collections.abc import Callable, Coroutine, Iterable
+from typing import Any
 
 import orjson
 import structlog
@@ -28,28 +30,30 @@ from websockets.asyncio.server import broadcast
 from ..klondike import Game
 from ..protocol import frame, wrap_raw
 from ..race import Entry, ranked
-from ..store import StoreUnavailable
+from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
-
-if TYPE_CHECKING:
-    from .server import App
-    from .session import Session
+from .listener import Listener
+from .load import Load
+from .metrics import Metrics
+from .ticks import Ticker
+from .wire import write_frames
 
 log = structlog.get_logger("app.hub")
 
-SLOW_BUFFER: Final = 256 * 1024  # bytes waiting on a socket before it counts as slow
-
-
 class Hub:
-    def __init__(self, app: App, room_id: str) -> None:
-        self.app = app
+    def __init__(self, hubs: Hubs, room_id: str) -> None:
+        self.hubs = hubs
+        self.store = hubs.store
+        self.metrics = hubs.metrics
+        self.now_ms = hubs.now_ms
         self.room_id = room_id
+        self.ticker: Ticker | None = None  # a big room's leaderboard tick (see .ticks)
         self.v = 0
         self.public: dict[str, Any] = {}
         self.boards_mode = "after"  # the room's setting for spectators' boards
         self.entries: dict[int, Entry] = {}
         self.online: dict[int, bool] = {}
-        self.sessions: set[Session] = set()
+        self.sessions: set[Listener] = set()
         self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
         self._changed: set[int] = set()
         self._delayed: deque[tuple[int, int, dict[str, Any]]] = deque()
@@ -60,6 +64,7 @@ class Hub:
         self._last_flush = 0.0
         self._boards_loaded = False
         self._loaded_v = 0  # the version this hub first read: it saw every event after it
+        self._last: bytes | None = None  # the event of version ``v`` as published, if applied here
         self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
     # ------------------------------------------------------------------ state
@@ -70,7 +75,7 @@ class Hub:
 
     def phase_now(self) -> str:
         phase = self.phase
-        if phase == "countdown" and self.app.now_ms() >= (self.public.get("start_at") or 0):
+        if phase == "countdown" and self.now_ms() >= (self.public.get("start_at") or 0):
             return "racing"
         return phase
 
@@ -82,31 +87,55 @@ class Hub:
         self.public = public
         self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
 
+    @property
+    def big(self) -> bool:
+        return self.ticker is not None
+
     def lines(self) -> list[Entry]:
         return ranked(self.entries.values(), self.online)
 
-    def sync_frame(self) -> bytes:
-        """The whole room as a newcomer needs it."""
+    def sync_frame(self, reason: str | None = None) -> bytes:
+        """The whole room as a newcomer needs it (a big room: with its latest
+        leaderboard tick, not every line); ``reason`` when the hub sends it on
+        its own (``missed``: events it could not fetch; ``rollback``: Redis
+        came back with less than this process had seen)."""
         public = dict(self.public)
         public["phase"] = self.phase_now()  # the start event said "countdown"
-        public["now"] = self.app.now_ms()
-        return frame("sync", {"v": self.v, "room": public, "entries": self.lines()})
+        public["now"] = self.now_ms()
+        d: dict[str, Any] = {"v": self.v, "room": public}
+        if self.ticker is not None:
+            d["top"] = self.ticker.top
+        else:
+            d["entries"] = self.lines()
+        if reason is not None:
+            d["reason"] = reason
+        return frame("sync", d)
+
+    def board_frame(self) -> bytes | None:
+        """The leaderboard as it stands: every line, or a big room's latest tick."""
+        if self.ticker is not None:
+            return self.ticker.top_frame
+        return frame("lb", {"v": self.v, "entries": self.lines()})
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
-        await self.app.subscriber.subscribe(self.app.store.room_channel(self.room_id))
-        data = await self.app.store.load(self.room_id)
+        await self.hubs.subscriber.subscribe(self.store.room_channel(self.room_id))
+        data = await self.store.load(self.room_id)
         if data is None:
             return False
-        now = self.app.now_ms()
+        now = self.now_ms()
         self.v = self._loaded_v = data.ev
-        self._set_public(data.room.public(now))
+        self._set_public(data.public(now))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
+        if data.room.settings.big:
+            self.ticker = Ticker(self, self.hubs.tick)
+            await self.ticker.load_top()
+            self.ticker.start()
         self._busy = False
         self._drain()
         if data.room.phase == "racing" and data.active <= 0:
-            spawn(self.app.rooms.end_race(self.room_id))
+            spawn(self.hubs.end_race(self.room_id))
         return True
 
     # ------------------------------------------------------------------ messages
@@ -126,31 +155,35 @@ class Hub:
                 self._process(data)
 
     def _process(self, data: bytes) -> None:
-        if data.startswith(b'{"x"'):
-            self._notice(orjson.loads(data))
+        message = orjson.loads(data)
+        if "x" in message:  # a notice, not a versioned event
+            self._notice(message)
             return
-        v = int(data[5:data.index(b",", 5)])
+        v = message["v"]
         if v <= self.v:
+            if v == self.v and self._last is not None and data != self._last:
+                # another event under the version applied here: Redis lost what
+                # it had (the catch-up sees it and resyncs)
+                self._buffer.append(data)
+                self._busy = True
+                spawn(self._catch_up())
             return
         if v != self.v + 1:
             self._buffer.append(data)
             self._busy = True
             spawn(self._catch_up())
             return
-        self._apply(v, data)
+        self._apply(message, data)
 
-    def _apply(self, v: int, data: bytes) -> None:
-        self.v = v
-        cut = -1
-        if not any(s.role == "spectator" for s in self.sessions):
-            cut = data.find(b',"board":')  # a progress event's last member
-        if cut > 0:
-            # nobody here may see boards: skip parsing this one; the next
-            # spectator gets them from the store (live) or the stored events (delayed)
-            event = orjson.loads(data[:cut] + b"}")
-            self._boards_loaded, self._loaded_v = False, v
-        else:
-            event = orjson.loads(data)
+    def _apply(self, event: dict[str, Any], data: bytes) -> None:
+        """Apply the next event (``event`` is ``data`` parsed)."""
+        self.v = event["v"]
+        self._last = data
+        if "board" in event and not self._watchers():
+            # nobody here may see boards: the next spectator gets them from
+            # the store (live) or the stored events (delayed)
+            del event["board"]
+            self._boards_loaded, self._loaded_v = False, self.v
         kind = event["kind"]
         if kind == "progress":
             self.entries[event["seat"]] = event["entry"]
@@ -180,26 +213,42 @@ class Hub:
         self._dirty()
         for session in list(self.sessions):
             session.on_room_event(event)
-        if kind == "ended" and self._watchers():
+        if kind == "ended" and self._watchers() and self.ticker is None:
             spawn(self._send_boards_after_race())
 
     def _notice(self, notice: dict[str, Any]) -> None:
-        if notice.get("x") == "takeover":
+        kind = notice.get("x")
+        if kind == "top" and self.ticker is not None:
+            self.ticker.on_top(notice)
+        elif kind == "takeover":
             for session in list(self.sessions):
                 if session.seat == notice["seat"] and session.conn_id != notice["conn"]:
                     session.taken_over()
+        elif kind == "kicked":  # a big room's: not an event of the whole room
+            for session in list(self.sessions):
+                if session.role == "player" and session.seat == notice["seat"]:
+                    session.on_room_event({"kind": "kicked", "seat": notice["seat"]})
 
     async def _catch_up(self) -> None:
-        """Fetch the events this hub missed, or reload and resync."""
+        """Fetch the events this hub missed, or reload and resync. The event
+        of the hub's own version is fetched too, when the hub applied it:
+        Redis having less, or another event under that version, is a
+        rollback (a restart from an older append-only file, a failover to a
+        replica that missed writes)."""
         try:
-            _, events = await self.app.store.events_since(self.room_id, self.v)
-            if events is None:
+            last = self._last
+            since = self.v - 1 if last is not None and self.v > 0 else self.v
+            latest, events = await self.store.events_since(self.room_id, since)
+            if latest < self.v or (last is not None and events is not None
+                                   and events[:1] != [last]):
+                await self._resync(rollback=True)
+            elif events is None:
                 await self._resync()
             else:
                 for data in events:
-                    ev_v = int(data[5:data.index(b",", 5)])
-                    if ev_v == self.v + 1:
-                        self._apply(ev_v, data)
+                    event = orjson.loads(data)
+                    if event["v"] == self.v + 1:
+                        self._apply(event, data)
         except StoreUnavailable:
             await asyncio.sleep(0.5)
             spawn(self._catch_up())
@@ -207,16 +256,28 @@ class Hub:
         self._busy = False
         self._drain()
 
-    async def _resync(self) -> None:
-        data = await self.app.store.load(self.room_id)
+    async def _resync(self, *, rollback: bool = False) -> None:
+        """Reload the room and send it whole to every connection here, with
+        fresh boards (spectators) and, after a rollback, each player's board
+        as stored (:meth:`Listener.resynced`)."""
+        data = await self.store.load(self.room_id)
         if data is None:
             return
-        self.v = data.ev
-        self._set_public(data.room.public(self.app.now_ms()))
+        if rollback or data.ev < self.v:
+            log.warning("rollback", room=self.room_id, seen=self.v, stored=data.ev)
+            self.hubs.metrics.rollbacks.labels(scope="room").inc()
+            rollback = True
+        self.v = self._loaded_v = data.ev
+        self._last = None
+        self._set_public(data.public(self.now_ms()))
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
-        self._send_all(self.sync_frame(), essential=True)
+        self._delayed.clear()
+        reason = "rollback" if rollback else "missed"
+        self._send_all(self.sync_frame(reason), essential=True)
+        for session in list(self.sessions):
+            session.resynced(reason)
         if self._watchers():
             await self.send_boards_to(self._watchers())
 
@@ -231,35 +292,41 @@ class Hub:
     def _send_all(self, data: bytes, *, essential: bool) -> None:
         self.send(self.sessions, data, essential=essential)
 
-    def send(self, sessions: Any, data: bytes, *, essential: bool) -> None:
+    def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None:
         """Write ``data`` to the sessions without waiting on any of them."""
         ready = []
         for session in sessions:
             if session.syncing:
                 session.pending.append(data)
                 continue
-            transport = session.ws.transport
-            if transport is not None and transport.get_write_buffer_size() > SLOW_BUFFER:
-                if essential:
-                    session.too_slow()
-                continue
-            ready.append(session.ws)
+            if session.backpressure.admit(essential=essential):
+                ready.append(session.ws)
         if ready:
             broadcast(ready, data, text=True)
+
+    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
+                    essential: bool) -> None:
+        """Write whole ``frames`` (see :mod:`.wire`) to one session at once;
+        ``data`` are their payloads, queued instead while it catches up."""
+        if session.syncing:
+            session.pending.extend(data)
+            return
+        if session.backpressure.admit(essential=essential):
+            write_frames(session.ws, frames)
 
     def _dirty(self) -> None:
         if self._flush_handle is not None:
             return
         loop = asyncio.get_running_loop()
-        delay = max(0.0, self._last_flush + self.app.lag.flush_interval() - loop.time())
+        delay = max(0.0, self._last_flush + self.hubs.load.flush_interval() - loop.time())
         self._flush_handle = loop.call_later(delay, self._flush)
 
     def _flush(self) -> None:
         self._flush_handle = None
         self._last_flush = asyncio.get_running_loop().time()
-        if not self.sessions:
+        if not self.sessions or self.ticker is not None:  # a big room's go out by ticks
             return
-        self.app.metrics.lb_frames.inc()
+        self.hubs.metrics.lb_frames.inc()
         self._send_all(frame("lb", {"v": self.v, "entries": self.lines()}), essential=False)
         if self._changed:
             watchers = self._watchers()
@@ -271,7 +338,7 @@ class Hub:
 
     # ------------------------------------------------------------------ boards
 
-    def _watchers(self) -> list[Session]:
+    def _watchers(self) -> list[Listener]:
         return [s for s in self.sessions if s.role == "spectator"]
 
     def _board(self, seat: int, board: dict[str, Any], at: int) -> None:
@@ -288,12 +355,12 @@ class Hub:
         if self._release_handle is not None or not self._delayed:
             return
         loop = asyncio.get_running_loop()
-        wait = max(0.0, (self._delayed[0][0] - self.app.now_ms()) / 1000)
+        wait = max(0.0, (self._delayed[0][0] - self.now_ms()) / 1000)
         self._release_handle = loop.call_later(wait, self._release)
 
     def _release(self) -> None:
         self._release_handle = None
-        now = self.app.now_ms()
+        now = self.now_ms()
         while self._delayed and self._delayed[0][0] <= now:
             _, seat, board = self._delayed.popleft()
             self.boards[seat] = board
@@ -302,8 +369,12 @@ class Hub:
             self._dirty()
         self._schedule_release()
 
-    async def send_boards_to(self, watchers: list[Session]) -> None:
+    async def send_boards_to(self, watchers: list[Listener]) -> None:
         """The boards a new spectator may see now."""
+        if self.ticker is not None:
+            for watcher in watchers:
+                await self.ticker.boards_now(watcher)
+            return
         mode, phase = self.boards_mode, self.phase
         racing = phase in ("countdown", "racing")
         if not self._boards_loaded:
@@ -317,11 +388,11 @@ class Hub:
 
     async def _load_boards(self) -> None:
         """Every racer's board from the store (live mode, or after the race)."""
-        data = await self.app.store.load(self.room_id)
+        data = await self.store.load(self.room_id)
         if data is None or not data.room.racers:
             return
         room = data.room
-        snaps = await self.app.store.snapshots(self.room_id, room.race, room.racers)
+        snaps = await self.store.snapshots(self.room_id, room.race, room.racers)
         for seat in room.racers:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
@@ -334,19 +405,19 @@ class Hub:
         shows its stored board; a seat that moved since shows the latest board
         of the stored events that is old enough, and the younger ones wait in
         the delay queue like those the hub receives."""
-        data = await self.app.store.load(self.room_id)
+        data = await self.store.load(self.room_id)
         if data is None or not data.room.racers:
             return
-        room, now = data.room, self.app.now_ms()
+        room, now = data.room, self.now_ms()
         delay_ms = room.settings.delay * 1000
         cutoff = now - delay_ms
         quiet = [s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
-        snaps = await self.app.store.snapshots(self.room_id, room.race, quiet)
+        snaps = await self.store.snapshots(self.room_id, room.race, quiet)
         for seat in quiet:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
             self.boards[seat] = game.public_view()
-        for raw in await self.app.store.recent_events(self.room_id):
+        for raw in await self.store.recent_events(self.room_id):
             event = orjson.loads(raw)
             seat = event.get("seat")
             if (event["v"] > self._loaded_v or event["kind"] != "progress" or "board" not in event
@@ -371,13 +442,20 @@ class Hub:
         for handle in (self._flush_handle, self._release_handle):
             if handle is not None:
                 handle.cancel()
+        if self.ticker is not None:
+            spawn(self.ticker.stop())
 
 
 class Hubs:
-    """The hubs of this process, by room id."""
+    """The hubs of this process, by room id. ``end_race`` ends a room's race
+    once nobody plays it any more (a hub may notice it first)."""
 
-    def __init__(self, app: App) -> None:
-        self.app = app
+    def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics, load: Load,
+                 now_ms: Callable[[], int],
+                 end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
+        self.store, self.subscriber, self.metrics, self.load = store, subscriber, metrics, load
+        self.now_ms, self.end_race = now_ms, end_race
+        self.tick = tick  # seconds between a big room's leaderboard ticks
         self._hubs: dict[str, Hub] = {}
 
     def __len__(self) -> int:
@@ -389,12 +467,12 @@ class Hubs:
     def all(self) -> list[Hub]:
         return list(self._hubs.values())
 
-    async def enter(self, room_id: str, session: Session) -> Hub | None:
+    async def enter(self, room_id: str, session: Listener) -> Hub | None:
         """The room's hub with ``session`` in it; ``None`` if there is no such room."""
         hub = self._hubs.get(room_id)
         if hub is None:
-            hub = self._hubs[room_id] = Hub(self.app, room_id)
-            self.app.metrics.rooms.set(len(self._hubs))
+            hub = self._hubs[room_id] = Hub(self, room_id)
+            self.metrics.rooms.set(len(self._hubs))
             try:
                 found = await hub.load()
             except BaseException as exc:
@@ -412,8 +490,10 @@ class Hubs:
         hub.sessions.add(session)
         return hub
 
-    def leave(self, hub: Hub, session: Session) -> None:
+    def leave(self, hub: Hub, session: Listener) -> None:
         hub.sessions.discard(session)
+        if hub.ticker is not None:
+            hub.ticker.forget(session)
         if not hub.sessions and self._hubs.get(hub.room_id) is hub:
             self._drop(hub)
 
@@ -421,15 +501,15 @@ class Hubs:
         hub.close()
         if self._hubs.get(hub.room_id) is hub:
             del self._hubs[hub.room_id]
-            spawn(self.app.subscriber.unsubscribe(self.app.store.room_channel(hub.room_id)))
-        self.app.metrics.rooms.set(len(self._hubs))
+            spawn(self.subscriber.unsubscribe(self.store.room_channel(hub.room_id)))
+        self.metrics.rooms.set(len(self._hubs))
 
     async def reap(self) -> None:
         """Release the seats held by connections of server processes that died
         (they stopped beating their heartbeat), in every room with a hub here.
         Reads only who holds each seat, and asks once per process."""
         room_ids = list(self._hubs)
-        store = self.app.store
+        store = self.store
         holders = await asyncio.gather(*(store.holders(r) for r in room_ids))
         procs = {conn.split(".", 1)[0] for held in holders for conn in held.values()}
         if not procs:
@@ -441,7 +521,7 @@ class Hubs:
                     log.info("seat_released", room=room_id, seat=seat, conn=conn)
                     await store.detach(room_id, seat, conn, {
                         "kind": "presence", "seat": seat, "online": False,
-                        "at": self.app.now_ms()})
+                        "at": self.now_ms()})
 
     def on_message(self, room_id: str, data: bytes) -> None:
         hub = self._hubs.get(room_id)

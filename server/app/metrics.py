@@ -24,6 +24,9 @@ class Metrics:
                                 ["reason"], registry=r)
         self.closed = Counter("klondike_closed", "Connections closed by the server, by close code",
                               ["code"], registry=r)
+        self.refused_connections = Counter(
+            "klondike_refused_connections", "Websocket handshakes refused by a connection cap",
+            ["reason"], registry=r)
         self.move_latency = Histogram("klondike_move_seconds",
                                       "From a game command's arrival to its acknowledgement",
                                       buckets=_LATENCY, registry=r)
@@ -35,6 +38,25 @@ class Metrics:
         self.redis_commands = Counter("klondike_redis_commands", "Redis commands sent", registry=r)
         self.lb_frames = Counter("klondike_leaderboard_frames",
                                  "Leaderboard updates broadcast (one per room flush)", registry=r)
+        self.tick_seconds = Histogram("klondike_tick_seconds",
+                                      "A big room's leaderboard tick on this process, start to end",
+                                      buckets=_LATENCY, registry=r)
+        self.redis_redirects = Counter("klondike_redis_redirects",
+                                       "Redis Cluster answers that sent a command elsewhere or "
+                                       "later, by kind (moved, ask, tryagain, clusterdown)",
+                                       ["kind"], registry=r)
+        self.unconfirmed_batches = Counter(
+            "klondike_redis_unconfirmed_batches",
+            "Batches no replica confirmed in time (--durability replica): refused", registry=r)
+        self.rollbacks = Counter("klondike_rollbacks",
+                                 "Rooms (and seats) found behind what this process had seen: "
+                                 "Redis came back with less", ["scope"], registry=r)
+        self.embedded_restarts = Counter("klondike_embedded_redis_restarts",
+                                         "Times the embedded redis-server died and was restarted",
+                                         registry=r)
+        self.embedded_up = Gauge("klondike_embedded_redis_up",
+                                 "1 while the embedded redis-server runs (0 with --redis-url)",
+                                 registry=r)
 
         self._by_type: dict[str, Counter] = {}
 
@@ -49,6 +71,12 @@ class Metrics:
         self.redis_round_trips.inc()
         self.redis_commands.inc(size)
         self.redis_latency.observe(seconds)
+
+    def redis_redirect(self, kind: str) -> None:
+        self.redis_redirects.labels(kind=kind).inc()
+
+    def replica_unconfirmed(self) -> None:
+        self.unconfirmed_batches.inc()
 
     def render(self) -> bytes:
         return generate_latest(self.registry)

@@ -13,24 +13,31 @@ import contextlib
 import secrets
 import signal
 import time
+import weakref
 from collections.abc import Callable
+from http import HTTPStatus
 from typing import Final
 
 import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
 
 from ..protocol import MAX_FRAME, SUBPROTOCOL
-from ..store import Store, StoreUnavailable, Subscriber
+from ..store import Channels, Store, StoreUnavailable
+from . import handlers
 from .api import api
-from .config import Config
+from .config import Config, ConfigError
+from .connection import Connection
 from .embedded import EmbeddedRedis
-from .http import StaticFiles, router
+from .http import StaticFiles, router, text
 from .hub import Hubs
 from .load import Load
 from .metrics import Metrics
+from .quotas import Quotas, client_address
 from .rooms import Rooms
-from .session import Session
-from .tournaments import TournamentHubs, Tournaments
+from .services import Services
+from .thubs import TournamentHubs
+from .tournaments import Tournaments
 
 log = structlog.get_logger("app.server")
 
@@ -38,10 +45,11 @@ SWEEP_INTERVAL: Final = 0.5
 
 
 class App:
-    """Everything a process shares between its connections."""
+    """The process: its lifespan, and the services its connections share."""
 
+    services: Services
     store: Store
-    subscriber: Subscriber
+    subscriber: Channels
     hubs: Hubs
     lag: Load
     rooms: Rooms
@@ -56,26 +64,47 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._durability_problems: list[str] | None = None  # the last check's findings
+        self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
+            weakref.WeakKeyDictionary())
+        self._closing_waits: set[asyncio.Future[None]] = set()
         self.url = ""
 
     def now_ms(self) -> int:
         return int(self._clock() * 1000)
 
     async def start(self) -> None:
-        url = self.config.redis_url
+        config = self.config
+        url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(self.config.data_dir)
+            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
+                                           on_died=self._embedded_died,
+                                           on_restarted=self._embedded_restarted)
             url = await self._embedded.start()
-        self.store = await Store.open(url, lanes=self.config.redis_lanes,
-                                      event_cap=self.config.event_cap,
-                                      on_batch=self.metrics.redis_batch)
+            self.metrics.embedded_up.set(1)
+        self.store = await Store.open(url, cluster=config.redis_cluster,
+                                      durability=config.durability, lanes=config.redis_lanes,
+                                      event_cap=config.event_cap, observer=self.metrics)
+        problems = await self.store.redis.version_problems()
+        if problems:
+            raise ConfigError("; ".join(problems))
+        await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()
-        self.hubs = Hubs(self)
-        self.rooms = Rooms(self)
-        self.tournaments = Tournaments(self)
-        self.thubs = TournamentHubs(self)
-        self.subscriber = Subscriber(self.store.pool, self._on_message, self._on_reconnect)
+        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
+        self.rooms = Rooms(self.store, self.config, self.now_ms)
+        self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
+        self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
+                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
+                         tick=self.config.tick)
+        self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
+                                    tournaments=self.tournaments, now_ms=self.now_ms,
+                                    tick=self.config.tick, metrics=self.metrics)
+        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
+        self.services = Services(
+            config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
+            store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
+            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas)
         self.subscriber.start()
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
@@ -86,7 +115,8 @@ class App:
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
-                                   metrics=self.metrics.render, api=api(self)),
+                                   metrics=self.metrics.render, api=api(self.tournaments),
+                                   admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
         )
@@ -94,8 +124,45 @@ class App:
         host, port = sock.getsockname()[:2]
         shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
         self.url = f"http://{shown}:{port}/"
-        log.info("listening", url=self.url, redis="embedded" if self._embedded else _safe(url),
-                 proc=self.proc_id)
+        log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
+                 redis="embedded" if self._embedded else _safe(url),
+                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id)
+
+    async def _check_durability(self, *, at_start: bool = False) -> None:
+        """Does Redis keep the promise of ``--durability``? Checked at start
+        and with every heartbeat (a failover may bring another node). With
+        ``fsync`` a Redis that does not fsync every write stops the start, and
+        later is an error in the log; with ``replica`` a master without a
+        replica is a warning (acks wait for one). Unreachable, or ``CONFIG``
+        refused: a warning at start, checked again with the next heartbeat.
+        Each finding is logged when it changes, not at every check."""
+        if self.config.durability == "os":
+            return
+        problems = await self.store.redis.durability_problems()
+        if problems is None:
+            if at_start:
+                log.warning("durability_unchecked", durability=self.config.durability)
+            return
+        if problems == self._durability_problems:
+            return
+        self._durability_problems = problems
+        if not problems:
+            if not at_start:
+                log.info("durability_met", durability=self.config.durability)
+            return
+        if self.config.durability == "fsync":
+            if at_start:
+                raise ConfigError("; ".join(problems))
+            log.error("durability_not_met", durability="fsync", problems=problems)
+        else:
+            log.warning("durability_replica_missing", problems=problems)
+
+    def _embedded_died(self) -> None:
+        self.metrics.embedded_up.set(0)
+
+    def _embedded_restarted(self) -> None:
+        self.metrics.embedded_up.set(1)
+        self.metrics.embedded_restarts.inc()
 
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.id_of_channel(channel)
@@ -108,12 +175,32 @@ class App:
         self.hubs.on_reconnect()
         self.thubs.on_reconnect()
 
+    def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
+        """A place under the connection caps for a websocket handshake, held
+        until its connection closes (whether or not the handshake succeeds)."""
+        address = client_address(ws, request, self.config.proxy_header)
+        status = self.quotas.admit(address)
+        if status is not None:
+            answer = text(status, "too many connections from your address\n"
+                          if status is HTTPStatus.TOO_MANY_REQUESTS else "server full\n")
+            answer.headers["Retry-After"] = "10"
+            return answer
+        self._addresses[ws] = address
+        waiting = asyncio.ensure_future(ws.wait_closed())
+        waiting.add_done_callback(lambda _: self.quotas.release(address))
+        self._closing_waits.add(waiting)
+        waiting.add_done_callback(self._closing_waits.discard)
+        return None
+
     async def _handle(self, ws: ServerConnection) -> None:
-        await Session(self, ws).run()
+        await Connection(self.services, ws, handlers=handlers.HANDLERS,
+                         on_room_event=handlers.on_room_event, on_resync=handlers.on_resync,
+                         address=self._addresses.get(ws, "")).run()
 
     async def _sweep(self) -> None:
-        """End races whose time is up (every process sweeps; a lease in Redis
-        keeps two from ending the same race at once). Every few seconds also
+        """End races whose time is up and open tournament rounds left starting
+        (every process sweeps; a lease in Redis keeps two from doing the same
+        one at once). Every few seconds also
         beat this process's heartbeat and let each hub release seats held by
         processes that stopped beating (killed without a goodbye)."""
         loop = asyncio.get_running_loop()
@@ -123,6 +210,7 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():
@@ -130,7 +218,8 @@ class App:
                         if loaded is not None:
                             await self.tournaments.settle(loaded[0])
                 for room_id in await self.store.claim_due(self.now_ms()):
-                    await self.rooms.end_race(room_id)
+                    await self.rooms.due(room_id)
+                await self.tournaments.sweep()
             except StoreUnavailable:
                 pass
             except Exception:

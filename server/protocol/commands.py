@@ -14,7 +14,8 @@ import orjson
 
 from .reasons import DEFAULT_TEXT, Reason
 
-MAX_SEQ: Final = 2**53 - 1  # what a JavaScript number holds exactly
+MAX_SEQ: Final = 2**31 - 1  # a game command's sequence number: room for any game, and no more
+MAX_SAFE: Final = 2**53 - 1  # what a JavaScript number holds exactly (times, versions)
 
 
 class ProtocolError(Exception):
@@ -88,7 +89,11 @@ class Ready(Command):
 
 @dataclass(frozen=True, slots=True)
 class Start(Command):
+    """The host starts the race: now (after the countdown), or in a big room
+    at the server time ``at`` (ms)."""
+
     type: ClassVar[str] = "start"
+    at: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,6 +151,32 @@ class Complete(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class LbPage(Command):
+    """A page of a big room's leaderboard, from rank ``from`` (1 is the first)."""
+
+    type: ClassVar[str] = "lb_page"
+    first: int = 1
+    count: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class LbFind(Command):
+    """A player's line and rank in a big room's leaderboard, by nickname."""
+
+    type: ClassVar[str] = "lb_find"
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class Follow(Command):
+    """A spectator follows one player of a big room (their line and board
+    each tick, as the room allows); ``null`` stops following."""
+
+    type: ClassVar[str] = "follow"
+    nickname: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class Ping(Command):
     """Free of message credit; answered with ``pong``."""
 
@@ -169,9 +200,12 @@ class TWatch(Command):
 
 @dataclass(frozen=True, slots=True)
 class TRegister(Command):
+    """Register as a player; ``invite`` is the tournament's invite code when it has one."""
+
     type: ClassVar[str] = "t_register"
     id: str
     nickname: str
+    invite: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,11 +257,60 @@ class TStandings(Command):
     id: str
 
 
+@dataclass(frozen=True, slots=True)
+class TPage(Command):
+    """A page of a tournament's standings, from rank ``first`` (1 is the first)."""
+
+    type: ClassVar[str] = "t_page"
+    id: str
+    first: int = 1
+    count: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class TFind(Command):
+    """A player's standing line and rank, by nickname."""
+
+    type: ClassVar[str] = "t_find"
+    id: str
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class TKick(Command):
+    """Remove a player (organizer); ``ban`` also refuses their nickname from then on."""
+
+    type: ClassVar[str] = "t_kick"
+    id: str
+    admin: str
+    player: int
+    ban: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class THandoff(Command):
+    """A one-time code that gives another device an admin key (organizer)."""
+
+    type: ClassVar[str] = "t_handoff"
+    id: str
+    admin: str
+
+
+@dataclass(frozen=True, slots=True)
+class TClaim(Command):
+    """An admin key for this device, given a handoff code."""
+
+    type: ClassVar[str] = "t_claim"
+    id: str
+    code: str
+
+
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
-              MoveCommand, Undo, Resign, Hint, Complete, Ping,
-              TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings)
+              MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
+              TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
+              TPage, TFind, TKick, THandoff, TClaim)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer
@@ -243,8 +326,10 @@ def _schema(cls: type[Command]) -> tuple[tuple[str, Any, bool], ...]:
 
 
 _SCHEMAS: Final = {name: _schema(cls) for name, cls in COMMANDS.items()}
-_SEQ_FIELDS: Final = frozenset({"s", "since", "seat", "at"})
-_LOWEST: Final = {"s": 1}  # a game command's sequence number starts at 1
+#: the whole numbers' ranges: a sequence number starts at 1 and stays below 2**31
+_BOUNDS: Final = {"s": (1, MAX_SEQ), "seat": (0, MAX_SEQ), "since": (0, MAX_SAFE),
+                  "at": (0, MAX_SAFE), "first": (1, MAX_SEQ), "count": (1, MAX_SEQ),
+                  "player": (0, MAX_SEQ)}
 
 
 def decode(raw: str | bytes) -> Command:
@@ -289,9 +374,10 @@ def _check(name: str, field: str, kind: Any, value: Any) -> Any:
         want = "true or false"
     elif kind is int:
         ok = isinstance(value, int) and not isinstance(value, bool)
-        if ok and field in _SEQ_FIELDS:
-            ok = _LOWEST.get(field, 0) <= value <= MAX_SEQ
-        want = "a whole number" + (f" ≥ {_LOWEST.get(field, 0)}" if field in _SEQ_FIELDS else "")
+        bounds = _BOUNDS.get(field)
+        if ok and bounds is not None:
+            ok = bounds[0] <= value <= bounds[1]
+        want = "a whole number" + (f" from {bounds[0]} to {bounds[1]}" if bounds else "")
     elif kind is str:
         ok = isinstance(value, str) and len(value) <= MAX_TEXT
         want = f"a string of at most {MAX_TEXT} characters"

@@ -20,6 +20,7 @@ class Reason(StrEnum):
     NOT_IN_ROOM = "not_in_room"
     ALREADY_IN_ROOM = "already_in_room"
     SPECTATOR = "spectator"
+    NOT_SPECTATOR = "not_spectator"
     BAD_TOKEN = "bad_token"
     # rooms
     UNKNOWN_ROOM = "unknown_room"
@@ -27,6 +28,7 @@ class Reason(StrEnum):
     NAME_TAKEN = "name_taken"
     ROOM_FULL = "room_full"
     RACE_STARTED = "race_started"
+    ROUND_ROOM = "round_room"
     BAD_CODE = "bad_code"
     BAD_SETTINGS = "bad_settings"
     NOT_HOST = "not_host"
@@ -35,6 +37,10 @@ class Reason(StrEnum):
     UNKNOWN_SEAT = "unknown_seat"
     CANNOT_KICK_SELF = "cannot_kick_self"
     NOT_ENDED = "not_ended"
+    # tournaments
+    BAD_INVITE = "bad_invite"
+    BANNED = "banned"
+    BAD_HANDOFF = "bad_handoff"
     # playing
     NOT_STARTED = "not_started"
     NOT_PLAYING = "not_playing"
@@ -45,7 +51,10 @@ class Reason(StrEnum):
     HINTS_DISABLED = "hints_disabled"
     NO_AUTOCOMPLETE = "no_autocomplete"
     STALE = "stale"
+    ROLLED_BACK = "rolled_back"
     # the server
+    TOO_MANY = "too_many"
+    SERVER_FULL = "server_full"
     UNAVAILABLE = "unavailable"
     INTERNAL = "internal"
 
@@ -59,12 +68,15 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.NOT_IN_ROOM: "join or watch a room first",
     Reason.ALREADY_IN_ROOM: "this connection is already in a room",
     Reason.SPECTATOR: "spectators cannot play",
+    Reason.NOT_SPECTATOR: "only a spectator can follow a player",
     Reason.BAD_TOKEN: "this seat token is not valid for the room",
     Reason.UNKNOWN_ROOM: "there is no such room",
     Reason.BAD_NICKNAME: "a nickname is 1 to 20 letters, digits, spaces or - _ .",
     Reason.NAME_TAKEN: "that nickname is taken in this room",
     Reason.ROOM_FULL: "the room is full",
     Reason.RACE_STARTED: "the race has already started",
+    Reason.ROUND_ROOM: ("this room is a tournament round's: only its players enter it, "
+                        "with their token (resume)"),
     Reason.BAD_CODE: "that is not a valid KL1 deal code",
     Reason.BAD_SETTINGS: "those room settings are not valid",
     Reason.NOT_HOST: "only the host can do that",
@@ -73,6 +85,9 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.UNKNOWN_SEAT: "there is no player in that seat",
     Reason.CANNOT_KICK_SELF: "the host cannot remove themselves: leave instead",
     Reason.NOT_ENDED: "the race is not over yet",
+    Reason.BAD_INVITE: "this tournament needs its invite code to register",
+    Reason.BANNED: "the organizer has banned that nickname from this tournament",
+    Reason.BAD_HANDOFF: "that handoff code is not valid: it is wrong, used or expired",
     Reason.NOT_STARTED: "the race has not started yet",
     Reason.NOT_PLAYING: "you are not playing a game now",
     Reason.BAD_NOTATION: "that is not a move in KL1 notation",
@@ -82,6 +97,10 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.HINTS_DISABLED: "hints are off in this room",
     Reason.NO_AUTOCOMPLETE: "the game cannot be finished automatically yet",
     Reason.STALE: "that sequence number was already used for another command",
+    Reason.ROLLED_BACK: ("the server lost your latest moves (its storage came back from an "
+                         "older copy): your board is as it was stored, play on from there"),
+    Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",
+    Reason.SERVER_FULL: "the server holds as many rooms and tournaments as it may: try later",
     Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",
     Reason.INTERNAL: "something went wrong on the server",
 }

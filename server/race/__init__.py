@@ -2,7 +2,8 @@
 
 from .errors import RaceError
 from .leaderboard import Entry, new_entry, ranked, shown, sort_key, update_from_game
-from .room import Player, Room, check_nickname
+from .names import check_nickname
+from .room import Player, Room
 from .settings import Settings, parse_settings
 
 __all__ = [

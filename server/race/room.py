@@ -18,11 +18,21 @@ server.race.errors.RaceError: the room is full
 3100
 >>> room.phase_at(2000), room.phase_at(3100)
 ('countdown', 'racing')
+
+A big room (``settings.big``) keeps its players outside this document (see
+server/store/keys.py): the room holds its host, phase and race, and the
+store seats players, counts them and ranks them.
+
+>>> big = Room.create_big("ROOM2", Settings(max_players=500), "KL1-D1N-AAAAAAG", "ann", now=0)
+>>> big.players, big.host, big.host_name, big.next_seat
+([], 0, 'ann', 1)
+>>> big.start(0, now=100, countdown_ms=3000)["start_at"], big.racers
+(3100, [])
 """
 
 from __future__ import annotations
 
-import unicodedata
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Final, Literal
 
@@ -31,13 +41,15 @@ import orjson
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry, ranked
+from .names import check_nickname, same_name, taken_text
 from .settings import Settings, settings_from_dict
+from .tokens import hash_token, stored_digest
 
 Phase = Literal["lobby", "racing", "ended"]
 Event = dict[str, Any]
 
-MAX_NICKNAME: Final = 20
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
+MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # how far ahead a start may be set
 
 
 @dataclass(slots=True)
@@ -60,12 +72,14 @@ class Room:
     host: int = 0
     next_seat: int = 0
     players: list[Player] = field(default_factory=list)
-    tokens: dict[str, int] = field(default_factory=dict)  # seat token -> seat
+    tokens: dict[str, int] = field(default_factory=dict)  # seat token's digest -> seat (tokens.py)
     racers: list[int] = field(default_factory=list)
     start_at: int | None = None
     deadline: int | None = None
     ended_at: int | None = None
-    results: list[Entry] | None = None
+    results: list[Entry] | None = None  # a big room's: the top lines only
+    host_name: str = ""  # a big room's host (its players are not listed here)
+    scheduled: int | None = None  # a big room's race starts then (set by its host)
 
     # ------------------------------------------------------------------ building
 
@@ -78,15 +92,33 @@ class Room:
         return room
 
     @classmethod
+    def create_big(cls, room_id: str, settings: Settings, code: str, nickname: str, *,
+                   now: int) -> Room:
+        """A new big room; its host, seat 0, is seated by the store."""
+        return cls(id=room_id, settings=settings, code=code, created=now, next_seat=1,
+                   host_name=check_nickname(nickname))
+
+    @classmethod
     def for_round(cls, room_id: str, settings: Settings, code: str,
                   players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
                   now: int) -> Room:
         """A tournament round: every player seated (seat = registration order)
-        and racing from ``start_at``; no host (the organizer is no player)."""
+        and racing from ``start_at``; no host (the organizer is no player).
+        ``tokens`` maps the players' token digests to their seats."""
         room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
                    host=-1, next_seat=max((s for s, _ in players), default=-1) + 1,
                    players=[Player(seat=s, nickname=n, joined=now, ready=True) for s, n in players],
                    tokens=dict(tokens), racers=[s for s, _ in players], start_at=start_at)
+        room.deadline = start_at + settings.time_limit * 1000
+        return room
+
+    @classmethod
+    def for_big_round(cls, room_id: str, settings: Settings, code: str, *, start_at: int,
+                      now: int) -> Room:
+        """A big tournament's round: racing from ``start_at``, no host; the
+        store seats each player (seat = player number) when they first come."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
+                   host=-1, start_at=start_at)
         room.deadline = start_at + settings.time_limit * 1000
         return room
 
@@ -98,7 +130,7 @@ class Room:
         d = orjson.loads(raw)
         d["settings"] = settings_from_dict(d["settings"])
         d["players"] = [Player(**p) for p in d["players"]]
-        d["tokens"] = {k: int(v) for k, v in d["tokens"].items()}
+        d["tokens"] = {stored_digest(k): int(v) for k, v in d["tokens"].items()}
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
@@ -114,7 +146,8 @@ class Room:
         return [p for p in self.players if not p.left]
 
     def seat_of(self, token: str) -> int | None:
-        return self.tokens.get(token)
+        """The seat whose token this is (looked up by its digest)."""
+        return self.tokens.get(hash_token(token))
 
     def phase_at(self, now: int) -> str:
         """``lobby``, ``countdown`` (started, before its start time), ``racing`` or ``ended``."""
@@ -122,25 +155,32 @@ class Room:
             return "countdown"
         return self.phase
 
-    def public(self, now: int) -> dict[str, Any]:
+    def public(self, now: int, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
         """What anyone in or watching the room may know: no tokens, no code
-        before the race has ended."""
+        before the race has ended. A big room names its host but lists no
+        players: ``field`` has its ``counts`` (players, ready) instead."""
         d: dict[str, Any] = {
             "id": self.id,
             "race": self.race,
             "phase": self.phase_at(now),
             "settings": self.settings.public(),
             "host": self.host,
-            "players": [
+        }
+        if self.settings.big:
+            d["host_name"] = self.host_name
+            d["field"] = dict(counts or {})
+        else:
+            d["players"] = [
                 {"seat": p.seat, "nickname": p.nickname, "ready": p.ready, "left": p.left}
                 for p in self.players
-            ],
-            "racers": self.racers,
-            "start_at": self.start_at,
+            ]
+            d["racers"] = self.racers
+        d.update({
+            "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
             "deadline": self.deadline if self.settings.time_limit else None,
             "ended_at": self.ended_at,
             "now": now,
-        }
+        })
         if self.phase == "ended":
             d["code"] = self.code
             d["results"] = self.results
@@ -149,20 +189,29 @@ class Room:
     # ------------------------------------------------------------------ lobby
 
     def join(self, nickname: str, token: str, *, now: int) -> Event:
-        if self.phase == "racing":
+        if self.settings.tournament is not None:  # its seats are the round's, in every phase
+            raise RaceError(Reason.ROUND_ROOM)
+        racing = self.phase == "racing"
+        if racing and self.settings.late != "admit":
             raise RaceError(Reason.RACE_STARTED)
         name = check_nickname(nickname)
         if len(self.present()) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL)
-        if any(p.nickname.casefold() == name.casefold() for p in self.present()):
-            raise RaceError(Reason.NAME_TAKEN, f"the nickname {name!r} is taken in this room")
+        taken = next((p.nickname for p in self.present() if same_name(p.nickname, name)), None)
+        if taken is not None:
+            raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
         self.players.append(Player(seat=seat, nickname=name, joined=now))
-        self.tokens[token] = seat
+        self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
-        return {"kind": "joined", "seat": seat, "nickname": name}
+        event: Event = {"kind": "joined", "seat": seat, "nickname": name}
+        if racing:  # admitted into the race, on a clock of their own once it has begun
+            self.racers.append(seat)
+            event["racing"] = True
+            event["started"] = max(now, self.start_at or now)
+        return event
 
     def set_ready(self, seat: int, ready: bool, *, now: int) -> Event:
         self._need_lobby()
@@ -209,30 +258,52 @@ class Room:
         self._need_host(by)
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
-        waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
-        if waiting:
-            raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
+        if not self.settings.big:  # a big room's host starts when they choose
+            waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
+            if waiting:
+                raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
         self.phase = "racing"
-        self.racers = [p.seat for p in self.present()]
-        self.start_at = now + countdown_ms
+        self.racers = [p.seat for p in self.present()]  # a big room's are the store's
+        self.start_at = max(now + countdown_ms, self.scheduled or 0)
+        self.scheduled = None
         limit = self.settings.time_limit * 1000
         self.deadline = self.start_at + (limit if limit else max_race_ms)
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
 
+    def schedule(self, by: int, at: int, *, now: int) -> Event:
+        """A big room's host sets the time its race starts (the countdown
+        ends then); players may join until it begins."""
+        self._need_host(by)
+        if self.phase != "lobby":
+            raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
+        if not self.settings.big:
+            raise RaceError(Reason.NOT_LOBBY, "only a big room's race starts at a set time: "
+                                              "here the host starts when everyone is ready")
+        if not now < at <= now + MAX_SCHEDULE_MS:
+            raise RaceError(Reason.BAD_SETTINGS, "a start time is in the next 7 days")
+        self.scheduled = at
+        return {"kind": "scheduled", "start_at": at}
+
     def end(self, entries: list[Entry], *, now: int) -> Event:
         """The race is over: final ranking from the seats' lines (a player still
-        playing when time ran out is ``unfinished``); the code is revealed."""
+        playing when time ran out is ``unfinished``); the code is revealed.
+        A big room's ``entries`` are its top lines, already in the store's order."""
         if self.phase != "racing":
             raise RaceError(Reason.NOT_PLAYING, "the race is not running")
         self.phase = "ended"
         self.ended_at = now
-        self.results = ranked(
-            {**e, "status": "unfinished"} if e["status"] == "racing" else e
-            for e in entries if e["seat"] in self.racers)
+        if self.settings.big:
+            self.results = [{**final_line(e), "rank": rank} for rank, e in enumerate(entries, 1)]
+        else:
+            self.results = ranked(final_line(e) for e in entries if e["seat"] in self.racers)
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:
-        """A new race in the same room and settings, on a new deal."""
+        """A new race in the same room and settings, on a new deal (never in
+        a tournament round's room: the tournament deals the next round)."""
+        if self.settings.tournament is not None:
+            raise RaceError(Reason.ROUND_ROOM, "a tournament round is played once; "
+                                               "the organizer starts the next round")
         self._need_host(by)
         if self.phase != "ended":
             raise RaceError(Reason.NOT_ENDED)
@@ -243,7 +314,7 @@ class Room:
         for p in self.players:
             p.ready = False
         self.racers = []
-        self.start_at = self.deadline = self.ended_at = None
+        self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None
         return {"kind": "rematch", "race": self.race}
 
@@ -264,12 +335,6 @@ class Room:
             raise RaceError(Reason.NOT_LOBBY)
 
 
-def check_nickname(nickname: str) -> str:
-    """The nickname, trimmed, if it is 1 to 20 letters, digits, spaces or ``-_.'``."""
-    name = " ".join(nickname.split())
-    ok = 1 <= len(name) <= MAX_NICKNAME and all(
-        ch.isalnum() or ch in " -_.'" for ch in name
-    ) and all(unicodedata.category(ch)[0] != "C" for ch in name)
-    if not ok:
-        raise RaceError(Reason.BAD_NICKNAME)
-    return name
+def final_line(entry: Entry) -> Entry:
+    """A line as the race's results show it: still playing at the end is ``unfinished``."""
+    return {**entry, "status": "unfinished"} if entry["status"] == "racing" else entry

@@ -6,6 +6,21 @@ replies in order. Under load a round trip carries many commands, and
 redis-py's per-command cost (pool checkout, parsing setup) is paid once per
 batch instead of once per command. Nothing waits for a connection slot, so
 thousands of commands may be in flight.
+
+One batcher talks to one Redis node; on a Redis Cluster the store keeps one
+per master (:mod:`.cluster`). A command sent after ``ASKING`` (a slot being
+migrated) travels in the same pipeline right behind it.
+
+With ``replicas`` (``--durability replica``) each pipeline ends with
+``WAIT replicas timeout``, and no reply of the batch is handed out before a
+replica confirmed it has everything the batch wrote: one more command per
+round trip, not one per command. A batch that is not confirmed fails with
+:class:`StoreUnavailable` (its writes may be on the master only). Until a
+later batch is confirmed, the node is in doubt: each batch then starts with
+a ``PUBLISH`` of nothing to nobody, a write that orders it after every
+earlier write, so that its confirmation also covers those earlier writes
+(and a command resent after the failure is never acknowledged from an
+unconfirmed write).
 """
 
 from __future__ import annotations
@@ -13,37 +28,49 @@ from __future__ import annotations
 import asyncio
 import math
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Final
 
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
 from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
+from .keys import ORDER_CHANNEL
 from .resp import pack
 
 
 class StoreUnavailable(Exception):
-    """Redis could not be reached, or did not answer in time. The command may
+    """Redis could not be reached, or did not answer in time (or, with
+    ``--durability replica``, no replica confirmed in time). The command may
     or may not have been applied: callers reload before going on."""
 
 
 Args = tuple[Any, ...]
-Pending = tuple[Args, "asyncio.Future[Any]"]
+Pending = tuple[Args, "asyncio.Future[Any]", int]  # command, its future, flags:
+ASKING: Final = 1  # sent right after an ASKING
+UNCONFIRMED: Final = 2  # answered without waiting for the replica (PING, settings)
+
+_ASKING: Final = ("ASKING",)
+_ORDER: Final = ("PUBLISH", ORDER_CHANNEL, "")  # in doubt: a write ordered after the earlier ones
 
 
 class Batcher:
-    """Sends commands over ``lanes`` connections, batched per round trip."""
+    """Sends commands to one Redis over ``lanes`` connections, batched per round trip."""
 
     def __init__(self, pool: ConnectionPool, *, lanes: int = 2, max_batch: int = 1024,
-                 timeout: float = 5.0,
-                 on_batch: Callable[[int, float], None] | None = None) -> None:
+                 timeout: float = 5.0, replicas: int = 0, replica_timeout_ms: int = 1000,
+                 on_batch: Callable[[int, float], None] | None = None,
+                 on_unconfirmed: Callable[[], None] | None = None) -> None:
         self._pool = pool
         self._queue: list[Pending] = []
         self._wake = asyncio.Event()
         self._max_batch = max_batch
         self._timeout = timeout
+        self._wait: Args | None = ("WAIT", replicas, replica_timeout_ms) if replicas else None
+        self._replicas = replicas
+        self._doubt = False
         self._on_batch = on_batch
+        self._on_unconfirmed = on_unconfirmed
         self._conns: list[AbstractConnection] = []
         self._tasks = [asyncio.create_task(self._lane(i), name=f"redis-lane-{i}")
                        for i in range(lanes)]
@@ -51,14 +78,43 @@ class Batcher:
 
     def execute(self, *args: Any) -> asyncio.Future[Any]:
         """Queue one command; the future gets its reply, a ``ResponseError``
-        raised by Redis, or :class:`StoreUnavailable`."""
+        raised by Redis, or :class:`StoreUnavailable`. (:meth:`queue` inlined:
+        every command of every move comes through here.)"""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
-            fut.set_exception(StoreUnavailable("the store is closed"))
+            fut.set_exception(StoreUnavailable("the store is closing"))
             return fut
-        self._queue.append((args, fut))
+        self._queue.append((args, fut, 0))
         self._wake.set()
         return fut
+
+    def execute_asking(self, *args: Any) -> asyncio.Future[Any]:
+        """Like :meth:`execute`, right after an ``ASKING`` on the same connection."""
+        return self.queue(args, ASKING)
+
+    def execute_unconfirmed(self, *args: Any) -> asyncio.Future[Any]:
+        """Like :meth:`execute`, answered as soon as Redis answers, whatever the
+        replica says (for ``PING`` and reading settings, which write nothing)."""
+        return self.queue(args, UNCONFIRMED)
+
+    def queue(self, args: Args, flags: int) -> asyncio.Future[Any]:
+        fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
+        if self._closed:
+            fut.set_exception(StoreUnavailable("the store is closing"))
+            return fut
+        self._queue.append((args, fut, flags))
+        self._wake.set()
+        return fut
+
+    def _pipeline(self, batch: list[Pending], ordered: bool) -> bytes:
+        commands: list[Args] = [_ORDER] if ordered else []
+        for args, _, flags in batch:
+            if flags & ASKING:
+                commands.append(_ASKING)
+            commands.append(args)
+        if self._wait is not None:
+            commands.append(self._wait)
+        return pack(commands)
 
     async def _lane(self, index: int) -> None:
         conn: AbstractConnection = self._pool.make_connection()  # type: ignore[no-untyped-call]
@@ -73,33 +129,65 @@ class Batcher:
             if not batch:
                 continue
             started = loop.time()
+            ordered = self._doubt
             try:
                 async with asyncio.timeout(self._timeout):
                     if not conn.is_connected:
                         await conn.connect()  # type: ignore[no-untyped-call]
-                    await conn.send_packed_command(pack([args for args, _ in batch]),
-                                                   check_health=False)
-                    for _, fut in batch:
-                        try:
-                            reply = await conn.read_response(timeout=math.inf)
-                        except ResponseError as exc:
+                    await conn.send_packed_command(self._pipeline(batch, ordered), check_health=False)
+                    if ordered:
+                        await _reply(conn)
+                    if self._wait is None:
+                        for _, fut, flags in batch:
+                            if flags & ASKING:
+                                await _reply(conn)
+                            try:
+                                reply = await conn.read_response(timeout=math.inf)
+                            except ResponseError as exc:
+                                if not fut.done():
+                                    fut.set_exception(exc)
+                                continue
                             if not fut.done():
-                                fut.set_exception(exc)
-                            continue
-                        if not fut.done():
-                            fut.set_result(reply)
+                                fut.set_result(reply)
+                    else:
+                        replies = []
+                        for _, fut, flags in batch:
+                            if flags & ASKING:
+                                await _reply(conn)
+                            reply = await _reply(conn)
+                            if flags & UNCONFIRMED:
+                                _settle(fut, reply)
+                            replies.append(reply)
+                        confirmed = await _reply(conn)
+                        if isinstance(confirmed, int) and confirmed >= self._replicas:
+                            self._doubt = self._doubt and not ordered
+                            for (_, fut, _), reply in zip(batch, replies, strict=True):
+                                _settle(fut, reply)
+                        else:
+                            self._unconfirmed(batch, confirmed)
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
                 await conn.disconnect(nowait=True)
-                for _, fut in batch:
+                self._doubt = self._wait is not None
+                for _, fut, _ in batch:
                     if not fut.done():
                         fut.set_exception(StoreUnavailable(f"redis unavailable: {exc}"))
             except asyncio.CancelledError:
-                for _, fut in batch:
+                for _, fut, _ in batch:
                     if not fut.done():
                         fut.set_exception(StoreUnavailable("the store is closing"))
                 raise
             if self._on_batch is not None:
                 self._on_batch(len(batch), loop.time() - started)
+
+    def _unconfirmed(self, batch: list[Pending], answer: object) -> None:
+        self._doubt = True
+        if self._on_unconfirmed is not None:
+            self._on_unconfirmed()
+        why = (f"WAIT failed: {answer}" if isinstance(answer, Exception) else
+               f"{answer} of {self._replicas} replica(s) confirmed the write in time")
+        for _, fut, _ in batch:
+            if not fut.done():
+                fut.set_exception(StoreUnavailable(f"not confirmed by a replica: {why}"))
 
     async def close(self) -> None:
         self._closed = True
@@ -112,3 +200,23 @@ class Batcher:
         await asyncio.gather(*self._tasks, return_exceptions=True)
         for conn in self._conns:
             await conn.disconnect()
+
+
+async def _reply(conn: AbstractConnection) -> Any:
+    """The next reply on ``conn``, or the error Redis answered."""
+    try:
+        return await conn.read_response(timeout=math.inf)
+    except ResponseError as exc:
+        return exc
+
+
+def _settle(fut: asyncio.Future[Any], reply: Any) -> None:
+    if fut.done():
+        return
+    if isinstance(reply, ResponseError):
+        fut.set_exception(reply)
+    else:
+        fut.set_result(reply)
+
+
+__all__ = ["Batcher", "StoreUnavailable"]

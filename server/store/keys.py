@@ -1,9 +1,20 @@
 """Every Redis key and channel name, built here and nowhere else.
 
 All keys of a room share the hash tag ``{room_id}`` so that a room's data
-lives in one slot and its Lua scripts run on Redis Cluster. The only key
-outside a room is :data:`DUE`, an index of rooms with a deadline, which no
-room script touches.
+lives in one slot and its Lua scripts run on Redis Cluster (the store routes
+every command and script by the slot of its first key); all keys of a
+tournament share ``{tournament_id}``. A tournament's round is a room of its
+own, in another slot: nothing touches a tournament's keys and a room's in one
+call. Outside rooms and tournaments there are only the deadline indexes,
+which no room script touches, and the process heartbeats:
+
+- a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
+  :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
+  into :data:`DUE_SHARDS` sorted sets whose hash tags are chosen to fall in
+  evenly spaced slots (so on masters that split the slots evenly, each holds
+  its share), a room or tournament going to the shard of its id
+  (:func:`due_shards`, :func:`due`);
+- a heartbeat key has no hash tag: each process's lands on a slot of its own.
 
 ======================  ====  ==================================================
 key                     type  holds
@@ -12,26 +23,113 @@ kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
                               version), live (race number while racing, else 0),
                               active (seats still playing the live race)
 kr:{R}:ev               list  the last room events, JSON, each with its version
-kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race)
+kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
+                              room keeps only a line's fields)
+kr:{R}:rank             zset  the current race's ranking: member a seat (5 digits),
+                              score its place (race.leaderboard.rank_score)
+kr:{R}:hist             hash  cards on foundations (0..52) -> how many racers have
+                              that many: the field's progress at a glance
 kr:{R}:on               hash  seat -> id of the connection that holds the seat
 kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
                               number), snap (engine snapshot), done (1 when the
                               seat has finished, resigned or left)
 kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
-kr:{R}:ch               chan  room events (versioned) and takeover notices
-kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's)
+kr:{R}:ch               chan  room events (versioned) and notices (takeover; a big
+                              room's leaderboard tick)
+big rooms only, where the seats live outside the room's JSON:
+kr:{R}:pl               hash  seat -> nickname of every player in the room
+kr:{R}:nk               hash  folded nickname -> seat (nicknames are unique)
+kr:{R}:tk               hash  seat token's hash -> seat
+kr:{R}:ready            set   seats marked ready in the lobby
+kr:{R}:left             set   seats that left during or after the race (gone at the
+                              rematch; their lines stay in its results)
+kr:{R}:top              str   the latest leaderboard tick as published
+kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's); a
+                              big one's also big (1), reg (1 while registration is
+                              open), first (the first round not started), max,
+                              players (registered, kicked ones not counted), next
+                              (the next player number), withdrawn, kicked (counts),
+                              in{f} (players registered whose first round is f)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
+big tournaments only, where the players and the standings live outside its JSON:
+kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first,
+                              out: "withdrawn" or "kicked" once out} (JSON)
+kt:{T}:nk               hash  folded nickname -> player (nicknames are unique)
+kt:{T}:tk               hash  player token's hash -> player (a kicked one's is gone)
+kt:{T}:st               hash  player -> standing line JSON (race.tournament
+                              .standing_line: totals and one result per round counted)
+kt:{T}:rank             zset  the standings: member a player (5 digits), score its
+                              place (race.tournament.standing_score); no kicked player
+kt:{T}:out              set   players who withdrew or were kicked
+kt:{T}:ban              set   folded nicknames the organizer banned
+kt:{T}:rec              str   a lease: the process recording a round's results
 kr:due                  zset  room id -> when its race must be looked at (ms)
-kr:proc:{id}            str   a live server process's heartbeat (expires)
+kt:due                  zset  tournament id -> when a round it is starting must be
+                              looked at (ms): any process's sweeper settles it
+kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
+                              kt:due, kr:live, kt:live)
+kr:proc:ID              str   a live server process's heartbeat (expires)
+kr:live / kt:live       zset  room / tournament id -> until when its creation
+                              counts against --max-rooms / --max-tournaments (ms)
+kr:made:ADDR            zset  creations from one address -> when (ms), the last
+                              minute's (expires)
+kr:wait                 chan  never listened to: see batch.py (durability replica)
 ======================  ====  ==================================================
 """
 
 from __future__ import annotations
 
+import zlib
 from typing import Final
 
+from .slots import SLOTS, slot
+
 DUE: Final = "kr:due"
+TOURNAMENTS_DUE: Final = "kt:due"
+SHARDS: Final = 16
+ORDER_CHANNEL: Final = "kr:wait"
+
+
+def _shard_tags() -> tuple[str, ...]:
+    """``dN-K``, K the first whose slot is in the Nth 16th of the slots."""
+    width = SLOTS // SHARDS
+    out = []
+    for n in range(SHARDS):
+        k = 0
+        while slot(f"d{n}-{k}") // width != n:
+            k += 1
+        out.append(f"d{n}-{k}")
+    return tuple(out)
+
+
+_SHARD_TAGS: Final = _shard_tags()
+
+
+def shards(index: str) -> tuple[str, ...]:
+    """The keys of an index (:data:`DUE`, :data:`LIVE_ROOMS`, ...) on a Redis
+    Cluster: ``kr:due:{dN-K}``, one per shard."""
+    return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
+
+
+#: the rooms' deadline index on a Redis Cluster
+DUE_SHARD_KEYS: Final = shards(DUE)
+
+
+def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
+    """The key of an index (one key, or the keys of :func:`shards`) that holds
+    ``member_id``."""
+    if len(keys) == 1:
+        return keys[0]
+    return keys[zlib.crc32(member_id.encode()) % len(keys)]
+
+
+LIVE_ROOMS: Final = "kr:live"
+LIVE_TOURNAMENTS: Final = "kt:live"
+
+
+def creations(address: str) -> str:
+    return f"kr:made:{address}"
 
 
 def proc(proc_id: str) -> str:
@@ -62,6 +160,38 @@ def log(room_id: str, race: int, seat_no: int) -> str:
     return f"kr:{{{room_id}}}:r{race}:s{seat_no}:log"
 
 
+def ranking(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:rank"
+
+
+def histogram(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:hist"
+
+
+def players(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:pl"
+
+
+def nicknames(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:nk"
+
+
+def tokens(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:tk"
+
+
+def ready(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ready"
+
+
+def left(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:left"
+
+
+def top(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:top"
+
+
 def channel(room_id: str) -> str:
     return f"kr:{{{room_id}}}:ch"
 
@@ -76,6 +206,46 @@ def tournament_events(tournament_id: str) -> str:
 
 def tournament_channel(tournament_id: str) -> str:
     return f"kt:{{{tournament_id}}}:ch"
+
+
+def tournament_players(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:pl"
+
+
+def tournament_nicknames(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:nk"
+
+
+def tournament_tokens(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:tk"
+
+
+def standings(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:st"
+
+
+def standings_rank(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:rank"
+
+
+def tournament_out(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:out"
+
+
+def tournament_banned(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:ban"
+
+
+def recording(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:rec"
+
+
+def tournament_keys(tournament_id: str) -> tuple[str, ...]:
+    """Every key of a tournament (a small one uses the first two)."""
+    t = tournament_id
+    return (tournament(t), tournament_events(t), tournament_players(t), tournament_nicknames(t),
+            tournament_tokens(t), standings(t), standings_rank(t), tournament_out(t),
+            tournament_banned(t))
 
 
 def id_of_channel(name: str) -> str:

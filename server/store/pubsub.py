@@ -1,9 +1,19 @@
-"""Room channels: one subscriber connection per process, kept alive.
+"""Room channels: one subscriber connection per process (per node on a
+Redis Cluster), kept alive.
 
 Redis pub/sub forgets subscriptions when the connection drops (a Redis
 restart, a network cut). The subscriber reconnects with backoff, subscribes
 again to every room it had, and calls ``on_reconnect`` so that each room's
 hub fetches what it may have missed.
+
+On a Redis Cluster the channels are sharded (``SSUBSCRIBE``: a channel lives
+on the shard that owns its slot, the room's), so :class:`ShardedSubscriber`
+keeps one :class:`Subscriber` per master and moves a channel when its slot
+moves: a node unsubscribes its clients from the channels of a slot migrated
+away (``sunsubscribe``), answers ``MOVED`` to a subscription for a slot it no
+longer has, and the slot map changes after a failover. Each of these
+re-homes the channel on its slot's master and calls ``on_reconnect``
+(messages may have been missed in between).
 """
 
 from __future__ import annotations
@@ -11,25 +21,49 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Coroutine
+from typing import Any, Protocol
 
 import structlog
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
 from redis.exceptions import ConnectionError as RedisConnectionError
+from redis.exceptions import MovedError, ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
+
+from .cluster import Addr, Cluster, node_url
+from .slots import slot
 
 log = structlog.get_logger("store.pubsub")
 
 
+class Channels(Protocol):
+    """What the app needs of a subscriber (:meth:`Store.subscriber` makes one)."""
+
+    def start(self) -> None: ...
+    async def subscribe(self, channel: str) -> None: ...
+    async def unsubscribe(self, channel: str) -> None: ...
+    async def wait_connected(self, timeout: float) -> bool: ...
+    async def close(self) -> None: ...
+
+
 class Subscriber:
     """Delivers ``(channel, data)`` of every message on subscribed channels
-    (names from :meth:`Store.room_channel` and :meth:`Store.tournament_channel`)."""
+    (names from :meth:`Store.room_channel` and :meth:`Store.tournament_channel`)
+    of one Redis node; ``sharded``: shard channels (``SSUBSCRIBE``)."""
 
     def __init__(self, pool: ConnectionPool, on_message: Callable[[str, bytes], None],
-                 on_reconnect: Callable[[], None]) -> None:
+                 on_reconnect: Callable[[], None], *, sharded: bool = False,
+                 on_evicted: Callable[[str], None] | None = None,
+                 on_moved: Callable[[MovedError], None] | None = None) -> None:
         self._pool = pool
         self._on_message = on_message
         self._on_reconnect = on_reconnect
+        self._on_evicted = on_evicted
+        self._on_moved = on_moved
+        self._sub, self._unsub = ("SSUBSCRIBE", "SUNSUBSCRIBE") if sharded else ("SUBSCRIBE",
+                                                                                "UNSUBSCRIBE")
+        self._kind = b"smessage" if sharded else b"message"
+        self._sharded = sharded
         self._channels: set[str] = set()
         self._conn: AbstractConnection | None = None
         self._connected = asyncio.Event()
@@ -38,18 +72,26 @@ class Subscriber:
     def start(self) -> None:
         self._task = asyncio.create_task(self._run(), name="redis-subscriber")
 
+    @property
+    def channels(self) -> set[str]:
+        return set(self._channels)
+
     async def subscribe(self, channel: str) -> None:
         """Start receiving a channel (returns once Redis was asked)."""
         if channel in self._channels:
             return
         self._channels.add(channel)
-        await self._send("SUBSCRIBE", channel)
+        await self._send(self._sub, channel)
 
     async def unsubscribe(self, channel: str) -> None:
         if channel not in self._channels:
             return
         self._channels.discard(channel)
-        await self._send("UNSUBSCRIBE", channel)
+        await self._send(self._unsub, channel)
+
+    def forget(self, channel: str) -> None:
+        """Drop a channel Redis refused (it is subscribed elsewhere)."""
+        self._channels.discard(channel)
 
     async def _send(self, command: str, channel: str) -> None:
         conn = self._conn
@@ -67,6 +109,27 @@ class Subscriber:
             return False
         return True
 
+    async def _resubscribe(self, conn: AbstractConnection) -> None:
+        if not self._channels:
+            return
+        if self._sharded:  # one command per channel: channels of different slots can't share one
+            await conn.send_packed_command(
+                conn.pack_commands([(self._sub, ch) for ch in self._channels]), check_health=False)
+        else:
+            await conn.send_command(self._sub, *self._channels, check_health=False)
+
+    def _dispatch(self, msg: object) -> None:
+        if not isinstance(msg, list) or len(msg) != 3:
+            return
+        kind = msg[0]
+        if kind == self._kind:
+            self._on_message(msg[1].decode(), msg[2])
+        elif kind == b"sunsubscribe" and self._on_evicted is not None:
+            channel = msg[1].decode()
+            if channel in self._channels:  # not asked for: the slot left this node
+                self._channels.discard(channel)
+                self._on_evicted(channel)
+
     async def _run(self) -> None:
         delay = 0.05
         first = True
@@ -75,8 +138,7 @@ class Subscriber:
             self._conn = conn
             try:
                 await conn.connect()  # type: ignore[no-untyped-call]
-                if self._channels:
-                    await conn.send_command("SUBSCRIBE", *self._channels, check_health=False)
+                await self._resubscribe(conn)
                 self._connected.set()
                 if not first:
                     log.info("redis_subscriber_reconnected", channels=len(self._channels))
@@ -84,9 +146,16 @@ class Subscriber:
                 first = False
                 delay = 0.05
                 while True:
-                    msg = await conn.read_response(timeout=math.inf, push_request=True)
-                    if isinstance(msg, list) and len(msg) == 3 and msg[0] == b"message":
-                        self._on_message(msg[1].decode(), msg[2])
+                    try:
+                        msg = await conn.read_response(timeout=math.inf, push_request=True)
+                    except MovedError as exc:  # a subscription sent to a node without the slot
+                        if self._on_moved is not None:
+                            self._on_moved(exc)
+                        continue
+                    except ResponseError as exc:
+                        log.warning("redis_subscribe_refused", error=str(exc))
+                        continue
+                    self._dispatch(msg)
             except asyncio.CancelledError:
                 await conn.disconnect(nowait=True)
                 raise
@@ -102,3 +171,110 @@ class Subscriber:
         if self._task is not None:
             self._task.cancel()
             await asyncio.gather(self._task, return_exceptions=True)
+
+
+class ShardedSubscriber:
+    """Channels on a Redis Cluster: each subscribed on the master of its slot."""
+
+    def __init__(self, cluster: Cluster, on_message: Callable[[str, bytes], None],
+                 on_reconnect: Callable[[], None]) -> None:
+        self._cluster = cluster
+        self._on_message = on_message
+        self._on_reconnect = on_reconnect
+        self._wanted: set[str] = set()
+        self._home: dict[str, Addr] = {}  # channel -> the node it is subscribed on
+        self._nodes: dict[Addr, Subscriber] = {}
+        self._tasks: set[asyncio.Task[None]] = set()
+        self._closed = False
+
+    def start(self) -> None:
+        self._cluster.listeners.append(self._rehome)
+
+    def _spawn(self, coro: Coroutine[Any, Any, None]) -> None:
+        task = asyncio.create_task(coro)
+        self._tasks.add(task)
+        task.add_done_callback(self._tasks.discard)
+
+    def _node(self, addr: Addr) -> Subscriber:
+        sub = self._nodes.get(addr)
+        if sub is None:
+            pool = ConnectionPool.from_url(node_url(self._cluster.seed_url, addr),
+                                           socket_timeout=None, socket_connect_timeout=5.0)
+            sub = self._nodes[addr] = Subscriber(
+                pool, self._on_message, self._on_reconnect, sharded=True,
+                on_evicted=self._evicted, on_moved=lambda exc: self._moved(exc, addr))
+            sub.start()
+        return sub
+
+    async def subscribe(self, channel: str) -> None:
+        self._wanted.add(channel)
+        addr = self._cluster.master_of(channel)
+        if addr is None and await self._cluster.refresh():
+            addr = self._cluster.master_of(channel)
+        if addr is None:
+            return  # subscribed once the slot map is known (_rehome)
+        self._home[channel] = addr
+        await self._node(addr).subscribe(channel)
+
+    async def unsubscribe(self, channel: str) -> None:
+        self._wanted.discard(channel)
+        addr = self._home.pop(channel, None)
+        if addr is not None and addr in self._nodes:
+            await self._nodes[addr].unsubscribe(channel)
+
+    def _evicted(self, channel: str) -> None:
+        self._home.pop(channel, None)
+        self._cluster.refresh_soon()
+        self._rehome()
+
+    def _moved(self, exc: MovedError, addr: Addr) -> None:
+        for channel in [c for c, a in self._home.items() if a == addr and slot(c) == exc.slot_id]:
+            del self._home[channel]
+            self._nodes[addr].forget(channel)
+        self._cluster.learn_moved(exc, addr)
+        self._rehome()
+
+    def _rehome(self) -> None:
+        """Subscribe every wanted channel on its slot's master; drop the
+        subscribers of nodes that are no longer masters."""
+        if self._closed:
+            return
+        moved = False
+        for channel in self._wanted:
+            addr = self._cluster.master_of(channel)
+            old = self._home.get(channel)
+            if addr is None or addr == old:
+                continue
+            moved = True
+            if old is not None and old in self._nodes:
+                self._spawn(self._nodes[old].unsubscribe(channel))
+            self._home[channel] = addr
+            self._spawn(self._node(addr).subscribe(channel))
+        masters = set(self._cluster.masters)
+        for addr in [a for a in self._nodes if a not in masters]:
+            self._spawn(self._nodes.pop(addr).close())
+        if moved:
+            log.info("redis_channels_moved")
+            self._on_reconnect()
+
+    async def wait_connected(self, timeout: float) -> bool:
+        """The slot map is known (channels are subscribed as rooms open)."""
+        loop = asyncio.get_running_loop()
+        until = loop.time() + timeout
+        while not self._cluster.complete:
+            if loop.time() >= until:
+                return False
+            await self._cluster.refresh()
+            if not self._cluster.complete:
+                await asyncio.sleep(min(0.1, max(0.0, until - loop.time())))
+        return True
+
+    async def close(self) -> None:
+        self._closed = True
+        with contextlib.suppress(ValueError):
+            self._cluster.listeners.remove(self._rehome)
+        for task in self._tasks:
+            task.cancel()
+        await asyncio.gather(*self._tasks, *(sub.close() for sub in self._nodes.values()),
+                             return_exceptions=True)
+        self._nodes.clear()

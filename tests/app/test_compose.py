@@ -1,29 +1,38 @@
 """compose.yaml and the Dockerfile, checked without Docker: their services,
 ports, volumes and healthchecks, and that they agree with each other and with
 the server's real options (the healthcheck command is run against a real
-server)."""
+server). The profile "cluster" (a 3-node Redis Cluster and two server
+processes) is also run: its nodes' commands, its init script and its apps'
+settings, with redis-server and the server on this machine."""
 
 from __future__ import annotations
 
+import asyncio
 import fnmatch
 import json
+import os
 import re
 import shlex
 import subprocess
 import sys
 import tomllib
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlparse
 
 import pytest
 import yaml
-from harness import ROOT, RedisServer, Servers
+from harness import ROOT, Client, RedisServer, ServerProcess, Servers, free_port, wait_until
 
 from server.app import config
 
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]
 APPS = {name: s for name, s in SERVICES.items() if "build" in s}
+PLAIN_APPS = {name: s for name, s in APPS.items() if "profiles" not in s}
+CLUSTER = {name: s for name, s in SERVICES.items() if "cluster" in s.get("profiles", ())}
+CLUSTER_NODES = {name: s for name, s in CLUSTER.items() if s.get("command", [""])[0] == "redis-server"}
+CLUSTER_APPS = {name: s for name, s in CLUSTER.items() if "build" in s}
 DOCUMENTED_ENV = set(re.findall(r"^--[a-z-]+\s+(KLONDIKE_[A-Z_]+)\s", config.__doc__ or "", re.MULTILINE))
 
 
@@ -107,11 +116,15 @@ def test_redis_keeps_its_data_in_a_named_volume_with_aof_on() -> None:
 
 
 def test_every_app_waits_for_a_healthy_redis_and_is_reachable() -> None:
-    assert "app" in APPS and len(APPS) >= 2, "the app, and a replica to show several processes"
+    assert "app" in PLAIN_APPS and len(PLAIN_APPS) >= 2, "the app, and a second to show several processes"
     host_ports = []
     for name, app in APPS.items():
         assert app["build"] == ".", name
-        assert app["depends_on"]["redis"]["condition"] == "service_healthy", name
+        if name in PLAIN_APPS:
+            assert app["depends_on"]["redis"]["condition"] == "service_healthy", name
+        else:
+            assert app["depends_on"] == {
+                "redis-cluster-init": {"condition": "service_completed_successfully"}}, name
         for port in app["ports"]:
             assert isinstance(port, str), f"{name}: quote ports (YAML 1.1 reads 22:22 as a number)"
             host, target = port.split(":")
@@ -122,6 +135,108 @@ def test_every_app_waits_for_a_healthy_redis_and_is_reachable() -> None:
         assert seconds(app["stop_grace_period"]) >= 10, f"{name}: time to drain on SIGTERM"
     assert "8080:8080" in APPS["app"]["ports"]
     assert len(host_ports) == len(set(host_ports)), "two services on one host port"
+
+
+# ---------------------------------------------------------------------- the profile "cluster"
+
+def option(command: list[str], name: str) -> str:
+    assert command.count(name) == 1, f"{name} in {command}"
+    return command[command.index(name) + 1]
+
+
+def test_the_cluster_profile_has_three_nodes_that_name_themselves() -> None:
+    assert len(CLUSTER_NODES) == 3 and len(CLUSTER_APPS) == 2
+    for name, node in CLUSTER_NODES.items():
+        command = node["command"]
+        assert node["image"] == SERVICES["redis"]["image"], name
+        assert option(command, "--cluster-enabled") == "yes"
+        assert option(command, "--appendonly") == "yes"
+        assert option(command, "--port") == "6379"
+        # what CLUSTER SLOTS and MOVED tell clients: the service name, which the network resolves
+        assert option(command, "--cluster-announce-hostname") == name
+        assert option(command, "--cluster-preferred-endpoint-type") == "hostname"
+        [volume] = node["volumes"]
+        source, target = volume.split(":")
+        assert target == "/data" and source in COMPOSE["volumes"], "a named volume per node"
+        assert node["healthcheck"]["test"] == ["CMD", "redis-cli", "ping"]
+        assert "ports" not in node, "the cluster stays inside the compose network"
+    volumes = [n["volumes"][0].split(":")[0] for n in CLUSTER_NODES.values()]
+    assert len(set(volumes)) == 3
+
+
+def test_the_cluster_is_made_once_from_every_node_and_the_apps_wait_for_it() -> None:
+    init = SERVICES["redis-cluster-init"]
+    assert init["profiles"] == ["cluster"] and init["restart"] == "no"
+    assert init["depends_on"] == {n: {"condition": "service_healthy"} for n in CLUSTER_NODES}
+    assert init["environment"]["NODES"].split() == [f"{n}:6379" for n in CLUSTER_NODES]
+    assert init["command"][:2] == ["sh", "-c"]
+    nodes_named = set()
+    for name, app in CLUSTER_APPS.items():
+        env = {k: str(v) for k, v in app["environment"].items()}
+        cfg = config.load(None, env)
+        assert cfg.redis_cluster, name
+        url = urlparse(env["KLONDIKE_REDIS_URL"])
+        assert url.hostname in CLUSTER_NODES and url.port == 6379, name
+        nodes_named.add(url.hostname)
+    assert len(nodes_named) == 2, "each app is given a node of its own: any one will do"
+
+
+def compose_command(command: list[str]) -> list[str]:
+    """A command as compose runs it: ``$$`` is a plain ``$``."""
+    return [part.replace("$$", "$") for part in command]
+
+
+def test_the_cluster_profile_runs(tmp_path: Path, servers: Servers) -> None:
+    """The nodes' commands, the init script (twice: the second finds the
+    cluster made) and the apps' settings, on this machine: names become
+    localhost and ports free ones."""
+    ports = {name: free_port() for name in CLUSTER_NODES}
+    nodes: list[subprocess.Popen[bytes]] = []
+    try:
+        for name, node in CLUSTER_NODES.items():
+            command = compose_command(node["command"])
+            command[command.index("--port") + 1] = str(ports[name])
+            command[command.index("--cluster-announce-hostname") + 1] = "localhost"
+            (tmp_path / name).mkdir()
+            nodes.append(subprocess.Popen(
+                [*command, "--cluster-port", str(free_port()), "--bind", "127.0.0.1 -::1",
+                 "--dir", str(tmp_path / name), "--logfile", str(tmp_path / name / "redis.log")],
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL))
+        for name in CLUSTER_NODES:
+            wait_until(lambda name=name: RedisServer.answers(ports[name]), what=f"{name} up")
+        init = SERVICES["redis-cluster-init"]
+        env = {**os.environ, "NODES": " ".join(f"localhost:{ports[n]}" for n in CLUSTER_NODES)}
+        for _ in range(2):
+            done = subprocess.run(compose_command(init["command"]), env=env, capture_output=True,
+                                  timeout=60)
+            assert done.returncode == 0, done.stdout.decode() + done.stderr.decode()
+        started = []
+        for app in CLUSTER_APPS.values():
+            url = urlparse(app["environment"]["KLONDIKE_REDIS_URL"])
+            env = {k: str(v) for k, v in app["environment"].items()}
+            env["KLONDIKE_REDIS_URL"] = f"redis://localhost:{ports[str(url.hostname)]}/0"
+            started.append(servers.start(None, env=env))
+        for server in started:
+            wait_until(lambda server=server: run_check(image_healthcheck(), server.port) == 0,
+                       timeout=30, what="the app's healthcheck to pass")
+        asyncio.run(_one_room_on_both(*started))
+    finally:
+        for proc in nodes:
+            proc.terminate()
+        for proc in nodes:
+            proc.wait(20)
+
+
+async def _one_room_on_both(first: ServerProcess, second: ServerProcess) -> None:
+    ann = await Client.open(first.ws_url, "ann")
+    bob = await Client.open(second.ws_url, "bob")
+    try:
+        room = (await ann.create("ann"))["room"]
+        await bob.join(room, "bob")
+        assert (await ann.event("joined"))["nickname"] == "bob"
+    finally:
+        await ann.close()
+        await bob.close()
 
 
 def test_compose_only_sets_variables_the_server_reads() -> None:
@@ -166,11 +281,17 @@ def test_the_image_command_is_the_console_script_with_real_options() -> None:
 
 
 def test_the_build_context_holds_what_the_image_copies_and_not_the_rest() -> None:
-    ignored = [line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()
-               if line.strip() and not line.startswith("#")]
+    rules = [line.strip().rstrip("/") for line in (ROOT / ".dockerignore").read_text().splitlines()
+             if line.strip() and not line.startswith("#")]
 
     def is_ignored(path: str) -> bool:
-        return any(fnmatch.fnmatch(path, pattern) for pattern in ignored)
+        """As Docker reads it: a pattern covers what lies under it; the last rule that matches wins."""
+        out = False
+        for rule in rules:
+            pattern = rule.removeprefix("!")
+            if fnmatch.fnmatch(path, pattern) or path.startswith(pattern + "/"):
+                out = not rule.startswith("!")
+        return out
 
     copied = []
     for args in instructions("COPY"):

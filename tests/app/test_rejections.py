@@ -96,6 +96,19 @@ async def test_name_taken_regardless_of_case(connect: type[Client]) -> None:
     assert (await bob.join(ann.room.lower(), "bob"))["seat"] == cat.seat + 1
 
 
+async def test_look_alike_nicknames_cannot_share_a_room(connect: type[Client]) -> None:
+    ann, _ = await lobby(connect, "ann", "bob")
+    before = await room_now(connect, ann.room)
+    other = await connect("other")
+    for name in ("ａｎｎ", "\u0430nn", "𝕒𝕟𝕟", "b0b"):
+        d = await refused(other, "join", {"room": ann.room, "nickname": name})
+        assert d["code"] == "name_taken" and ("'ann'" in d["msg"] or "'bob'" in d["msg"]), (name, d)
+    assert await room_now(connect, ann.room) == before
+    joined = await other.join(ann.room, "ｃａｔ")  # stored as typed once NFKC-normalised
+    sync = await other.expect("sync")
+    assert joined["seat"] == 2 and sync["room"]["players"][-1]["nickname"] == "cat"
+
+
 async def test_room_full_until_someone_leaves(connect: type[Client]) -> None:
     ann, bob = await lobby(connect, "ann", "bob", max_players=2)
     before = await room_now(connect, ann.room)
@@ -141,8 +154,9 @@ async def test_unknown_room_for_a_well_formed_id(connect: type[Client]) -> None:
     assert (await client.join(f" {ann.room.lower()} ", "bob"))["seat"] == 1
 
 
-BAD_NAMES: Final = ["", "   ", "a" * 21, "ann!", "x\u0000y", "zero\u200bwidth", "😀", "<b>", "a\nb" * 8,
-                    "x" * 200]
+BAD_NAMES: Final = ["", "   ", "a" * 21, "ann!", "😀", "<b>", "a\nb" * 8, "x" * 200]
+HIDDEN_NAMES: Final = ["x\u0000y", "zero\u200bwidth", "esc\x1b[31m", "rtl\u202eann", "fill\u3164er"]
+HIDDEN: Final = "a nickname may not hold control, bidi or invisible characters"
 
 
 async def test_bad_nickname_for_create_join_and_solo(connect: type[Client]) -> None:
@@ -154,6 +168,11 @@ async def test_bad_nickname_for_create_join_and_solo(connect: type[Client]) -> N
                      ("join", {"room": ann.room, "nickname": name}),
                      ("solo", {"nickname": name})]:
             assert await refused(client, t, d) == reject(t, "bad_nickname", BAD_NICKNAME), (t, name)
+    for name in HIDDEN_NAMES:
+        for t, d in [("create", {"nickname": name, "settings": {}}),
+                     ("join", {"room": ann.room, "nickname": name}),
+                     ("solo", {"nickname": name})]:
+            assert await refused(client, t, d) == reject(t, "bad_nickname", HIDDEN), (t, name)
     assert (await client.join(ann.room, "  O'Brien-Zoë_2.  "))["seat"] == 1
     sync = await client.expect("sync")
     assert [p["nickname"] for p in sync["room"]["players"]] == ["ann", "O'Brien-Zoë_2."]
@@ -192,9 +211,9 @@ SETTINGS: Final = [
     ({"draw": 3.0}, "draw must be 1 or 3"),
     ({"draw": True}, "draw must be 1 or 3"),
     ({"scoring": "X"}, "scoring must be 'N' (Normal) or 'V' (Vegas)"),
-    ({"max_players": 0}, "max_players must be a whole number from 1 to 8"),
-    ({"max_players": 9}, "max_players must be a whole number from 1 to 8"),
-    ({"max_players": "8"}, "max_players must be a whole number from 1 to 8"),
+    ({"max_players": 0}, "max_players must be a whole number from 1 to 10000"),
+    ({"max_players": 10_001}, "max_players must be a whole number from 1 to 10000"),
+    ({"max_players": "8"}, "max_players must be a whole number from 1 to 10000"),
     ({"undo": "yes"}, "undo must be true or false"),
     ({"hints": None}, "hints must be true or false"),
     ({"time_limit": 4 * 3600 + 1}, "time_limit must be a whole number from 0 to 14400"),

@@ -10,161 +10,41 @@ acknowledged, which a resend then recognises).
 from __future__ import annotations
 
 import asyncio
-import os
 import signal
-import urllib.error
-import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+from harness import Client, RedisServer, Servers, eventually
+from play_support import (
+    CODE,
+    FAST,
+    SCRIPT,
+    Opener,
+    acked,
+    healthz,
+    is_alive,
+    line,
+    log_of,
+    play,
+    redis_children,
+    reply_to,
+    resend_until_acked,
+    seen,
+    send_moves,
+    socket_inodes,
+    start_race,
+    status_is,
+    stored_log,
+    stored_view,
+    tcp_listening_inodes,
+    two_racing,
+    view_after,
+    watch,
+)
 
-from server.klondike import Game, Move, replay
-from server.store import keys
-
-# generous message credit: the tests play whole games as fast as acks come back
-FAST = {"KLONDIKE_MSG_RATE": "10000", "KLONDIKE_MSG_BURST": "10000"}
-WIN = next(w for w in load_wins() if w["code"] == "KL1-D1V-ACT552B")  # 116 moves to a win
-CODE: str = WIN["code"]
-SCRIPT: list[str] = WIN["script"]
-
-Opener = Callable[[ServerProcess, str], Awaitable[Client]]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[Opener]:
-    """``await clients(server, "name")``: a client of that server, closed after the test."""
-    opened: list[Client] = []
-
-    async def open_(server: ServerProcess, name: str) -> Client:
-        client = await Client.open(server.ws_url, name)
-        opened.append(client)
-        return client
-
-    yield open_
-    for client in opened:
-        await client.close()
-
-
-# ---------------------------------------------------------------------- helpers
-
-async def eventually(check: Callable[[], Any], timeout: float = 10.0, what: str = "condition") -> Any:
-    """Poll ``check`` (sync or async) until it returns something truthy."""
-    async with asyncio.timeout(timeout):
-        while True:
-            result = check()
-            if asyncio.iscoroutine(result):
-                result = await result
-            if result:
-                return result
-            await asyncio.sleep(0.02)
-    raise AssertionError(what)  # pragma: no cover - the timeout raises first
-
-
-def seen(client: Client, t: str, pred: Callable[[dict[str, Any]], bool]) -> dict[str, Any] | None:
-    """The last frame of type ``t`` the client received that matches ``pred``."""
-    for msg in reversed(client.frames):
-        if msg["t"] == t and pred(msg.get("d") or {}):
-            return dict(msg["d"])
-    return None
-
-
-def line(entries: list[dict[str, Any]], seat: int) -> dict[str, Any]:
-    return next((e for e in entries if e["seat"] == seat), {})
-
-
-def view_after(moves: list[str]) -> dict[str, Any]:
-    return replay(CODE, moves).view()
-
-
-def stored_log(url: str, room: str, seat: int, race: int = 1) -> list[str]:
-    r = redis.Redis.from_url(url)
-    try:
-        return [x.decode() for x in r.lrange(keys.log(room, race, seat), 0, -1)]
-    finally:
-        r.close()
-
-
-def stored_view(url: str, room: str, seat: int, race: int = 1) -> dict[str, Any]:
-    r = redis.Redis.from_url(url)
-    try:
-        snap = r.hget(keys.seat(room, race, seat), "snap")
-    finally:
-        r.close()
-    assert snap, "no snapshot stored"
-    return Game.from_snapshot(snap).view()
-
-
-def log_of(moves: list[str]) -> list[str]:
-    """The seat log a list of moves makes: ``"seq move"``, notation normalised."""
-    return [f"{i} {Move.parse(m)}" for i, m in enumerate(moves, start=1)]
-
-
-async def play(client: Client, moves: list[str]) -> dict[str, Any]:
-    """Play ``moves`` one by one, each acknowledged; the last view."""
-    view: dict[str, Any] = {}
-    for m in moves:
-        reply = await client.move(m)
-        assert reply["t"] == "ack", (client.name, m, reply)
-        view = reply["d"]["view"]
-    return view
-
-
-async def send_moves(client: Client, moves: list[str]) -> None:
-    """Send moves without waiting for their acks (in flight)."""
-    for m in moves:
-        client.seq += 1
-        await client.send("move", {"s": client.seq, "m": m})
-
-
-def acked(client: Client) -> dict[int, dict[str, Any]]:
-    """Sequence number -> view of every ack the client received."""
-    return {f["d"]["s"]: f["d"]["view"] for f in client.frames if f["t"] == "ack"}
-
-
-async def reply_to(client: Client, seq: int, after: int = 0) -> dict[str, Any]:
-    """The ack or reject of ``seq`` among the frames received after the ``after``-th."""
-    def find() -> dict[str, Any] | None:
-        for msg in client.frames[after:]:
-            if msg["t"] in ("ack", "reject") and (msg.get("d") or {}).get("s") == seq:
-                return msg
-        return None
-    return dict(await eventually(find, what=f"{client.name}: an answer to {seq}"))
-
-
-async def healthz(server: ServerProcess) -> int:
-    def get() -> int:
-        try:
-            with urllib.request.urlopen(server.http_url + "/healthz", timeout=5) as resp:
-                return int(resp.status)
-        except urllib.error.HTTPError as exc:
-            return exc.code
-    return await asyncio.to_thread(get)
-
-
-async def start_race(host: Client, others: list[Client]) -> str:
-    """A room on the winning deal with live boards; the race started and
-    every player's board dealt."""
-    joined = await host.create(host.name, code=CODE, boards="live")
-    room = str(joined["room"])
-    for other in others:
-        await other.join(room, other.name)
-        await other.send("ready", {"ready": True})
-        await host.expect("event", lambda d, s=other.seat: d["kind"] == "ready" and d["seat"] == s)
-    await host.send("start")
-    for player in (host, *others):
-        board = await player.expect("board")
-        assert board["view"] == view_after([])
-    return room
-
-
-async def watch(client: Client, room: str, since: int = 0) -> dict[str, Any]:
-    await client.send("watch", {"room": room, "since": since})
-    return await client.expect("watching")
-
+from server.klondike import replay
 
 # ---------------------------------------------------------------------- a process killed
 
@@ -225,29 +105,11 @@ async def test_sigkilled_process_loses_no_acknowledged_move(
 
 # ---------------------------------------------------------------------- Redis restarted
 
-async def resend_until_acked(client: Client, seq: int, move: str, timeout: float = 15.0) -> dict[str, Any]:
-    """Send the same command until it is acknowledged (the protocol's advice on
-    ``unavailable``); its ack."""
-    async with asyncio.timeout(timeout):
-        while True:
-            after = len(client.frames)
-            await client.send("move", {"s": seq, "m": move})
-            reply = await reply_to(client, seq, after)
-            if reply["t"] == "ack":
-                return dict(reply["d"])
-            assert reply["d"]["code"] == "unavailable", reply
-            await asyncio.sleep(0.1)
-
-
 async def test_redis_restart_mid_race_loses_nothing_and_channels_come_back(
         own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
     s = servers.start(own_redis.url, env=FAST, name="s")
     t = servers.start(own_redis.url, env=FAST, name="t")
-    ann, bob, cat = await clients(s, "ann"), await clients(s, "bob"), await clients(t, "cat")
-    room = await start_race(ann, [bob])
-    await watch(cat, room)
-    await play(ann, SCRIPT[:10])
-    await play(bob, SCRIPT[:5])
+    ann, bob, cat, room = await two_racing(clients, s, s, t)
     assert await healthz(s) == 200
 
     own_redis.stop()
@@ -263,7 +125,7 @@ async def test_redis_restart_mid_race_loses_nothing_and_channels_come_back(
     assert "again" not in ack, "a rejected command must not have been applied"
     assert ack["view"] == view_after(SCRIPT[:11])
     for server in (s, t):
-        await eventually(lambda server=server: _is(healthz(server), 200), what="/healthz 200 again")
+        await eventually(lambda server=server: status_is(healthz(server), 200), what="/healthz 200 again")
     assert (await play(ann, SCRIPT[11:20])) == view_after(SCRIPT[:20])
     assert stored_log(own_redis.url, room, 0) == log_of(SCRIPT[:20])
     assert stored_view(own_redis.url, room, 0) == view_after(SCRIPT[:20])
@@ -299,15 +161,11 @@ async def test_a_server_started_while_redis_is_down_serves_once_redis_is_up(
     assert "redis_not_reachable_yet" in [line.get("event") for line in s.log_lines()]
     assert await healthz(s) == 503
     own_redis.start()
-    await eventually(lambda: _is(healthz(s), 200), what="/healthz 200 once Redis is up")
+    await eventually(lambda: status_is(healthz(s), 200), what="/healthz 200 once Redis is up")
     ann = await clients(s, "ann")
     await ann.solo(nickname="ann", code=CODE)
     await ann.expect("board")
     assert await play(ann, SCRIPT[:3]) == view_after(SCRIPT[:3])
-
-
-async def _is(status: Awaitable[int], expected: int) -> bool:
-    return await status == expected
 
 
 # ---------------------------------------------------------------------- many processes
@@ -336,7 +194,11 @@ async def test_players_and_spectators_on_three_processes_share_one_race(
     late = [await clients(p, f"late-{i}") for i, p in enumerate(procs)]
     for spectator in late:
         await watch(spectator, room)
-        boards = (await spectator.expect("boards"))["boards"]
+        # boards frames carry the boards that changed: a client merges them (a
+        # flush of the moves just played may come before the newcomer's full set)
+        boards: dict[str, Any] = {}
+        while set(boards) != {"0", "1", "2"}:
+            boards.update((await spectator.expect("boards"))["boards"])
         assert boards["0"] == replay(CODE, SCRIPT[:20]).public_view()
         assert boards["1"] == replay(CODE, SCRIPT[:5]).public_view()
         assert boards["2"] == replay(CODE, []).public_view()
@@ -435,64 +297,16 @@ async def test_sigterm_is_not_held_up_by_a_connection_with_many_commands_queued(
 
 # ---------------------------------------------------------------------- embedded Redis
 
-def _stat(pid: int) -> tuple[str, str, int] | None:
-    """(comm, state, parent pid) of a process, or ``None`` if it is gone."""
-    try:
-        raw = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    comm = raw[raw.index("(") + 1: raw.rindex(")")]
-    state, ppid = raw[raw.rindex(")") + 2:].split()[:2]
-    return comm, state, int(ppid)
-
-
-def _alive(pid: int) -> bool:
-    stat = _stat(pid)
-    return stat is not None and stat[1] not in ("Z", "X")
-
-
-def _redis_children(pid: int) -> list[int]:
-    found = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            stat = _stat(int(entry.name))
-            if stat is not None and stat[0] == "redis-server" and stat[2] == pid and _alive(int(entry.name)):
-                found.append(int(entry.name))
-    return found
-
-
-def _socket_inodes(pid: int) -> set[str]:
-    out = set()
-    for fd in Path(f"/proc/{pid}/fd").iterdir():
-        try:
-            target = os.readlink(fd)
-        except OSError:
-            continue
-        if target.startswith("socket:["):
-            out.add(target[8:-1])
-    return out
-
-
-def _tcp_listening_inodes() -> set[str]:
-    out = set()
-    for table in ("/proc/net/tcp", "/proc/net/tcp6"):
-        for row in Path(table).read_text().splitlines()[1:]:
-            fields = row.split()
-            if fields[3] == "0A":  # TCP_LISTEN
-                out.add(fields[9])
-    return out
-
-
 async def test_embedded_redis_on_a_unix_socket_keeps_data_and_stops_with_the_server(
         tmp_path: Path, servers: Servers, clients: Opener) -> None:
     data = tmp_path / "data"
     first = servers.start(None, args=["--data-dir", str(data)], name="embedded")
     assert first.proc is not None
-    [child] = _redis_children(first.proc.pid)
+    [child] = redis_children(first.proc.pid)
     # no TCP port of its own (the method sees the server's own listening socket)
-    listening = _tcp_listening_inodes()
-    assert _socket_inodes(first.proc.pid) & listening
-    assert not _socket_inodes(child) & listening
+    listening = tcp_listening_inodes()
+    assert socket_inodes(first.proc.pid) & listening
+    assert not socket_inodes(child) & listening
     socket_path = data / "redis.sock"
     assert socket_path.is_socket()
     r = redis.Redis(unix_socket_path=str(socket_path))
@@ -507,11 +321,11 @@ async def test_embedded_redis_on_a_unix_socket_keeps_data_and_stops_with_the_ser
     room = (await ann.create("ann", code=CODE))["room"]
     await ann.close()
     assert first.stop() == 0
-    await eventually(lambda: not _alive(child), what="the embedded redis-server to stop")
+    await eventually(lambda: not is_alive(child), what="the embedded redis-server to stop")
 
     second = servers.start(None, args=["--data-dir", str(data)], name="embedded-again")
     assert second.proc is not None
-    [child2] = _redis_children(second.proc.pid)
+    [child2] = redis_children(second.proc.pid)
     cat = await clients(second, "cat")
     await watch(cat, room)
     sync = await cat.expect("sync")
@@ -520,7 +334,7 @@ async def test_embedded_redis_on_a_unix_socket_keeps_data_and_stops_with_the_ser
 
     # killed outright, the server still takes its Redis with it; the data stays
     second.kill()
-    await eventually(lambda: not _alive(child2), what="the orphaned redis-server to stop")
+    await eventually(lambda: not is_alive(child2), what="the orphaned redis-server to stop")
     third = servers.start(None, args=["--data-dir", str(data)], name="embedded-third")
     dan = await clients(third, "dan")
     await watch(dan, room)

@@ -38,11 +38,19 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "move": {"s": 1, "m": "t2:3>t5"}, "undo": {"s": MAX_SEQ}, "resign": {"s": 7},
         "hint": {}, "complete": {}, "ping": {},
         "t_create": {"name": "Club night", "settings": {"rounds": 2}},
-        "t_watch": {"id": "ABCDEFGH"}, "t_register": {"id": "ABCDEFGH", "nickname": "ann"},
+        "t_watch": {"id": "ABCDEFGH"},
+        "t_register": {"id": "ABCDEFGH", "nickname": "ann", "invite": "K7QP2MXA"},
         "t_resume": {"id": "ABCDEFGH", "token": "tok"}, "t_close": {"id": "ABCDEFGH", "admin": "a"},
         "t_start": {"id": "ABCDEFGH", "admin": "a", "at": 1795969138660},
         "t_withdraw": {"id": "ABCDEFGH", "token": "tok"}, "t_standings": {"id": "ABCDEFGH"},
         "t_end": {"id": "ABCDEFGH", "admin": "a"},
+        "t_page": {"id": "ABCDEFGH", "first": 51, "count": 50},
+        "t_find": {"id": "ABCDEFGH", "nickname": "ann"},
+        "t_kick": {"id": "ABCDEFGH", "admin": "a", "player": 0, "ban": True},
+        "t_handoff": {"id": "ABCDEFGH", "admin": "a"},
+        "t_claim": {"id": "ABCDEFGH", "code": "K7QP2MXA3B"},
+        "lb_page": {"first": 11, "count": 10}, "lb_find": {"nickname": "ann"},
+        "follow": {"nickname": None},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():
@@ -68,11 +76,24 @@ def test_sequence_number_zero_is_a_bad_field_not_a_stale_command() -> None:
     for name, d in (("move", {"s": 0, "m": "draw"}), ("undo", {"s": 0}), ("resign", {"s": 0})):
         exc = refusal(dumps(name, d))
         assert (exc.reason, exc.command) == (Reason.BAD_FIELD, name)
-        assert exc.text == f"{name}: field 's' must be a whole number ≥ 1"
+        assert exc.text == f"{name}: field 's' must be a whole number from 1 to 2147483647"
     # the other counters start at 0
     assert decode(dumps("kick", {"seat": 0})) == c.Kick(seat=0)
     assert decode(dumps("watch", {"room": "R", "since": 0})) == c.Watch(room="R", since=0)
-    assert refusal(dumps("kick", {"seat": -1})).text == "kick: field 'seat' must be a whole number ≥ 0"
+    assert refusal(dumps("kick", {"seat": -1})).text == (
+        "kick: field 'seat' must be a whole number from 0 to 2147483647")
+
+
+def test_a_sequence_number_at_or_over_2_to_the_31_is_refused_naming_the_bound() -> None:
+    """Regression: ``s`` = 2**53 - 1 was taken, after which the seat could
+    send nothing (every later number must be higher), and the error said
+    only "≥ 1"."""
+    assert MAX_SEQ == 2**31 - 1
+    assert decode(dumps("move", {"s": MAX_SEQ, "m": "draw"})) == c.MoveCommand(s=MAX_SEQ, m="draw")
+    for s in (2**31, 2**53 - 1):
+        exc = refusal(dumps("move", {"s": s, "m": "draw"}))
+        assert exc.text == "move: field 's' must be a whole number from 1 to 2147483647"
+        assert exc.seq is None  # not a sequence number the client could match
 
 
 @pytest.mark.parametrize("s", [1, 2, MAX_SEQ])

@@ -12,12 +12,14 @@ import pytest
 
 from server.protocol import Reason
 from server.race import RaceError, new_entry, ranked
+from server.race.tokens import hash_token
 from server.race.tournament import (
     CSV_FIELDS,
     MAX_ROUNDS,
     MISSED_VEGAS,
     Tournament,
     TournamentSettings,
+    csv_text,
     parse_tournament_settings,
     results_csv,
     seat_tokens,
@@ -106,7 +108,7 @@ def test_random_rounds_of_the_given_draw_and_scoring() -> None:
     {"draw": 2}, {"draw": 1.0}, {"scoring": "X"},
     {"codes": [CODES[0]] * (MAX_ROUNDS + 1)},
     {"time_limit": 9}, {"time_limit": 14_401}, {"time_limit": 60.0}, {"time_limit": True},
-    {"max_players": 0}, {"max_players": 9},
+    {"max_players": 0}, {"max_players": 10_001},
     {"undo": 1}, {"hints": "yes"},
     {"boards": "sometimes"}, {"boards": "delayed"}, {"boards": "delayed", "delay": 0},
     {"delay": 601},
@@ -147,7 +149,8 @@ def test_players_are_numbered_in_registration_order() -> None:
                       {"kind": "registered", "player": 1, "nickname": "bob smith"},
                       {"kind": "registered", "player": 2, "nickname": "cat"}]
     assert t.player_of("tok-cat") is t.players[2] and t.player_of("nope") is None
-    assert seat_tokens(t, [0, 2]) == {"tok-ann": 0, "tok-cat": 2}
+    # the round rooms get the digests: no token is stored anywhere
+    assert seat_tokens(t, [0, 2]) == {hash_token("tok-ann"): 0, hash_token("tok-cat"): 2}
 
 
 @pytest.mark.parametrize("taken", ["ANN", "Ann", " ann "])
@@ -272,7 +275,7 @@ def test_standings_add_vegas_over_ended_rounds_and_a_missed_round_counts_minus_5
     assert [(e["nickname"], e["vegas"], e["rank"]) for e in standings(t)] == [
         ("ann", 0, 1), ("bob", 0, 2), ("cat", 0, 3)]  # nothing ended yet
     play_round(t, [won(0, "ann", 300_000), line(1, "bob", vegas=-12, foundation=8, moves=40),
-                   line(2, "cat", status="unfinished")], now=1000)
+                   line(2, "cat", status="unfinished", moves=5)], now=1000)
     t.withdraw("tok-ann", now=2000)
     play_round(t, [line(1, "bob", vegas=3, foundation=11, moves=60), line(2, "cat", vegas=-47,
                                                                           foundation=1)], now=20000)
@@ -285,6 +288,17 @@ def test_standings_add_vegas_over_ended_rounds_and_a_missed_round_counts_minus_5
                                 "finish_ms": 300_000, "status": "finished", "moves": 116}
     assert ann["rounds"][1]["played"] is False and ann["rounds"][1]["vegas"] == -52
     assert table[2]["rounds"][0]["status"] == "unfinished"
+
+
+def test_a_seat_that_stored_nothing_did_not_play_the_round() -> None:
+    """Regression: a registered player who never came counted as played."""
+    t = tournament(("ann", "bob"), codes=CODES[:1])
+    play_round(t, [won(0, "ann", 90_000), line(1, "bob", status="unfinished")])
+    bob = next(e for e in standings(t) if e["nickname"] == "bob")
+    assert bob["rounds"] == [{"round": 1, "played": False, "vegas": MISSED_VEGAS,
+                              "foundation": 0, "finish_ms": None}]
+    rows = list(csv.reader(io.StringIO(results_csv(t))))
+    assert [r[4:6] for r in rows if r[1] == "bob"] == [["0", "missed"], ["0", ""]]
 
 
 def test_ties_go_to_foundation_cards_then_less_time_of_won_rounds_then_registration() -> None:
@@ -377,3 +391,26 @@ def test_a_player_who_won_no_round_comes_after_a_winner_on_equal_dollars_and_car
     table = standings(t)
     assert [(e["nickname"], e["vegas"], e["foundation"], e["wins"]) for e in table] == [
         ("ann", 156, 52, 1), ("bob", 156, 52, 0)]
+
+
+def test_csv_cells_that_start_like_a_formula_are_neutralised_and_names_kept() -> None:
+    """Regression: a nickname starting with ``-`` reached the CSV as it was,
+    which a spreadsheet runs as a formula (OWASP, CSV injection). Nicknames
+    may still start with ``-``: the export prefixes such a cell with ``'``."""
+    t = tournament(("-ann", "-1 o'neil", "bob"))
+    play_round(t, [won(0, "-ann", 90_000), line(1, "-1 o'neil", moves=3, vegas=-47),
+                   line(2, "bob", moves=2, vegas=-47)])
+    text = results_csv(t)
+    rows = list(csv.reader(io.StringIO(text)))
+    cells = [row[1] for row in rows[1:]]
+    assert cells.count("'-ann") == 2 and cells.count("'-1 o'neil") == 2 and cells.count("bob") == 2
+    for row in rows[1:]:
+        assert not row[1].startswith(("=", "+", "-", "@", "\t", "\r"))
+        assert row[6].lstrip("-").isdigit()  # negative numbers stay numbers
+    assert [p["nickname"] for p in t.public(now=0)["players"]] == ["-ann", "-1 o'neil", "bob"]
+
+
+@pytest.mark.parametrize("text", ["=1+1", "+1", "-1", "@SUM(A1)", "\tx", "\rx", "\nx"])
+def test_every_formula_start_is_neutralised(text: str) -> None:
+    assert csv_text(text) == "'" + text
+    assert csv_text("a" + text) == "a" + text

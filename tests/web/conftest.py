@@ -53,10 +53,14 @@ class Tabs:
         self.frames: dict[Page, list[str]] = {}
         self.sent: dict[Page, list[str]] = {}
 
-    def context(self, **options: Any) -> BrowserContext:
+    def context(self, *, first_visit: bool = False, **options: Any) -> BrowserContext:
+        """A browser of its own; unless ``first_visit``, one that has seen the
+        newcomer's "how a race works" (which would stand over every page)."""
         options.setdefault("viewport", {"width": 1280, "height": 800})
         ctx = self.browser.new_context(base_url=self.base_url, **options)
         ctx.set_default_timeout(10_000)
+        if not first_visit:
+            ctx.add_init_script("try { localStorage.setItem('kr.intro', '1'); } catch (e) {}")
         self.contexts.append(ctx)
         return ctx
 

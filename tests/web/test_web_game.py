@@ -34,7 +34,7 @@ def test_undo_and_hint(tabs: Tabs) -> None:
     page.keyboard.press("h")  # asked again: played
     expect(pile(page, "fh").locator('[data-card="AH"]')).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("1")
-    expect(stat(page, "Score")).to_have_text("15")
+    expect(stat(page, "Score")).to_have_text("15 pts")
     expect(page.locator(".hint-from")).to_have_count(0)
 
     # undo (button, then key) takes moves back completely
@@ -42,7 +42,7 @@ def test_undo_and_hint(tabs: Tabs) -> None:
     undo.click()
     expect(pile(page, "t7").locator('[data-card="AH"]')).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
-    expect(stat(page, "Score")).to_have_text("0")
+    expect(stat(page, "Score")).to_have_text("0 pts")
     expect(pile(page, "t7")).to_have_attribute("aria-label",
                                                "column 7, 6 face-down cards, ace of hearts on top")
     pile(page, "stock").click()
@@ -76,7 +76,7 @@ def test_keyboard_play_names_and_focus(tabs: Tabs) -> None:
     page = tabs.page("/")
     start_solo(page, "kim", CODE)
 
-    # every pile and card has a name; suits are symbols on every card, not colour alone
+    # every pile and card has a name (the faces themselves: test_web_faces.py)
     expect(pile(page, "stock")).to_have_attribute("aria-label", "stock, 24 cards")
     expect(pile(page, "t4")).to_have_attribute("aria-label",
                                                "column 4, 3 face-down cards, 3 of diamonds on top")
@@ -85,7 +85,8 @@ def test_keyboard_play_names_and_focus(tabs: Tabs) -> None:
         label = el.get_attribute("aria-label")
         assert label == "face-down card" or re.fullmatch(NAME, label or "")
         if label != "face-down card":
-            assert el.locator(".idx i").inner_text() in "♠♥♦♣"
+            face = el.evaluate("e => getComputedStyle(e).backgroundImage")
+            assert face.startswith('url("data:image/svg+xml')
 
     # right from the stock reaches the waste; focus is visible
     page.keyboard.press("ArrowRight")
@@ -139,6 +140,7 @@ def test_draw_three_fans_and_a_stuck_game_offers_its_ways_out(tabs: Tabs) -> Non
     fan = pile(page, "w").locator(".card[data-card]")
     expect(fan).to_have_count(3)
     expect(pile(page, "w")).to_have_attribute("aria-label", re.compile(r"^waste, .+ on top, 3 cards$"))
+    settle(page)  # the drawn cards slide from the stock
     lefts = [box["x"] for box in (c.bounding_box() for c in fan.all()) if box]
     assert lefts == sorted(lefts) and len(set(lefts)) == 3
     for m in script[1:]:
@@ -162,7 +164,7 @@ def test_draw_three_fans_and_a_stuck_game_offers_its_ways_out(tabs: Tabs) -> Non
     keys.play(script[-1])
     expect(stuck).to_be_visible()
     stuck.get_by_role("button", name="Resign").click()
-    results = page.get_by_role("dialog", name="Race over")
+    results = page.get_by_role("dialog", name="Game over")  # a solo game: no race
     expect(results).to_be_visible()
     expect(results.locator(".results-code")).to_have_text(code)
     expect(results.locator("tbody tr")).to_contain_text("resigned")
@@ -190,6 +192,11 @@ def test_a_whole_game_won_through_the_ui_ends_in_the_results(tabs: Tabs) -> None
     expect(complete).to_be_visible()
     page.keyboard.press("f")  # auto-complete: the moves are played one by one
 
+    # the 52nd card home: the cascade celebrates on the table; a tap ends it, then the results
+    cascade = page.locator(".race .table canvas.cascade")
+    expect(cascade).to_be_visible()
+    cascade.click()
+    expect(cascade).to_have_count(0)
     results = page.get_by_role("dialog", name="Solved!")
     expect(results).to_be_visible()
     expect(results.locator(".results-code")).to_have_text(code)

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from conftest import Tabs, screenshot
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, pile, settle, start_solo, stat, table
+from web_support import card, one_line, pile, settle, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -34,6 +34,12 @@ def fits(page: Page) -> None:
         assert box and box["x"] >= 0 and box["x"] + box["width"] <= width
 
 
+def apart(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
+    assert a and b
+    return (a["x"] + a["width"] <= b["x"] or b["x"] + b["width"] <= a["x"]
+            or a["y"] + a["height"] <= b["y"] or b["y"] + b["height"] <= a["y"])
+
+
 def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     page = tabs.page("/", **PHONE)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
@@ -41,10 +47,13 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     fits(page)
     card_width = card(page, "AS").bounding_box()["width"]
     assert card_width >= 40
-    rank_size = page.evaluate(
-        "() => parseFloat(getComputedStyle(document.querySelector('.race .card .idx')).fontSize)")
-    assert rank_size >= 12
+    rank_size = page.evaluate("async (w) => (await import('/js/faces.js')).INDEX_EM * w", card_width)
+    assert rank_size >= 12  # the index's letters, in CSS pixels
     expect(page.locator(".race .lb-row")).to_have_count(1)
+    # the top bar and the figures each on one line at 390 px
+    one_line(page, ".race .topbar")
+    one_line(page, ".race .statusbar")
+    assert page.locator(".race .topbar").bounding_box()["height"] <= 52
 
     card(page, "AS").tap()  # a tap: home
     expect(pile(page, "fs").locator('[data-card="AS"]')).to_be_visible()
@@ -72,6 +81,7 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     chooser = page.get_by_role("dialog", name="Column 3: move 2 cards from 9♣")
     expect(chooser).to_be_visible()
     touch(cdp, "touchEnd")
+    expect(chooser.locator(".seq-keys")).to_be_hidden()  # no keyboard tips on a touch screen
     chooser.get_by_role("button", name="▼ Fewer").tap()
     expect(page.get_by_role("dialog", name="Column 3: move 1 card from 8♦")).to_be_visible()
     page.get_by_role("button", name="Take").tap()
@@ -81,6 +91,13 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     expect(stat(page, "Moves")).to_have_text("4")
     settle(page)
     screenshot(page, "phone")
+
+    # a message covers neither the buttons nor the leaderboard
+    page.locator(".controls").get_by_role("button", name="Hint").tap()
+    toast = page.locator(".toast", has_text="Hint")
+    expect(toast).to_be_visible()
+    for el in [*page.locator(".race .controls .btn:visible").all(), page.locator(".race .leaderboard")]:
+        assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
 
     # turning the phone keeps the game
     before = table(page)

@@ -86,7 +86,8 @@ def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> Non
     expect(lb_row(ann, "ann").locator(".lb-rank")).to_have_text("1")
     card(bob, home).click()
     expect(lb_row(ann, "bob").locator(".lb-cards")).to_have_text("1/52")
-    expect(lb_row(ann, "bob").locator(".lb-money")).to_have_text("-$47")
+    # a Normal deal: the leaderboard shows its points, as the status bar does (never Vegas dollars)
+    expect(lb_row(ann, "bob").locator(".lb-money")).to_have_text("20 pts")
     expect(ann.locator(".lb-row")).to_have_count(2)
     screenshot(ann, "race")
 

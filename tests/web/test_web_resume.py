@@ -9,7 +9,7 @@ from conftest import Tabs
 from harness import ServerProcess
 from playwright.sync_api import expect
 from proxy import Proxy
-from web_support import card, pile, poll, start_solo, stat, table
+from web_support import Traffic, card, pile, poll, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -39,7 +39,7 @@ def test_a_reload_mid_race_resumes_the_same_board(tabs: Tabs) -> None:
     expect(stat(page, "Moves")).to_have_text("3")
     assert page.url == url
     assert table(page) == before
-    expect(stat(page, "Score")).to_have_text("20")
+    expect(stat(page, "Score")).to_have_text("20 pts")
     # the seat goes on where it was: the next move is accepted
     page.keyboard.press("u")
     expect(stat(page, "Moves")).to_have_text("2")
@@ -96,3 +96,31 @@ def test_a_lost_connection_reconnects_and_resends_the_unanswered_move(tabs: Tabs
     page.reload()  # the server kept it
     expect(stat(page, "Moves")).to_have_text("2")
     expect(pile(page, "fh").locator('[data-card="AH"]')).to_be_visible()
+
+
+def test_a_reload_downloads_nothing_unchanged(tabs: Tabs) -> None:
+    """The files are named by their hash and cached for long: a reload asks for
+    the page only (answered 304 once the browser has it) and takes every other
+    file from the cache without asking."""
+    page = tabs.page(None)
+    traffic = Traffic(page)
+    page.goto("/")
+    start_solo(page, "ann", CODE)
+    page.wait_for_load_state("networkidle")
+    scripts = [r for r in traffic.requests() if "/js/" in r["url"]]
+    assert len(scripts) > 20
+    for r in scripts:  # asked for by hash: cached for a year, compressed
+        assert "?v=" in r["url"], r["url"]
+        headers = r["headers"]
+        assert headers["cache-control"] == "public, max-age=31536000, immutable", r["url"]
+        assert headers.get("content-encoding") == "gzip" or int(headers["content-length"]) < 256, r["url"]
+
+    room = page.url.split("/", 3)[3]
+    for status in (200, 304):  # the page of /r/ID is new to the cache at the first reload (pushState)
+        traffic.clear()
+        page.reload()
+        expect(stat(page, "Moves")).to_have_text("0")
+        page.wait_for_load_state("networkidle")
+        asked = [(r["status"], r["url"].split("/", 3)[3]) for r in traffic.requests() if not r["cache"]]
+        assert asked == [(status, room)]
+        assert len(traffic.requests()) > 20  # everything else came from the cache

@@ -158,6 +158,7 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     org.get_by_role("button", name="Start round 1 now").click()
     for page in (ann, bob):
         expect(page.locator(".screen.race")).to_be_visible()
+        expect(page.locator(".race .board .card").first).to_be_visible()  # dealt: the countdown is over
         expect(stat(page, "Moves")).to_have_text("0")
         expect(page.locator(".room-label")).to_contain_text("Club night · round 1 of 2")
     expect(spec.locator(".t-live .tile")).to_have_count(2)
@@ -209,7 +210,8 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     for page in (ann, bob):
         expect(page.locator(".screen.race")).to_be_visible(timeout=15_000)
         expect(page.locator(".room-label")).to_contain_text("round 2 of 2")
-        expect(stat(page, "Moves")).to_have_text("0", timeout=15_000)
+        expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)  # dealt
+        expect(stat(page, "Moves")).to_have_text("0")
     spec_from = len(tabs.frames[spec])
 
     script = WINS[ROUND2]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 import time
 from collections.abc import Callable
+from typing import Any
 
 from playwright.sync_api import Locator, Page, expect
 
@@ -91,6 +92,16 @@ def poll(page: Page, check: Callable[[], bool], what: str, timeout: float = 10.0
         page.wait_for_timeout(20)
 
 
+def one_line(page: Page, selector: str) -> None:
+    """Every visible child of ``selector`` sits on the same line."""
+    boxes = page.evaluate("""(sel) => [...document.querySelector(sel).children]
+      .filter((c) => c.offsetParent !== null).map((c) => { const r = c.getBoundingClientRect();
+        return [c.className, r.top, r.bottom]; })""", selector)
+    assert boxes
+    middles = [(top + bottom) / 2 for _, top, bottom in boxes]
+    assert max(middles) - min(middles) < 8, f"{selector} wraps: {boxes}"
+
+
 def settle(page: Page) -> None:
     """Wait until no card is sliding (so a card's box is where it rests)."""
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
@@ -163,3 +174,59 @@ def shown_as(c: int) -> list[str]:
     name = card_name(c)
     rank = "10" if name[0] == "T" else name[0]
     return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
+
+
+# the page's own session plays the moves one after the other, each once the one
+# before is answered (for tests about what comes after many moves, not about input)
+PLAY_JS = """async (moves) => {
+  const session = await import('/js/session.js');
+  const { state } = await import('/js/state.js');
+  const idle = async () => { while (!session.canPlay()) await new Promise((r) => setTimeout(r, 5)); };
+  for (const m of moves) {
+    await idle();
+    if (!session.move(m)) throw new Error(`${m} could not be sent`);
+  }
+  while (state.pending.length) await new Promise((r) => setTimeout(r, 5));
+}"""
+
+
+def play_fast(page: Page, moves: list[str]) -> None:
+    """Play ``moves`` through the page's session (no gestures), waiting for each answer."""
+    page.evaluate(PLAY_JS, moves)
+
+
+class Traffic:
+    """A page's HTTP requests as Chromium's network events tell them: the URL,
+    the status on the wire (a 304 shows as such), the response's headers, and
+    whether the browser's cache served it without asking."""
+
+    def __init__(self, page: Page) -> None:
+        self.seen: dict[str, dict[str, Any]] = {}
+        cdp = page.context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.on("Network.requestWillBeSent", self._sent)
+        cdp.on("Network.requestServedFromCache", lambda e: self._set(e, cache=True))
+        cdp.on("Network.responseReceived", self._response)
+        cdp.on("Network.responseReceivedExtraInfo", lambda e: self._set(e, status=e["statusCode"]))
+
+    def _sent(self, e: dict[str, Any]) -> None:
+        if e["request"]["url"].startswith("http"):
+            self.seen[e["requestId"]] = {"url": e["request"]["url"], "cache": False, "status": 0,
+                                         "headers": {}}
+
+    def _set(self, e: dict[str, Any], **values: Any) -> None:
+        if e["requestId"] in self.seen:
+            self.seen[e["requestId"]].update(values)
+
+    def _response(self, e: dict[str, Any]) -> None:
+        r = self.seen.get(e["requestId"])
+        if r is not None:
+            r["headers"] = {k.lower(): v for k, v in e["response"]["headers"].items()}
+            r["cache"] = r["cache"] or bool(e["response"].get("fromDiskCache"))
+            r["status"] = r["status"] or e["response"]["status"]
+
+    def requests(self) -> list[dict[str, Any]]:
+        return list(self.seen.values())
+
+    def clear(self) -> None:
+        self.seen.clear()

@@ -21,3 +21,21 @@ export function sample(serverNow, sentAt, receivedAt = Date.now()) {
 export function serverNow() {
   return Date.now() + offset;
 }
+
+/** A server time as the time of day on our clock: "20:30:05" (to the nearest
+second: a time typed as 20:30:05 reads so again, whatever the offset's
+milliseconds did meanwhile). */
+export function clockTime(ms) {
+  const ours = Math.round((ms - offset) / 1000) * 1000;
+  return new Date(ours).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+}
+
+/** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
+export function serverTimeAt(text, nowMs = Date.now()) {
+  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
+  if (!m) return null;
+  const at = new Date(nowMs);
+  at.setHours(Number(m[1]), Number(m[2]), Number(m[3] || 0), 0);
+  if (at.getTime() < nowMs - 60000) at.setDate(at.getDate() + 1); // a time just past is taken as now
+  return at.getTime() + offset;
+}

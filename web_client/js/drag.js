@@ -6,8 +6,11 @@ a tap; a press held still is a long press. What a gesture means is decided by
 the handlers (input.js): this file only follows the pointer and finds the
 pile under the dropped cards.
 
+Each pointer has a gesture of its own, so two thumbs tapping in turn are two
+taps even when the second lands before the first lifts; one drag at a time.
+
 handlers: pick(pile, index) → {from, count} | null, targets(pick) → Set of
-piles, drop(pick, pile) → "sent" | "illegal" | "same", tap(pile, index),
+piles, drop(pick, pile) → "sent" | "queued" | "illegal" | "same", tap(pile, index),
 longPress(pile, index) → bool (handled), dragging(on).
 */
 
@@ -18,16 +21,19 @@ const LONG_PRESS = 450; // ms
 
 export function attachDrag(board, handlers) {
   const root = board.el;
-  let g = null; // the gesture in progress
+  const gestures = new Map(); // pointerId → the gesture of that pointer (two thumbs tap at once)
+  const draggingNow = () => [...gestures.values()].some((x) => x.dragging);
 
   root.addEventListener('pointerdown', (e) => {
-    if (g || (e.pointerType === 'mouse' && e.button !== 0)) return;
+    if (gestures.has(e.pointerId) || (e.pointerType === 'mouse' && e.button !== 0)) return;
     const pileEl = e.target.closest('.pile');
     if (!pileEl || !root.contains(pileEl)) return;
     const pile = pileEl.dataset.pile;
     const cardEl = e.target.closest('.card');
     const index = cardEl && cardEl.dataset.index != null ? Number(cardEl.dataset.index) : -1;
-    g = { id: e.pointerId, x: e.clientX, y: e.clientY, pile, index, dragging: false, long: false, done: false };
+    const g = { id: e.pointerId, x: e.clientX, y: e.clientY, pile, index, dragging: false, long: false, done: false };
+    gestures.set(e.pointerId, g);
+    document.body.dataset.input = e.pointerType === 'touch' ? 'touch' : 'pointer';
     if (e.pointerType === 'mouse') e.preventDefault(); // no text selection, no focus jump
     try {
       root.setPointerCapture(e.pointerId);
@@ -35,20 +41,19 @@ export function attachDrag(board, handlers) {
       /* the pointer is already gone */
     }
     g.timer = setTimeout(() => {
-      if (g && !g.dragging && !g.done) {
-        g.long = handlers.longPress(pile, index);
-      }
+      if (gestures.get(g.id) === g && !g.dragging && !g.done) g.long = handlers.longPress(pile, index);
     }, LONG_PRESS);
   });
 
   root.addEventListener('pointermove', (e) => {
-    if (!g || e.pointerId !== g.id || g.done) return;
+    const g = gestures.get(e.pointerId);
+    if (!g || g.done) return;
     const dx = e.clientX - g.x;
     const dy = e.clientY - g.y;
     if (!g.dragging) {
       if (g.long || Math.hypot(dx, dy) < SLOP) return;
       clearTimeout(g.timer);
-      const pick = handlers.pick(g.pile, g.index);
+      const pick = draggingNow() ? null : handlers.pick(g.pile, g.index);
       const els = pick ? board.pickEls(pick) : [];
       if (!pick || !els.length) {
         g.done = true; // not a card that can move: neither a drag nor a tap
@@ -66,9 +71,9 @@ export function attachDrag(board, handlers) {
   });
 
   const finish = (e, cancelled) => {
-    if (!g || e.pointerId !== g.id) return;
-    const gesture = g;
-    g = null;
+    const gesture = gestures.get(e.pointerId);
+    if (!gesture) return;
+    gestures.delete(e.pointerId);
     clearTimeout(gesture.timer);
     if (!gesture.dragging) {
       if (!cancelled && !gesture.long && !gesture.done) handlers.tap(gesture.pile, gesture.index);
@@ -89,7 +94,8 @@ export function attachDrag(board, handlers) {
   root.addEventListener('pointerup', (e) => finish(e, false));
   root.addEventListener('pointercancel', (e) => finish(e, true));
   root.addEventListener('lostpointercapture', (e) => {
-    if (g && e.pointerId === g.id && g.dragging) finish(e, true);
+    const g = gestures.get(e.pointerId);
+    if (g && g.dragging) finish(e, true);
   });
   root.addEventListener('contextmenu', (e) => {
     if (e.target.closest('.card')) e.preventDefault(); // a long press is ours, not a menu

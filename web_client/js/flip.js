@@ -1,4 +1,7 @@
-/** FLIP animations: an element already in its new place slides from where it was. */
+/** Card motion: FLIP slides (an element already in its new place slides from
+where it was) and turning a card over. Transforms only, so the compositor
+runs them (smooth on a phone); nothing moves when the player asks for
+reduced motion (`prefers-reduced-motion`). */
 
 const reduced = matchMedia('(prefers-reduced-motion: reduce)');
 
@@ -7,7 +10,7 @@ export function animationsOn() {
 }
 
 /** Slide `el` from `old` (a DOMRect) to where it is now. */
-export function flipFrom(el, old, { duration = 180, lift = '' } = {}) {
+export function flipFrom(el, old, { duration = 180, delay = 0, lift = '' } = {}) {
   if (!old || !animationsOn()) return;
   const now = el.getBoundingClientRect();
   const dx = old.left - now.left;
@@ -16,13 +19,24 @@ export function flipFrom(el, old, { duration = 180, lift = '' } = {}) {
   if (lift) el.classList.add(lift);
   const anim = el.animate(
     [{ transform: `translate(${dx}px, ${dy}px)` }, { transform: 'translate(0, 0)' }],
-    { duration, easing: 'cubic-bezier(.2,.7,.3,1)' },
+    { duration, delay, easing: 'cubic-bezier(.2,.7,.3,1)', fill: 'backwards' },
   );
   if (lift) {
     const done = () => el.classList.remove(lift);
     anim.onfinish = done;
     anim.oncancel = done;
   }
+}
+
+/** Turn a face-up card over from its back: it narrows showing the back, then
+widens showing its face (the `scale` property, so that it composes with a slide). */
+export function turnOver(el, { duration = 200, delay = 0 } = {}) {
+  if (!animationsOn()) return;
+  const timing = { duration, delay, fill: 'backwards' };
+  el.animate([{ scale: '1 1' }, { scale: '0.04 1', offset: 0.5 }, { scale: '1 1' }],
+    { ...timing, easing: 'ease-in-out' });
+  el.animate([{ opacity: 1 }, { opacity: 1, offset: 0.5 }, { opacity: 0, offset: 0.5 }, { opacity: 0 }],
+    { ...timing, pseudoElement: '::after' });
 }
 
 /** Reorder a list without jumps: measure, change, then slide each child. */

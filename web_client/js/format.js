@@ -7,10 +7,10 @@ export function money(v) {
   return '$0';
 }
 
-/** The score the deal's scoring letter shows: Vegas dollars or Normal points. */
+/** The score the deal's scoring letter shows, with its unit: "+$208" (Vegas) or "15 pts" (Normal). */
 export function score(figures, scoring) {
   if (scoring === 'V') return money(figures.vegas);
-  return `${figures.points ?? 0}`;
+  return `${figures.points ?? 0} pts`;
 }
 
 /** 75 000 ms → "1:15"; an hour and more → "1:02:03". */
@@ -20,6 +20,16 @@ export function duration(ms) {
   const m = Math.floor((total % 3600) / 60);
   const s = String(total % 60).padStart(2, '0');
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
+}
+
+/** 4212 → "4 212": thousands apart by a narrow no-break space, as a count reads. */
+export function count(n) {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
+}
+
+/** "37th of 4 212": a place in a field. */
+export function placeOf(rank, total) {
+  return `${ordinal(rank)} of ${count(total)}`;
 }
 
 export function ordinal(n) {

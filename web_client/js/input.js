@@ -3,11 +3,19 @@
 
 - tap on a card: to its foundation if that is legal; else to its only legal
   target; else it is picked up, for a tap on the target;
-- double tap: onto a column (the longest that takes it, else an empty one);
+- double tap (a second tap on the card the first one picked up, within
+  300 ms): onto a column, the longest that takes it (an empty one last);
 - drag and drop anywhere; a drop where it cannot go puts it back;
 - long press on a column (or arrow up/down on it) opens the sequence chooser;
 - keys: U undo, H hint (twice: play it), F complete, space draws, left/right
   move between piles, 1-7 jump to a column, Enter picks and drops, Escape.
+
+No input is ever lost. Every gesture, key and button that acts on the game
+is an *intent* in one queue, acted on in the order it came: at once when
+nothing awaits an answer, else as soon as the answer (the new view) is in,
+and looked up in that view. A tap acts at once, never waiting to see
+whether a second one follows: the first tap of a double tap has done its
+part (picked the card up) when the second comes.
 */
 
 import { state, changed } from './state.js';
@@ -18,7 +26,8 @@ import { PILES, pickedCards, topCard } from './render.js';
 import { say } from './messages.js';
 import { typing } from './dom.js';
 
-const DOUBLE_TAP = 300; // ms
+const DOUBLE_TAP = 300; // ms between the taps of a double tap
+const QUEUE_MAX = 40; // intents waiting for answers (a long-lost connection)
 
 /** {from, count} for a press on `index` of `pile`, or null if nothing moves from there. */
 export function pickAt(view, pile, index) {
@@ -29,9 +38,25 @@ export function pickAt(view, pile, index) {
   const column = view.tableau[Number(pile.slice(1)) - 1];
   if (!column.up.length) return null;
   const total = column.down + column.up.length;
-  if (index < 0) return { from: pile, count: 1 };
+  if (index < 0 || index >= total) return { from: pile, count: 1 };
   if (index < column.down) return null;
   return { from: pile, count: total - index };
+}
+
+/** Where a face-up card is in a view: {pile, index}, or null. */
+export function locate(view, card) {
+  if (!view || !card) return null;
+  const w = view.waste.indexOf(card);
+  if (w >= 0) return w === view.waste.length - 1 ? { pile: 'w', index: -1 } : null;
+  for (const suit of Object.keys(view.foundations)) {
+    if (view.foundations[suit] === card) return { pile: 'f' + suit.toLowerCase(), index: -1 };
+  }
+  for (let c = 0; c < view.tableau.length; c++) {
+    const column = view.tableau[c];
+    const j = column.up.indexOf(card);
+    if (j >= 0) return { pile: `t${c + 1}`, index: column.down + j };
+  }
+  return null;
 }
 
 /** The notation's target for a drop of `pick` on `pile`: "f" for the lead card's foundation. */
@@ -56,10 +81,52 @@ export function targetsOf(view, pick) {
 }
 
 export function createInput(board) {
-  let lastTap = null; // {pile, index, at, timer, acted}
+  const queue = [];
+  let lastTap = null; // {card, at, picked}: the tap acted on last
 
   const view = () => state.view;
   const ui = state.ui;
+
+  // ---------------------------------------------------------------- the queue
+
+  /** Act on an intent now if nothing awaits an answer, else once the answers are in. */
+  function push(intent) {
+    if (!session.playing()) return false;
+    if (queue.length >= QUEUE_MAX) {
+      say('Waiting for the server: that one was not taken.', { bad: true });
+      return false;
+    }
+    queue.push(intent);
+    pump();
+    return true;
+  }
+
+  function pump() {
+    while (queue.length && session.canPlay()) run(queue.shift());
+    if (queue.length && !session.playing()) queue.length = 0; // the race is over for us
+    state.ui.queued = queue.length;
+  }
+  session.onSettled(pump);
+
+  function run(intent) {
+    switch (intent.k) {
+      case 'tap': tap(intent); break;
+      case 'drop': dropLater(intent); break;
+      case 'long': openPanel(intent); break;
+      case 'stock': stockAction(); break;
+      case 'enter': enterKey(intent.pile); break;
+      case 'escape': clearMarks(); break;
+      case 'step': panelStep(intent.pile, intent.delta); break;
+      case 'take': confirmPanel(intent.count); break;
+      case 'undo': session.undo(); break;
+      case 'hint': session.hint(); break;
+      case 'complete': session.complete(); break;
+      case 'resign': session.resign(); break;
+      default: break;
+    }
+  }
+
+  // ---------------------------------------------------------------- moves
 
   function clearMarks() {
     ui.selected = null;
@@ -81,25 +148,28 @@ export function createInput(board) {
     say(`${cardShort(lead)} can't go ${where}.`);
   }
 
-  /** Try `pick` onto `pile`: "sent", "same" (its own pile), "illegal" or "busy". */
+  /** Try `pick` onto `pile`: "sent", "same" (its own pile) or "illegal". */
   function drop(pick, pile) {
     if (pile === pick.from) return 'same';
     const v = view();
     const to = targetName(v, pick, pile);
     const m = to && find(v.legal, pick.from, pick.count, to);
-    if (m) {
-      if (session.move(m)) {
-        ui.ghost = true;
-        ui.selected = null;
-        ui.panel = null;
-        ui.hint = null;
-        changed();
-        return 'sent';
-      }
-      return 'busy';
+    if (m && session.move(m)) {
+      ui.ghost = true;
+      ui.selected = null;
+      ui.panel = null;
+      ui.hint = null;
+      changed();
+      return 'sent';
     }
-    if (pile !== 'stock' && pile !== 'w') tell(pick, pile);
+    if (!m && pile !== 'stock' && pile !== 'w') tell(pick, pile);
     return 'illegal';
+  }
+
+  /** A drop made while an answer was awaited: the same cards, if they are still there. */
+  function dropLater({ pick, pile, lead }) {
+    if (pickedCards(view(), pick)[0] !== lead) return;
+    drop(pick, pile);
   }
 
   function stockAction() {
@@ -110,7 +180,7 @@ export function createInput(board) {
   }
 
   /** What a single tap does to `pick` (a foundation card is only picked up:
-  taking one back is rare and never done by a stray tap), and what a double tap would do. */
+  taking one back is rare and never done by a stray tap). */
   function singleMove(pick) {
     if (pick.from[0] === 'f') return null;
     const moves = movesFrom(view().legal, pick.from, pick.count);
@@ -119,6 +189,7 @@ export function createInput(board) {
     return moves.length === 1 ? moves[0].m : null;
   }
 
+  /** What a double tap does: onto the longest column that takes it. */
   function doubleMove(pick) {
     const v = view();
     const columns = movesFrom(v.legal, pick.from, pick.count).filter((x) => x.to[0] === 't');
@@ -135,14 +206,34 @@ export function createInput(board) {
     return pile[0] === 't' && index < 0 ? null : pickAt(view(), pile, index);
   }
 
-  function tapNow(pile, index) {
+  /** Where a tap lands in the view of now: on the card it touched if that card
+  is still in the same pile, else on that pile's top card. */
+  function landing({ pile, index, card }) {
+    if (!card) return { pile, index };
+    const at = locate(view(), card);
+    if (at && at.pile === pile) return at;
+    return { pile, index: pile[0] === 't' ? Infinity : index }; // past the last card: the top one
+  }
+
+  function tap(intent) {
+    const prev = lastTap;
+    lastTap = { card: intent.card, at: intent.at, picked: false };
+    const { pile } = intent;
+    ui.focus = pile;
     if (pile === 'stock') {
       stockAction();
       return;
     }
+    const { index } = landing(intent);
     const sel = ui.selected || ui.panel; // a chooser's cards go where the next tap says
     if (sel) {
       const again = pressed(pile, index);
+      const second = prev && prev.picked && intent.card && prev.card === intent.card
+        && intent.at - prev.at < DOUBLE_TAP && ui.selected && pile === sel.from;
+      if (second) {
+        doubleTap(sel);
+        return;
+      }
       if (pile === sel.from && (!again || again.count === sel.count || pile[0] !== 't')) {
         clearMarks();
         return;
@@ -150,11 +241,11 @@ export function createInput(board) {
       if (pile === sel.from && again) {
         ui.panel = null;
         ui.selected = again;
+        lastTap.picked = true;
         changed();
         return;
       }
-      const result = drop(sel, pile);
-      if (result !== 'sent') clearMarks();
+      if (drop(sel, pile) !== 'sent') clearMarks();
       return;
     }
     const pick = pressed(pile, index);
@@ -162,21 +253,19 @@ export function createInput(board) {
       clearMarks();
       return;
     }
+    ui.hint = null;
     const m = singleMove(pick);
     if (m) {
-      ui.hint = null;
       session.move(m);
       return;
     }
-    ui.hint = null;
     ui.panel = null;
     ui.selected = pick;
+    lastTap.picked = true;
     changed();
   }
 
-  function doubleTap(pile, index) {
-    const pick = pressed(pile, index);
-    if (!pick) return;
+  function doubleTap(pick) {
     const m = doubleMove(pick);
     if (m) {
       clearMarks();
@@ -184,41 +273,13 @@ export function createInput(board) {
       return;
     }
     const lead = pickedCards(view(), pick)[0];
-    say(`No column takes ${cardShort(lead)}.`);
+    clearMarks();
+    if (lead) say(`No column takes ${cardShort(lead)}.`);
   }
 
-  function tap(pile, index) {
-    if (!session.canPlay()) return;
-    const now = performance.now();
-    ui.focus = pile;
-    if (lastTap && lastTap.pile === pile && lastTap.index === index && now - lastTap.at < DOUBLE_TAP) {
-      const prev = lastTap;
-      lastTap = null;
-      clearTimeout(prev.timer);
-      if (!prev.acted) doubleTap(pile, index);
-      return;
-    }
-    lastTap = null;
-    // a tap waits for a possible second one only when the two would differ
-    const pick = !ui.selected && !ui.panel && pile !== 'stock' ? pressed(pile, index) : null;
-    const single = pick && singleMove(pick);
-    const double = pick && doubleMove(pick);
-    if (pick && double && double !== single) {
-      lastTap = { pile, index, at: now, acted: false };
-      lastTap.timer = setTimeout(() => {
-        if (lastTap && lastTap.pile === pile) lastTap.acted = true;
-        if (session.canPlay()) tapNow(pile, index);
-      }, DOUBLE_TAP);
-      return;
-    }
-    lastTap = { pile, index, at: now, acted: true };
-    tapNow(pile, index);
-  }
-
-  function longPress(pile, index) {
-    if (!session.canPlay()) return false;
+  function openPanel({ pile, index }) {
     const pick = pressed(pile, index);
-    if (!pick) return false;
+    if (!pick) return;
     ui.focus = pile;
     ui.hint = null;
     if (pile[0] === 't') {
@@ -228,32 +289,49 @@ export function createInput(board) {
       ui.selected = pick;
     }
     changed();
-    return true;
   }
 
-  function pick(pile, index) {
-    return session.canPlay() ? pressed(pile, index) : null;
+  // ---------------------------------------------------------------- gestures (drag.js)
+
+  function cardAt(pile, index) {
+    const el = board.pileEl(pile).querySelector(`.card[data-index="${index}"]`);
+    return el && el.dataset.card ? el.dataset.card : null;
   }
 
-  function dragging(on, pick, targets, sent) {
-    if (on) {
-      ui.selected = null;
-      ui.panel = null;
-      for (const t of targets) board.pileEl(t).classList.add('target');
-      board.pileEl(pick.from).classList.add('drag-source');
-    } else {
-      for (const id of PILES) board.pileEl(id).classList.remove('target', 'drag-source');
-      if (!sent) changed();
-    }
-  }
+  const handlers = {
+    pick: (pile, index) => (session.playing() ? pressed(pile, index) : null),
+    targets: (pick) => targetsOf(view(), pick),
+    drop(pick, pile) {
+      if (session.canPlay() && !queue.length) return drop(pick, pile);
+      const lead = pickedCards(view(), pick)[0];
+      return push({ k: 'drop', pick, pile, lead }) ? 'queued' : 'illegal';
+    },
+    tap(pile, index) {
+      if (!session.playing()) return;
+      push({ k: 'tap', pile, index, card: cardAt(pile, index), at: performance.now() });
+    },
+    longPress(pile, index) {
+      if (!session.playing() || !pressed(pile, index)) return false;
+      return push({ k: 'long', pile, index });
+    },
+    dragging(on, pick, targets, sent) {
+      if (on) {
+        ui.selected = null;
+        ui.panel = null;
+        for (const t of targets) board.pileEl(t).classList.add('target');
+        board.pileEl(pick.from).classList.add('drag-source');
+      } else {
+        for (const id of PILES) board.pileEl(id).classList.remove('target', 'drag-source');
+        if (!sent) changed();
+      }
+    },
+  };
 
   // ---------------------------------------------------------------- keyboard
 
   function moveFocus(delta) {
     const i = PILES.indexOf(ui.focus);
-    ui.focus = PILES[(i + delta + PILES.length) % PILES.length];
-    board.focusPile(ui.focus);
-    changed();
+    focusTo(PILES[(i + delta + PILES.length) % PILES.length]);
   }
 
   function focusTo(pile) {
@@ -262,30 +340,30 @@ export function createInput(board) {
     changed();
   }
 
-  function panelStep(delta) {
+  function panelStep(pile, delta) {
     const v = view();
-    const pile = ui.focus;
-    if (pile[0] !== 't') return;
+    if (ui.panel && (!pile || ui.panel.from === pile)) {
+      const column = v.tableau[Number(ui.panel.from.slice(1)) - 1];
+      ui.panel = { from: ui.panel.from, count: Math.max(1, Math.min(column.up.length, ui.panel.count + delta)) };
+      changed();
+      return;
+    }
+    if (!pile || pile[0] !== 't') return;
     const column = v.tableau[Number(pile.slice(1)) - 1];
     if (!column.up.length) return;
-    if (!ui.panel || ui.panel.from !== pile) {
-      ui.selected = null;
-      ui.panel = { from: pile, count: Math.min(column.up.length, delta > 0 ? 2 : 1) };
-    } else {
-      const count = Math.max(1, Math.min(column.up.length, ui.panel.count + delta));
-      ui.panel = { from: pile, count };
-    }
+    ui.selected = null;
+    ui.panel = { from: pile, count: Math.min(column.up.length, delta > 0 ? 2 : 1) };
     changed();
   }
 
-  function confirmPanel() {
-    ui.selected = ui.panel;
+  function confirmPanel(count) {
+    if (!ui.panel) return;
+    ui.selected = count ? { from: ui.panel.from, count } : ui.panel;
     ui.panel = null;
     changed();
   }
 
-  function enterKey() {
-    const pile = ui.focus;
+  function enterKey(pile) {
     if (ui.panel) {
       confirmPanel();
       return;
@@ -313,25 +391,25 @@ export function createInput(board) {
   }
 
   function keydown(e) {
-    if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return;
-    if (state.role !== 'player' || !state.view) return;
+    if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return false;
+    if (state.role !== 'player' || !state.view) return false;
     const inBoard = board.el.contains(document.activeElement);
     const free = inBoard || document.activeElement === document.body || !document.activeElement;
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const settings = state.room ? state.room.settings : {};
     switch (key) {
       case 'u':
-        if (settings.undo) session.undo();
+        if (settings.undo) push({ k: 'undo' });
         break;
       case 'h':
-        if (settings.hints) session.hint();
+        if (settings.hints) push({ k: 'hint' });
         break;
       case 'f':
-        session.complete();
+        act('complete');
         break;
       case ' ':
-        if (!free) return;
-        if (session.canPlay()) stockAction();
+        if (!free) return false;
+        push({ k: 'stock' });
         break;
       case 'ArrowLeft':
         moveFocus(-1);
@@ -341,45 +419,47 @@ export function createInput(board) {
         break;
       case 'ArrowUp':
       case 'ArrowDown':
-        if (!free || !session.canPlay()) return;
-        panelStep(key === 'ArrowUp' ? 1 : -1);
+        if (!free) return false;
+        push({ k: 'step', pile: ui.focus, delta: key === 'ArrowUp' ? 1 : -1 });
         break;
       case 'Enter':
-        if (!free) return;
+        if (!free) return false;
         if (!inBoard) board.focusPile(ui.focus);
-        if (session.canPlay()) enterKey();
+        push({ k: 'enter', pile: ui.focus });
         break;
       case 'Escape':
-        if (!ui.selected && !ui.panel && !ui.hint) return;
-        clearMarks();
+        if (!ui.selected && !ui.panel && !ui.hint && !queue.length) return false;
+        push({ k: 'escape' });
         break;
       default:
         if (/^[1-7]$/.test(key)) {
           focusTo(`t${key}`);
           break;
         }
-        return;
+        return false;
     }
     e.preventDefault();
+    return true;
+  }
+
+  /** A button's command (undo, hint, complete, resign, stock), in turn with the rest.
+  Stopping an auto-complete acts at once. */
+  function act(what) {
+    if (what === 'complete' && ui.completing) {
+      session.complete();
+      return;
+    }
+    push({ k: what });
   }
 
   return {
-    handlers: { pick, targets: (p) => targetsOf(view(), p), drop, tap, longPress, dragging },
+    handlers,
     keydown,
-    panelStep: (delta) => {
-      if (ui.panel) {
-        const column = view().tableau[Number(ui.panel.from.slice(1)) - 1];
-        ui.panel = { from: ui.panel.from, count: Math.max(1, Math.min(column.up.length, ui.panel.count + delta)) };
-        changed();
-      }
-    },
-    panelPick: (count) => {
-      if (ui.panel) {
-        ui.panel = { from: ui.panel.from, count };
-        confirmPanel();
-      }
-    },
-    confirmPanel,
-    cancel: clearMarks,
+    act,
+    panelStep: (delta) => push({ k: 'step', pile: null, delta }),
+    panelPick: (count) => push({ k: 'take', count }),
+    confirmPanel: () => push({ k: 'take', count: 0 }),
+    cancel: () => push({ k: 'escape' }),
+    waiting: () => queue.length,
   };
 }

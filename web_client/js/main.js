@@ -11,15 +11,18 @@ import { state, subscribe, changed, resetRoom } from './state.js';
 import { Socket } from './socket.js';
 import * as session from './session.js';
 import * as tournament from './tournament.js';
+import * as field from './field.js';
 import { serverNow } from './clock.js';
 import * as storage from './storage.js';
 import { h, setText, show } from './dom.js';
 import { say } from './messages.js';
 import { createLobby } from './views/lobby.js';
 import { createRoom } from './views/room.js';
+import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
+import { openIntro, openRules, seenIntro } from './views/help.js';
 
 const app = document.getElementById('app');
 app.replaceChildren();
@@ -38,6 +41,7 @@ const socket = new Socket({
   },
 });
 session.init(socket);
+field.init(socket);
 tournament.init(socket);
 
 const screens = {};
@@ -48,7 +52,8 @@ app.append(loading);
 function screen(name) {
   if (!screens[name]) {
     const make = {
-      lobby: createLobby, room: createRoom, race: createRace, watch: createWatch, tournament: createTournament,
+      lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
+      tournament: createTournament,
     }[name];
     screens[name] = make(app);
     screens[name].el.hidden = true;
@@ -57,18 +62,21 @@ function screen(name) {
 }
 
 function parseRoute() {
+  if (location.pathname === '/rules') return { name: 'home', room: '', rules: true };
   const t = location.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
   if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: new URLSearchParams(location.search).has('admin') };
   const m = location.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
   if (!m) return { name: 'home', room: '' };
   const room = m[1].toUpperCase();
-  return { name: new URLSearchParams(location.search).has('watch') ? 'watch' : 'room', room };
+  const params = new URLSearchParams(location.search);
+  return { name: params.has('watch') ? 'watch' : 'room', room, follow: params.get('follow') || '' };
 }
 
 /** Follow the address: enter the room it names, or go back to the lobby. */
 function route() {
   const r = parseRoute();
   state.route = r;
+  if (r.rules) openRules();
   if (r.name === 'tournament') {
     routeTournament(r);
     return;
@@ -90,6 +98,7 @@ function route() {
     if (saved) session.restoreSeat(saved);
   } else if (r.name === 'watch') {
     session.watchRoom(r.room);
+    state.field.followName = r.follow; // a big room's player to follow (the address keeps it across a reload)
   }
   if (socket.ready) session.onOpen();
   changed();
@@ -130,7 +139,8 @@ function choose(s) {
   if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
   if (s.token && s.roomId) {
     if (!s.room) return null;
-    return s.room.phase === 'lobby' ? 'room' : 'race';
+    if (s.room.phase !== 'lobby') return 'race';
+    return field.isBig(s.room) ? 'bigroom' : 'room';
   }
   return 'lobby';
 }
@@ -183,3 +193,5 @@ session.onNavigate(route);
 window.addEventListener('popstate', route);
 route();
 socket.connect();
+// a newcomer (no seat anywhere, never here before) first sees how a race works
+if (!seenIntro() && !state.token && !state.route.rules) openIntro();

@@ -5,14 +5,19 @@ element for as long as it is on the table (keyed by its name), so a move just
 places it somewhere else and it slides there from where it was (FLIP).
 Face-down cards are only "a card at this depth of that column": the view
 never names them, so neither does the page.
+
+The faces are SVG images (faces.js) set as the cards' backgrounds. What
+moves is animated (unless the player asks for reduced motion): a moved card
+slides from where it was; a drawn card slides from the stock turning face
+up; a card turned up in a column turns over; a recycled waste goes back to
+the stock face down.
 */
 
 import { h, setAttr, setText, toggle } from './dom.js';
-import {
-  SUITS, SUIT_NAMES, SUIT_SYMBOLS, cardLabel, foundationOf, isRed, plural, rankShown,
-} from './cards.js';
-import { flipFrom, animationsOn } from './flip.js';
+import { SUITS, SUIT_NAMES, cardLabel, foundationOf, isRed, plural } from './cards.js';
+import { flipFrom, animationsOn, turnOver } from './flip.js';
 import { fan, fanStep, measure } from './layout.js';
+import { faceUrl, markUrl } from './faces.js';
 
 export const PILES = ['stock', 'w', 'fs', 'fh', 'fd', 'fc', 't1', 't2', 't3', 't4', 't5', 't6', 't7'];
 export const COLUMNS = PILES.slice(6);
@@ -70,15 +75,21 @@ export function pileLabel(view, pile) {
   return parts.join(', ');
 }
 
-function makeCard(card) {
+function makeCard(card, mini) {
   if (card === 'under') return h('div', { class: 'card under', 'aria-hidden': 'true' });
   if (!card) return h('div', { class: 'card down', role: 'img', 'aria-label': 'face-down card' });
-  const suit = SUIT_SYMBOLS[card[1]];
-  return h('div', {
+  const el = h('div', {
     class: isRed(card) ? 'card red' : 'card', role: 'img', 'aria-label': cardLabel(card), dataset: { card },
-  },
-  h('span', { class: 'idx', 'aria-hidden': 'true' }, h('b', { text: rankShown(card) }), h('i', { text: suit })),
-  h('span', { class: 'pip', 'aria-hidden': 'true', text: suit }));
+  });
+  el.style.backgroundImage = faceUrl(card, { mini });
+  return el;
+}
+
+/** The mark of an empty stock: turn the waste over, or no more passes. */
+function stockMark(view) {
+  if (view.stock > 0 || !view.waste_count) return '';
+  if (view.legal) return view.legal.includes('recycle') ? '↻' : '✕';
+  return view.scoring === 'N' ? '↻' : '✕'; // a spectator's view: Vegas has one pass, Normal any number
 }
 
 export class Board {
@@ -96,12 +107,13 @@ export class Board {
       'aria-roledescription': 'card table',
       'aria-label': label,
     });
+    this.el.style.setProperty('--back', faceUrl(null));
     this.piles = {};
     for (const id of PILES) {
       const kind = kindOf(id);
       const el = h('div', { class: `pile ${kind}`, role: 'group', dataset: { pile: id } });
       if (interactive) el.tabIndex = -1;
-      if (kind === 'foundation') el.dataset.mark = SUIT_SYMBOLS[id[1].toUpperCase()];
+      if (kind === 'foundation') el.style.setProperty('--mark', markUrl(id[1].toUpperCase()));
       this.piles[id] = el;
       this.el.append(el);
     }
@@ -132,6 +144,18 @@ export class Board {
   }
 
   resize() {
+    if (this.measure()) this.draw(false);
+  }
+
+  /** A spectator's board shown small (index-only faces) or large (full faces). */
+  setMini(on) {
+    if (this.mini === on) return;
+    this.mini = on;
+    toggle(this.el, 'mini', on);
+    for (const el of this.cards.values()) {
+      if (el.dataset.card) el.style.backgroundImage = faceUrl(el.dataset.card, { mini: on });
+    }
+    this.size = null;
     if (this.measure()) this.draw(false);
   }
 
@@ -171,12 +195,16 @@ export class Board {
     if (!this.size && !this.measure()) return;
     const before = new Map();
     let stockRect = null;
+    let wasteRect = null;
     if (animate && animationsOn()) {
       for (const [key, el] of this.cards) before.set(key, el.getBoundingClientRect());
       stockRect = this.piles.stock.getBoundingClientRect();
+      wasteRect = this.piles.w.getBoundingClientRect();
     }
-    const drew = this.drawnStock != null && view.stock < this.drawnStock;
-    this.drawnStock = view.stock;
+    const last = this.drawn;
+    const drew = last != null && view.stock < last.stock;
+    const recycled = last != null && view.stock > last.stock && view.waste_count < last.waste;
+    this.drawn = { stock: view.stock, waste: view.waste_count };
     if (!this.marks.ghost) {
       for (const el of this.cards.values()) if (el.style.translate) el.style.translate = '';
     }
@@ -184,7 +212,7 @@ export class Board {
     const put = (key, card, pile, index, x, y) => {
       let el = this.cards.get(key);
       if (!el) {
-        el = makeCard(card);
+        el = makeCard(card, this.mini);
         this.cards.set(key, el);
       }
       const pileEl = this.piles[pile];
@@ -201,8 +229,7 @@ export class Board {
     // stock: a back while it has cards (the count says how many)
     if (view.stock > 0) put('stock~', null, 'stock', 0, 0, 0);
     setText(this.count, view.stock > 0 ? view.stock : '');
-    this.piles.stock.dataset.mark = view.legal && view.legal.includes('recycle') ? '↻'
-      : (view.stock === 0 && view.waste_count > 0 && !view.legal ? '↻' : '');
+    this.piles.stock.dataset.mark = stockMark(view);
 
     // waste: the playable card, in draw three the rest of the latest fan
     const under = view.waste_count > view.waste.length;
@@ -236,17 +263,22 @@ export class Board {
     this.decorate(view, dropY);
 
     if (animate && before.size) {
+      let drawnCards = 0;
       for (const [key, el] of placed) {
         const old = before.get(key);
         if (old) {
           flipFrom(el, old, { lift: 'moving' });
+        } else if (key === 'stock~' && recycled) {
+          flipFrom(el, wasteRect, { lift: 'moving', duration: 260 });
         } else if (!key.includes('~')) {
           if (el.dataset.in === 'w') {
-            if (drew) flipFrom(el, stockRect, { lift: 'moving' });
+            if (drew) { // from the stock, turning face up (a draw-three fan one after the other)
+              const delay = 50 * drawnCards++;
+              flipFrom(el, stockRect, { lift: 'moving', duration: 240, delay });
+              turnOver(el, { duration: 240, delay });
+            }
           } else if (el.dataset.in[0] === 't') {
-            el.classList.remove('flipping');
-            void el.offsetWidth;
-            el.classList.add('flipping');
+            turnOver(el); // a card turned up in its column (or one coming back with an undo)
           }
         }
       }

@@ -11,6 +11,8 @@ import { state, changed, resetRoom, resetUi, phaseAt } from './state.js';
 import * as storage from './storage.js';
 import { say } from './messages.js';
 import { serverNow } from './clock.js';
+import { finishText, finishWatcher } from './ranking.js';
+import * as field from './field.js';
 
 let socket = null;
 let after = null; // what to do once the current room is left: {t, d}
@@ -29,8 +31,9 @@ export function restoreSeat(saved) {
     roomId: saved.room, seat: saved.seat, token: saved.token, race: saved.race || 0,
     seq: saved.s || 0, pending: Array.isArray(saved.pending) ? saved.pending : [],
     v: saved.room_state ? saved.v || 0 : 0, room: saved.room_state || null,
-    entries: saved.entries || [],
+    entries: saved.entries || [], ownCode: saved.own_code || '',
   });
+  state.field.ready = Boolean(saved.ready);
 }
 
 export function watchRoom(room) {
@@ -90,9 +93,33 @@ export function onClose(code) {
 }
 
 export function onFrame(msg) {
-  const handler = HANDLERS[msg.t];
+  const handler = HANDLERS[msg.t] || field.HANDLERS[msg.t];
   if (handler) handler(msg.d || {});
+  for (const fn of settled) fn();
+  announce();
   changed();
+}
+
+const lookAtFinishes = finishWatcher();
+
+/** "Alice finished 1st in 4:22", to everyone in the room, as it happens (the
+finisher's own table celebrates instead; a solo game has nobody to tell).
+A big room's are the finishes its top lines show: the first finishers, never
+one per finisher of the whole field. */
+function announce() {
+  if (!state.room || state.room.settings.solo) return;
+  const lines = field.isBig(state.room) ? field.topLines(state.field) : state.entries;
+  const fresh = lookAtFinishes(`${state.room.id}/${state.room.race}`, lines);
+  for (const line of fresh) {
+    if (state.role === 'player' && line.seat === state.seat) continue;
+    say(finishText(line), { tone: 'win' });
+  }
+}
+
+const settled = [];
+/** `fn` runs after every frame: an answer may have made room for the next command. */
+export function onSettled(fn) {
+  settled.push(fn);
 }
 
 // ------------------------------------------------------------------ frames
@@ -100,8 +127,10 @@ export function onFrame(msg) {
 const HANDLERS = {
   joined(d) {
     const same = d.room === state.roomId && d.seat === state.seat;
+    const typed = state.entering && state.entering.t === 'solo' ? state.entering.d.code : null;
     if (!same) resetRoom();
     Object.assign(state, { role: 'player', roomId: d.room, seat: d.seat, token: d.token });
+    if (typed) state.ownCode = typed.trim().toUpperCase(); // the player's own code: theirs to see
     state.entering = null;
     persist();
     if (!state.tour) go(`/r/${d.room}`); // a tournament's round stays on the tournament's page
@@ -111,7 +140,8 @@ const HANDLERS = {
     state.entering = null;
     state.role = 'spectator';
     state.roomId = d.room;
-    if (!state.tour) go(`/r/${d.room}?watch`);
+    field.followAgain(); // a new connection follows nobody yet
+    if (!state.tour && !field.watchAddress(d.room)) go(`/r/${d.room}?watch`);
   },
 
   left() {
@@ -128,9 +158,14 @@ const HANDLERS = {
   },
 
   sync(d) {
+    if (d.reason === 'rollback') { // the server has less than we saw: its board comes next
+      state.pending = [];
+      say('The server lost its latest moves: the race goes on from where it stands.', { bad: true });
+    }
     state.v = d.v;
     state.room = d.room;
     state.entries = d.entries || [];
+    field.onSync(d);
     if (state.role === 'spectator' && d.room.phase === 'lobby') state.boards = {};
     persist();
   },
@@ -182,10 +217,12 @@ const HANDLERS = {
     const i = state.pending.findIndex((c) => c.d.s === d.s);
     const cmd = i >= 0 ? state.pending[i] : null;
     if (i >= 0) state.pending.splice(0, i + 1);
+    if (d.view.state === 'won' && state.view && state.view.state !== 'won') state.ui.justWon = true;
     state.view = d.view;
     state.done = state.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(state.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
+    field.onAck(d);
     persist();
     if (state.ui.completing) completeTimer = setTimeout(completeStep, 140);
   },
@@ -217,6 +254,7 @@ const HANDLERS = {
       return;
     }
     if (d.code === 'already_in_room') return; // asked twice on one connection: the first answer stands
+    if (field.onReject(d)) return;
     if ((d.cmd === 'resume' || d.cmd === 'watch') && (d.code === 'unavailable' || d.code === 'internal')) {
       say(d.msg, { bad: true });
       clearTimeout(retryTimer);
@@ -276,6 +314,7 @@ function applyEvent(e, live) {
   if (e.reset) state.entries = [];
   if (e.entries) upsertEntries(e.entries);
   if (e.dropped) state.entries = state.entries.filter((x) => !e.dropped.includes(x.seat));
+  field.onRoomEvent(e.kind);
   switch (e.kind) {
     case 'start':
       if (state.race !== e.race) {
@@ -291,6 +330,11 @@ function applyEvent(e, live) {
     case 'ended':
       state.ui.completing = null;
       state.ui.resultsHidden = false;
+      if (live && state.afterEnd && state.room.code) {
+        const next = state.afterEnd;
+        state.afterEnd = null;
+        next(state.room.code);
+      }
       break;
     case 'rematch':
       state.view = null;
@@ -301,6 +345,9 @@ function applyEvent(e, live) {
       break;
     case 'left':
       if (live && e.host === state.seat && e.seat !== state.seat) say('You are the host now.');
+      break;
+    case 'host': // a big room's new host
+      if (live && e.seat === state.seat && state.role === 'player') say('You are the host now.');
       break;
     default:
       break;
@@ -323,10 +370,14 @@ export function phase() {
   return now;
 }
 
-/** Whether a game command may go now (racing, and nothing awaiting an answer). */
+/** Whether our game is on: racing, with a board, and not over for us. */
+export function playing() {
+  return state.role === 'player' && state.view != null && !state.done && phase() === 'racing';
+}
+
+/** Whether a game command may go now (playing, and nothing awaiting an answer). */
 export function canPlay() {
-  return state.role === 'player' && state.view != null && !state.done && state.pending.length === 0
-    && phase() === 'racing';
+  return playing() && state.pending.length === 0;
 }
 
 function game(t, d) {
@@ -382,8 +433,18 @@ function resendPending() {
 
 // ------------------------------------------------------------------ the room
 
-export const ready = (on) => socket.send('ready', { ready: on }) || offline();
+export function ready(on) {
+  if (!socket.send('ready', { ready: on })) return offline();
+  if (field.isBig(state.room)) { // announced to nobody: the flag is ours to remember
+    state.field.ready = on;
+    persist();
+    changed();
+  }
+  return true;
+}
 export const start = () => socket.send('start') || offline();
+/** A big room's host sets the race's start time (server time, ms). */
+export const startAt = (at) => socket.send('start', { at }) || offline();
 export const kick = (seat) => socket.send('kick', { seat }) || offline();
 export const rematch = () => socket.send('rematch') || offline();
 
@@ -417,6 +478,20 @@ export function solo(d) {
   else enter(next.t, next.d);
 }
 
+/** The deal of this game again, alone: the code is known when the player typed
+it, or public once the race is over; else this solo game is resigned first and
+the code the server then reveals is played again (a race's code is never
+asked for before its end: the server would not tell, and we do not try). */
+export function sameDealAgain(nickname, resignNow) {
+  const room = state.room;
+  if (state.ownCode) return solo({ nickname, code: state.ownCode });
+  if (room && room.phase === 'ended' && room.code) return solo({ nickname, code: room.code });
+  if (!room || !room.settings.solo) return false;
+  state.afterEnd = (code) => solo({ nickname, code });
+  resignNow();
+  return true;
+}
+
 /** Take a seat back after it was opened elsewhere (close code 4000). */
 export function takeBack() {
   state.conn = 'connecting';
@@ -437,6 +512,7 @@ function forgetSeat() {
 }
 
 export function nicknameOf(seat) {
+  if (field.isBig(state.room)) return field.names(state.field).get(seat) || '';
   const p = state.room && state.room.players.find((x) => x.seat === seat);
   return p ? p.nickname : '';
 }
@@ -446,6 +522,7 @@ function persist() {
   storage.saveSeat({
     room: state.roomId, seat: state.seat, token: state.token, race: state.race, s: state.seq,
     pending: state.pending, v: state.v, room_state: state.room, entries: state.entries,
+    own_code: state.ownCode || undefined, ready: state.field.ready || undefined,
     tournament: (state.room && state.room.settings.tournament) || (state.tour && state.tour.id) || undefined,
   });
 }

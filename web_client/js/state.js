@@ -22,6 +22,9 @@ export const state = {
   pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
   boards: {}, // spectators: seat → public view
+  field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
+  ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
+  afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
 
   tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
   tcreate: { busy: false, error: '' }, // the lobby's tournament form: awaiting t_created, or its refusal
@@ -37,8 +40,24 @@ export const state = {
     resultsHidden: false,
     confirmResign: false,
     bigSeat: null, // spectators: the board shown large
+    queued: 0, // intents waiting for an answer (input.js)
+    justWon: false, // the last answer won the game: the table celebrates
   },
 };
+
+/** What a big room's frames say (docs/protocol.md, "Big rooms"); empty in a small room. */
+export function freshField() {
+  return {
+    top: null, // the latest tick: {n, top: [LINE], off: [seat], hist: [53 counts], status, ready}
+    place: null, // the player's own place: {rank, of, above, line, below}
+    page: null, // the page of the ranking shown last: {first, of, lines}
+    asked: 0, // the first rank of the page asked for (0: none awaited)
+    found: null, // the answer to the last look-up: {seat, rank, line}, or {missing: nickname}
+    follow: null, // spectators: the player followed, {seat, rank, of, above, line, below}
+    followName: '', // and their nickname (followed again after a reconnect)
+    ready: false, // the own ready flag in a big room's lobby (the server announces none)
+  };
+}
 
 const listeners = [];
 let frame = 0;
@@ -61,7 +80,8 @@ function flush() {
 export function resetRoom() {
   Object.assign(state, {
     role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
-    race: 0, view: null, done: false, seq: 0, pending: [], boards: {},
+    race: 0, view: null, done: false, seq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
+    field: freshField(),
   });
   resetUi();
 }
@@ -69,7 +89,7 @@ export function resetRoom() {
 export function resetUi() {
   Object.assign(state.ui, {
     selected: null, panel: null, hint: null, ghost: false, completing: null,
-    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null,
+    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
   });
 }
 

@@ -6,6 +6,7 @@ import { h, setText, show, toggle } from '../dom.js';
 import { state, changed } from '../state.js';
 import { score } from '../format.js';
 import { Board } from '../render.js';
+import { statusText } from './leaderboard.js';
 
 export function createBoardsGrid(host) {
   const el = h('div', { class: 'boards-grid' });
@@ -36,20 +37,26 @@ export function createBoardsGrid(host) {
     return t;
   }
 
-  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines. */
-  function render(boards, { names, entries, bigSeat }) {
-    const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
+  /** boards: seat → public view; names: seat → nickname; entries: leaderboard lines; phase: the room's;
+  order: seats in the order to show them (a big room's, by rank), else by seat. */
+  function render(boards, { names, entries, bigSeat, phase = null, order = null }) {
+    const place = order ? new Map(order.map((seat, i) => [seat, i])) : null;
+    const seats = Object.keys(boards).map(Number)
+      .sort(place ? (a, b) => (place.get(a) ?? 1e9) - (place.get(b) ?? 1e9) : (a, b) => a - b);
     const lines = new Map(entries.map((e) => [e.seat, e]));
     for (const seat of seats) {
       const t = tile(seat);
       const view = boards[seat];
       const name = names.get(seat) ?? `seat ${seat}`;
+      const line = lines.get(seat);
+      const status = line ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
       setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
-        + (lines.get(seat) && lines.get(seat).status !== 'racing' ? ` · ${lines.get(seat).status}` : ''));
+        + (status && status !== 'racing' ? ` · ${status}` : ''));
       t.board.el.setAttribute('aria-label', `${name}'s table`);
       const big = bigSeat === seat;
       toggle(t.fig, 'big', big);
       t.fig.setAttribute('aria-expanded', String(big));
+      t.board.setMini(!big); // the large board has full faces
       t.board.update(view, {});
     }
     const figs = seats.map((seat) => tiles.get(seat).fig);

@@ -1,22 +1,34 @@
-/** The live leaderboard: rank, nickname, progress to 52 cards, Vegas dollars,
-status. Rows are keyed by seat and slide to their new place (FLIP). */
+/** The live leaderboard: rank, nickname, progress to 52 cards, the score in
+the deal's scoring, status. Rows are keyed by seat and slide to their new
+place (FLIP). It draws a standing (ranking.js): the ranked lines, and the
+viewer's own line after them when it is not among them (a big room's top
+lines). */
 
-import { h, setAttr, setText, toggle } from '../dom.js';
-import { duration, money } from '../format.js';
+import { h, setAttr, setText, show, toggle } from '../dom.js';
+import { count, duration, score } from '../format.js';
 import { flipList } from '../flip.js';
 
 const STATUS = {
   lobby: 'in the lobby', racing: 'racing', resigned: 'resigned', left: 'left', disconnected: 'disconnected',
+  unfinished: 'unfinished',
 };
 
-export function statusText(entry) {
+/** A line's status in words; `phase`: the room's ("countdown": nobody races yet),
+`stuck`: the line's game has no move left (known from its board). */
+export function statusText(entry, { phase = null, stuck = false } = {}) {
   if (entry.status === 'finished') return `finished ${duration(entry.finish_ms ?? 0)}`;
+  if (entry.status === 'racing' && phase === 'countdown') return 'at the start';
+  if (entry.status === 'racing' && stuck) return 'stuck';
+  if (entry.status === 'racing' && entry.late) return 'racing, came late'; // on a clock of their own
   return STATUS[entry.status] ?? entry.status;
 }
 
-export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
+/** `kind`: the section's class ("leaderboard"; a big room's own place is an "lb-place"). */
+export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderboard' } = {}) {
   const list = h('ol', { class: 'lb-list', 'aria-label': title });
-  const el = h('section', { class: 'leaderboard', 'aria-label': title }, h('h2', { class: 'lb-title', text: title }), list);
+  const more = h('p', { class: 'lb-more', hidden: true });
+  const heading = h('h2', { class: 'lb-title', text: title });
+  const el = h('section', { class: kind, 'aria-label': title }, heading, list, more);
   host.append(el);
   const rows = new Map();
   let order = '';
@@ -40,9 +52,19 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
     return r;
   }
 
-  function render(entries, { me = -1 } = {}) {
+  /**
+   * lines: ranked lines; me: the viewer's seat; mine: the viewer's line when
+   * `lines` may not hold it; total: how many race; scoring: "N" or "V" (the
+   * figure shown); phase: the room's; stuck: seats whose game is stuck;
+   * title: the heading, when it says more than the section's name; marked:
+   * a seat to highlight besides the viewer's (a followed player).
+   */
+  function render(lines, { me = -1, mine = null, total = null, scoring = 'V', phase = null, stuck = null,
+    title: text = null, marked = -1 } = {}) {
+    if (text != null) setText(heading, text);
+    const shown = mine && !lines.some((x) => x.seat === mine.seat) ? [...lines, mine] : lines;
     const seen = new Set();
-    for (const entry of entries) {
+    for (const entry of shown) {
       const r = row(entry.seat);
       seen.add(entry.seat);
       setText(r.rank, entry.rank ?? '');
@@ -52,10 +74,11 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
       setAttr(r.bar, 'aria-valuenow', n);
       setAttr(r.bar, 'aria-label', `${entry.nickname}: ${n} of 52 cards on the foundations`);
       setText(r.cards, `${n}/52`);
-      setText(r.money, money(entry.vegas ?? -52));
-      setText(r.status, statusText(entry));
+      setText(r.money, score({ vegas: entry.vegas ?? -52, points: entry.points ?? 0 }, scoring));
+      setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)) }));
       r.li.dataset.status = entry.status;
-      toggle(r.li, 'me', entry.seat === me);
+      toggle(r.li, 'me', entry.seat === me || entry.seat === marked);
+      toggle(r.li, 'apart', entry === mine && shown !== lines);
     }
     for (const [seat, r] of rows) {
       if (!seen.has(seat)) {
@@ -63,13 +86,16 @@ export function createLeaderboard(host, { title = 'Leaderboard' } = {}) {
         rows.delete(seat);
       }
     }
-    const next = entries.map((e) => e.seat).join(',');
-    if (next !== order || list.children.length !== entries.length) {
+    const next = shown.map((e) => e.seat).join(',');
+    if (next !== order || list.children.length !== shown.length) {
       order = next;
       flipList(list, () => {
-        for (const entry of entries) list.append(rows.get(entry.seat).li);
+        for (const entry of shown) list.append(rows.get(entry.seat).li);
       });
     }
+    const hidden = (total ?? shown.length) - shown.length;
+    show(more, hidden > 0);
+    if (hidden > 0) setText(more, `and ${count(hidden)} more`);
   }
 
   return { el, render };

@@ -2,12 +2,16 @@
 A room link without a seat of ours shows the join card for that room. */
 
 import { h, setText, show } from '../dom.js';
+import { count } from '../format.js';
 import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as storage from '../storage.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { openIntro, rulesLink } from './help.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
+const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
+const BIG_SIZES = [50, 100, 500, 1000, 5000, 10000];
 
 /** A room id from an id or a link ("…/r/V62WEAFY?watch"); null if there is none. */
 export function roomFromText(text) {
@@ -49,7 +53,9 @@ export function createLobby(root) {
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('scoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
     h('div', { class: 'row' },
       field('Players', h('select', { name: 'max_players' },
-        ...[2, 3, 4, 5, 6, 7, 8, 1].map((n) => h('option', { value: String(n), text: String(n), selected: n === 8 })))),
+        ...[2, 3, 4, 5, 6, 7, 8, 1].map((n) => h('option', { value: String(n), text: String(n), selected: n === 8 })),
+        h('optgroup', { label: 'A big race' },
+          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: `up to ${count(n)}` }))))),
       field('Time limit', h('select', { name: 'time_limit' },
         ...[[0, 'None'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1800, '30 min'], [3600, '1 hour']]
           .map(([v, t]) => h('option', { value: String(v), text: t }))))),
@@ -57,6 +63,11 @@ export function createLobby(root) {
       h('div', { class: 'choices' },
         h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), 'Undo'),
         h('label', {}, h('input', { type: 'checkbox', name: 'hints', checked: true }), 'Hints'))),
+    h('fieldset', { class: 'big-only', hidden: true }, h('legend', { text: 'A big race' }),
+      field('Leaderboard shows the top', h('select', { name: 'top' },
+        ...[5, 10, 20, 50].map((n) => h('option', { value: String(n), text: String(n), selected: n === 10 })))),
+      h('p', { class: 'field-note', text: 'Arriving once the race has started:' }),
+      radios('late', [['refuse', 'not allowed'], ['admit', 'races on their own clock']], 'refuse')),
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
       radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'live'),
       h('label', { class: 'delay', hidden: true },
@@ -65,6 +76,7 @@ export function createLobby(root) {
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
+    createForm.querySelector('.big-only').hidden = Number(value(createForm, 'max_players')) <= SMALL_ROOM;
     for (const fs of createForm.querySelectorAll('.mode')) fs.disabled = value(createForm, 'deal') === 'code';
   });
   createForm.addEventListener('submit', (e) => {
@@ -79,6 +91,10 @@ export function createLobby(root) {
       boards: value(f, 'boards'),
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
+    if (settings.max_players > SMALL_ROOM) {
+      settings.top = Number(value(f, 'top'));
+      settings.late = value(f, 'late');
+    }
     if (value(f, 'deal') === 'code') settings.code = value(f, 'code').trim();
     else {
       settings.draw = Number(value(f, 'draw'));
@@ -160,7 +176,10 @@ export function createLobby(root) {
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
-      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' })),
+      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' }),
+      h('p', { class: 'lobby-help' },
+        h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => openIntro() }),
+        rulesLink())),
     h('div', { class: 'panel nick' }, field('Nickname', nick), error),
     resume,
     linkCard,

@@ -4,19 +4,9 @@ Each is one command; what happened comes back as the tournament's events. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as tournament from '../tournament.js';
-import { serverNow } from '../clock.js';
-import { say } from '../messages.js';
-import { clockTime, modeOf } from './rounds.js';
-
-/** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
-export function serverTimeAt(text, nowMs = Date.now()) {
-  const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
-  if (!m) return null;
-  const at = new Date(nowMs);
-  at.setHours(Number(m[1]), Number(m[2]), Number(m[3] || 0), 0);
-  if (at.getTime() < nowMs - 60000) at.setDate(at.getDate() + 1); // a time just past is taken as now
-  return at.getTime() + (serverNow() - Date.now());
-}
+import { clockTime, serverNow } from '../clock.js';
+import { modeOf } from './rounds.js';
+import { createSchedule } from './schedule.js';
 
 export function createOrganizer(host) {
   const regText = h('p', { class: 't-admin-line' });
@@ -24,10 +14,9 @@ export function createOrganizer(host) {
     onclick: () => tournament.closeRegistration() });
   const nextText = h('p', { class: 't-admin-line' });
   const startBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => tournament.startRound(0) });
-  const atInput = h('input', { type: 'time', step: 1, name: 'start_at', 'aria-label': 'Start time (your clock)' });
-  const atBtn = h('button', { class: 'btn', type: 'submit', text: 'Schedule' });
-  const atForm = h('form', { class: 't-schedule' }, h('label', { for: 't-start-at', text: 'or at' }), atInput, atBtn);
-  atInput.id = 't-start-at';
+  const schedule = createSchedule({ id: 't-start-at', className: 't-schedule', onAt: (at) => tournament.startRound(at) });
+  const atForm = schedule.el;
+  const atBtn = schedule.button;
   const curText = h('p', { class: 't-admin-line' });
   const endBtn = h('button', { class: 'btn', type: 'button', onclick: () => end() });
   const el = h('section', { class: 'panel t-admin', 'aria-labelledby': 't-admin-title' },
@@ -38,17 +27,6 @@ export function createOrganizer(host) {
   host.append(el);
   let confirmEnd = 0; // the round whose end awaits a second press
   let confirmTimer = 0;
-
-  atForm.addEventListener('submit', (e) => {
-    e.preventDefault();
-    const at = serverTimeAt(atInput.value);
-    if (at == null) {
-      say('Pick a time first (hours, minutes, seconds).', { bad: true });
-      atInput.focus();
-      return;
-    }
-    tournament.startRound(at);
-  });
 
   let current = null;
   function end() {

@@ -1,33 +1,57 @@
-/** The race screen: status bar, the table, the controls, the leaderboard beside
-it, and the notices (countdown, stuck, finished) and results over it. */
+/** The race screen: top bar, status bar, the table, the controls, the podium
+and the leaderboard beside it, and the notices (countdown, stuck, finished),
+the winner's cascade and the results over it. */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as tournament from '../tournament.js';
 import { serverNow } from '../clock.js';
-import { duration, modeText, ordinal, score } from '../format.js';
+import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, SUIT_NAMES } from '../cards.js';
 import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
+import { cascade } from '../cascade.js';
+import { finishText, standing } from '../ranking.js';
+import * as field from '../field.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createHistogram } from './histogram.js';
+import { openField } from './fieldpanel.js';
+import { createPodium } from './podium.js';
 import { createResults } from './results.js';
 import { createSeqPanel } from './seqpanel.js';
+import { confirm, asking } from './confirm.js';
+import { openIntro, openRules } from './help.js';
 import * as storage from '../storage.js';
 
-function stat(label) {
+function stat(label, short = label) {
   const value = h('b', { class: 'stat-value' });
-  const el = h('span', { class: 'stat' }, h('span', { class: 'stat-label', text: label }), value);
+  const el = h('span', { class: 'stat' },
+    h('span', { class: 'stat-label', 'aria-hidden': 'true', text: short }),
+    h('span', { class: 'visually-hidden', text: `${label} ` }),
+    value);
+  el.dataset.label = label;
   return { el, value };
+}
+
+/** The mode of a typed code: "KL1-D3V-…" → {draw: 3, scoring: "V"}. */
+function modeOfCode(code) {
+  const m = /^KL1-D([13])([NV])-/.exec(code || '');
+  return m ? { draw: Number(m[1]), scoring: m[2] } : null;
 }
 
 export function createRace(root) {
   const roomLabel = h('span', { class: 'room-label' });
+  const codeLabel = h('code', { class: 'room-code', title: 'The deal of this solo game' });
+  const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
+  const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': 'How to play',
+    onclick: () => openIntro({ then: backToTable }) });
+  const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Rules',
+    onclick: () => openRules({ then: backToTable }) });
   // in a tournament's round the seat is kept: the button shows the tournament's page instead
-  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave',
-    onclick: () => (state.tour ? tournament.showPage(true) : session.leave()) });
+  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => leave() });
   const stats = {
     score: stat('Score'), moves: stat('Moves'), passes: stat('Passes'), cards: stat('Cards'),
     clock: stat('Time'), rank: stat('Rank'),
@@ -49,57 +73,95 @@ export function createRace(root) {
     }
   });
 
+  // ---------------------------------------------------------------- notices
   const countdownNumber = h('b');
   const countdown = h('div', { class: 'notice countdown', 'aria-live': 'assertive' },
     h('span', { text: 'Starting in' }), countdownNumber);
-  const stuckText = h('p', { text: 'No moves left.' });
-  const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => session.undo() });
-  const stuck = h('div', { class: 'notice stuck', role: 'alert' },
-    stuckText,
+
+  const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => input.act('undo') });
+  const stuckNew = h('button', { class: 'btn', type: 'button', text: 'A new deal', onclick: () => newDeal() });
+  const stuckAgain = h('button', { class: 'btn', type: 'button', text: 'The same deal again', onclick: () => sameAgain() });
+  const stuckNote = h('p', { class: 'notice-note' });
+  const stuck = h('div', { class: 'notice stuck', role: 'alertdialog', 'aria-labelledby': 'stuck-title' },
+    h('p', { id: 'stuck-title', class: 'notice-title', text: 'No moves left.' }),
+    stuckNote,
     h('div', { class: 'notice-actions' },
-      stuckUndo,
+      stuckUndo, stuckNew, stuckAgain,
       h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => { state.ui.stuckHidden = true; changed(); } }),
-      h('button', { class: 'btn danger', type: 'button', text: 'Resign', onclick: () => session.resign() })));
-  const doneText = h('p');
-  const done = h('div', { class: 'notice done', role: 'status' }, doneText);
+      h('button', { class: 'btn danger', type: 'button', text: 'Resign', onclick: () => input.act('resign') })));
+
+  const doneTitle = h('p', { class: 'notice-title' });
+  const doneText = h('p', { class: 'notice-note' });
+  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => { doneHidden = true; changed(); } });
+  const doneLeave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => leave() });
+  const done = h('div', { class: 'notice done', role: 'status', 'aria-labelledby': 'done-title' },
+    h('div', { id: 'done-title' }, doneTitle), doneText);
+  const donePodium = createPodium(done, { label: 'Podium so far' });
+  done.append(h('div', { class: 'notice-actions' }, doneHide, doneLeave));
+  let doneHidden = false;
+
   const waiting = h('div', { class: 'notice waiting', text: 'Dealing…' });
   tableEl.append(countdown, stuck, done, waiting);
   const panel = createSeqPanel(tableEl, input);
 
-  const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => session.undo() }, 'Undo', h('kbd', { text: 'U' }));
-  const hintBtn = h('button', { class: 'btn', type: 'button', onclick: () => session.hint() }, 'Hint', h('kbd', { text: 'H' }));
+  // ---------------------------------------------------------------- controls
+  const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, 'Undo', h('kbd', { text: 'U' }));
+  const hintBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('hint') }, 'Hint', h('kbd', { text: 'H' }));
   const completeLabel = h('span', { text: 'Complete' });
-  const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => session.complete() },
+  const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => input.act('complete') },
     completeLabel, h('kbd', { text: 'F' }));
+  const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: 'No moves left…',
+    onclick: () => { state.ui.stuckHidden = false; changed(); } });
+  const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, 'New deal', h('kbd', { text: 'N' }));
   const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, 'Resign');
   const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: 'Results',
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
+  const finishedBtn = h('button', { class: 'btn primary', type: 'button', text: 'Your finish',
+    onclick: () => { doneHidden = false; changed(); } });
   const keys = h('details', { class: 'keys' },
     h('summary', { text: 'Keys' }),
     h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
-      + 'Space draw · U undo · H hint (twice: play it) · F complete · Esc cancel' }));
-  const controls = h('div', { class: 'controls' }, undoBtn, hintBtn, completeBtn, resignBtn, resultsBtn, keys);
+      + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
+  const controls = h('div', { class: 'controls' },
+    undoBtn, hintBtn, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
 
   const side = h('aside', { class: 'side' });
+  const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
+  let bigSide = null; // a big room's parts, made when one is shown
 
+  /** A big room's side: the field's picture, the way to the whole field, and
+  the own place last, pinned to the bottom of the side as it scrolls. */
+  function makeBigSide() {
+    const hist = createHistogram(side, { title: 'The field' });
+    side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
+    const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
+      onclick: () => openField({ me: state.seat, then: backToTable }) });
+    side.append(fieldBtn);
+    const place = createLeaderboard(side, { title: 'Your place', kind: 'lb-place' });
+    return { hist, fieldBtn, place };
+  }
+
+  const nickname = () => storage.nickname() || session.nicknameOf(state.seat) || 'player';
   const results = createResults(root, {
+    field: () => openField({ me: state.seat }),
     rematch: () => session.rematch(),
-    solo: (code) => session.solo({ nickname: storage.nickname() || session.nicknameOf(state.seat) || 'player', code }),
-    fresh: () => session.solo({
-      nickname: storage.nickname() || session.nicknameOf(state.seat) || 'player',
-      draw: state.room.settings.draw, scoring: state.room.settings.scoring,
-    }),
+    solo: (code) => session.solo({ nickname: nickname(), code }),
+    fresh: () => freshSolo(),
     hide: () => { state.ui.resultsHidden = true; changed(); },
     leave: () => session.leave(),
   });
 
   const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
-    h('header', { class: 'topbar' }, h('h1', { class: 'brand', text: 'Klondike Race' }), roomLabel, leaveBtn),
+    h('header', { class: 'topbar' },
+      h('h1', { class: 'brand' }, h('span', { class: 'brand-long', text: 'Klondike Race' })),
+      h('span', { class: 'room-info' }, roomLabel, codeLabel), helpBtn, rulesBtn, leaveBtn),
     statusBar,
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
   root.append(el);
+
+  // ---------------------------------------------------------------- actions
 
   function resign() {
     if (!state.ui.confirmResign) {
@@ -109,11 +171,90 @@ export function createRace(root) {
       return;
     }
     state.ui.confirmResign = false;
-    session.resign();
+    input.act('resign');
   }
 
-  const onKey = (e) => input.keydown(e);
+  /** Leave asks first while the race is on: the seat is given up for good. */
+  async function leave() {
+    const room = state.room;
+    if (state.tour) {
+      tournament.showPage(true);
+      return;
+    }
+    const phase = session.phase();
+    const on = phase === 'countdown' || phase === 'racing';
+    if (on) {
+      const solo = room && room.settings.solo;
+      const ok = await confirm(state.done
+        ? { title: solo ? 'Leave this game?' : 'Leave the race?',
+          text: solo ? 'It is over: you go back to the lobby.'
+            : 'Your result stays in the race; you will not see its results here.',
+          yes: solo ? 'Leave' : 'Leave the race' }
+        : { title: solo ? 'Leave this game?' : 'Leave the race?',
+          text: solo ? 'The game ends here: you cannot come back to it.'
+            : 'You give up your seat: you are out of this race, marked “left”, and cannot come back to it.',
+          yes: solo ? 'Leave the game' : 'Leave the race' });
+      if (!ok) return;
+    }
+    session.leave();
+  }
+
+  function freshSolo() {
+    const s = state.room.settings;
+    const mode = modeOfCode(state.ownCode) || { draw: s.draw, scoring: s.scoring };
+    session.solo({ nickname: nickname(), draw: mode.draw, scoring: mode.scoring });
+  }
+
+  function inProgress() {
+    return Boolean(state.view && state.view.moves > 0 && !state.done && session.phase() === 'racing');
+  }
+
+  /** N, or the stuck notice's "A new deal": in a solo game, a new random deal of
+  the same mode (asked first over a game in progress); a race is dealt again by
+  its host after it ends (Rematch). */
+  async function newDeal() {
+    const room = state.room;
+    if (!room) return;
+    if (!room.settings.solo) {
+      if (room.phase === 'ended' && room.host === state.seat) session.rematch();
+      else if (room.phase === 'ended') say('The host deals the next race (Rematch).');
+      else say('A race is dealt again after it ends: Resign to stop, then Rematch.');
+      return;
+    }
+    if (inProgress() && state.view.state !== 'stuck') {
+      const ok = await confirm({ title: 'Start a new deal?', text: 'This game ends here, unfinished.', yes: 'New deal',
+        no: 'Keep playing' });
+      if (!ok) return;
+    }
+    freshSolo();
+  }
+
+  /** The stuck notice's "The same deal again" (solo only: see session.sameDealAgain). */
+  function sameAgain() {
+    session.sameDealAgain(nickname(), () => input.act('resign'));
+  }
+
+  function onKey(e) {
+    if (asking() || document.querySelector('dialog[open]')) return;
+    if (input.keydown(e)) {
+      document.body.dataset.input = 'keys';
+      return;
+    }
+    const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
+    if (key === 'n' && !e.ctrlKey && !e.metaKey && !e.altKey && state.role === 'player'
+        && !(e.target instanceof HTMLInputElement)) {
+      e.preventDefault();
+      newDeal();
+    }
+  }
+
+  // ---------------------------------------------------------------- drawing
+
   let timer = 0;
+  let lastPhase = null;
+  let lastHint = null;
+  let wonKey = null; // the race whose win was celebrated
+  let stopCascade = null;
 
   function tick() {
     const room = state.room;
@@ -125,16 +266,18 @@ export function createRace(root) {
       setText(countdownNumber, String(Math.ceil(left / 1000)));
     }
     if (phase !== lastPhase) changed();
-    const me = state.entries.find((e) => e.seat === state.seat);
+    const me = field.isBig(room) ? field.ownLine(state.field) : state.entries.find((e) => e.seat === state.seat);
+    const started = me && me.late && me.started ? me.started : room.start_at; // a late arrival's own clock
     if (me && me.status === 'finished') setText(stats.clock.value, duration(me.finish_ms));
-    else if (phase === 'racing' && room.start_at) {
-      setText(stats.clock.value, room.deadline ? `${duration(room.deadline - now)} left` : duration(now - room.start_at));
+    else if (phase === 'countdown' && room.start_at) {
+      setText(stats.clock.value, `starts in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
+    } else if (phase === 'racing' && room.start_at) {
+      setText(stats.clock.value, room.deadline && room.settings.time_limit
+        ? `${duration(room.deadline - now)} left` : duration(now - started));
     } else if (phase === 'ended' && room.start_at) {
       setText(stats.clock.value, duration((room.ended_at ?? now) - room.start_at));
     } else setText(stats.clock.value, '0:00');
   }
-  let lastPhase = null;
-  let lastHint = null;
 
   function hintText(view, hint) {
     if (hint.m === 'draw') return 'Hint: draw from the stock';
@@ -145,19 +288,44 @@ export function createRace(root) {
     return `Hint: ${what} ${where} (H again plays it)`;
   }
 
+  /** The winner's moment: the cascade on the table, once per race won. */
+  function celebrate(s) {
+    const key = `${s.roomId}/${s.race}`;
+    if (!s.view || s.view.state !== 'won') return;
+    if (wonKey === key) return;
+    wonKey = key;
+    if (!s.ui.justWon) return; // a reload of a game won earlier: no cascade again
+    s.ui.justWon = false;
+    if (stopCascade) stopCascade();
+    tableEl.classList.add('celebrating');
+    stopCascade = cascade(tableEl, board, {
+      onDone: () => {
+        stopCascade = null;
+        tableEl.classList.remove('celebrating');
+        changed(); // the results wait for the cascade
+      },
+    });
+  }
+
   function render(s) {
     const room = s.room;
     const view = s.view;
     const phase = session.phase();
+    if (phase !== lastPhase && phase === 'racing') doneHidden = false;
     lastPhase = phase;
     const settings = room.settings;
     const tour = settings.tournament && s.tour && s.tour.t && s.tour.id === settings.tournament ? s.tour.t : null;
-    setText(roomLabel, settings.solo ? `Solo · ${modeText(settings)}`
+    const solo = Boolean(settings.solo);
+    const code = solo ? s.ownCode || (phase === 'ended' ? room.code || '' : '') : '';
+    setText(roomLabel, solo ? (code ? 'Solo' : `Solo · ${modeText(settings)}`)
       : tour ? `${tour.name} · round ${settings.round} of ${tour.rounds.length} · ${modeText(settings)}`
         : `Room ${room.id} · ${modeText(settings)}`);
+    setText(codeLabel, code);
+    show(codeLabel, Boolean(code));
+    toggle(codeLabel.parentNode, 'has-code', Boolean(code));
     setText(leaveBtn, tour ? 'Tournament' : 'Leave');
     setAttr(leaveBtn, 'aria-label', tour ? 'Tournament page' : null);
-    document.title = settings.solo ? 'Klondike Race — solo'
+    document.title = solo ? 'Klondike Race — solo'
       : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`;
 
     const ui = s.ui;
@@ -171,33 +339,57 @@ export function createRace(root) {
       lastHint = ui.hint;
       if (ui.hint && view) say(hintText(view, ui.hint));
     }
+    celebrate(s);
 
+    const scoring = view ? view.scoring : settings.scoring;
     if (view) {
       setText(stats.score.value, score(view, view.scoring));
       setText(stats.moves.value, view.moves);
       setText(stats.passes.value, view.recycles);
       setText(stats.cards.value, `${view.foundation_cards}/52`);
+    } else { // the countdown: the figures every game starts from
+      setText(stats.score.value, score({ vegas: -52, points: 0 }, scoring));
+      setText(stats.moves.value, 0);
+      setText(stats.passes.value, 0);
+      setText(stats.cards.value, '0/52');
     }
-    const mine = s.entries.find((e) => e.seat === s.seat);
-    const racers = s.entries.length;
-    setText(stats.rank.value, mine && mine.rank ? `${ordinal(mine.rank)} of ${racers}` : '–');
-    show(stats.rank.el, racers > 1);
+    const big = field.isBig(room);
+    toggle(el, 'big', big);
+    const ranking = big
+      ? standing(field.topLines(s.field), { mine: field.ownLine(s.field, view), total: field.total(s.field) })
+      : standing(s.entries, { me: s.seat });
+    const mine = ranking.mine;
+    const rank = big ? s.field.place && s.field.place.rank : mine && mine.rank;
+    setText(stats.rank.value, rank && phase !== 'countdown' ? `${ordinal(rank)}/${count(ranking.total)}` : '–');
+    show(stats.rank.el, ranking.total > 1);
     tick();
 
     show(countdown, phase === 'countdown');
     show(waiting, phase === 'racing' && !view);
     const isStuck = Boolean(view && view.state === 'stuck' && !s.done && phase === 'racing');
+    const canUndo = Boolean(settings.undo && view && view.undo > 0);
     show(stuck, isStuck && !ui.stuckHidden);
-    show(stuckUndo, Boolean(settings.undo && view && view.undo > 0));
+    show(stuckUndo, canUndo);
+    show(stuckNew, solo);
+    show(stuckAgain, solo); // a race's code is secret until it ends: its results offer the deal again
+    setText(stuckNote, solo ? (canUndo ? 'Undo a move, deal again, or resign.' : 'Deal again, or resign.')
+      : canUndo ? 'Undo a move and try another way, or resign: the race goes on without you.'
+        : 'Resign: the race goes on without you, and its results offer this deal again.');
+    show(stuckBtn, isStuck && ui.stuckHidden);
+
     const finished = mine && mine.status === 'finished';
     const over = s.done && phase === 'racing';
-    show(done, Boolean(over));
+    show(done, Boolean(over) && !doneHidden);
+    show(finishedBtn, Boolean(over) && doneHidden);
     if (over) {
-      setText(doneText, finished ? `You finished in ${duration(mine.finish_ms)}! Waiting for the others…`
-        : view && view.state === 'won' ? 'You finished! Waiting for the others…' : 'Your race is over. Waiting for the others…');
+      setText(doneTitle, finished ? `${finishText(mine, { mine: true })}!`
+        : view && view.state === 'won' ? 'You finished!' : 'Your race is over.');
+      const left = room.deadline && settings.time_limit ? ` It ends at the latest in ${duration(room.deadline - serverNow())}.` : '';
+      setText(doneText, `Waiting for the others: the race ends when everyone has finished or resigned.${left}`);
+      donePodium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 });
     }
 
-    const playing = session.canPlay() || s.pending.length > 0;
+    const playing = session.playing();
     const live = phase === 'racing' && !s.done;
     show(undoBtn, Boolean(settings.undo));
     undoBtn.disabled = !playing || !view || view.undo === 0;
@@ -205,14 +397,43 @@ export function createRace(root) {
     hintBtn.disabled = !playing;
     show(completeBtn, Boolean(live && view && (view.autocomplete || ui.completing)));
     setText(completeLabel, ui.completing ? 'Stop' : 'Complete');
+    show(newBtn, solo);
     show(resignBtn, live);
     resignBtn.firstChild.textContent = ui.confirmResign ? 'Really resign?' : 'Resign';
     toggle(resignBtn, 'danger', ui.confirmResign);
     show(resultsBtn, phase === 'ended' && ui.resultsHidden);
     toggle(el, 'busy', s.pending.length > 0);
 
-    leaderboard.render(s.entries, { me: s.seat });
-    results.render(room, { me: s.seat, visible: !ui.resultsHidden });
+    const stuckSeats = isStuck ? new Set([s.seat]) : null;
+    podium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 && phase !== 'ended' });
+    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats });
+    else leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });
+    if (bigSide) for (const part of [bigSide.hist, bigSide.place]) show(part.el, big && part.el.dataset.on === '1');
+    if (bigSide) show(bigSide.fieldBtn, big);
+    results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
+      field: big ? { mine: ranking.mine, total: ranking.total } : null });
+  }
+
+  /** A big room's side: the top lines, the field's picture, the own place
+  with the lines just above and below it ("37th of 4 212"). */
+  function renderBig(s, { ranking, scoring, phase, stuck }) {
+    if (!bigSide) bigSide = makeBigSide();
+    const f = s.field;
+    const top = f.top;
+    leaderboard.render(ranking.lines, { me: s.seat, total: top ? top.n : ranking.total, scoring, phase, stuck,
+      title: 'Leaderboard' });
+    const racing = phase === 'racing' || phase === 'ended';
+    bigSide.hist.el.dataset.on = top && racing ? '1' : '';
+    if (top && racing) {
+      bigSide.hist.render(top.hist, { status: top.status, mark: s.view ? s.view.foundation_cards : null });
+    }
+    const place = f.place;
+    bigSide.place.el.dataset.on = place && racing ? '1' : '';
+    if (place && racing) {
+      bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
+        title: `You: ${placeOf(place.rank, place.of)}` });
+    }
+    setText(bigSide.fieldBtn, `Find a player · all ${count(top ? top.n : ranking.total)}`);
   }
 
   return {
@@ -226,6 +447,7 @@ export function createRace(root) {
       el.hidden = true;
       document.removeEventListener('keydown', onKey);
       clearInterval(timer);
+      if (stopCascade) stopCascade();
     },
     render,
   };

@@ -1,10 +1,17 @@
 /** The results of a race: the ranking, the player's own figures, the deal's
-code (revealed now) with a copy button, and what to do next. */
+code (revealed now) with a copy button, and what to do next. A big room's
+results are its top lines (`room.results`), the viewer's own final place
+below them when it is not among them, and the way to the whole field. */
 
-import { h, setText, show } from '../dom.js';
-import { duration, money, ordinal } from '../format.js';
+import { h, setText, show, toggle } from '../dom.js';
+import { count, duration, score as scoreText } from '../format.js';
+import { placeText } from '../ranking.js';
 import { statusText } from './leaderboard.js';
+import { createPodium } from './podium.js';
 import { say } from '../messages.js';
+
+/** What became of a line that did not finish, in a sentence's words. */
+const ENDINGS = { resigned: 'Resigned', left: 'Left the race', unfinished: 'Time ran out', disconnected: 'Disconnected' };
 
 export function createResults(host, actions) {
   const heading = h('h2', { id: 'results-title' });
@@ -17,13 +24,20 @@ export function createResults(host, actions) {
   const fresh = h('button', { class: 'btn', type: 'button', text: 'New solo deal', onclick: () => actions.fresh() });
   const close = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => actions.hide() });
   const leave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => actions.leave() });
+  const rest = h('p', { class: 'results-rest', hidden: true });
+  const whole = h('button', { class: 'btn small', type: 'button', text: 'The whole field',
+    onclick: () => actions.field && actions.field() });
   const el = h('section', { class: 'results', role: 'dialog', 'aria-labelledby': 'results-title', hidden: true },
     heading,
-    mine,
-    h('table', { class: 'results-table' },
-      h('thead', {}, h('tr', {},
-        ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', { scope: 'col', text: t })))),
-      body),
+    mine);
+  const podium = createPodium(el, { label: 'Podium of the race' });
+  const table = h('table', { class: 'results-table' },
+    h('thead', {}, h('tr', {},
+      ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', { scope: 'col', text: t })))),
+    body);
+  el.append(
+    table,
+    rest,
     h('p', { class: 'results-deal' }, h('span', { text: 'The deal: ' }), code, copy),
     h('div', { class: 'results-actions' }, rematch, solo, fresh, close, leave));
   host.append(el);
@@ -43,37 +57,56 @@ export function createResults(host, actions) {
     }
   }
 
-  /** room: the ended room; me: own seat or -1; host: may ask for a rematch. */
-  function render(room, { me = -1, visible = true } = {}) {
+  function row(e, me, scoring, apart = false) {
+    const tr = h('tr', { class: e.seat === me ? 'me' : '' },
+      h('td', { text: String(e.rank) }),
+      h('td', { text: e.nickname + (e.seat === me ? ' (you)' : '') }),
+      h('td', { text: statusText(e) }),
+      h('td', { text: `${e.foundation}/52` }),
+      h('td', { text: e.moves == null ? '' : String(e.moves) }),
+      h('td', { text: e.recycles == null ? '' : String(e.recycles) }),
+      h('td', { text: scoreText(e, scoring) }));
+    if (apart) tr.classList.add('apart');
+    return tr;
+  }
+
+  /** room: the ended room; me: own seat or -1; host: may ask for a rematch;
+  field (a big room): {mine, total}, the own final place and the field's size. */
+  function render(room, { me = -1, visible = true, field = null } = {}) {
     const on = Boolean(room && room.phase === 'ended' && visible);
     show(el, on);
     if (!on) return;
     const results = room.results || [];
     const scoring = room.settings.scoring;
-    const key = JSON.stringify([room.id, room.race, results, me, room.host]);
+    const soloGame = Boolean(room.settings.solo);
+    toggle(table, 'no-passes', Boolean(field)); // a big room's lines do not count passes
+    const key = JSON.stringify([room.id, room.race, results, me, room.host, field]);
     if (key !== drawn) {
       drawn = key;
-      body.replaceChildren(...results.map((e) => h('tr', { class: e.seat === me ? 'me' : '' },
-        h('td', { text: String(e.rank) }),
-        h('td', { text: e.nickname + (e.seat === me ? ' (you)' : '') }),
-        h('td', { text: statusText(e) }),
-        h('td', { text: `${e.foundation}/52` }),
-        h('td', { text: String(e.moves) }),
-        h('td', { text: String(e.recycles) }),
-        h('td', { text: scoring === 'V' ? money(e.vegas) : String(e.points ?? 0) }))));
-      const own = results.find((e) => e.seat === me);
+      const listed = results.find((e) => e.seat === me);
+      const own = listed || (field && field.mine ? finalLine(field.mine) : null);
+      const total = field ? Math.max(field.total, results.length) : results.length;
+      body.replaceChildren(...results.map((e) => row(e, me, scoring)),
+        ...(own && !listed ? [row(own, me, scoring, true)] : []));
+      const more = total - results.length - (own && !listed ? 1 : 0);
+      show(rest, Boolean(field));
+      if (field) {
+        rest.replaceChildren(...(more > 0 ? [h('span', { text: `and ${count(more)} more in the field ` })] : []), whole);
+      }
       if (own) {
         const won = own.status === 'finished';
-        setText(heading, won && own.rank === 1 && results.length > 1 ? 'You won the race!'
-          : won ? (results.length > 1 ? `You finished ${ordinal(own.rank)}` : 'Solved!') : 'Race over');
-        const time = won ? duration(own.finish_ms) : statusText(own);
-        const score = scoring === 'V' ? money(own.vegas) : `${own.points ?? 0} points`;
-        setText(mine, `Your time ${time} · ${own.moves} moves · ${own.recycles} passes · `
-          + `${own.foundation} cards placed · ${score}`);
+        setText(heading, placeText(own, total, { solo: soloGame }));
+        const how = won ? `${soloGame ? 'Solved in' : 'Your time'} ${duration(own.finish_ms)}`
+          : ENDINGS[own.status] ?? statusText(own);
+        setText(mine, [how, `${own.moves} moves`, own.recycles == null ? null : `${own.recycles} passes`,
+          `${own.foundation} cards placed`, scoreText(own, scoring)].filter(Boolean).join(' · '));
       } else {
-        setText(heading, 'Race over');
-        setText(mine, results.length ? `Won by ${results[0].nickname}` : '');
+        setText(heading, 'The race is over');
+        const first = results[0];
+        setText(mine, first ? (first.status === 'finished' ? `Won by ${first.nickname} in ${duration(first.finish_ms)}`
+          : `Nobody finished: ${first.nickname} went furthest`) : '');
       }
+      podium.render(results, { me, visible: !soloGame && results.length > 1 });
     }
     setText(code, room.code || '');
     show(rematch, me >= 0 && room.host === me && !room.settings.solo);
@@ -81,4 +114,9 @@ export function createResults(host, actions) {
   }
 
   return { el, render };
+}
+
+/** A line as results show it: still racing when the race ended is unfinished. */
+function finalLine(line) {
+  return line.status === 'racing' ? { ...line, status: 'unfinished' } : line;
 }

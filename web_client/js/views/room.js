@@ -3,19 +3,23 @@ ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as session from '../session.js';
-import { modeText } from '../format.js';
+import { count, modeText } from '../format.js';
 import { say } from '../messages.js';
 
-function settingsText(s) {
+export function settingsText(s) {
   const parts = [modeText(s), s.fixed_code ? 'a chosen deal' : 'a random deal',
-    `up to ${s.max_players} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
+    `up to ${count(s.max_players)} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
     s.time_limit ? `${Math.round(s.time_limit / 60)} min limit` : 'no time limit',
     s.boards === 'live' ? 'spectators see boards live'
       : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late` : 'spectators see boards after the race'];
+  if (s.big) parts.push(`the top ${s.top} on the leaderboard`);
+  if (s.big || s.late === 'admit') {
+    parts.push(s.late === 'admit' ? 'late arrivals race on their own clock' : 'no joining once the race runs');
+  }
   return parts.join(' · ');
 }
 
-async function copy(input, what) {
+export async function copy(input, what) {
   try {
     await navigator.clipboard.writeText(input.value);
     say(`${what} copied.`);
@@ -37,24 +41,39 @@ function playerItem(p, room, me) {
       : null);
 }
 
-export function createRoom(root) {
-  const title = h('h1', { id: 'room-title' });
+/** The invitation: the players' and the spectators' links, and the settings. */
+export function createInvite() {
   const link = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Room link' });
   const watchLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Spectator link' });
   const settings = h('p', { class: 'room-settings' });
+  const el = h('div', { class: 'panel' },
+    h('h2', { text: 'Invite' }),
+    h('div', { class: 'share' }, h('span', { text: 'Players:' }), link,
+      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(link, 'Room link') })),
+    h('div', { class: 'share' }, h('span', { text: 'Spectators:' }), watchLink,
+      h('button', { class: 'btn small', type: 'button', text: 'Copy', onclick: () => copy(watchLink, 'Spectator link') })),
+    settings);
+
+  function render(room) {
+    const url = `${location.origin}/r/${room.id}`;
+    if (link.value !== url) link.value = url;
+    if (watchLink.value !== `${url}?watch`) watchLink.value = `${url}?watch`;
+    setText(settings, settingsText(room.settings));
+  }
+
+  return { el, render };
+}
+
+export function createRoom(root) {
+  const title = h('h1', { id: 'room-title' });
+  const invite = createInvite();
   const players = h('ul', { class: 'players', 'aria-label': 'Players' });
   const readyBtn = h('button', { class: 'btn primary', type: 'button' });
   const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race', onclick: () => session.start() });
   const waitText = h('p', { class: 'room-wait', role: 'status' });
   const el = h('section', { class: 'screen room panel-page', 'aria-labelledby': 'room-title' },
     title,
-    h('div', { class: 'panel' },
-      h('h2', { text: 'Invite' }),
-      h('div', { class: 'share' }, h('span', { text: 'Players:' }), link,
-        h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(link, 'Room link') })),
-      h('div', { class: 'share' }, h('span', { text: 'Spectators:' }), watchLink,
-        h('button', { class: 'btn small', type: 'button', text: 'Copy', onclick: () => copy(watchLink, 'Spectator link') })),
-      settings),
+    invite.el,
     h('div', { class: 'panel' },
       h('h2', { text: 'Players' }),
       players,
@@ -71,10 +90,7 @@ export function createRoom(root) {
     const host = room.host === s.seat;
     setText(title, `Room ${room.id}`);
     document.title = `Klondike Race — room ${room.id}`;
-    const url = `${location.origin}/r/${room.id}`;
-    if (link.value !== url) link.value = url;
-    if (watchLink.value !== `${url}?watch`) watchLink.value = `${url}?watch`;
-    setText(settings, settingsText(room.settings));
+    invite.render(room);
 
     const present = room.players.filter((p) => !p.left);
     const key = JSON.stringify([present, room.host, s.seat]);

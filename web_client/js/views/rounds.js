@@ -5,17 +5,12 @@ import { h } from '../dom.js';
 import { duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { say } from '../messages.js';
-import { serverNow } from '../clock.js';
+import { clockTime } from '../clock.js';
 
 const STATUS = { pending: 'to come', starting: 'starting', running: 'being played', ended: 'over' };
 
 export function modeOf(mode) {
   return modeText({ draw: Number(mode[1]), scoring: mode[2] });
-}
-
-/** A time on the server's clock (ms), as our wall clock shows it: "20:30:05". */
-export function clockTime(ms) {
-  return new Date(ms - (serverNow() - Date.now())).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
 }
 
 async function copy(code) {

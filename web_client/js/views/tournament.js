@@ -11,13 +11,13 @@ import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { state, changed, phaseAt } from '../state.js';
 import * as tournament from '../tournament.js';
 import * as storage from '../storage.js';
-import { serverNow } from '../clock.js';
+import { clockTime, serverNow } from '../clock.js';
 import { duration, money, ordinal } from '../format.js';
 import { say } from '../messages.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard, statusText } from './leaderboard.js';
 import { createOrganizer } from './organizer.js';
-import { clockTime, createRounds, modeOf } from './rounds.js';
+import { createRounds, modeOf } from './rounds.js';
 import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
 

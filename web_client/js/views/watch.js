@@ -1,15 +1,26 @@
 /** The spectator's screen: the leaderboard, and the players' boards exactly as
 the server sends them (`boards` frames) — small in a grid, one large on click.
-Before the server sends any, a line says when boards will come. */
+Before the server sends any, a line says when boards will come.
+
+A big room's: the top players' boards (the server sends the top 8), the
+top lines, the field's progress picture, the whole field a page at a time,
+and one player followed by nickname, their place and board shown first. */
 
 import { h, setText, show } from '../dom.js';
 import { state, changed, phaseAt } from '../state.js';
 import * as session from '../session.js';
 import { serverNow } from '../clock.js';
-import { duration, modeText } from '../format.js';
+import { count, duration, modeText } from '../format.js';
+import * as field from '../field.js';
+import { clockTime } from '../clock.js';
+import { createFollow } from './follow.js';
+import { createHistogram } from './histogram.js';
+import { openField } from './fieldpanel.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createPodium } from './podium.js';
 import { createResults } from './results.js';
+import { standing } from '../ranking.js';
 import * as storage from '../storage.js';
 
 export function createWatch(root) {
@@ -21,8 +32,10 @@ export function createWatch(root) {
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: 'Results',
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
+  const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
   const results = createResults(root, {
+    field: () => openField({ spectator: true }),
     rematch: () => {},
     solo: (code) => session.solo({ nickname: storage.nickname() || 'player', code }),
     fresh: () => {},
@@ -41,6 +54,18 @@ export function createWatch(root) {
   root.append(el);
 
   let timer = 0;
+  let bigParts = null; // a big room's parts, made when one is shown
+
+  function makeBig() {
+    const follow = createFollow(main);
+    main.prepend(follow.el); // the followed player comes first
+    const hist = createHistogram(side, { title: 'The field' });
+    side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
+    const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
+      onclick: () => openField({ spectator: true }) });
+    side.append(fieldBtn);
+    return { follow, hist, fieldBtn };
+  }
 
   function tick() {
     const room = state.room;
@@ -50,7 +75,17 @@ export function createWatch(root) {
     if (phase === 'countdown') setText(phaseText, `Starting in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
     else if (phase === 'racing') setText(phaseText, `Racing · ${duration(now - room.start_at)}`);
     else if (phase === 'ended') setText(phaseText, 'The race is over');
+    else if (field.isBig(room)) setText(phaseText, bigLobbyText(room, now));
     else setText(phaseText, 'In the lobby: waiting for the host to start');
+  }
+
+  function bigLobbyText(room, now) {
+    const n = field.lobbyCounts(room, state.field);
+    const who = `In the lobby: ${count(n.players)} player${n.players === 1 ? '' : 's'}, ${count(n.ready)} ready`;
+    if (room.start_at && room.start_at > now) {
+      return `${who} · starts at ${clockTime(room.start_at)}, in ${duration(room.start_at - now + 999)}`;
+    }
+    return `${who} · waiting for the host to start`;
   }
 
   function render(s) {
@@ -64,16 +99,51 @@ export function createWatch(root) {
     tick();
     const phase = phaseAt(room, serverNow());
     const mode = room.settings.boards;
-    const seats = Object.keys(s.boards).map(Number).sort((a, b) => a - b);
+    const big = field.isBig(room);
+    const boards = big ? bigBoards(s) : s.boards;
+    const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
     const when = mode === 'live' ? 'live' : mode === 'delayed' ? `${room.settings.delay} s late` : 'after the race';
-    setText(note, seats.length ? `Boards are shown ${when}. Click a board to enlarge it.`
-      : phase === 'lobby' ? `Boards will be shown ${when}.` : `Boards are shown ${when}: none yet.`);
+    const which = big ? `The top ${Math.min(field.BOARDS_SHOWN, room.settings.top)} players' boards are` : 'Boards are';
+    setText(note, seats.length ? `${which} shown ${when}. Click a board to enlarge it.`
+      : phase === 'lobby' ? `${which} shown ${when}.` : `${which} shown ${when}: none yet.`);
 
-    const names = new Map(room.players.map((p) => [p.seat, p.nickname]));
-    grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat });
+    const ranking = big ? standing(field.topLines(s.field), { total: field.total(s.field) }) : standing(s.entries);
+    const followed = big && s.field.follow && s.field.follow.line ? [s.field.follow.line] : [];
+    const names = big ? field.names(s.field) : new Map(room.players.map((p) => [p.seat, p.nickname]));
+    grid.render(boards, { names, entries: big ? [...ranking.lines, ...followed] : s.entries, bigSeat: s.ui.bigSeat, phase,
+      order: big ? ranking.lines.map((x) => x.seat) : null });
     show(resultsBtn, phase === 'ended' && s.ui.resultsHidden);
-    leaderboard.render(s.entries, {});
-    results.render(room, { me: -1, visible: !s.ui.resultsHidden });
+    const stuck = new Set(Object.keys(s.boards).map(Number).filter((seat) => s.boards[seat].state === 'stuck'));
+    const scoring = room.settings.scoring;
+    podium.render(ranking.lines, { visible: ranking.total > 1 && phase !== 'ended' });
+    leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck });
+    if (big || bigParts) renderBig(s, { big, phase, scoring, when });
+    results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
+  }
+
+  /** The boards a big room's spectator is shown: the top players' (the server
+  sends those of the top 8) but the followed one's, which stands apart. */
+  function bigBoards(s) {
+    const shown = field.shownSeats(s.field);
+    const followed = s.field.follow ? s.field.follow.seat : null;
+    return Object.fromEntries(Object.entries(s.boards).filter(([seat]) => shown.has(Number(seat)) && Number(seat) !== followed));
+  }
+
+  function renderBig(s, { big, phase, scoring, when }) {
+    if (!bigParts) bigParts = makeBig();
+    show(bigParts.follow.el, big);
+    show(bigParts.fieldBtn, big);
+    const top = s.field.top;
+    const racing = phase === 'racing' || phase === 'ended';
+    show(bigParts.hist.el, big && Boolean(top) && racing);
+    if (!big) return;
+    bigParts.follow.render(s, { scoring, phase, boardsWhen: when });
+    const f = s.field.follow;
+    if (top && racing) {
+      bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
+        who: f && f.line ? f.line.nickname : 'you' });
+    }
+    setText(bigParts.fieldBtn, `Browse all ${count(top ? top.n : 0)} · find a player`);
   }
 
   return {

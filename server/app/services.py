@@ -1,0 +1,37 @@
+"""What a connection's commands may use: the process's shared services.
+
+Built once by :class:`~server.app.server.App` when it starts, and handed to
+every connection. The services below it (rooms, hubs, tournaments) know
+nothing of connections; connections reach them only through this object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ..store import Channels, Store
+from .config import Config
+from .hub import Hubs
+from .load import Load
+from .metrics import Metrics
+from .quotas import Quotas
+from .rooms import Rooms
+from .thubs import TournamentHubs
+from .tournaments import Tournaments
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Services:
+    config: Config
+    metrics: Metrics
+    proc_id: str  # this process, in connection ids and heartbeats
+    now_ms: Callable[[], int]  # the server's clock, ms since the epoch
+    store: Store
+    subscriber: Channels
+    load: Load
+    hubs: Hubs
+    rooms: Rooms
+    tournaments: Tournaments
+    thubs: TournamentHubs
+    quotas: Quotas

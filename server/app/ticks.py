@@ -1,0 +1,266 @@
+"""A big room's leaderboard tick on this process.
+
+Every ``tick`` seconds (aligned on the server clock, so every process ticks
+at the same moments), each process with connections in a big room:
+
+1. reads, for its own players, each one's rank and the lines just above and
+   below (the ``near`` script, a few hundred seats per call), and keeps for
+   each player a small frame of their own, when it changed;
+2. asks Redis to build the room's shared leaderboard for this tick (the
+   ``tick`` script: the top N lines, which of them are offline, the field's
+   progress). The first process to ask builds and publishes it; the others'
+   call costs one ``HGET``. Every process receives the published tick on the
+   room's channel, frames it once and writes it to all its connections in
+   the room, each with its own frame beside it in the same write
+   (:meth:`Ticker.on_top`); own frames whose tick brings no new shared one go
+   out alone a moment later;
+3. for its spectators: the boards of the top players and of the players
+   they follow, as the room's ``boards`` setting allows (live, delayed, or
+   once the race has ended).
+
+So a player receives at most one shared frame and one frame of their own per
+tick, whatever the size of the room, and Redis does per tick one build per
+room plus one ``near`` per process and few hundred players.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections import deque
+from collections.abc import Callable, Iterable, Sequence
+from typing import Any, Final, Protocol
+
+import orjson
+import structlog
+
+from ..klondike import Game
+from ..protocol import frame
+from ..store import Store, StoreUnavailable
+from .listener import Listener
+from .metrics import Metrics
+from .wire import text_frame
+
+log = structlog.get_logger("app.ticks")
+
+NEAR_CHUNK: Final = 400  # seats per ``near`` call: keeps each script short
+BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
+LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
+
+
+def me_frame(kind: str, place: bytes, extra: bytes = b"") -> bytes:
+    """A player's own place, ``{"rank", "of", "above", "line", "below"}``, from
+    the members the store built (no parsing, no encoding here)."""
+    return b'{"t":"' + kind.encode() + b'","d":{' + place + extra + b"}}"
+
+
+class TickedRoom(Protocol):
+    """What a ticker needs of its room's hub."""
+
+    room_id: str
+    store: Store
+    metrics: Metrics
+    now_ms: Callable[[], int]
+    public: dict[str, Any]
+    sessions: set[Listener]
+    v: int
+    boards_mode: str
+
+    @property
+    def race(self) -> int: ...
+
+    def phase_now(self) -> str: ...
+
+    def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
+
+    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
+                    essential: bool) -> None: ...
+
+
+class Ticker:
+    """The tick of one big room's hub (see the module's docstring)."""
+
+    def __init__(self, hub: TickedRoom, interval: float) -> None:
+        self.hub = hub
+        self.interval = interval
+        self._deal_of: tuple[int, str] | None = None  # (race, code): boards of seats not moved yet
+        self.top: dict[str, Any] | None = None  # the latest tick, as published
+        self.top_frame: bytes | None = None
+        self._sent: dict[Listener, bytes] = {}  # what each connection last got of its own
+        self._own: dict[Listener, bytes] = {}  # own frames of this tick, waiting for the shared one
+        self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
+        self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
+        self._task: asyncio.Task[None] | None = None
+
+    def start(self) -> None:
+        self._task = asyncio.create_task(self._run(), name=f"tick-{self.hub.room_id}")
+
+    async def stop(self) -> None:
+        if self._task is not None:
+            self._task.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await self._task
+
+    def forget(self, listener: Listener) -> None:
+        self._sent.pop(listener, None)
+        self._own.pop(listener, None)
+
+    # ------------------------------------------------------------------ the shared part
+
+    def on_top(self, message: dict[str, Any]) -> None:
+        """A tick published on the room's channel: framed once, to every
+        connection here, each with its own frame of this tick beside it."""
+        message.pop("x", None)
+        message.pop("tick", None)
+        self.top = message
+        top = self.top_frame = frame("top", message)
+        wire = text_frame(top)
+        own, self._own = self._own, {}
+        hub = self.hub
+        for session in list(hub.sessions):
+            mine = own.get(session)
+            if mine is None:
+                hub.send_frames(session, [wire], [top], essential=False)
+            else:
+                hub.send_frames(session, [wire, text_frame(mine)], [top, mine], essential=False)
+
+    def _send_lone(self) -> None:
+        """Own frames whose tick brought no shared frame (nothing changed at
+        the top, or it was late): alone."""
+        own, self._own = self._own, {}
+        for session, data in own.items():
+            if session in self.hub.sessions:
+                self.hub.send_frames(session, [text_frame(data)], [data], essential=False)
+
+    async def load_top(self) -> None:
+        """The latest tick as kept in Redis, for a hub that has just started."""
+        body = await self.hub.store.latest_tick(self.hub.room_id)
+        if body is not None and self.top is None:
+            self.top = orjson.loads(b"{" + body)
+            self.top_frame = frame("top", self.top)
+
+    def top_seats(self, limit: int) -> list[int]:
+        return [line["seat"] for line in (self.top or {}).get("top", ())[:limit]]
+
+    # ------------------------------------------------------------------ the loop
+
+    async def _run(self) -> None:
+        loop = asyncio.get_running_loop()
+        step = round(self.interval * 1000)
+        while True:
+            now = self.hub.now_ms()
+            tick = now // step + 1
+            await asyncio.sleep((tick * step - now) / 1000)
+            started = loop.time()
+            try:
+                await self.tick(tick)
+            except StoreUnavailable:
+                pass  # the next tick tries again
+            except Exception:
+                log.exception("tick_failed", room=self.hub.room_id)
+            self.hub.metrics.tick_seconds.observe(loop.time() - started)
+
+    async def tick(self, tick: int) -> None:
+        hub = self.hub
+        self._send_lone()  # (any left from the last tick)
+        if hub.phase_now() in ("racing", "ended"):
+            # (awaited first: a shared frame arriving meanwhile takes ``_own`` away)
+            places = await self.own_places([s for s in hub.sessions if s.role == "player"])
+            self._own.update(places)
+        await hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
+        if self._own:
+            asyncio.get_running_loop().call_later(self.interval * LONE_AFTER, self._send_lone)
+        watchers = [s for s in hub.sessions if s.role == "spectator"]
+        if watchers:
+            await self._spectate(watchers)
+
+    # ------------------------------------------------------------------ own places
+
+    async def own_places(self, players: Sequence[Listener]) -> dict[Listener, bytes]:
+        """Each player's ``me`` frame (rank and neighbours), for those whose
+        place changed since they last got one."""
+        out: dict[Listener, bytes] = {}
+        for i in range(0, len(players), NEAR_CHUNK):
+            chunk = [p for p in players[i:i + NEAR_CHUNK] if p.seat >= 0]
+            if not chunk:
+                continue
+            places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
+            for player, place in zip(chunk, places, strict=True):
+                if place is None:
+                    continue
+                data = me_frame("me", place)
+                if self._sent.get(player) != data:
+                    self._sent[player] = data
+                    out[player] = data
+        return out
+
+    async def send_own(self, players: Sequence[Listener]) -> None:
+        """Each player's place now, if it changed (a player who just arrived)."""
+        for player, data in (await self.own_places(players)).items():
+            self.hub.send((player,), data, essential=False)
+
+    def _send_own(self, listener: Listener, data: bytes) -> None:
+        if self._sent.get(listener) == data:
+            return
+        self._sent[listener] = data
+        self.hub.send((listener,), data, essential=False)
+
+    # ------------------------------------------------------------------ spectators
+
+    async def _spectate(self, watchers: list[Listener]) -> None:
+        hub = self.hub
+        followed = {w.following for w in watchers if w.following is not None}
+        if followed:
+            seats = sorted(followed)
+            places = await hub.store.near(hub.room_id, seats)
+            by_seat = dict(zip(seats, places, strict=True))
+            for w in watchers:
+                place = by_seat.get(w.following) if w.following is not None else None
+                if place is not None and w.following is not None:
+                    self._send_own(w, me_frame("follow", place, b',"seat":%d' % w.following))
+        mode, phase = hub.boards_mode, hub.phase_now()
+        if mode == "after" and phase != "ended":
+            return
+        if phase not in ("racing", "ended"):
+            return
+        boards = await self._read_boards(set(self.top_seats(BOARDS_SHOWN)) | followed)
+        if mode == "delayed" and phase == "racing":
+            now = hub.now_ms()
+            self._delayed.append((now, boards))
+            cutoff = now - int(hub.public["settings"]["delay"]) * 1000
+            boards = {}
+            while self._delayed and self._delayed[0][0] <= cutoff:
+                boards.update(self._delayed.popleft()[1])
+        changed = {s: b for s, b in boards.items() if self._boards.get(s) != b}
+        if changed:
+            self._boards.update(changed)
+            hub.send(watchers, frame("boards", {"v": hub.v, "boards": {
+                str(s): b for s, b in changed.items()}}), essential=False)
+
+    async def _read_boards(self, seats: Iterable[int]) -> dict[int, dict[str, Any]]:
+        """The public boards of these seats, from their stored snapshots."""
+        hub = self.hub
+        seats = list(seats)
+        snaps = await hub.store.snapshots(hub.room_id, hub.race, seats)
+        out = {}
+        for seat in seats:
+            snap = snaps.get(seat)
+            if snap:
+                out[seat] = Game.from_snapshot(snap).public_view()
+            else:  # not moved yet: the deal as dealt (its code stays on the server)
+                out[seat] = Game(await self._deal()).public_view()
+        return out
+
+    async def _deal(self) -> str:
+        if self._deal_of is None or self._deal_of[0] != self.hub.race:
+            data = await self.hub.store.load(self.hub.room_id)
+            if data is None:
+                raise StoreUnavailable("the room is gone")
+            self._deal_of = (data.room.race, data.room.code)
+        return self._deal_of[1]
+
+    async def boards_now(self, watcher: Listener) -> None:
+        """A new spectator (or a new follow): the boards they may see now."""
+        if self._boards:
+            self.hub.send((watcher,), frame("boards", {"v": self.hub.v, "boards": {
+                str(s): b for s, b in self._boards.items()}}), essential=False)

@@ -1,0 +1,127 @@
+"""A race from its countdown to its results: the winner's celebration, the
+announcement to everyone in the room, the podium, Leave that asks first,
+and the results' headline. The server of this module counts down 3 s, long
+enough to look at the table before the deal."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from conftest import Tabs, screenshot
+from harness import RedisServer, ServerProcess, Servers, load_wins
+from playwright.sync_api import Locator, Page, expect
+from web_support import create_room, play_fast, set_nickname, stat
+
+pytestmark = pytest.mark.browser
+
+CODE = "KL1-D1V-ACT552B"
+SCRIPT = next(w["script"] for w in load_wins() if w["code"] == CODE)
+FINISH_AT = 104  # from here the server offers auto-complete
+TIME = re.compile(r"\d+:\d\d")
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "3"})
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def lb_status(page: Page, nickname: str) -> Locator:
+    return page.locator(".race .lb-row, .watch .lb-row").filter(
+        has=page.locator(".lb-name", has_text=nickname)).locator(".lb-status")
+
+
+def join(tabs: Tabs, link: str, nickname: str) -> Page:
+    page = tabs.page(link)
+    set_nickname(page, nickname)
+    page.get_by_role("button", name="Join the race").click()
+    page.get_by_role("button", name="I'm ready").click()
+    expect(page.get_by_role("button", name="Not ready after all")).to_be_visible()
+    return page
+
+
+def resign(page: Page) -> None:
+    page.locator(".controls").get_by_role("button", name="Resign").click()
+    page.locator(".controls").get_by_role("button", name="Really resign?").click()
+
+
+def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> None:
+    ann = tabs.page("/")
+    link = create_room(ann, "ann", code=CODE)
+    bob = join(tabs, link, "bob")
+    cat = join(tabs, link, "cat")
+    watcher = tabs.page(link + "?watch")
+    expect(watcher.locator(".lb-row")).to_have_count(3)
+    ann.get_by_role("button", name="Start the race").click()
+
+    # the countdown: the figures every game starts from, and nobody racing yet
+    for page in (ann, bob):
+        expect(page.locator(".notice.countdown")).to_be_visible()
+        expect(stat(page, "Time")).to_have_text(re.compile(r"^starts in [123]$"))
+        expect(stat(page, "Moves")).to_have_text("0")
+        expect(stat(page, "Cards")).to_have_text("0/52")
+        expect(stat(page, "Score")).to_have_text("-$52")
+        expect(lb_status(page, "cat")).to_have_text("at the start")
+    for page in (ann, bob, cat):
+        expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)
+    expect(lb_status(ann, "cat")).to_have_text("racing")
+
+    play_fast(cat, SCRIPT[:9])  # cat gets five cards home, then gives up
+    resign(cat)
+    expect(cat.locator(".notice.done")).to_contain_text("Your race is over")
+
+    # bob wins: his table celebrates, the others hear of it, the podium fills
+    play_fast(bob, SCRIPT[:FINISH_AT])
+    bob.keyboard.press("f")
+    cascade = bob.locator(".race .table canvas.cascade")
+    expect(cascade).to_be_visible(timeout=20_000)
+    for page in (ann, cat, watcher):  # a message lasts a few seconds: looked at first
+        toast = page.locator(".toast.win", has_text="bob finished 1st in")
+        expect(toast).to_be_visible()
+        expect(toast).to_have_text(re.compile(r"bob finished 1st in \d+:\d\d"))
+    screenshot(ann, "finish")
+    expect(cascade).to_have_attribute("data-launched", re.compile(r"^(1[6-9]|[2-5]\d)$"))  # a trail to see
+    screenshot(bob, "celebration")
+    for page in (ann, cat, watcher):
+        podium = page.locator(".side .podium")
+        expect(podium.locator('.podium-step[data-place="1"]')).to_contain_text("bob")
+        expect(podium.locator('.podium-step[data-place="1"] .podium-time')).to_have_text(TIME)
+        expect(podium.locator('.podium-step[data-place="2"]')).to_contain_text("…")
+        expect(lb_status(page, "bob")).to_have_text(re.compile(r"^finished \d+:\d\d$"))
+    done = bob.locator(".notice.done")
+    expect(done).to_contain_text(re.compile(r"You finished 1st in \d+:\d\d!"))
+    expect(done.locator('.podium-step[data-place="1"]')).to_contain_text("bob (you)")
+    assert bob.locator(".toast.win").count() == 0  # the winner celebrates instead
+
+    # Leave asks first: "Stay" keeps the seat and the game
+    ann.get_by_role("button", name="Leave", exact=True).click()
+    question = ann.get_by_role("dialog", name="Leave the race?")
+    expect(question).to_be_visible()
+    expect(question).to_contain_text("give up your seat")
+    question.get_by_role("button", name="Stay").click()
+    expect(question).to_be_hidden()
+    expect(ann.locator(".race .board .card").first).to_be_visible()
+    expect(lb_status(bob, "ann")).to_have_text("racing")
+    play_fast(ann, SCRIPT[:1])
+    ann.get_by_role("button", name="Leave", exact=True).click()
+    ann.get_by_role("dialog", name="Leave the race?").get_by_role("button", name="Leave the race").click()
+    expect(ann.get_by_role("heading", name="Create a room")).to_be_visible()
+
+    # the race is over: the results with their headline
+    bob.keyboard.press("Escape")  # a key ends the cascade (if it still runs): the results wait for it
+    expect(bob.get_by_role("dialog", name="You won the race!")).to_be_visible()
+    cat_results = cat.get_by_role("dialog", name="You placed 2nd of 3")
+    expect(cat_results).to_be_visible()
+    expect(cat_results.locator('.podium-step[data-place="1"]')).to_contain_text("bob")
+    rows = cat_results.locator("tbody tr")
+    expect(rows).to_have_count(3)
+    expect(rows.nth(0)).to_contain_text("bob")
+    expect(rows.nth(1)).to_contain_text("cat (you)")
+    expect(rows.nth(2)).to_contain_text("left")
+    expect(watcher.get_by_role("dialog", name="The race is over")).to_contain_text("Won by bob in")
+    screenshot(cat, "race-results")

@@ -1,0 +1,85 @@
+"""No input is ever lost: fast taps, taps while a move is unanswered, in order."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+
+import pytest
+from conftest import Tabs
+from harness import ServerProcess
+from playwright.sync_api import Page, expect
+from proxy import Proxy
+from web_support import pile, poll, start_solo, stat
+
+pytestmark = pytest.mark.browser
+
+# after four draws the waste shows A♦ on top of 2♦: both go home, one tap each
+CODE = "KL1-D1N-AAAAAGC"
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
+         "device_scale_factor": 2}
+GAP = 150  # ms between two taps: a fast player
+
+
+@pytest.fixture
+def proxy(server: ServerProcess) -> Iterator[Proxy]:
+    p = Proxy(server.port).start()
+    yield p
+    p.close()
+
+
+def spot(page: Page, name: str) -> tuple[float, float]:
+    """Where a finger taps a pile (its top card's place)."""
+    box = pile(page, name).bounding_box()
+    assert box
+    return box["x"] + box["width"] / 2, box["y"] + 20
+
+
+def taps(page: Page, name: str, n: int) -> None:
+    """n touch taps on a pile, GAP ms apart, without waiting for anything in between."""
+    x, y = spot(page, name)
+    for i in range(n):
+        if i:
+            page.wait_for_timeout(GAP)
+        page.touchscreen.tap(x, y)
+
+
+def test_six_fast_stock_taps_draw_six_cards_and_two_quick_waste_plays_both_land(tabs: Tabs) -> None:
+    page = tabs.page("/", **PHONE)
+    start_solo(page, "pia", CODE)
+    taps(page, "stock", 4)
+    expect(pile(page, "stock")).to_have_attribute("aria-label", "stock, 20 cards")
+    expect(pile(page, "w")).to_have_attribute("aria-label", "waste, ace of diamonds on top, 4 cards")
+
+    taps(page, "w", 2)  # A♦ home, then the 2♦ under it: the second tap is not a "double tap"
+    expect(pile(page, "fd")).to_have_attribute("aria-label", "diamonds foundation, 2 of diamonds")
+    expect(stat(page, "Moves")).to_have_text("6")
+
+    taps(page, "stock", 6)
+    expect(pile(page, "stock")).to_have_attribute("aria-label", "stock, 14 cards")
+    expect(stat(page, "Moves")).to_have_text("12")
+
+
+def test_taps_made_while_a_move_is_unanswered_are_played_in_order(tabs: Tabs, proxy: Proxy) -> None:
+    page = tabs.page(proxy.url + "/")
+    start_solo(page, "ann", CODE)
+    proxy.pause()  # the first draw is held on its way...
+    for _ in range(4):
+        pile(page, "stock").click()
+    pile(page, "w").click()
+    pile(page, "w").click()
+    expect(stat(page, "Moves")).to_have_text("0")  # ...and nothing is shown before the server says so
+    proxy.resume()
+    expect(pile(page, "fd")).to_have_attribute("aria-label", "diamonds foundation, 2 of diamonds")
+    expect(stat(page, "Moves")).to_have_text("6")
+    poll(page, lambda: len(moves(tabs, page)) == 6, "six moves sent")
+    assert moves(tabs, page) == [(1, "draw"), (2, "draw"), (3, "draw"), (4, "draw"), (5, "w>f"), (6, "w>f")]
+
+
+def moves(tabs: Tabs, page: Page) -> list[tuple[int, str]]:
+    out = []
+    for raw in tabs.sent[page]:
+        frame = json.loads(raw)
+        if frame.get("t") == "move":
+            out.append((frame["d"]["s"], frame["d"]["m"]))
+    return out

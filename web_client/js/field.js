@@ -1,0 +1,250 @@
+/** A big room's side of the protocol (docs/protocol.md, "Big rooms"): a room
+of more than 16 seats sends no player list and no `lb`, but a shared `top`
+tick (the top lines, the field's progress, counts), each player's own place
+(`me`, and the rank in every `ack`), and on request pages of its ranking
+(`lb_page`), a nickname's line (`lb_found`) and, to a spectator, the player
+they follow (`following`, then `follow` frames each tick).
+
+Everything lands in `state.field`; the screens read it through the
+functions at the end. Nothing here grows with the field: a page is at most
+PAGE lines, the rest stays on the server.
+*/
+
+import { state } from './state.js';
+import { say } from './messages.js';
+
+export const PAGE = 25; // lines in a page of the field (the server allows 50)
+export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/ticks.py)
+
+let socket = null;
+
+export function init(sock) {
+  socket = sock;
+}
+
+/** Whether the room is a big one (its frames are this module's). */
+export function isBig(room) {
+  return Boolean(room && room.settings && room.settings.big);
+}
+
+// ------------------------------------------------------------------ frames
+
+export const HANDLERS = {
+  top(d) {
+    state.field.top = d;
+  },
+
+  me(d) {
+    state.field.place = d;
+  },
+
+  lb_page(d) {
+    if (d.first !== state.field.asked) return; // an answer to a page asked before the one awaited
+    state.field.asked = 0;
+    state.field.page = d;
+  },
+
+  lb_found(d) {
+    state.field.found = d;
+    if (d.rank > 0) askPage(pageOf(d.rank)); // the page the player is on
+  },
+
+  following(d) {
+    const field = state.field;
+    if (d.seat == null) {
+      field.follow = null;
+      field.followName = '';
+      return;
+    }
+    field.followName = d.line ? d.line.nickname : field.followName;
+    field.follow = { seat: d.seat, rank: d.rank, of: field.top ? field.top.n : null, above: null, line: d.line, below: null };
+    keepInAddress(field.followName);
+  },
+
+  follow(d) {
+    if (state.field.followName) state.field.follow = d;
+  },
+};
+
+/** `sync`: a big room's carries its latest tick instead of lines. */
+export function onSync(d) {
+  if ('top' in d) state.field.top = d.top;
+}
+
+/** An `ack`'s rank: the own place moved. The neighbours come with the next
+`me`; until then only the own line is shown if the rank changed. */
+export function onAck(d) {
+  if (d.rank == null) return;
+  const place = state.field.place;
+  if (!place) {
+    state.field.place = { rank: d.rank, of: d.of, above: null, line: null, below: null };
+  } else if (place.rank !== d.rank) {
+    state.field.place = { ...place, rank: d.rank, of: d.of, above: null, below: null };
+  } else {
+    state.field.place = { ...place, of: d.of };
+  }
+}
+
+/** A room event: a new race forgets the places of the one before. */
+export function onRoomEvent(kind) {
+  const field = state.field;
+  if (kind === 'start' || kind === 'rematch') {
+    field.place = null;
+    field.page = null;
+    field.found = null;
+    if (field.follow) field.follow = { ...field.follow, above: null, below: null };
+  }
+  if (kind === 'rematch') field.ready = false;
+}
+
+/** A refusal of one of this module's commands; true if it was one. */
+export function onReject(d) {
+  if (d.cmd === 'lb_find' && d.code === 'unknown_seat') {
+    state.field.found = { missing: lastFind };
+    return true;
+  }
+  if (d.cmd === 'follow') {
+    say(d.code === 'unknown_seat' ? `Nobody is called ${lastFollow} in this room.` : d.msg, { bad: true });
+    const field = state.field; // the server still follows whom it followed
+    field.followName = field.follow && field.follow.line ? field.follow.line.nickname : '';
+    keepInAddress(field.followName);
+    return true;
+  }
+  if (d.cmd === 'lb_page') {
+    state.field.asked = 0;
+    say(d.msg, { bad: true });
+    return true;
+  }
+  return false;
+}
+
+// ------------------------------------------------------------------ commands
+
+let lastFind = '';
+let lastFollow = '';
+
+/** The first rank of the page that holds `rank`. */
+export function pageOf(rank) {
+  return Math.floor((Math.max(1, rank) - 1) / PAGE) * PAGE + 1;
+}
+
+/** Ask for the page of the ranking from `first` on. */
+export function askPage(first) {
+  const from = Math.max(1, first);
+  if (socket.send('lb_page', { first: from, count: PAGE })) state.field.asked = from;
+}
+
+/** Look a nickname up: its line and rank, and the page it is on. */
+export function find(nickname) {
+  const name = nickname.trim();
+  if (!name) return;
+  lastFind = name;
+  state.field.found = null;
+  socket.send('lb_find', { nickname: name });
+}
+
+/** A spectator follows a player by nickname (null: stop following). */
+export function follow(nickname) {
+  const name = nickname == null ? null : nickname.trim();
+  if (name === '') return;
+  lastFollow = name || '';
+  if (name == null) {
+    state.field.follow = null;
+    state.field.followName = '';
+    keepInAddress('');
+  }
+  socket.send('follow', { nickname: name });
+}
+
+/** Whether the address is already this room's spectator address. */
+export function watchAddress(room) {
+  return location.pathname === `/r/${room}` && new URLSearchParams(location.search).has('watch');
+}
+
+/** The followed player's nickname in the address (`/r/ID?watch&follow=bob`):
+a reload follows them again, and the address can be shared. */
+function keepInAddress(nickname) {
+  if (!state.roomId || !watchAddress(state.roomId)) return;
+  const path = `/r/${state.roomId}?watch${nickname ? `&follow=${encodeURIComponent(nickname)}` : ''}`;
+  if (location.pathname + location.search !== path) history.replaceState(null, '', path);
+}
+
+/** After a reconnect: the new connection follows the same player again. */
+export function followAgain() {
+  if (state.field.followName) {
+    lastFollow = state.field.followName;
+    socket.send('follow', { nickname: state.field.followName });
+  }
+}
+
+// ------------------------------------------------------------------ reading
+
+/** The tick's top lines, ranked, a racer without an open connection shown
+as disconnected (as a small room's lines say). */
+export function topLines(field) {
+  const top = field.top;
+  if (!top) return [];
+  const off = new Set(top.off || []);
+  return (top.top || []).map((line, i) => ({
+    ...line, rank: i + 1,
+    ...(off.has(line.seat) && (line.status === 'racing' || line.status === 'lobby') ? { status: 'disconnected' } : {}),
+  }));
+}
+
+/** The own line with its rank, its figures from the own view when that is
+newer (each ack's view is the game as stored, the line comes with the tick). */
+export function ownLine(field, view = null) {
+  const place = field.place;
+  if (!place || !place.line) return null;
+  const line = { ...place.line, rank: place.rank };
+  if (view && view.moves >= (line.moves ?? 0)) {
+    Object.assign(line, { foundation: view.foundation_cards, vegas: view.vegas, moves: view.moves,
+      ...(view.scoring === 'N' ? { points: view.points } : {}) });
+  }
+  return line;
+}
+
+/** A place's lines in rank order: above, the line itself, below (each with its rank). */
+export function around(place, line = null) {
+  if (!place) return [];
+  const own = line || (place.line ? { ...place.line, rank: place.rank } : null);
+  return [
+    place.above ? { ...place.above, rank: place.rank - 1 } : null,
+    own,
+    place.below ? { ...place.below, rank: place.rank + 1 } : null,
+  ].filter(Boolean);
+}
+
+/** How many are in the field now: the place's count, else the tick's. */
+export function total(field) {
+  if (field.place && field.place.of != null) return field.place.of;
+  return field.top ? field.top.n : 0;
+}
+
+/** The seats whose boards a spectator is shown: the top players' and the followed one. */
+export function shownSeats(field) {
+  const seats = new Set(topLines(field).slice(0, BOARDS_SHOWN).map((x) => x.seat));
+  if (field.follow) seats.add(field.follow.seat);
+  return seats;
+}
+
+/** Nicknames by seat, from the lines this client has (the top, the own place, the followed). */
+export function names(field) {
+  const out = new Map();
+  const add = (line) => line && out.set(line.seat, line.nickname);
+  for (const line of field.top ? field.top.top || [] : []) add(line);
+  for (const p of [field.place, field.follow]) {
+    if (p) [p.above, p.line, p.below].forEach(add);
+  }
+  return out;
+}
+
+/** The lobby's counts: players (the tick's, live) and how many are ready. */
+export function lobbyCounts(room, field) {
+  const counts = room.field || {};
+  const top = field.top;
+  return {
+    players: top ? top.n : counts.players ?? 0,
+    ready: top && top.ready != null ? top.ready : counts.ready ?? 0,
+  };
+}

@@ -1,0 +1,137 @@
+/** The whole field of a big room, a page at a time: a modal dialog with a
+search box (a nickname's line and rank, `lb_find`, and the page it is on)
+and pages of the ranking (`lb_page`, PAGE lines each) to go through, from the
+top or from the viewer's own place. A spectator can follow anyone found or
+listed. The dialog draws `state.field` (field.js) whenever the state changes
+while it is open; the server keeps the rest of the field. */
+
+import { h, setText, show, toggle } from '../dom.js';
+import { state, subscribe, phaseAt } from '../state.js';
+import { serverNow } from '../clock.js';
+import * as field from '../field.js';
+import { count, score } from '../format.js';
+import { statusText } from './leaderboard.js';
+
+let panel = null;
+let options = { me: -1, spectator: false };
+
+function build() {
+  const title = h('h2', { id: 'field-title', text: 'The field' });
+  const size = h('p', { class: 'field-size' });
+  const input = h('input', { type: 'search', name: 'nickname', maxLength: 20, autocomplete: 'off', spellcheck: false,
+    placeholder: 'Nickname', 'aria-label': 'Nickname to find', enterKeyHint: 'search' });
+  const form = h('form', { class: 'field-find', role: 'search' },
+    input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
+  const found = h('div', { class: 'field-found', role: 'status' });
+  const prev = h('button', { class: 'btn small', type: 'button', text: '‹ Previous', onclick: () => turn(-1) });
+  const next = h('button', { class: 'btn small', type: 'button', text: 'Next ›', onclick: () => turn(1) });
+  const first = h('button', { class: 'btn small ghost', type: 'button', text: 'Top', onclick: () => field.askPage(1) });
+  const mine = h('button', { class: 'btn small ghost', type: 'button', text: 'My place', onclick: () => myPlace() });
+  const where = h('span', { class: 'field-where', 'aria-live': 'polite' });
+  const list = h('ol', { class: 'field-lines', 'aria-label': 'Ranking' });
+  const el = h('dialog', { class: 'dialog field-panel', 'aria-labelledby': 'field-title' },
+    h('div', { class: 'dialog-head' }, h('div', {}, title, size),
+      h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => el.close() })),
+    form, found,
+    h('nav', { class: 'field-pager', 'aria-label': 'Pages of the ranking' }, prev, where, next, first, mine),
+    list);
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    field.find(input.value);
+  });
+  el.addEventListener('close', () => {
+    if (options.then) options.then();
+  });
+  document.body.append(el);
+  subscribe((s) => {
+    if (el.open) draw(s);
+  });
+  return { el, size, input, found, prev, next, first, mine, where, list, drawn: '' };
+}
+
+function turn(step) {
+  const page = state.field.page;
+  const from = page ? page.first + step * field.PAGE : 1;
+  if (from >= 1 && (!page || from <= page.of)) field.askPage(from);
+}
+
+function myPlace() {
+  const place = state.field.place;
+  if (place) field.askPage(field.pageOf(place.rank));
+}
+
+function followButton(line) {
+  return h('button', { class: 'btn small', type: 'button', text: 'Follow', 'aria-label': `Follow ${line.nickname}`,
+    onclick: () => {
+      field.follow(line.nickname);
+      panel.el.close();
+    } });
+}
+
+function lineItem(line, { me, scoring, phase, spectator, foundSeat }) {
+  const li = h('li', { class: 'field-line', dataset: { seat: String(line.seat), rank: String(line.rank) } },
+    h('span', { class: 'field-rank', text: line.rank ? String(line.rank) : '–' }),
+    h('span', { class: 'field-name', text: line.nickname + (line.seat === me ? ' (you)' : '') }),
+    h('span', { class: 'field-cards', text: `${line.foundation ?? 0}/52` }),
+    h('span', { class: 'field-score', text: score({ vegas: line.vegas ?? -52, points: line.points ?? 0 }, scoring) }),
+    h('span', { class: 'field-status', text: statusText(line, { phase }) }),
+    spectator ? followButton(line) : null);
+  toggle(li, 'me', line.seat === me);
+  toggle(li, 'found', line.seat === foundSeat);
+  return li;
+}
+
+function draw(s) {
+  const f = s.field;
+  const room = s.room;
+  if (!room) return;
+  const scoring = room.settings.scoring;
+  const phase = phaseAt(room, serverNow());
+  const total = f.top ? f.top.n : field.total(f);
+  setText(panel.size, `${count(total)} player${total === 1 ? '' : 's'}`);
+  const found = f.found;
+  const foundSeat = found && !found.missing ? found.seat : -1;
+  const spectator = options.spectator;
+  const ctx = { me: options.me, scoring, phase, spectator, foundSeat };
+
+  const page = f.page;
+  const key = JSON.stringify([found, page, options.me, spectator, scoring, phase, total]);
+  if (key === panel.drawn) return;
+  panel.drawn = key;
+  if (!found) {
+    panel.found.replaceChildren();
+  } else if (found.missing) {
+    panel.found.replaceChildren(h('p', { class: 'field-missing', text: `Nobody is called ${found.missing} in this room.` }));
+  } else {
+    const line = { ...(found.line || { seat: found.seat, nickname: '' }), rank: found.rank };
+    panel.found.replaceChildren(h('ol', { class: 'field-lines', 'aria-label': 'Found' }, lineItem(line, ctx)));
+  }
+  const lines = page ? page.lines : [];
+  panel.list.replaceChildren(...lines.map((line) => lineItem(line, ctx)));
+  const last = page ? Math.min(page.of, page.first + lines.length - 1) : 0;
+  setText(panel.where, page ? (lines.length ? `Ranks ${count(page.first)}–${count(last)} of ${count(page.of)}`
+    : `No ranks from ${count(page.first)} on (${count(page.of)} in all)`) : 'Loading…');
+  panel.prev.disabled = !page || page.first <= 1;
+  panel.next.disabled = !page || last >= page.of;
+  show(panel.mine, Boolean(f.place));
+  panel.first.disabled = !page || page.first === 1;
+}
+
+/** Open the field: `me` the viewer's seat (-1: a spectator); `spectator`
+offers Follow; `then` runs when it closes (the table takes its keys back). */
+export function openField({ me = -1, spectator = false, then = null } = {}) {
+  if (!panel) panel = build();
+  options = { me, spectator, then };
+  panel.drawn = '';
+  const place = state.field.place;
+  field.askPage(place && !spectator ? field.pageOf(place.rank) : 1);
+  state.field.found = null;
+  draw(state);
+  panel.el.showModal();
+  if (!matchMedia('(pointer: coarse)').matches) panel.input.focus(); // (a phone's keyboard waits for a tap)
+}
+
+/** Whether the field is open (the table's keys wait meanwhile). */
+export function fieldOpen() {
+  return Boolean(panel && panel.el.open);
+}

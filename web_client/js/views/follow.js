@@ -1,0 +1,70 @@
+/** A big room's spectator follows one player by nickname (`follow`): a
+search box, then that player's place (their line with the lines just above
+and below, "37th of 4 212") and their board, large with full faces, as the
+room's `boards` setting allows. From `state.field.follow` (field.js) and the
+`boards` frames, where the server adds the followed player's board. */
+
+import { h, setText, show } from '../dom.js';
+import * as field from '../field.js';
+import { placeOf } from '../format.js';
+import { Board } from '../render.js';
+import { createLeaderboard } from './leaderboard.js';
+
+export function createFollow(host) {
+  const input = h('input', { type: 'search', name: 'follow', maxLength: 20, autocomplete: 'off', spellcheck: false,
+    placeholder: 'Nickname', 'aria-label': 'Nickname to follow', enterKeyHint: 'go' });
+  const form = h('form', { class: 'follow-find', role: 'search' },
+    h('label', { class: 'follow-label', for: 'follow-name', text: 'Follow a player' }), input,
+    h('button', { class: 'btn primary', type: 'submit', text: 'Follow' }));
+  input.id = 'follow-name';
+  const stop = h('button', { class: 'btn small', type: 'button', text: 'Stop following', onclick: () => field.follow(null) });
+  const title = h('h2', { class: 'follow-title' });
+  const note = h('p', { class: 'follow-note' });
+  const boardHost = h('div', { class: 'follow-board' });
+  const card = h('section', { class: 'follow-card', 'aria-labelledby': 'follow-title', hidden: true },
+    h('div', { class: 'follow-head' }, title, stop));
+  title.id = 'follow-title';
+  const el = h('div', { class: 'follow' }, form, card);
+  host.append(el);
+  const place = createLeaderboard(card, { title: 'Their place', kind: 'lb-place' });
+  card.append(note, boardHost);
+  let board = null;
+  let seat = null;
+
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    field.follow(input.value);
+    input.blur(); // a phone's keyboard goes away: the board shows
+  });
+
+  /** s: the state; boardsWhen: "live", "10 s late", "after the race". */
+  function render(s, { scoring, phase, boardsWhen }) {
+    const f = s.field.follow;
+    show(card, Boolean(f));
+    if (!f) {
+      if (board) board.destroy();
+      board = null;
+      seat = null;
+      return;
+    }
+    const line = f.line;
+    const name = line ? line.nickname : s.field.followName;
+    setText(title, f.rank ? `Following ${name} · ${placeOf(f.rank, f.of ?? field.total(s.field))}` : `Following ${name}`);
+    place.render(field.around(f), { scoring, phase, title: 'Their place', marked: f.seat });
+    const view = s.boards[f.seat];
+    if (seat !== f.seat && board) {
+      board.destroy();
+      board = null;
+    }
+    seat = f.seat;
+    if (view) {
+      if (!board) board = new Board(boardHost, { interactive: false, mini: false, label: `${name}'s table` });
+      board.el.setAttribute('aria-label', `${name}'s table`);
+      board.update(view, {});
+    }
+    show(boardHost, Boolean(view));
+    setText(note, view ? `${name}'s board, ${boardsWhen}.` : `${name}'s board shows ${boardsWhen}: not yet.`);
+  }
+
+  return { el, render };
+}

@@ -1,0 +1,133 @@
+/** Help for newcomers: "How a race works" on one screen (shown once, on the
+first visit; again from the lobby and the table's "?"), and the rules page,
+which is the project's rule book itself: docs/rules.md, served as
+/rules.md and drawn by markdown.js (one source of truth: nothing here
+restates a rule).
+
+Both are modal <dialog>s: above everything, the focus kept inside, Escape
+closes. The rules also have an address of their own, /rules.
+*/
+
+import { h } from '../dom.js';
+import { render } from '../markdown.js';
+
+const SEEN = 'kr.intro';
+
+const STEPS = [
+  ['Same deal for everyone', 'Everyone in the room gets the same cards, dealt at the same moment after a short countdown.'],
+  ['Put all 52 cards home', 'Build the four foundations up by suit, ace to king. On the table, build columns down in '
+    + 'alternating colours; an empty column takes a king.'],
+  ['First to finish wins', 'The others are ranked by Vegas dollars, then by cards home. The leaderboard shows '
+    + 'everyone as it happens.'],
+  ['Play your way', 'Tap a card to send it where it fits (twice: onto a column), drag it anywhere, or play with the '
+    + 'keys. Undo and hints are there when the room allows them.'],
+  ['Stuck?', 'Undo, or resign. The deal\'s code is secret until the race ends; then you can play it again alone.'],
+];
+
+let dialogs = null;
+
+function build() {
+  const introTitle = h('h2', { id: 'intro-title', text: 'How a race works' });
+  const rulesBtn = h('button', { class: 'btn', type: 'button', text: 'Read the rules', onclick: () => openRules() });
+  const intro = h('dialog', { class: 'dialog intro', 'aria-labelledby': 'intro-title' },
+    introTitle,
+    h('ol', { class: 'intro-steps' }, ...STEPS.map(([title, text], i) => h('li', {},
+      h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
+      h('div', {}, h('strong', { text: title }), h('p', { text }))))),
+    h('div', { class: 'dialog-actions' }, rulesBtn,
+      h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
+  intro.addEventListener('close', () => {
+    remember();
+    after('intro');
+  });
+
+  const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
+  const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
+    h('div', { class: 'dialog-head' },
+      h('h2', { id: 'rules-title', text: 'Rules' }),
+      h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
+    body);
+  rules.addEventListener('close', () => {
+    if (location.pathname === '/rules') history.replaceState(null, '', '/');
+    document.title = before || document.title;
+    after('rules');
+  });
+  document.body.append(intro, rules);
+  return { intro, rules, body, loaded: false };
+}
+
+const onClose = { intro: null, rules: null };
+
+function after(which) {
+  const fn = onClose[which];
+  onClose[which] = null;
+  if (fn) fn();
+}
+
+function ensure() {
+  if (!dialogs) dialogs = build();
+  return dialogs;
+}
+
+function remember() {
+  try {
+    localStorage.setItem(SEEN, '1');
+  } catch {
+    /* private mode: it shows again next time */
+  }
+}
+
+/** Whether this browser has seen the introduction. */
+export function seenIntro() {
+  try {
+    return localStorage.getItem(SEEN) === '1';
+  } catch {
+    return true;
+  }
+}
+
+/** `then` runs once it is closed (the table takes its keyboard focus back). */
+export function openIntro({ then = null } = {}) {
+  const d = ensure();
+  onClose.intro = then;
+  if (!d.intro.open) d.intro.showModal();
+}
+
+let before = '';
+
+/** The rules, fetched once (revalidated by its ETag, so a second visit costs a 304). */
+export async function openRules({ then = null } = {}) {
+  const d = ensure();
+  if (d.intro.open) {
+    onClose.rules = onClose.intro; // from the introduction: back where it was opened from
+    onClose.intro = null;
+    d.intro.close();
+  }
+  if (then) onClose.rules = then;
+  before = document.title;
+  document.title = 'Klondike Race — rules';
+  if (!d.rules.open) d.rules.showModal();
+  if (d.loaded) return;
+  try {
+    const res = await fetch('/rules.md');
+    if (!res.ok) throw new Error(`HTTP ${res.status}`);
+    const text = await res.text();
+    const nodes = render(text, { prefix: 'rules-' });
+    // the book's own title becomes the dialog's
+    if (nodes[0] && nodes[0].tagName === 'H1') d.rules.querySelector('#rules-title').textContent = nodes.shift().textContent;
+    d.body.replaceChildren(...nodes);
+    d.loaded = true;
+  } catch {
+    d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
+  }
+}
+
+/** A "Rules" link for a page: /rules, opened over the page. */
+export function rulesLink(props = {}) {
+  return h('a', { href: '/rules', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
+}
+
+export function closeAll() {
+  if (!dialogs) return;
+  for (const d of [dialogs.intro, dialogs.rules]) if (d.open) d.close();
+}
