@@ -179,7 +179,7 @@ async def on_move(conn: Connection, cmd: c.MoveCommand) -> None:
     reason = game.reason_illegal(move)
     if reason is not None:
         raise RaceError(Reason.ILLEGAL_MOVE, IllegalMoveError(move, reason).reason)
-    game._apply(move)
+    game.push_unchecked(move)
     await _commit(conn, cmd.s, str(move))
 
 
