@@ -5,6 +5,7 @@ Run from the project's root::
     .venv/bin/python bench/solver.py                        # 1000 deals of D1N, D3N, D1V
     .venv/bin/python bench/solver.py --deals 100 --jobs 2   # a quicker look, two processes
     nice .venv/bin/python bench/solver.py --modes D3N --budget 60
+    .venv/bin/python bench/solver.py --deals 200 --hint-positions 0 --undecided   # the hard cases
 
 The deals are the same deal numbers in every mode, drawn from
 ``random.Random(SEED)`` (``--seed``), so every run solves the same list.
@@ -150,6 +151,8 @@ def main() -> int:
     parser.add_argument("--budget", type=float, default=10.0, help="seconds per deal (default 10)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"of the deal list (default {SEED})")
     parser.add_argument("--modes", default=",".join(MODES), help="default D1N,D3N,D1V")
+    parser.add_argument("--undecided", action="store_true",
+                        help="also list each mode's deals left undecided, the hard cases to work on")
     parser.add_argument("--hint-positions", type=int, default=200,
                         help="mid-game positions per mode for the hint latency (default 200, 0: none)")
     args = parser.parse_args()
@@ -169,20 +172,30 @@ def main() -> int:
           "| median (winnable) | winnable (bounds) | lost | positions/s |")
     out("|---|---|---|---|---|---|---|---|---|---|---|---|")
     hints: list[str] = []
+    undecided: list[str] = []
     for mode in modes:
         codes = [str(DealCode(n, int(mode[1]), mode[2])) for n in numbers]  # type: ignore[arg-type]
         results = [r for r in run_all(args.jobs, solve_deal, codes, args.budget, mode) if r]
         for line in report_deals(mode, results, args.budget):
             out(line)
+        if args.undecided:
+            undecided.append(f"{mode}: " + (" ".join(r.code for r in results if r.verdict == "unknown")
+                                            or "none"))
         if args.hint_positions:
             mid = [r for r in run_all(args.jobs, solve_mid_game, codes[:args.hint_positions],
                                       args.budget, f"{mode} mid-game") if r]
             times = [r.seconds if r.verdict != "unknown" else args.budget for r in mid]
             answered = sum(r.verdict != "unknown" for r in mid)
+            quick = sum(r.verdict != "unknown" and r.seconds <= 0.3 for r in mid)
             hints.append(f"| {mode} | {len(mid)} | {ms(percentile(times, 0.5))} "
                          f"| {ms(percentile(times, 0.99))} "
-                         f"| {share(sum(t <= 0.3 for t in times), len(mid))} "
+                         f"| {share(quick, len(mid))} "
                          f"| {share(answered, len(mid))} |")
+    if undecided:
+        out()
+        out(f"Undecided within {args.budget:g} s:")
+        for line in undecided:
+            out(line)
     if hints:
         out()
         out(f"Solver as a hint, {HINT_PLIES} moves into games played by the hints:")
