@@ -6,6 +6,7 @@ Run from the project's root::
     .venv/bin/python bench/solver.py --deals 100 --jobs 2   # a quicker look, two processes
     nice .venv/bin/python bench/solver.py --modes D3N --budget 60
     .venv/bin/python bench/solver.py --deals 200 --hint-positions 0 --undecided   # the hard cases
+    .venv/bin/python bench/solver.py --deals 0                                  # the hint latency only
 
 The deals are the same deal numbers in every mode, drawn from
 ``random.Random(SEED)`` (``--seed``), so every run solves the same list.
@@ -61,6 +62,10 @@ class Result:
 def deal_numbers(count: int, seed: int) -> list[int]:
     rng = random.Random(seed)
     return [rng.randrange(MAX_NUMBER + 1) for _ in range(count)]
+
+
+def mode_codes(mode: str, numbers: list[int]) -> list[str]:
+    return [str(DealCode(n, int(mode[1]), mode[2])) for n in numbers]  # type: ignore[arg-type]
 
 
 def solve_deal(code: str, budget: float) -> Result:
@@ -119,6 +124,8 @@ def share(count: int, total: int) -> str:
 
 
 def ms(seconds: float) -> str:
+    if seconds != seconds:  # NaN: no values
+        return "n/a"
     return f"{seconds * 1000:.0f} ms" if seconds < 10 else f"{seconds:.1f} s"
 
 
@@ -146,7 +153,7 @@ def report_deals(mode: str, results: Iterable[Result], budget: float) -> list[st
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--deals", type=int, default=1000, help="deals per mode (default 1000)")
+    parser.add_argument("--deals", type=int, default=1000, help="deals per mode (default 1000, 0: none)")
     parser.add_argument("--jobs", type=int, default=1, help="processes side by side (default 1)")
     parser.add_argument("--budget", type=float, default=10.0, help="seconds per deal (default 10)")
     parser.add_argument("--seed", type=int, default=SEED, help=f"of the deal list (default {SEED})")
@@ -157,7 +164,7 @@ def main() -> int:
                         help="mid-game positions per mode for the hint latency (default 200, 0: none)")
     args = parser.parse_args()
     modes = [m.strip().upper() for m in args.modes.split(",") if m.strip()]
-    numbers = deal_numbers(args.deals, args.seed)
+    numbers = deal_numbers(max(args.deals, args.hint_positions), args.seed)
     cpu = platform.processor()
     info = Path("/proc/cpuinfo")
     if info.exists():
@@ -165,45 +172,44 @@ def main() -> int:
                  if line.startswith("model name")]
         cpu = names[0] if names else cpu
     out(f"# bench/solver.py: {args.deals} deals per mode, seed {args.seed}, budget {args.budget:g} s, "
-          f"{args.jobs} job(s)")
+        f"{args.jobs} job(s)")
     out(f"# Python {platform.python_version()}, {cpu}, {os.cpu_count()} cores")
-    out()
-    out("| mode | deals | decided < 0.1 s | < 1 s | < budget | median | p90 | p99 "
-          "| median (winnable) | winnable (bounds) | lost | positions/s |")
-    out("|---|---|---|---|---|---|---|---|---|---|---|---|")
-    hints: list[str] = []
+    # each table is printed line by line as its modes finish, the deals first
     undecided: list[str] = []
-    for mode in modes:
-        codes = [str(DealCode(n, int(mode[1]), mode[2])) for n in numbers]  # type: ignore[arg-type]
+    if args.deals:
+        out()
+        out("| mode | deals | decided < 0.1 s | < 1 s | < budget | median | p90 | p99 "
+            "| median (winnable) | winnable (bounds) | lost | positions/s |")
+        out("|---|---|---|---|---|---|---|---|---|---|---|---|")
+    for mode in modes if args.deals else ():
+        codes = mode_codes(mode, numbers[:args.deals])
         results = [r for r in run_all(args.jobs, solve_deal, codes, args.budget, mode) if r]
         for line in report_deals(mode, results, args.budget):
             out(line)
         if args.undecided:
             undecided.append(f"{mode}: " + (" ".join(r.code for r in results if r.verdict == "unknown")
                                             or "none"))
-        if args.hint_positions:
-            mid = [r for r in run_all(args.jobs, solve_mid_game, codes[:args.hint_positions],
-                                      args.budget, f"{mode} mid-game") if r]
-            times = [r.seconds if r.verdict != "unknown" else args.budget for r in mid]
-            answered = sum(r.verdict != "unknown" for r in mid)
-            quick = sum(r.verdict != "unknown" and r.seconds <= 0.3 for r in mid)
-            hints.append(f"| {mode} | {len(mid)} | {ms(percentile(times, 0.5))} "
-                         f"| {ms(percentile(times, 0.99))} "
-                         f"| {share(quick, len(mid))} "
-                         f"| {share(answered, len(mid))} |")
     if undecided:
         out()
         out(f"Undecided within {args.budget:g} s:")
         for line in undecided:
             out(line)
-    if hints:
+    if args.hint_positions:
         out()
         out(f"Solver as a hint, {HINT_PLIES} moves into games played by the hints:")
         out()
         out("| mode | positions | p50 | p99 | answered ≤ 0.3 s | answered |")
         out("|---|---|---|---|---|---|")
-        for line in hints:
-            out(line)
+    for mode in modes if args.hint_positions else ():
+        codes = mode_codes(mode, numbers[:args.hint_positions])
+        mid = [r for r in run_all(args.jobs, solve_mid_game, codes, args.budget,
+                                  f"{mode} mid-game") if r]
+        times = [r.seconds if r.verdict != "unknown" else args.budget for r in mid]
+        answered = sum(r.verdict != "unknown" for r in mid)
+        quick = sum(r.verdict != "unknown" and r.seconds <= 0.3 for r in mid)
+        out(f"| {mode} | {len(mid)} | {ms(percentile(times, 0.5))} "
+            f"| {ms(percentile(times, 0.99))} | {share(quick, len(mid))} "
+            f"| {share(answered, len(mid))} |")
     return 0
 
 
