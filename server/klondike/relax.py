@@ -42,16 +42,6 @@ _TWIN_BIT: Final = tuple(
     1 << next(x for x in range(52) if x != c and RANK[x] == RANK[c] and RED[x] == RED[c])
     for c in range(52)
 )
-_SUIT_SHIFTS: Final = (0, 13, 26, 39)
-
-
-def _onto(bottoms: int, empty: bool) -> int:
-    """The cards that could go onto a column, given the cards that can be bottom
-    cards: one rank lower and the other colour (kings: if a column can be empty)."""
-    red = ((bottoms >> 13) | (bottoms >> 26)) & _M13
-    black = (bottoms | (bottoms >> 39)) & _M13
-    out = ((red >> 1) * (1 | 1 << 39)) | ((black >> 1) * (1 << 13 | 1 << 26))
-    return out | _KINGS if empty else out
 
 
 def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *,
@@ -62,8 +52,10 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
     foundations hold the cards found nowhere else).
     """
     bit, twin_bit = _BIT, _TWIN_BIT
-    # (card on it, card, the card's twin or 0 for a face-down card), bottom up
-    pairs: list[tuple[int, int, int]] = []
+    # face-up cards: (card on it, card, the card's twin); face-down cards:
+    # (card on it, card); each bottom up
+    ups: list[tuple[int, int, int]] = []
+    downs: list[tuple[int, int]] = []
     tableau = bottoms = exposed = 0
     deepest: list[int] = []
     empty = False
@@ -75,8 +67,11 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
         d = down[s]
         deepest.append(bit[col[0]])
         for i in range(len(col) - 2, -1, -1):
-            c = col[i]
-            pairs.append((bit[col[i + 1]], bit[c], twin_bit[c] if i >= d else 0))
+            if i >= d:
+                c = col[i]
+                ups.append((bit[col[i + 1]], bit[c], twin_bit[c]))
+            else:
+                downs.append((bit[col[i + 1]], bit[col[i]]))
         bottoms |= bit[col[-1]]
         for i, c in enumerate(col):
             tableau |= bit[c]
@@ -116,29 +111,58 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
         onto_black = (red_b >> 1) | king
         onto = onto_black | onto_black << 39 | onto_red << 13 | onto_red << 26
         B |= placeable & onto
-        for above, c, tw in pairs:
-            if tw:  # face up: the card on it leaves, home or onto the twin
-                if not B & c and (H & above or B & tw):
+        # a pair whose card is settled (a bottom card, or uncovered) is dropped
+        if ups:  # face up: the card on it leaves, home or onto the twin
+            left = []
+            for pair in ups:
+                above, c, tw = pair
+                if H & above or B & tw:
                     B |= c
-            elif M & above and not M & c:  # face down: uncovered
-                B |= c
-                exposed |= c
-                if (H | onto) & c:
-                    M |= c
-        can = (B & tableau) | reach
-        home_now = 0
-        for shift in _SUIT_SHIFTS:  # each suit's home cards are a prefix: extend it
-            x = ((H | can) >> shift) & _M13
-            home_now |= (((x + 1) & ~x) - 1) << shift
+                elif not B & c:
+                    left.append(pair)
+            ups = left
+        if downs and M:  # face down: uncovered when the card on it moves
+            left2 = []
+            ho = H | onto
+            for under in downs:
+                above, c = under
+                if M & above:
+                    B |= c
+                    exposed |= c
+                    if ho & c:
+                        M |= c
+                else:
+                    left2.append(under)
+            downs = left2
+        # each suit's home cards are a prefix: extend it
+        hc = H | (B & tableau) | reach
+        x = hc & _M13
+        home_now = ((x + 1) & ~x) - 1
+        x = (hc >> 13) & _M13
+        home_now |= (((x + 1) & ~x) - 1) << 13
+        x = (hc >> 26) & _M13
+        home_now |= (((x + 1) & ~x) - 1) << 26
+        x = hc >> 39
+        home_now |= (((x + 1) & ~x) - 1) << 39
         H = home_now
-        M = exposed & tableau & (H | _onto(B, empty))
+        if H == _ALL:  # the fixed point can only hold more
+            return False
+        # cards that can move as a run's head: onto a bottom card, or home
+        red = ((B >> 13) | (B >> 26)) & _M13
+        black = (B | (B >> 39)) & _M13
+        onto_b = ((red >> 1) * (1 | 1 << 39)) | ((black >> 1) * (1 << 13 | 1 << 26))
+        if empty:
+            onto_b |= _KINGS
+        M = exposed & tableau & (H | onto_b)
         if not empty:
             for c in deepest:
                 if H & c or (M & c and not c & _KINGS):
                     empty = True
                     break
-        for above, c in buried:
-            if above & (H | B):
-                reach |= c
+        if buried:
+            hb = H | B
+            for above, c in buried:
+                if above & hb:
+                    reach |= c
         if (H, B, M, reach, empty) == before:
-            return H != _ALL
+            return True

@@ -138,6 +138,38 @@ def test_the_budget_is_kept_and_unknown_says_so() -> None:
     assert solve(Game(hard), seconds=0.001).verdict == "unknown"
 
 
+def relaxation_says_lost(game: Game) -> bool:
+    return hopeless(game.columns, game.down, game.waste + game.stock[::-1], len(game.waste),
+                    recycle=game.allow_recycle)
+
+
+def test_the_relaxation_never_calls_a_position_of_a_won_game_lost(
+        win_vector: dict[str, Any]) -> None:
+    """Every position along a winning script of wins.json can be won (the rest
+    of the script wins it): the relaxation must never call one lost."""
+    game = Game(win_vector["code"])
+    assert not relaxation_says_lost(game)
+    for move in win_vector["script"]:
+        game.push(move)
+        assert not relaxation_says_lost(game), (win_vector["code"], game.moves)
+
+
+@pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
+def test_the_relaxation_never_calls_a_position_on_the_solvers_own_lines_lost(mode: str) -> None:
+    """The same along every winning line the solver finds on the vector deals."""
+    lines = 0
+    for deal in kl1()["deals"][::2]:
+        game = Game(DealCode(deal["number"], int(mode[1]), mode[2]))  # type: ignore[arg-type]
+        solution = solve(game, seconds=None, nodes=NODES)
+        if solution.line is None:
+            continue
+        lines += 1
+        for move in solution.line:
+            game.push(move)
+            assert not relaxation_says_lost(game), (str(game.code), game.moves)
+    assert lines
+
+
 # ---------------------------------------------------------------------- soundness on small positions
 
 class TooBig(Exception):
