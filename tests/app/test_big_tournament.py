@@ -8,7 +8,7 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any, Final
 
 import orjson
@@ -35,17 +35,9 @@ def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture
-async def clients(server: ServerProcess) -> AsyncIterator[Any]:
-    opened: list[Client] = []
-
-    async def open_(name: str) -> Client:
-        client = await Client.open(server.ws_url, name)
-        opened.append(client)
-        return client
-
-    yield open_
-    for client in opened:
-        await client.close()
+def clients(connect: type[Client]) -> type[Client]:
+    """``await clients("name")``: the module's opener (conftest's ``connect``)."""
+    return connect
 
 
 async def big(clients: Any, *names: str, **settings: Any) -> tuple[Organizer, list[Entrant]]:

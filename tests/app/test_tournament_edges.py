@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import Iterator
 from typing import Any, Final
 
 import pytest
@@ -32,17 +32,9 @@ def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
 
 
 @pytest.fixture
-async def clients(server: ServerProcess) -> AsyncIterator[Any]:
-    opened: list[Client] = []
-
-    async def open_(name: str, on: ServerProcess | None = None) -> Client:
-        client = await Client.open((on or server).ws_url, name)
-        opened.append(client)
-        return client
-
-    yield open_
-    for client in opened:
-        await client.close()
+def clients(connect: type[Client]) -> type[Client]:
+    """``await clients("name")``: the module's opener (conftest's ``connect``)."""
+    return connect
 
 
 async def tournament(clients: Any, *names: str, codes: list[str] | None = None
