@@ -269,12 +269,12 @@ class Tournament:
 
     def register(self, nickname: str, token: str, *, now: int, invite: str | None = None) -> Event:
         """A small tournament's new player (a big one's are the store's)."""
+        name = check_nickname(nickname)
+        if fold(name) in self.banned:  # said first: a ban outlasts any other refusal
+            raise RaceError(Reason.BANNED)
         if not self.registration:
             raise RaceError(Reason.RACE_STARTED, "registration is closed")
         self.check_invite(invite)
-        name = check_nickname(nickname)
-        if fold(name) in self.banned:
-            raise RaceError(Reason.BANNED)
         present = [p for p in self.players if not p.kicked]
         if len(present) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL, "the tournament is full")

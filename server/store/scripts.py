@@ -523,10 +523,11 @@ if not head[1] then
   if redis.call('EXISTS', KEYS[1]) == 0 then return {'gone'} end
   return {'small'}
 end
+-- a ban is said first: it outlasts whatever else would refuse the name now
+if redis.call('SISMEMBER', KEYS[7], ARGV[1]) == 1 then return {'banned'} end
 local first = tonumber(head[5] or '1')
 if head[2] ~= '1' or not ARGV[5 + 2 * first] then return {'closed'} end
 if tonumber(head[3] or '0') >= tonumber(head[4]) then return {'full'} end
-if redis.call('SISMEMBER', KEYS[7], ARGV[1]) == 1 then return {'banned'} end
 if redis.call('HEXISTS', KEYS[3], ARGV[1]) == 1 then return {'name_taken'} end
 local player = redis.call('HINCRBY', KEYS[1], 'next', 1) - 1
 redis.call('HINCRBY', KEYS[1], 'players', 1)
