@@ -381,11 +381,18 @@ class Server:
         return data
 
     def problems(self) -> list[str]:
-        """Log lines at error level or worse (the server logs JSON lines)."""
-        bad = []
+        """Log lines at error level or worse (the server logs JSON lines), and
+        whole tracebacks printed outside the log (the lines up to the next
+        JSON one), so that the note says what went wrong."""
+        bad: list[str] = []
+        raw = False
         for line in self.log.read_text(errors="replace").splitlines():
-            if '"level": "error"' in line or '"level":"error"' in line or "Traceback" in line:
-                bad.append(line[:300])
+            if raw and not line.startswith("{"):
+                bad[-1] += "\n" + line[:300]
+                continue
+            raw = line.startswith("Traceback")
+            if raw or '"level": "error"' in line or '"level":"error"' in line:
+                bad.append(line[:300] if raw else line[:2000])
         return bad
 
     def stop(self) -> int:
