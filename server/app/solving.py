@@ -28,6 +28,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import threading
 import time
 from collections.abc import Callable
 from concurrent.futures import ProcessPoolExecutor
@@ -46,6 +47,8 @@ Observer = Callable[[str, str, float], None]
 
 #: seconds a job may overrun its budget before it counts as lost
 GRACE: Final = 5.0
+#: seconds a stopped pool is given to wind down
+JOIN_TIMEOUT: Final = 10.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -68,6 +71,7 @@ class SolverPool:
         self.in_flight = 0
         self.replaced = 0  # pools replaced after a crash or an overrun
         self._executor: ProcessPoolExecutor | None = None
+        self._winding: list[threading.Thread] = []  # manager threads of pools dropped
         self._closed = False
 
     @property
@@ -131,23 +135,38 @@ class SolverPool:
         if self._executor is executor:
             self._executor = None
             self.replaced += 1
-            _terminate(executor)
+            self._winding = [t for t in self._winding if t.is_alive()]
+            self._winding.extend(_terminate(executor))
 
     async def close(self) -> None:
         """Stop the workers, whatever they are doing: jobs in flight answer
-        ``off``. Waits (off the loop) for the processes to be gone."""
+        ``off``. Waits (off the loop) until the pools, this one and any
+        replaced before, have wound down: a pool's manager thread still
+        running when the interpreter exits races its exit hook, which then
+        prints a traceback (``BrokenPipeError`` in ``_python_exit``)."""
         self._closed = True
         executor, self._executor = self._executor, None
         if executor is not None:
-            _terminate(executor)
-            await asyncio.to_thread(executor.shutdown, wait=True, cancel_futures=True)
+            self._winding.extend(_terminate(executor))
+        winding, self._winding = self._winding, []
+        await asyncio.to_thread(_join, winding)
 
 
-def _terminate(executor: ProcessPoolExecutor) -> None:
+def _terminate(executor: ProcessPoolExecutor) -> list[threading.Thread]:
     """Kill an executor's worker processes (``shutdown`` alone would wait for
-    the searches they are running) and let it wind down."""
+    the searches they are running) and let it wind down; its manager thread
+    (to join: ``shutdown(wait=False)`` forgets it) is returned."""
     processes = dict(getattr(executor, "_processes", None) or {})
+    manager = getattr(executor, "_executor_manager_thread", None)
     executor.shutdown(wait=False, cancel_futures=True)
     for process in processes.values():
         with contextlib.suppress(Exception):
             process.terminate()
+    return [manager] if isinstance(manager, threading.Thread) else []
+
+
+def _join(threads: list[threading.Thread]) -> None:
+    for thread in threads:
+        thread.join(JOIN_TIMEOUT)
+        if thread.is_alive():
+            log.warning("solver_pool_not_wound_down")

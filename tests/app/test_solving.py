@@ -6,7 +6,9 @@ from __future__ import annotations
 import asyncio
 import os
 import signal
+import threading
 import time
+from concurrent.futures.process import _ExecutorManagerThread
 
 from server.app import solver_jobs
 from server.app.solving import SolverPool
@@ -46,6 +48,9 @@ async def test_a_dead_worker_fails_its_job_and_the_next_job_gets_a_fresh_one() -
         assert pool.replaced == 1
     finally:
         await pool.close()
+    # both pools, the one replaced too, have wound down: no manager thread
+    # is left to race the interpreter's exit (a traceback at every stop)
+    assert not _managers_alive()
 
 
 async def test_close_stops_a_search_in_flight_and_later_jobs_are_off() -> None:
@@ -54,9 +59,14 @@ async def test_close_stops_a_search_in_flight_and_later_jobs_are_off() -> None:
     await asyncio.sleep(0.3)
     started = time.monotonic()
     await pool.close()
+    assert not _managers_alive()
     assert (await job).status == "off"
     assert time.monotonic() - started < 10  # not the 30 s the job would have taken
     assert (await pool.run(5, os.getpid)).status == "off"
+
+
+def _managers_alive() -> list[threading.Thread]:
+    return [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
 
 
 async def test_no_workers_means_off() -> None:
