@@ -5,16 +5,26 @@ server processes (player ``i`` connects to server ``i % len(ports)``). The
 parent drives it: ``create`` (worker 0's first player opens the room),
 ``join`` (every player joins it), ``start`` (the host starts; every player
 waits for its board), ``go`` (open loop: each player sends one command every
-``period`` seconds at a phase of its own), ``sample`` (while nothing else
+``period`` seconds at a phase of its own; ``LEADERS`` players are leaders,
+who move ``LEADER_PACE`` times as often, play a card home whenever one can
+go and never undo, so that the top N holds players who keep moving: else,
+in a race's first seconds, it is the players who have not moved yet, fewer
+moves ranking first), ``sample`` (while nothing else
 moves, some players make one more move each and compare the rank their ack
 says with Redis's own ``ZRANK``), ``close``.
 
 Measured, in the window: the ack latency of every command; leaderboard
 freshness (a move's ack to the first shared ``top`` frame, at the worker's
-observer, that shows the mover's new move count: only movers in the top N
-can be seen there, so a move not shown by the second frame after its ack,
-its player absent from that frame, is no sample); and what every player
-received (text frames and their bytes).
+observer, that shows the mover's new move count, for movers in the top N).
+A frame comes only when the top changed and says which tick it is, so a
+move is a sample only if the frame showing it is of the first tick after
+its ack or the next (the one after, if the first was skipped): a later
+frame means the ticks between saw no change, so the move did not change
+the top, and its player climbed in afterwards without moving. A first
+frame without the player ends the wait (out of the top). Beside it, the
+freshness of every mover's own line: the ack to the first ``me`` frame
+that shows the new move count (the same tick, written with the shared
+frame). And what every player received (text frames and their bytes).
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import asyncio
 import os
 import random
 import socket
+import time
 from array import array
 from collections import deque
 from dataclasses import dataclass, field
@@ -33,23 +44,29 @@ import orjson
 from race_client import Reply, WsClient, choose, drive_worker, now, ws_frame
 
 CONNECT_CONCURRENCY: Final = 64
+LEADERS: Final = 20  # players who play greedily and often (see the docstring)
+LEADER_PACE: Final = 10  # how many times as often as the others they move
 _ACK: Final = b'{"t":"ack"'
 _TOP: Final = b'{"t":"top"'
 _BOARD: Final = b'{"t":"board"'
 _REJECT: Final = b'{"t":"reject"'
 _JOINED: Final = b'{"t":"joined"'
+_ME: Final = b'{"t":"me"'
 
 
 @dataclass(slots=True)
 class Stats:
     ack_lat: array[float] = field(default_factory=lambda: array("d"))
     fresh: array[float] = field(default_factory=lambda: array("d"))
+    own_fresh: array[float] = field(default_factory=lambda: array("d"))
     lag: array[float] = field(default_factory=lambda: array("d"))
     accepted: int = 0
     errors: int = 0
     late: int = 0
     rejects: dict[str, int] = field(default_factory=dict)
     top_frames: int = 0
+    top_gap: float = 0.0  # the longest wait between two top frames at the observer, in the window
+    top_gaps: list[tuple[float, float]] = field(default_factory=list)  # (since the start, gap) over 2 s
 
 
 class BigPlayer(WsClient):
@@ -69,6 +86,8 @@ class BigPlayer(WsClient):
         self.after = 0  # the move count the command in flight leads to
         self.last_ack: dict[str, Any] | None = None
         self.observer = False
+        self.leader = 1 <= index <= LEADERS  # (0 is the host and an observer)
+        self.own: deque[tuple[int, float]] = deque()  # (moves after, t_ack) not yet in a me frame
 
     def on_lost(self) -> None:
         if not self.worker.closing:
@@ -85,6 +104,9 @@ class BigPlayer(WsClient):
             self.wake(payload)
         elif payload.startswith(_REJECT):
             self.on_reject(payload)
+        elif payload.startswith(_ME):
+            if self.own:
+                self.on_me(payload)
         elif self.waiters:
             self.wake(payload)
 
@@ -100,7 +122,9 @@ class BigPlayer(WsClient):
         if w.t_start <= t <= w.t_end:
             w.stats.accepted += 1
             w.stats.ack_lat.append(t - self.t_send)
-            w.pending.setdefault(self.seat, deque()).append((self.view["moves"], t))
+            first_tick = int(time.time() / w.tick) + 1  # the first tick built after the ack
+            w.pending.setdefault(self.seat, deque()).append((self.view["moves"], t, first_tick))
+            self.own.append((self.view["moves"], t))
         self.wake(payload)
         if self.view["state"] == "won":
             self.stopped = True
@@ -108,6 +132,17 @@ class BigPlayer(WsClient):
             self.due = False
             w.stats.late += 1
             self.play(self.t_due)
+
+    def on_me(self, payload: bytes) -> None:
+        """This player's own place: the moves it shows have reached them."""
+        t = now()
+        line = orjson.loads(payload)["d"]["line"]
+        if not line:
+            return
+        dq = self.own
+        newest = next((i for i in range(len(dq) - 1, -1, -1) if dq[i][0] == line["moves"]), -1)
+        for _ in range(newest + 1):
+            self.worker.stats.own_fresh.append(max(0.0, t - dq.popleft()[1]))
 
     def on_reject(self, payload: bytes) -> None:
         d = orjson.loads(payload)["d"]
@@ -123,7 +158,7 @@ class BigPlayer(WsClient):
     def play(self, scheduled: float = 0.0) -> None:
         if self.stopped or self.view is None:
             return
-        kind, d, self.after = choose(self.view, self.rng)
+        kind, d, self.after = choose(self.view, self.rng, greedy=self.leader)
         if kind == "resign":
             self.stopped = True
         self.seq += 1
@@ -146,7 +181,7 @@ class BigPlayer(WsClient):
 
 class BigWorker:
     def __init__(self, loop: asyncio.AbstractEventLoop, host: str, ports: list[int],
-                 indexes: range, total: int, redis_port: int) -> None:
+                 indexes: range, total: int, redis_port: int, tick: float) -> None:
         self.loop = loop
         self.host = host
         self.players = [BigPlayer(self, i, ports[i % len(ports)]) for i in indexes]
@@ -154,13 +189,14 @@ class BigWorker:
         self.total = total
         self.redis_port = redis_port
         self.stats = Stats()
-        self.pending: dict[int, deque[tuple[int, float]]] = {}  # seat -> (moves after, t_ack)
+        self.pending: dict[int, deque[tuple[int, float, int]]] = {}  # seat -> (moves, t_ack, tick)
         self.running = False
         self.closing = False
         self.t_start = self.t_end = float("inf")
         self.room = ""
-        self.rx: list[tuple[int, int]] = []  # each player's frames and bytes in the window
+        self.rx: list[tuple[int, int]] = []  # each player's frames and bytes in the window, not leaders
         self.last_top = 0.0  # when the observer's last top frame came
+        self.tick = tick  # the servers' tick, in seconds
 
     def on_top(self, payload: bytes) -> None:
         """A shared leaderboard at this worker's observer: the moves of this
@@ -168,23 +204,26 @@ class BigWorker:
         t = now()
         self.stats.top_frames += 1
         shown = set()
-        for line in orjson.loads(payload)["d"]["top"]:
+        d = orjson.loads(payload)["d"]
+        tick = int(d["tick"])
+        for line in d["top"]:
             shown.add(line["seat"])
             dq = self.pending.get(line["seat"])
             if not dq:
                 continue
             newest = next((i for i in range(len(dq) - 1, -1, -1) if dq[i][0] == line["moves"]), -1)
             for _ in range(newest + 1):
-                _, t_ack = dq.popleft()
-                self.stats.fresh.append(max(0.0, t - t_ack))
-        # A move of a player outside the top cannot be seen: once a whole frame
-        # came and went without the player, its older moves are no sample (else
-        # a player who climbs into the top counts all its unseen moves as late).
-        seen_before, self.last_top = self.last_top, t
-        for seat, dq in self.pending.items():
+                _, t_ack, first_tick = dq.popleft()
+                if tick <= first_tick + 1:
+                    self.stats.fresh.append(max(0.0, t - t_ack))
+        for seat, dq in self.pending.items():  # out of the top: no sample
             if seat not in shown:
-                while dq and dq[0][1] < seen_before:
-                    dq.popleft()
+                dq.clear()
+        seen_before, self.last_top = self.last_top, t
+        if seen_before and self.t_start <= seen_before and t <= self.t_end:
+            self.stats.top_gap = max(self.stats.top_gap, t - seen_before)
+            if t - seen_before > 2.0:
+                self.stats.top_gaps.append((round(seen_before - self.t_start, 2), round(t - seen_before, 2)))
 
     async def _connect(self, player: BigPlayer, sem: asyncio.Semaphore) -> None:
         async with sem:
@@ -235,7 +274,7 @@ class BigWorker:
 
         def tick(p: BigPlayer, at: float) -> None:
             p.tick(at)
-            nxt = at + period
+            nxt = at + (period / LEADER_PACE if p.leader else period)
             if nxt < t_end and self.running:
                 loop.call_at(base_loop + (nxt - t_go), tick, p, nxt)
 
@@ -245,8 +284,8 @@ class BigWorker:
         await asyncio.sleep(max(0.0, t_start - now()))
         rx0 = [(p.rx_frames, p.rx_bytes) for p in self.players]
         await asyncio.sleep(max(0.0, t_end - now()))
-        self.rx = [(p.rx_frames - f, p.rx_bytes - b)
-                   for p, (f, b) in zip(self.players, rx0, strict=True)]
+        self.rx = [(p.rx_frames - f, p.rx_bytes - b)  # (leaders apart: their acks are 10 times more)
+                   for p, (f, b) in zip(self.players, rx0, strict=True) if not p.leader]
         self.running = False
         until = now() + 5
         while now() < until and any(p.inflight for p in self.players):
@@ -291,10 +330,11 @@ def _resp_int(sock: socket.socket, *args: str) -> int:
 
 
 def worker_main(pipe: Connection, host: str, ports: list[int], first: int, last: int, total: int,
-                redis_port: int) -> None:
-    """A load-generator process for players ``first`` .. ``last - 1``."""
+                redis_port: int, tick: float) -> None:
+    """A load-generator process for players ``first`` .. ``last - 1`` (``tick``:
+    the servers' ``--tick``)."""
     drive_worker(pipe, lambda loop: BigWorker(loop, host, ports, range(first, last), total,
-                                              redis_port), _answer)
+                                              redis_port, tick), _answer)
 
 
 def _answer(loop: asyncio.AbstractEventLoop, worker: BigWorker, msg: Reply) -> Reply:
@@ -312,8 +352,10 @@ def _answer(loop: asyncio.AbstractEventLoop, worker: BigWorker, msg: Reply) -> R
         st = worker.stats
         return ("done", {
             "ack_lat": st.ack_lat.tobytes(), "fresh": st.fresh.tobytes(),
+            "own_fresh": st.own_fresh.tobytes(),
             "lag": st.lag.tobytes(), "accepted": st.accepted, "errors": st.errors,
             "late": st.late, "rejects": st.rejects, "top_frames": st.top_frames,
+            "top_gap": st.top_gap, "top_gaps": st.top_gaps,
             "rx": worker.rx,
         })
     if step == "sample":

@@ -165,6 +165,24 @@ def cpu_s(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / CLK_TCK
 
 
+def children_cpu_s(pid: int) -> float:
+    """utime + stime of the live child processes of ``pid`` (a server's
+    solver workers), in seconds."""
+    total = 0.0
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/stat") as f:
+                s = f.read()
+        except OSError:
+            continue
+        fields = s[s.rfind(")") + 2:].split()
+        if int(fields[1]) == pid:
+            total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return total
+
+
 def rss_kb(pid: int) -> int:
     with open(f"/proc/{pid}/status") as f:
         for line in f:
@@ -536,7 +554,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
 def _cpu(server: int, redis: list[int], workers: list[int]) -> dict[str, float]:
     busy, total = machine_cpu()
     return {"server": cpu_s(server), "redis": sum(cpu_s(p) for p in redis),
-            "load": sum(cpu_s(p) for p in workers),
+            "load": sum(cpu_s(p) for p in workers), "solver": children_cpu_s(server),
             "busy": busy / CLK_TCK, "total": total / CLK_TCK}
 
 
@@ -577,7 +595,9 @@ def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dic
         "redis_cpu_pct": round(100 * cpu["redis"] / window, 1),
         "load_cpu_pct": round(100 * cpu["load"] / window, 1),
         "machine_cpu_pct": round(machine, 1),
-        "other_cpu_pct": round(machine - 100 * (cpu["server"] + cpu["redis"] + cpu["load"]) / window, 1),
+        "solver_cpu_pct": round(100 * cpu["solver"] / window, 1),
+        "other_cpu_pct": round(machine - 100 * (cpu["server"] + cpu["redis"] + cpu["load"]
+                                                + cpu["solver"]) / window, 1),
         "trips_per_move": round(trips / moves_srv, 3) if moves_srv else float("nan"),
         "cmds_per_trip": round(cmds / trips, 2) if trips else float("nan"),
         "srv_move_ms": round(1e3 * delta("klondike_move_seconds_sum") /
@@ -682,6 +702,15 @@ BIG_TARGETS: Final = {"p99_ms": 100.0, "fresh_p99_ms": 2000.0, "frames_s": 2.0, 
                       "cpu_vs_rooms": 1.2}
 
 
+def _server_tick(a: argparse.Namespace) -> float:
+    """The servers' ``--tick``: ``KLONDIKE_TICK`` if ``--server-env`` sets it."""
+    for item in a.server_env:
+        key, _, value = item.partition("=")
+        if key == "KLONDIKE_TICK":
+            return float(value)
+    return 1.25
+
+
 def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
     """One room of ``players`` over ``a.big_servers`` server processes and one
     Redis, each player sending a command every ``a.big_period`` seconds."""
@@ -691,7 +720,8 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
     workers: list[tuple[mp.process.BaseProcess, Connection]] = []
     try:
         env = [*a.server_env]
-        servers = [Server(redis.url, workdir, extra_env=env) for _ in range(a.big_servers)]
+        servers = [Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env)
+                   for _ in range(a.big_servers)]
         ports = [s.port for s in servers]
         time.sleep(0.5)
         rss0 = sum(rss_kb(s.pid) for s in servers)
@@ -701,7 +731,7 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
             parent, child = ctx.Pipe()
             proc = ctx.Process(target=big_client.worker_main, daemon=True, name=f"big-load-{i}",
                                args=(child, HOST, ports, i * share, min(players, (i + 1) * share),
-                                     players, redis.port))
+                                     players, redis.port, _server_tick(a)))
             proc.start()
             PROCS.mp.append(proc)
             workers.append((proc, parent))
@@ -725,6 +755,7 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
             pipe.send(("go", t_start, t_end, a.big_period))
         spy = (_start_py_spy(servers[0].pid, t_start, a.duration, workdir,
                              a.profile == "py-spy-native") if a.profile.startswith("py-spy") else None)
+        gc0 = [s.gc() for s in servers] if a.gc_stats and t_start - now() > 1.5 else None
         time.sleep(max(0.0, t_start - now()))
         m0 = [s.metrics() for s in servers]
         c0 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
@@ -733,6 +764,7 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
         c1 = [_cpu(s.pid, [redis.proc.pid], wpids) for s in servers]
         m1 = [s.metrics() for s in servers]
         window = now() - w0
+        gc1 = [s.gc() for s in servers] if gc0 is not None else None
         stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
         per = max(1, BIG_SAMPLE // len(workers))
         sampled = []
@@ -750,8 +782,8 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
                     pipe.recv()
             PROCS.stop_mp(proc)
         workers = []
-        problems = [p for s in servers for p in s.problems()]
         codes = [s.stop() for s in servers]
+        problems = [p for s in servers for p in s.problems()]  # (stopping included)
         servers = []
         result = _big_result(players, a, stats, m0, m1, c0, c1, window, sampled)
         f = result.figures
@@ -762,6 +794,15 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
             result.notes.append(f"server exit codes {codes}")
         if problems:
             result.notes.append(f"{len(problems)} error lines in the server logs, first: {problems[0]}")
+        if gc0 is not None and gc1 is not None:
+            for i, (g0, g1) in enumerate(zip(gc0, gc1, strict=True)):
+                if g0 is None or g1 is None:
+                    continue
+                result.notes.append(
+                    f"gc of server {i + 1}: {1e3 * (sum(g1['s']) - sum(g0['s'])) / window:.1f} ms/s; "
+                    f"collections by generation in the window "
+                    f"{[int(b - a_) for a_, b in zip(g0['n'], g1['n'], strict=True)]}, longest pause "
+                    f"so far (ms) {[round(1e3 * x, 1) for x in g1['max']]}")
         if profile:
             result.notes.append("profile of the first server process:\n" + profile)
         return result
@@ -778,12 +819,14 @@ def run_big(players: int, a: argparse.Namespace, workdir: Path) -> Result:
 def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
                 m0: list[dict[str, float]], m1: list[dict[str, float]], c0: list[dict[str, float]],
                 c1: list[dict[str, float]], window: float, sampled: list[tuple[int, int]]) -> Result:
-    ack, fresh = array("d"), array("d")
+    ack, fresh, lag, own = array("d"), array("d"), array("d"), array("d")
     rx: list[tuple[int, int]] = []
     totals: dict[str, Any] = {"rejects": {}}
     for st in stats:
         ack.frombytes(st["ack_lat"])
         fresh.frombytes(st["fresh"])
+        own.frombytes(st["own_fresh"])
+        lag.frombytes(st["lag"])
         rx += [tuple(x) for x in st["rx"]]
         for k, v in st.items():
             if isinstance(v, int):
@@ -796,6 +839,7 @@ def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]]
     trips = sum(m1[i].get("klondike_redis_round_trips_total", 0.0)
                 - m0[i].get("klondike_redis_round_trips_total", 0.0) for i in range(len(m0)))
     server_cpu = sum(c1[i]["server"] - c0[i]["server"] for i in range(len(c0)))
+    solver_cpu = sum(c1[i]["solver"] - c0[i]["solver"] for i in range(len(c0)))
     redis_cpu = c1[0]["redis"] - c0[0]["redis"]
     load_cpu = c1[0]["load"] - c0[0]["load"]
     busy = c1[0]["busy"] - c0[0]["busy"]
@@ -807,11 +851,12 @@ def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]]
     agree, asked = (sum(x[0] for x in sampled), sum(x[1] for x in sampled))
     f: dict[str, float] = {
         "moves_s": round(totals["accepted"] / a.duration, 1),
-        "offered_s": round(players / a.big_period, 1),
+        "offered_s": round((players + big_client.LEADERS * (big_client.LEADER_PACE - 1)) / a.big_period, 1),
         "p50_ms": round(pct(acks, 0.50) * 1e3, 2), "p95_ms": round(pct(acks, 0.95) * 1e3, 2),
         "p99_ms": round(pct(acks, 0.99) * 1e3, 2),
         "fresh_p50_ms": round(pct(fr, 0.50) * 1e3, 1), "fresh_p99_ms": round(pct(fr, 0.99) * 1e3, 1),
         "fresh_n": len(fr),
+        "own_p99_ms": round(pct(sorted(own), 0.99) * 1e3, 1), "own_n": len(own),
         "rank_agree": agree, "rank_asked": asked,
         "frames_s": round(statistics.mean(frames), 2) if frames else float("nan"),
         "frames_s_max": round(frames[-1], 2) if frames else float("nan"),
@@ -824,12 +869,50 @@ def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]]
         "redis_cpu_pct": round(100 * redis_cpu / window, 1),
         "load_cpu_pct": round(100 * load_cpu / window, 1),
         "machine_cpu_pct": round(machine, 1),
-        "other_cpu_pct": round(machine - 100 * (server_cpu + redis_cpu + load_cpu) / window, 1),
+        "solver_cpu_pct": round(100 * solver_cpu / window, 1),
+        "other_cpu_pct": round(machine - 100 * (server_cpu + redis_cpu + load_cpu + solver_cpu)
+                               / window, 1),
         "late": totals.get("late", 0), "errors": totals.get("errors", 0),
         "rejected": sum(totals["rejects"].values()),
+        # where the tail is: the load generator's own loop (a command sent
+        # this late after its time) and the servers' (arrival -> ack)
+        "lag_p99_ms": round(pct(sorted(lag), 0.99) * 1e3, 1),
+        "top_gap_ms": round(1e3 * max(st.get("top_gap", 0.0) for st in stats), 1),
+        "srv_p99_ms": round(_hist_pct("klondike_move_seconds", m0, m1, 0.99) * 1e3, 1),
+        "tick_p99_ms": round(_hist_pct("klondike_tick_seconds", m0, m1, 0.99) * 1e3, 1),
     }
     notes = [f"rejects: {totals['rejects']}"] if totals["rejects"] else []
+    gaps = [g for st in stats for g in st.get("top_gaps", [])]
+    if gaps:
+        notes.append("observers' waits over 2 s between two top frames (none is sent while the "
+                     "top and the field stay the same; s into the window + s): " +
+                     " ".join(f"{at:g}+{gap:g}" for at, gap in gaps))
+    if 0 < len(fr) <= 60:  # few samples: all of them, to see what a p99 is made of
+        notes.append("freshness samples (ms): " + " ".join(f"{1e3 * x:.0f}" for x in fr))
     return Result("big", "open", players, f, notes)
+
+
+def _hist_pct(name: str, m0: list[dict[str, float]], m1: list[dict[str, float]], q: float) -> float:
+    """The ``q`` quantile of a Prometheus histogram over the window, all
+    servers summed, interpolated inside its bucket (so only as fine as the
+    buckets)."""
+    counts: dict[float, float] = {}
+    for before, after in zip(m0, m1, strict=True):
+        for key, value in after.items():
+            if key.startswith(name + "_bucket{") and 'le="' in key:
+                le = key.split('le="', 1)[1].split('"', 1)[0]
+                bound = float("inf") if le == "+Inf" else float(le)
+                counts[bound] = counts.get(bound, 0.0) + value - before.get(key, 0.0)
+    if not counts or not counts.get(float("inf")):
+        return float("nan")
+    want, low, below = q * counts[float("inf")], 0.0, 0.0
+    for bound in sorted(counts):
+        if counts[bound] >= want:
+            if bound == float("inf"):
+                return low
+            return low + (bound - low) * (want - below) / max(1e-9, counts[bound] - below)
+        low, below = bound, counts[bound]
+    return low
 
 
 BIG_COLS: Final = (
@@ -872,7 +955,8 @@ def big_summary(results: list[Result]) -> list[str]:
               + (verdict(med['fresh_p99_ms'] <= t['fresh_p99_ms']) if not math.isnan(med['fresh_p99_ms'])
                  else "no sample (no mover seen in the top in the window)"),
               f"- per player at most {t['frames_s']:g} frames and {t['kb_s']:g} KB a second (the "
-              f"busiest player: {med['frames_s_max']:g} frames, {med['kb_s_max']:g} KiB): "
+              f"busiest player but the {big_client.LEADERS} leaders: {med['frames_s_max']:g} frames, "
+              f"{med['kb_s_max']:g} KiB): "
               f"{verdict(med['frames_s_max'] <= t['frames_s'] and med['kb_s_max'] <= t['kb_s'])}",
               f"- the rank in an ack agrees with Redis: {agree:g} of {asked:g} sampled acks"]
     pairs = [(b, r) for b in big for r in rooms if b.figures["rep"] == r.figures["rep"]]
@@ -889,7 +973,8 @@ RACE_COLS: Final = (
     ("moves_s", "moves/s"), ("p50_ms", "p50 ms"), ("p95_ms", "p95 ms"), ("p99_ms", "p99 ms"),
     ("lb_p99_ms", "lb p99 ms"), ("cpu_ms_per_1k", "srv CPU ms/1k mv"), ("trips_per_move", "trips/mv"),
     ("cmds_per_trip", "cmds/trip"), ("mem_kb_per_conn", "KiB/idle conn"), ("server_cpu_pct", "srv %"),
-    ("redis_cpu_pct", "redis %"), ("load_cpu_pct", "load %"), ("other_cpu_pct", "other %"),
+    ("redis_cpu_pct", "redis %"), ("load_cpu_pct", "load %"), ("solver_cpu_pct", "solver %"),
+    ("other_cpu_pct", "other %"),
 )
 
 
@@ -907,7 +992,11 @@ def _line(r: Result) -> str:
                  f" kb_s_max={f['kb_s_max']:g} rank_agree={f['rank_agree']:g}/{f['rank_asked']:g}"
                  f" late={f['late']:g} rejected={f['rejected']:g} errors={f['errors']:g}"
                  f" setup_s={f['setup_s']:g} join_s={f['join_s']:g} srv%={f['server_cpu_pct']:g}"
-                 f" redis%={f['redis_cpu_pct']:g} load%={f['load_cpu_pct']:g}")
+                 f" redis%={f['redis_cpu_pct']:g} load%={f['load_cpu_pct']:g}"
+                 f" solver%={f['solver_cpu_pct']:g} other%={f['other_cpu_pct']:g}"
+                 f" lag_p99_ms={f['lag_p99_ms']:g} srv_p99_ms={f['srv_p99_ms']:g}"
+                 f" tick_p99_ms={f['tick_p99_ms']:g} top_gap_ms={f['top_gap_ms']:g}"
+                 f" own_p99_ms={f['own_p99_ms']:g} own_n={f['own_n']:g}")
     if r.kind == "race":
         extra += (f" lb_p50_ms={f['lb_p50_ms']:g} lb_n={f['lb_samples']:g}"
                   f" lb_unmatched={f['lb_unmatched']:g} undos={f['undos']:g}"

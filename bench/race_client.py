@@ -398,16 +398,21 @@ class Player(WsClient):
             self.play(now(), scheduled)
 
 
-def choose(view: dict[str, Any], rng: random.Random) -> tuple[str, dict[str, Any], int]:
+def choose(view: dict[str, Any], rng: random.Random, *,
+           greedy: bool = False) -> tuple[str, dict[str, Any], int]:
     """A player's next command on ``view`` (type, data without ``s``) and the
     move count after it: a legal move (mostly not a draw), an undo now and
-    then, never the last card home (a won seat would play no more)."""
+    then, never the last card home (a won seat would play no more).
+    ``greedy``: a card home whenever one can go, and no undo."""
     legal: list[str] = view["legal"]
     moves: int = view["moves"]
-    if view["undo"] and (not legal or rng.random() < P_UNDO):
+    if not greedy and view["undo"] and (not legal or rng.random() < P_UNDO):
         return "undo", {}, moves - 1
     if view["foundation_cards"] >= 51:  # the last card home would end this seat's race
         legal = [m for m in legal if not m.endswith(">f")]
+    home = [m for m in legal if m.endswith(">f")] if greedy else []
+    if home:
+        return "move", {"m": rng.choice(home)}, moves + 1
     cards = [m for m in legal if m != "draw" and m != "recycle"]
     if cards and (len(cards) == len(legal) or rng.random() < P_NON_DRAW):
         return "move", {"m": rng.choice(cards)}, moves + 1

@@ -12,8 +12,12 @@ at the same moments), each process with connections in a big room:
    call costs one ``HGET``. Every process receives the published tick on the
    room's channel, frames it once and writes it to all its connections in
    the room, each with its own frame beside it in the same write
-   (:meth:`Ticker.on_top`); own frames whose tick brings no new shared one go
-   out alone a moment later;
+   (:meth:`Ticker.on_top`; a shared frame that arrives while this process is
+   still reading its players' places waits for them). The writes are spread
+   over the first part of the tick, a slice of connections at a time, so
+   neither this process's loop (moves wait behind it) nor the clients get
+   the whole room's frames at one instant; own frames whose tick brings no
+   new shared one go out alone a moment later;
 3. for its spectators: the boards of the top players and of the players
    they follow, as the room's ``boards`` setting allows (live, delayed, or
    once the race has ended).
@@ -29,6 +33,7 @@ import asyncio
 import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
 from typing import Any, Final, Protocol
 
 import orjson
@@ -44,8 +49,11 @@ from .wire import text_frame
 log = structlog.get_logger("app.ticks")
 
 NEAR_CHUNK: Final = 400  # seats per ``near`` call: keeps each script short
+NEAR_PARALLEL: Final = 4  # ``near`` calls in flight at once
 BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
 LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
+FAN_SLICE: Final = 200  # connections written to per callback when a tick comes
+FAN_SPREAD: Final = 0.4  # of a tick: the time over which those slices are spread
 
 
 def me_frame(kind: str, place: bytes, extra: bytes = b"") -> bytes:
@@ -77,6 +85,17 @@ class TickedRoom(Protocol):
                     essential: bool) -> None: ...
 
 
+@dataclass(frozen=True, slots=True)
+class _Fan:
+    """One tick being written out: its shared frame (payload and whole
+    websocket frame) and the own frames that go with it."""
+
+    generation: int
+    top: bytes
+    wire: bytes
+    own: dict[Listener, bytes]
+
+
 class Ticker:
     """The tick of one big room's hub (see the module's docstring)."""
 
@@ -88,6 +107,9 @@ class Ticker:
         self.top_frame: bytes | None = None
         self._sent: dict[Listener, bytes] = {}  # what each connection last got of its own
         self._own: dict[Listener, bytes] = {}  # own frames of this tick, waiting for the shared one
+        self._reading = False  # this tick's own places are being read
+        self._early: dict[str, Any] | None = None  # a shared frame that came meanwhile
+        self._fanning = 0  # the generation of the tick being written out
         self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
         self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
         self._task: asyncio.Task[None] | None = None
@@ -109,16 +131,40 @@ class Ticker:
 
     def on_top(self, message: dict[str, Any]) -> None:
         """A tick published on the room's channel: framed once, to every
-        connection here, each with its own frame of this tick beside it."""
+        connection here, each with its own frame of this tick beside it
+        (so, while those are still being read, once they are)."""
         message.pop("x", None)
-        message.pop("tick", None)
+        if self._reading:
+            self._early = message
+            return
         self.top = message
         top = self.top_frame = frame("top", message)
-        wire = text_frame(top)
         own, self._own = self._own, {}
+        self._fanning += 1
+        sessions = list(self.hub.sessions)
+        slices = max(1, -(-len(sessions) // FAN_SLICE))
+        gap = self.interval * FAN_SPREAD / slices
+        loop = asyncio.get_running_loop()
+        fan = _Fan(self._fanning, top, text_frame(top), own)
+        self._fan_out(fan, sessions[:FAN_SLICE])
+        for k in range(1, slices):
+            loop.call_later(k * gap, self._fan_out, fan, sessions[k * FAN_SLICE:(k + 1) * FAN_SLICE])
+
+    def _fan_out(self, fan: _Fan, sessions: list[Listener]) -> None:
+        """One slice of a tick's writes. A newer tick's fan-out supersedes
+        it: nobody gets an older shared frame after a newer one, and the own
+        frames of this slice wait for the next."""
+        if fan.generation != self._fanning:
+            for session in sessions:
+                if session in fan.own:
+                    self._own.setdefault(session, fan.own[session])
+            return
         hub = self.hub
-        for session in list(hub.sessions):
-            mine = own.get(session)
+        wire, top = fan.wire, fan.top
+        for session in sessions:
+            if session not in hub.sessions:
+                continue  # gone since the tick came
+            mine = fan.own.get(session)
             if mine is None:
                 hub.send_frames(session, [wire], [top], essential=False)
             else:
@@ -163,11 +209,28 @@ class Ticker:
     async def tick(self, tick: int) -> None:
         hub = self.hub
         self._send_lone()  # (any left from the last tick)
+        build = hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
         if hub.phase_now() in ("racing", "ended"):
-            # (awaited first: a shared frame arriving meanwhile takes ``_own`` away)
-            places = await self.own_places([s for s in hub.sessions if s.role == "player"])
-            self._own.update(places)
-        await hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
+            # The shared part is built while this process reads its players'
+            # places, and waits for them if it comes first: each player's own
+            # frame goes in the same write as the shared one.
+            self._reading = True
+            try:
+                places, built = await asyncio.gather(
+                    self.own_places([s for s in hub.sessions if s.role == "player"]), build,
+                    return_exceptions=True)
+                if isinstance(places, BaseException):
+                    raise places
+                self._own.update(places)
+            finally:
+                self._reading = False
+                early, self._early = self._early, None
+                if early is not None:
+                    self.on_top(early)
+            if isinstance(built, BaseException):
+                raise built
+        else:
+            await build
         if self._own:
             asyncio.get_running_loop().call_later(self.interval * LONE_AFTER, self._send_lone)
         watchers = [s for s in hub.sessions if s.role == "spectator"]
@@ -178,13 +241,17 @@ class Ticker:
 
     async def own_places(self, players: Sequence[Listener]) -> dict[Listener, bytes]:
         """Each player's ``me`` frame (rank and neighbours), for those whose
-        place changed since they last got one."""
+        place changed since they last got one: ``NEAR_CHUNK`` seats per call,
+        ``NEAR_PARALLEL`` calls in flight (so a tick of thousands takes a few
+        round trips, and Redis never runs more than that many back to back)."""
         out: dict[Listener, bytes] = {}
-        for i in range(0, len(players), NEAR_CHUNK):
-            chunk = [p for p in players[i:i + NEAR_CHUNK] if p.seat >= 0]
-            if not chunk:
-                continue
-            places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
+        chunks = [chunk for i in range(0, len(players), NEAR_CHUNK)
+                  if (chunk := [p for p in players[i:i + NEAR_CHUNK] if p.seat >= 0])]
+        gate = asyncio.Semaphore(NEAR_PARALLEL)
+
+        async def read(chunk: list[Listener]) -> None:
+            async with gate:
+                places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
             for player, place in zip(chunk, places, strict=True):
                 if place is None:
                     continue
@@ -192,6 +259,14 @@ class Ticker:
                 if self._sent.get(player) != data:
                     self._sent[player] = data
                     out[player] = data
+
+        if len(chunks) == 1:
+            await read(chunks[0])
+        elif chunks:  # (every call waited for; the first failure raised as itself)
+            failed = [e for e in await asyncio.gather(*map(read, chunks), return_exceptions=True)
+                      if isinstance(e, BaseException)]
+            if failed:
+                raise failed[0]
         return out
 
     async def send_own(self, players: Sequence[Listener]) -> None:
