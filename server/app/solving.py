@@ -13,6 +13,9 @@ the outcome ``busy``, never queued without bound. Background work (refilling
 the winnable deals, :mod:`.winnable`) is admitted only while a worker is
 idle, so it never makes a player's request wait or be refused.
 
+**Priority.** Workers run niced (:data:`WORKER_NICE`): on a busy machine a
+search takes the CPU the event loops leave, never the other way round.
+
 **Budgets.** Every job carries its budget in seconds (the solver stops
 itself when it is spent); a job that has not answered well after its budget
 (``budget + GRACE``) counts as ``failed``, and the pool is replaced, as it is
@@ -28,6 +31,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import multiprocessing
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -47,6 +51,8 @@ Observer = Callable[[str, str, float], None]
 
 #: seconds a job may overrun its budget before it counts as lost
 GRACE: Final = 5.0
+#: the workers' niceness, above the server's (a lower priority)
+WORKER_NICE: Final = 10
 #: seconds a stopped pool is given to wind down
 JOIN_TIMEOUT: Final = 10.0
 
@@ -86,7 +92,8 @@ class SolverPool:
     def _pool(self) -> ProcessPoolExecutor:
         if self._executor is None:
             self._executor = ProcessPoolExecutor(
-                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"))
+                max_workers=self.workers, mp_context=multiprocessing.get_context("spawn"),
+                initializer=lower_priority)
         return self._executor
 
     async def run(self, budget: float, fn: Callable[..., T], *args: Any,
@@ -150,6 +157,15 @@ class SolverPool:
             self._winding.extend(_terminate(executor))
         winding, self._winding = self._winding, []
         await asyncio.to_thread(_join, winding)
+
+
+def lower_priority() -> None:
+    """Run in each worker as it starts: searches yield the CPU to the event
+    loops of this machine (the acks), taking what they leave. Measured on 2
+    cores, the winnable pools' refill at start-up otherwise took 0.7 of a
+    core from a race of 2 000 moves a second."""
+    with contextlib.suppress(OSError):
+        os.nice(WORKER_NICE)
 
 
 def _terminate(executor: ProcessPoolExecutor) -> list[threading.Thread]:

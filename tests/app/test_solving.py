@@ -11,7 +11,7 @@ import time
 from concurrent.futures.process import _ExecutorManagerThread
 
 from server.app import solver_jobs
-from server.app.solving import SolverPool
+from server.app.solving import WORKER_NICE, SolverPool
 from server.klondike import replay
 
 
@@ -67,6 +67,15 @@ async def test_close_stops_a_search_in_flight_and_later_jobs_are_off() -> None:
 
 def _managers_alive() -> list[threading.Thread]:
     return [t for t in threading.enumerate() if isinstance(t, _ExecutorManagerThread) and t.is_alive()]
+
+
+async def test_workers_run_at_a_lower_priority_than_the_server() -> None:
+    pool = SolverPool(1, 0)
+    try:
+        niceness = await pool.run(5, os.nice, 0)
+        assert niceness.status == "done" and niceness.value == min(19, os.nice(0) + WORKER_NICE)
+    finally:
+        await pool.close()
 
 
 async def test_no_workers_means_off() -> None:
