@@ -46,6 +46,7 @@ from race_client import Reply, WsClient, choose, drive_worker, now, ws_frame
 CONNECT_CONCURRENCY: Final = 64
 LEADERS: Final = 20  # players who play greedily and often (see the docstring)
 LEADER_PACE: Final = 10  # how many times as often as the others they move
+SLOW_ACK: Final = 0.1  # seconds: an ack this late is counted by where in the tick it was sent
 _ACK: Final = b'{"t":"ack"'
 _TOP: Final = b'{"t":"top"'
 _BOARD: Final = b'{"t":"board"'
@@ -59,6 +60,7 @@ class Stats:
     ack_lat: array[float] = field(default_factory=lambda: array("d"))
     fresh: array[float] = field(default_factory=lambda: array("d"))
     own_fresh: array[float] = field(default_factory=lambda: array("d"))
+    slow_phase: list[int] = field(default_factory=lambda: [0] * 10)  # slow acks by tenth of a tick
     lag: array[float] = field(default_factory=lambda: array("d"))
     accepted: int = 0
     errors: int = 0
@@ -122,6 +124,9 @@ class BigPlayer(WsClient):
         if w.t_start <= t <= w.t_end:
             w.stats.accepted += 1
             w.stats.ack_lat.append(t - self.t_send)
+            if t - self.t_send > SLOW_ACK:  # where in the tick the slow ones were sent
+                phase = (time.time() - (t - self.t_send)) % w.tick / w.tick
+                w.stats.slow_phase[min(9, int(phase * 10))] += 1
             first_tick = int(time.time() / w.tick) + 1  # the first tick built after the ack
             w.pending.setdefault(self.seat, deque()).append((self.view["moves"], t, first_tick))
             self.own.append((self.view["moves"], t))
@@ -352,7 +357,7 @@ def _answer(loop: asyncio.AbstractEventLoop, worker: BigWorker, msg: Reply) -> R
         st = worker.stats
         return ("done", {
             "ack_lat": st.ack_lat.tobytes(), "fresh": st.fresh.tobytes(),
-            "own_fresh": st.own_fresh.tobytes(),
+            "own_fresh": st.own_fresh.tobytes(), "slow_phase": st.slow_phase,
             "lag": st.lag.tobytes(), "accepted": st.accepted, "errors": st.errors,
             "late": st.late, "rejects": st.rejects, "top_frames": st.top_frames,
             "top_gap": st.top_gap, "top_gaps": st.top_gaps,

@@ -882,6 +882,10 @@ def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]]
         "tick_p99_ms": round(_hist_pct("klondike_tick_seconds", m0, m1, 0.99) * 1e3, 1),
     }
     notes = [f"rejects: {totals['rejects']}"] if totals["rejects"] else []
+    phases = [sum(st["slow_phase"][i] for st in stats) for i in range(10)]
+    if sum(phases):
+        notes.append(f"acks over {1e3 * big_client.SLOW_ACK:g} ms, by the tenth of the tick their "
+                     f"command was sent in (0: the tick's first 10 %): {phases}")
     gaps = [g for st in stats for g in st.get("top_gaps", [])]
     if gaps:
         notes.append("observers' waits over 2 s between two top frames (none is sent while the "

@@ -88,11 +88,12 @@ class TickedRoom(Protocol):
 @dataclass(frozen=True, slots=True)
 class _Fan:
     """One tick being written out: its shared frame (payload and whole
-    websocket frame) and the own frames that go with it."""
+    websocket frame; none when own frames go alone) and the own frames that
+    go with it."""
 
-    generation: int
-    top: bytes
-    wire: bytes
+    generation: int  # (0 for own frames alone)
+    top: bytes | None
+    wire: bytes | None
     own: dict[Listener, bytes]
 
 
@@ -141,42 +142,50 @@ class Ticker:
         top = self.top_frame = frame("top", message)
         own, self._own = self._own, {}
         self._fanning += 1
-        sessions = list(self.hub.sessions)
+        self._spread(_Fan(self._fanning, top, text_frame(top), own), list(self.hub.sessions))
+
+    def _send_lone(self) -> None:
+        """Own frames whose tick brought no shared frame (nothing changed at
+        the top, or it was late): alone, spread like a tick's."""
+        own, self._own = self._own, {}
+        if own:
+            self._spread(_Fan(0, None, None, own), list(own))
+
+    def _spread(self, fan: _Fan, sessions: list[Listener]) -> None:
+        """Write ``fan`` to ``sessions`` a slice at a time over part of the
+        tick: the first slice now, the others ``gap`` apart."""
         slices = max(1, -(-len(sessions) // FAN_SLICE))
         gap = self.interval * FAN_SPREAD / slices
         loop = asyncio.get_running_loop()
-        fan = _Fan(self._fanning, top, text_frame(top), own)
         self._fan_out(fan, sessions[:FAN_SLICE])
         for k in range(1, slices):
             loop.call_later(k * gap, self._fan_out, fan, sessions[k * FAN_SLICE:(k + 1) * FAN_SLICE])
 
     def _fan_out(self, fan: _Fan, sessions: list[Listener]) -> None:
-        """One slice of a tick's writes. A newer tick's fan-out supersedes
-        it: nobody gets an older shared frame after a newer one, and the own
-        frames of this slice wait for the next."""
-        if fan.generation != self._fanning:
+        """One slice of a fan's writes. A newer tick's shared frame
+        supersedes an older one still going out: nobody gets an older shared
+        frame after a newer one, and the own frames of this slice wait for
+        the next. An own frame goes only while it is still the player's
+        latest (a newer one may have gone meanwhile)."""
+        if fan.wire is not None and fan.generation != self._fanning:
             for session in sessions:
                 if session in fan.own:
                     self._own.setdefault(session, fan.own[session])
             return
         hub = self.hub
-        wire, top = fan.wire, fan.top
         for session in sessions:
             if session not in hub.sessions:
                 continue  # gone since the tick came
             mine = fan.own.get(session)
-            if mine is None:
-                hub.send_frames(session, [wire], [top], essential=False)
+            if mine is not None and self._sent.get(session) is not mine:
+                mine = None
+            if fan.wire is None or fan.top is None:
+                if mine is not None:
+                    hub.send_frames(session, [text_frame(mine)], [mine], essential=False)
+            elif mine is None:
+                hub.send_frames(session, [fan.wire], [fan.top], essential=False)
             else:
-                hub.send_frames(session, [wire, text_frame(mine)], [top, mine], essential=False)
-
-    def _send_lone(self) -> None:
-        """Own frames whose tick brought no shared frame (nothing changed at
-        the top, or it was late): alone."""
-        own, self._own = self._own, {}
-        for session, data in own.items():
-            if session in self.hub.sessions:
-                self.hub.send_frames(session, [text_frame(data)], [data], essential=False)
+                hub.send_frames(session, [fan.wire, text_frame(mine)], [fan.top, mine], essential=False)
 
     async def load_top(self) -> None:
         """The latest tick as kept in Redis, for a hub that has just started."""
