@@ -239,13 +239,17 @@ async def test_rounds_start_at_a_set_time_then_an_interval_after_the_last_ended_
         clients: Any) -> None:
     """Round 1 starts by itself at its set time, round 2 two seconds after
     round 1 ended; registration stays open until round 2 starts: a player
-    who registers during round 1 missed it (−52 $) and plays round 2."""
+    who registers during round 1 missed it (−52 $) and plays round 2. Once
+    it is closed, a banned name is still told it is banned."""
     org = Organizer(await clients("org"))
     at = await server_now(org.client) + 4000
     await org.create("Scheduled", codes=[CODE, CODE], time_limit=600, max_players=40,
                      starts=[at], interval=2, late_until=2)
-    ann = Entrant(await clients("ann"), "ann")
+    ann, cat = Entrant(await clients("ann"), "ann"), Entrant(await clients("cat"), "cat")
     await ann.register(org.id)
+    await cat.register(org.id)
+    await org.client.send("t_kick", {"id": org.id, "admin": org.admin, "player": 1, "ban": True})
+    await t_seen(org.client, "kicked")
     starting = await t_seen(org.client, "round_starting", 1, timeout=15)
     assert starting["start_at"] == at
     room1 = (await t_seen(org.client, "round_started", 1))["room"]
@@ -260,9 +264,12 @@ async def test_rounds_start_at_a_set_time_then_an_interval_after_the_last_ended_
     assert room2_start["start_at"] >= ended["tournament"]["rounds"][0]["ended_at"] + 2000
     room2 = (await t_seen(org.client, "round_started", 2))["room"]
     assert room2_start["tournament"]["registration"] is False  # round 2 started: closed
+    for name, code in (("zed", "race_started"), ("CAT", "banned")):
+        assert (await reject_of(late.client, "t_register", {"id": org.id, "nickname": name}))[
+            "code"] == code, name
     assert room2_start["tournament"]["rounds"][1]["players"] is None
     started2 = await t_seen(org.client, "round_started", 2)
-    assert started2["tournament"]["rounds"][1]["players"] == 2
+    assert started2["tournament"]["rounds"][1]["players"] == 3  # numbers 0-2: cat's seat closed
     for e in (ann, late):
         await e.enter(room2, CODE)
     await late.play(SCRIPT)

@@ -235,6 +235,17 @@ def test_a_kicked_player_is_out_and_a_ban_refuses_their_name_and_its_look_alikes
     assert again == t
 
 
+def test_a_ban_is_said_before_a_closed_registration_or_a_wrong_invite() -> None:
+    t = tournament(code="K7QP2MXA")
+    t.register("ann", "tok-a", now=1, invite="K7QP2MXA")
+    t.register("bob", "tok-b", now=1, invite="K7QP2MXA")
+    t.kick(1, ban=True, now=2)
+    assert refusal(t.register, "BOB", "tok-x", now=3, invite="wrong").reason is Reason.BANNED
+    t.close_registration(now=4)
+    assert refusal(t.register, "zed", "tok-z", now=5, invite="K7QP2MXA").reason is Reason.RACE_STARTED
+    assert refusal(t.register, "bob", "tok-x", now=5).reason is Reason.BANNED
+
+
 def test_registering_needs_the_invite_code_when_there_is_one() -> None:
     t = tournament(invite=True, code="K7QP2MXA")
     for code in (None, "", "K7QP2MXB"):
