@@ -61,6 +61,7 @@ class Stats:
     fresh: array[float] = field(default_factory=lambda: array("d"))
     own_fresh: array[float] = field(default_factory=lambda: array("d"))
     slow_phase: list[int] = field(default_factory=lambda: [0] * 10)  # slow acks by tenth of a tick
+    kinds: dict[str, int] = field(default_factory=dict)  # frames the players but leaders got, by type
     lag: array[float] = field(default_factory=lambda: array("d"))
     accepted: int = 0
     errors: int = 0
@@ -96,6 +97,10 @@ class BigPlayer(WsClient):
             self.worker.stats.errors += 1
 
     def on_text(self, payload: bytes) -> None:
+        w = self.worker
+        if w.counting and not self.leader:  # what a player gets, by type, in the window
+            kind = payload[6:payload.find(b'"', 6)].decode()
+            w.stats.kinds[kind] = w.stats.kinds.get(kind, 0) + 1
         if payload.startswith(_ACK):
             self.on_ack(payload)
         elif payload.startswith(_TOP):
@@ -202,6 +207,7 @@ class BigWorker:
         self.rx: list[tuple[int, int]] = []  # each player's frames and bytes in the window, not leaders
         self.last_top = 0.0  # when the observer's last top frame came
         self.tick = tick  # the servers' tick, in seconds
+        self.counting = False  # in the window: frames are counted by type
 
     def on_top(self, payload: bytes) -> None:
         """A shared leaderboard at this worker's observer: the moves of this
@@ -288,7 +294,9 @@ class BigWorker:
             loop.call_at(base_loop + (at - t_go), tick, p, at)
         await asyncio.sleep(max(0.0, t_start - now()))
         rx0 = [(p.rx_frames, p.rx_bytes) for p in self.players]
+        self.counting = True
         await asyncio.sleep(max(0.0, t_end - now()))
+        self.counting = False
         self.rx = [(p.rx_frames - f, p.rx_bytes - b)  # (leaders apart: their acks are 10 times more)
                    for p, (f, b) in zip(self.players, rx0, strict=True) if not p.leader]
         self.running = False
@@ -358,6 +366,7 @@ def _answer(loop: asyncio.AbstractEventLoop, worker: BigWorker, msg: Reply) -> R
         return ("done", {
             "ack_lat": st.ack_lat.tobytes(), "fresh": st.fresh.tobytes(),
             "own_fresh": st.own_fresh.tobytes(), "slow_phase": st.slow_phase,
+            "kinds": st.kinds,
             "lag": st.lag.tobytes(), "accepted": st.accepted, "errors": st.errors,
             "late": st.late, "rejects": st.rejects, "top_frames": st.top_frames,
             "top_gap": st.top_gap, "top_gaps": st.top_gaps,

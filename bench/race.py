@@ -882,6 +882,13 @@ def _big_result(players: int, a: argparse.Namespace, stats: list[dict[str, Any]]
         "tick_p99_ms": round(_hist_pct("klondike_tick_seconds", m0, m1, 0.99) * 1e3, 1),
     }
     notes = [f"rejects: {totals['rejects']}"] if totals["rejects"] else []
+    kinds: dict[str, int] = {}
+    for st in stats:
+        for k, v in st["kinds"].items():
+            kinds[k] = kinds.get(k, 0) + v
+    if kinds and rx:
+        notes.append("frames a second per player (leaders apart), by type: " + ", ".join(
+            f"{k} {v / len(rx) / window:.2f}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])))
     phases = [sum(st["slow_phase"][i] for st in stats) for i in range(10)]
     if sum(phases):
         notes.append(f"acks over {1e3 * big_client.SLOW_ACK:g} ms, by the tenth of the tick their "

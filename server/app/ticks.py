@@ -5,8 +5,10 @@ at the same moments), each process with connections in a big room:
 
 1. reads, for its own players, each one's rank and the lines just above and
    below (the ``near`` script, a few hundred seats per call), and keeps for
-   each player a small frame of their own, when it changed;
-2. asks Redis to build the room's shared leaderboard for this tick (the
+   each player a small frame of their own, when it changed; it starts a
+   little before the tick's boundary (``READ_AHEAD``), so that the shared
+   frame, which waits for them, is not held back by them;
+2. asks Redis, at the boundary, to build the room's shared leaderboard for this tick (the
    ``tick`` script: the top N lines, which of them are offline, the field's
    progress). The first process to ask builds and publishes it; the others'
    call costs one ``HGET``. Every process receives the published tick on the
@@ -52,6 +54,7 @@ NEAR_CHUNK: Final = 400  # seats per ``near`` call: keeps each script short
 NEAR_PARALLEL: Final = 4  # ``near`` calls in flight at once
 BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
 LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
+READ_AHEAD: Final = 0.3  # of a tick: the own places are read from then before its boundary
 FAN_SLICE: Final = 200  # connections written to per callback when a tick comes
 FAN_SPREAD: Final = 0.4  # of a tick: the time over which those slices are spread
 
@@ -202,10 +205,11 @@ class Ticker:
     async def _run(self) -> None:
         loop = asyncio.get_running_loop()
         step = round(self.interval * 1000)
+        ahead = round(step * READ_AHEAD)
         while True:
             now = self.hub.now_ms()
-            tick = now // step + 1
-            await asyncio.sleep((tick * step - now) / 1000)
+            tick = (now + ahead) // step + 1
+            await asyncio.sleep(max(0, tick * step - ahead - now) / 1000)
             started = loop.time()
             try:
                 await self.tick(tick)
@@ -216,9 +220,12 @@ class Ticker:
             self.hub.metrics.tick_seconds.observe(loop.time() - started)
 
     async def tick(self, tick: int) -> None:
+        """Tick ``tick``: called ``READ_AHEAD`` of a tick before its boundary,
+        when this process starts reading its players' places; the shared
+        part is asked for at the boundary."""
         hub = self.hub
         self._send_lone()  # (any left from the last tick)
-        build = hub.store.tick(hub.room_id, tick, hub.public["settings"]["top"])
+        build = self._build(tick)
         if hub.phase_now() in ("racing", "ended"):
             # The shared part is built while this process reads its players'
             # places, and waits for them if it comes first: each player's own
@@ -245,6 +252,13 @@ class Ticker:
         watchers = [s for s in hub.sessions if s.role == "spectator"]
         if watchers:
             await self._spectate(watchers)
+
+    async def _build(self, tick: int) -> bool:
+        """Ask for tick ``tick``'s shared part at its boundary."""
+        wait = tick * round(self.interval * 1000) - self.hub.now_ms()
+        if wait > 0:
+            await asyncio.sleep(wait / 1000)
+        return await self.hub.store.tick(self.hub.room_id, tick, self.hub.public["settings"]["top"])
 
     # ------------------------------------------------------------------ own places
 
