@@ -11,7 +11,7 @@ import { serverNow } from '../clock.js';
 import * as field from '../field.js';
 import { count, score } from '../format.js';
 import { statusText } from './leaderboard.js';
-import { createPager } from './pager.js';
+import { createFindForm, createPager } from './pager.js';
 
 let panel = null;
 let options = { me: -1, spectator: false };
@@ -19,10 +19,8 @@ let options = { me: -1, spectator: false };
 function build() {
   const title = h('h2', { id: 'field-title', text: 'The field' });
   const size = h('p', { class: 'field-size' });
-  const input = h('input', { type: 'search', name: 'nickname', maxLength: 20, autocomplete: 'off', spellcheck: false,
-    placeholder: 'Nickname', 'aria-label': 'Nickname to find', enterKeyHint: 'search' });
-  const form = h('form', { class: 'field-find', role: 'search' },
-    input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
+  const { form, input } = createFindForm({ name: 'nickname', label: 'Nickname to find',
+    find: (nickname) => field.find(nickname) });
   const found = h('div', { class: 'field-found', role: 'status' });
   const pager = createPager({ size: field.PAGE, ask: (from) => field.askPage(from), label: 'Pages of the ranking',
     mine: () => (state.field.place ? state.field.place.rank : null) });
@@ -33,10 +31,6 @@ function build() {
     form, found,
     pager.el,
     list);
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    field.find(input.value);
-  });
   el.addEventListener('close', () => {
     if (options.then) options.then();
   });

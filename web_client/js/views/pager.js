@@ -1,7 +1,8 @@
 /** The pager of a ranking shown a page at a time (a big room's field, a big
 tournament's standings): Previous, "Ranks 26–50 of 4 212", Next, Top and
 My place. It asks for pages through `ask(first)`; what came is drawn by
-`render(page)`, `page` being `{first, of, lines}` or null while awaited. */
+`render(page)`, `page` being `{first, of, lines}` or null while awaited.
+Beside it, the nickname search form both rankings have. */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
@@ -37,4 +38,18 @@ export function createPager({ size, ask, mine, label }) {
   }
 
   return { el, render };
+}
+
+/** The search form beside such a ranking: a nickname box and Find, which
+calls `find(nickname)`. name: the box's form name; label: its accessible name. */
+export function createFindForm({ name, label, find }) {
+  const input = h('input', { type: 'search', name, maxLength: 20, autocomplete: 'off', spellcheck: false,
+    placeholder: 'Nickname', 'aria-label': label, enterKeyHint: 'search' });
+  const form = h('form', { class: 'field-find', role: 'search' },
+    input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    find(input.value);
+  });
+  return { form, input };
 }

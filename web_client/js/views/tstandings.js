@@ -13,7 +13,7 @@ import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
 import { kickButtons, pending } from './kick.js';
-import { createPager } from './pager.js';
+import { createFindForm, createPager } from './pager.js';
 
 /** actions.replay(round, player, nickname): open a player's replay of a round. */
 export function createBigStandings(host, actions) {
@@ -22,10 +22,8 @@ export function createBigStandings(host, actions) {
   const of = h('p', { class: 't-of' });
   const note = h('p', { class: 't-note' });
 
-  const input = h('input', { type: 'search', name: 'tfind', maxLength: 20, autocomplete: 'off', spellcheck: false,
-    placeholder: 'Nickname', 'aria-label': 'Nickname to find in the standings', enterKeyHint: 'search' });
-  const form = h('form', { class: 'field-find', role: 'search' },
-    input, h('button', { class: 'btn primary', type: 'submit', text: 'Find' }));
+  const { form } = createFindForm({ name: 'tfind', label: 'Nickname to find in the standings',
+    find: (nickname) => tfield.find(nickname) });
   const found = h('div', { class: 't-found', role: 'status' });
   const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(from), label: 'Pages of the standings',
     mine: () => (tour && tour.field.place ? tour.field.place.rank : null) });
@@ -49,10 +47,6 @@ export function createBigStandings(host, actions) {
   browser.addEventListener('toggle', () => {
     tfield.browse(browser.open);
     changed();
-  });
-  form.addEventListener('submit', (e) => {
-    e.preventDefault();
-    tfield.find(input.value);
   });
 
   /** A page's name cell: a button that shows the line with its rounds. */
