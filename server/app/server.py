@@ -98,8 +98,8 @@ class App:
         self.lag = Load()
         self.lag.start()
         self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
-        self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool,
-                                      config.winnable_modes, self.metrics)
+        self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
+                                      config.winnable_modes)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,

@@ -50,15 +50,13 @@ def mode_of(draw: int, scoring: str) -> str:
 class WinnableDeals:
     """The ready codes of every mode, and this process's refilling of them."""
 
-    def __init__(self, store: Store, pool: SolverPool, target: int,
-                 modes: tuple[str, ...] = MODES, metrics: Metrics | None = None) -> None:
+    def __init__(self, store: Store, pool: SolverPool, target: int, metrics: Metrics,
+                 modes: tuple[str, ...] = MODES) -> None:
         self.store = store
         self.metrics = metrics
         self.pool = pool
         self.target = target
         self.modes = modes  # the modes this process refills
-        self.certified = 0  # codes this process added
-        self.tried = 0  # candidate deals this process searched
         self._task: asyncio.Task[None] | None = None
         self._wake = asyncio.Event()
         self._turn = 0
@@ -125,17 +123,13 @@ class WinnableDeals:
             if outcome.status == "failed":
                 await asyncio.sleep(1.0)
             return None
-        self.tried += 1
-        if self.metrics is not None:
-            self.metrics.winnable_tried.labels(mode=mode).inc()
+        self.metrics.winnable_tried.labels(mode=mode).inc()
         if outcome.value is None:
             return False
         try:
             await self.store.winnable_add(mode, outcome.value)
         except StoreUnavailable:
             return False
-        self.certified += 1
-        if self.metrics is not None:
-            self.metrics.winnable_certified.labels(mode=mode).inc()
+        self.metrics.winnable_certified.labels(mode=mode).inc()
         log.debug("winnable_certified", mode=mode)
         return True
