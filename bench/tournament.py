@@ -34,6 +34,7 @@ import orjson  # noqa: E402
 
 from server.app import logs  # noqa: E402
 from server.app.config import Config  # noqa: E402
+from server.app.metrics import Metrics  # noqa: E402
 from server.app.rooms import Rooms  # noqa: E402
 from server.app.solving import SolverPool  # noqa: E402
 from server.app.tournaments import Tournaments  # noqa: E402
@@ -97,16 +98,23 @@ async def run(players: int, seed: int) -> dict[str, dict[str, float]]:
     redis = Redis()
     trips = [0]
 
-    def on_batch(size: int, seconds: float) -> None:
-        trips[0] += 1
+    class Trips:  # the store's observer: only round trips are counted here
+        def redis_batch(self, size: int, seconds: float) -> None:
+            trips[0] += 1
 
-    store = await Store.open(redis.url, on_batch=on_batch)
+        def redis_redirect(self, kind: str) -> None:
+            pass
+
+        def replica_unconfirmed(self) -> None:
+            pass
+
+    store = await Store.open(redis.url, observer=Trips())
     config = Config(countdown=0.0)
 
     def now_ms() -> int:
         return int(time.time() * 1000)
 
-    rooms = Rooms(store, config, now_ms, WinnableDeals(store, SolverPool(0, 0), 0))
+    rooms = Rooms(store, config, now_ms, WinnableDeals(store, SolverPool(0, 0), 0, Metrics()))
     tournaments = Tournaments(store, rooms, config, now_ms)
     out: dict[str, dict[str, float]] = {}
 
