@@ -108,7 +108,18 @@ async def run(players: int, seed: int) -> dict[str, dict[str, float]]:
         def replica_unconfirmed(self) -> None:
             pass
 
-    store = await Store.open(redis.url, observer=Trips())
+    try:  # (whatever fails, the Redis started here is stopped)
+        store = await Store.open(redis.url, observer=Trips())
+        try:
+            return await _steps(store, players, seed, trips)
+        finally:
+            await store.close()
+    finally:
+        redis.stop()
+
+
+async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dict[str, dict[str, float]]:
+    """Register, seat and record a round of ``players``: what each step cost."""
     config = Config(countdown=0.0)
 
     def now_ms() -> int:
@@ -126,62 +137,58 @@ async def run(players: int, seed: int) -> dict[str, dict[str, float]]:
                      "trips": trips[0] - before,
                      "redis_cpu_ms": (await redis_cpu(store) - cpu) * 1000}
 
-    try:
-        memory0 = await redis_memory(store)
-        t, admin, _ = await tournaments.create("Bench", {
-            "codes": [CODE, CODE], "max_players": max(players, 17), "time_limit": 3600})
-        tokens: dict[int, str] = {}
+    memory0 = await redis_memory(store)
+    t, admin, _ = await tournaments.create("Bench", {
+        "codes": [CODE, CODE], "max_players": max(players, 17), "time_limit": 3600})
+    tokens: dict[int, str] = {}
 
-        async def register() -> None:
-            for i in range(0, players, BATCH):
-                got = await asyncio.gather(*(tournaments.register(t.id, f"p{j}")
-                                             for j in range(i, min(players, i + BATCH))))
-                tokens.update((player, token) for _, player, token in got)
+    async def register() -> None:
+        for i in range(0, players, BATCH):
+            got = await asyncio.gather(*(tournaments.register(t.id, f"p{j}")
+                                         for j in range(i, min(players, i + BATCH))))
+            tokens.update((player, token) for _, player, token in got)
 
-        await step("register", register)
-        out["memory"] = {"bytes_per_player": (await redis_memory(store) - memory0) / players}
-        started = await tournaments.start_round(t.id, admin, None)
-        room = started.rounds[0].room
-        assert room is not None
+    await step("register", register)
+    out["memory"] = {"bytes_per_player": (await redis_memory(store) - memory0) / players}
+    started = await tournaments.start_round(t.id, admin, None)
+    room = started.rounds[0].room
+    assert room is not None
 
-        async def seat() -> None:  # as each player's first resume in the round's room does
-            for i in range(0, players, BATCH):
-                chunk = range(i, min(players, i + BATCH))
-                seated = await asyncio.gather(*(tournaments.big.seat(t.id, 1, room, tokens[j])
-                                                for j in chunk))
-                assert list(seated) == list(chunk)
+    async def seat() -> None:  # as each player's first resume in the round's room does
+        for i in range(0, players, BATCH):
+            chunk = range(i, min(players, i + BATCH))
+            seated = await asyncio.gather(*(tournaments.big.seat(t.id, 1, room, tokens[j])
+                                            for j in chunk))
+            assert list(seated) == list(chunk)
 
-        await step("seat", seat)
-        rng = random.Random(seed)
-        start_at = now_ms()
+    await step("seat", seat)
+    rng = random.Random(seed)
+    start_at = now_ms()
 
-        async def finish_lines() -> None:  # what each player's last move left
-            for i in range(0, players, BATCH):
-                writes = []
-                for j in range(i, min(players, i + BATCH)):
-                    cards = rng.randint(0, 52)
-                    line = {"seat": j, "nickname": f"p{j}",
-                            "status": "finished" if cards == 52 else "resigned",
-                            "foundation": cards, "vegas": -52 + 5 * cards, "moves": rng.randint(1, 200),
-                            "finish_ms": rng.randint(60_000, 600_000) if cards == 52 else None}
-                    writes.append(store.call("HSET", keys.board(room), j, orjson.dumps(line)))
-                    writes.append(store.call("ZADD", keys.ranking(room),
-                                             rank_score(line, start_at, start_at + 1000),
-                                             seat_member(j)))
-                await asyncio.gather(*writes)
+    async def finish_lines() -> None:  # what each player's last move left
+        for i in range(0, players, BATCH):
+            writes = []
+            for j in range(i, min(players, i + BATCH)):
+                cards = rng.randint(0, 52)
+                line = {"seat": j, "nickname": f"p{j}",
+                        "status": "finished" if cards == 52 else "resigned",
+                        "foundation": cards, "vegas": -52 + 5 * cards, "moves": rng.randint(1, 200),
+                        "finish_ms": rng.randint(60_000, 600_000) if cards == 52 else None}
+                writes.append(store.call("HSET", keys.board(room), j, orjson.dumps(line)))
+                writes.append(store.call("ZADD", keys.ranking(room),
+                                         rank_score(line, start_at, start_at + 1000),
+                                         seat_member(j)))
+            await asyncio.gather(*writes)
 
-        await finish_lines()
+    await finish_lines()
 
-        async def record() -> None:
-            await rooms.end_race(room, now_anyway=True)  # ends the race, then records the round
+    async def record() -> None:
+        await rooms.end_race(room, now_anyway=True)  # ends the race, then records the round
 
-        await step("end and record", record)
-        data = await store.load_tournament_data(t.id)
-        assert data is not None and data.t.rounds[0].status == "ended", "the round was not recorded"
-        return out
-    finally:
-        await store.close()
-        redis.stop()
+    await step("end and record", record)
+    data = await store.load_tournament_data(t.id)
+    assert data is not None and data.t.rounds[0].status == "ended", "the round was not recorded"
+    return out
 
 
 def main() -> None:
