@@ -9,7 +9,7 @@ Every function takes the app (app.js): its state, socket, clock and timers.
 */
 
 import { phaseAt } from './state.js';
-import { saveSeat } from './persist.js';
+import * as storage from './storage.js';
 
 const COMPLETE_STEP = 140; // ms between the moves of an auto-complete
 const UNDO_STEP = 60; // ms between the undos of "undo back"
@@ -39,7 +39,7 @@ function send(app, t, d) {
   const s = app.state;
   const cmd = { t, d: { ...d, s: ++s.seq } };
   s.pending.push(cmd);
-  saveSeat(s);
+  storage.saveSeat(s);
   app.socket.send(t, cmd.d);
   app.changed();
   return true;

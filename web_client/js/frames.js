@@ -10,7 +10,6 @@ room for the next command), finishes are announced, and the page redraws.
 
 import { resetRoom, resetUi } from './state.js';
 import * as storage from './storage.js';
-import { saveSeat } from './persist.js';
 import { go, watchAddress } from './navigation.js';
 import { say } from './messages.js';
 import { TEXT } from './text.js';
@@ -57,7 +56,7 @@ const HANDLERS = {
     Object.assign(s, { role: 'player', roomId: d.room, seat: d.seat, token: d.token });
     if (typed) s.ownCode = typed.trim().toUpperCase(); // the player's own code: theirs to see
     s.entering = null;
-    saveSeat(s);
+    storage.saveSeat(s);
     if (!s.tour) go(`/r/${d.room}`); // a tournament's round stays on the tournament's page
   },
 
@@ -89,7 +88,7 @@ const HANDLERS = {
     s.entries = d.entries || [];
     field.onSync(s, d);
     if (s.role === 'spectator' && d.room.phase === 'lobby') s.boards = {};
-    saveSeat(s);
+    storage.saveSeat(s);
   },
 
   event(app, d) {
@@ -97,7 +96,7 @@ const HANDLERS = {
     if (d.v <= s.v) return;
     s.v = d.v;
     applyEvent(app, d, true);
-    saveSeat(s);
+    storage.saveSeat(s);
   },
 
   events(app, d) {
@@ -109,14 +108,14 @@ const HANDLERS = {
       }
     }
     s.v = Math.max(s.v, d.to || 0);
-    saveSeat(s);
+    storage.saveSeat(s);
   },
 
   lb(app, d) {
     const s = app.state;
     s.v = Math.max(s.v, d.v || 0);
     s.entries = d.entries || [];
-    saveSeat(s);
+    storage.saveSeat(s);
   },
 
   board(app, d) {
@@ -137,7 +136,7 @@ const HANDLERS = {
     s.ui.ghost = false;
     s.ui.selected = null;
     s.ui.panel = null;
-    saveSeat(s);
+    storage.saveSeat(s);
     resendPending(app);
   },
 
@@ -154,7 +153,7 @@ const HANDLERS = {
       confirmResign: false });
     noticesAfter(s, d.view);
     field.onAck(s, d);
-    saveSeat(s);
+    storage.saveSeat(s);
     nextStep(app);
   },
 
@@ -179,7 +178,7 @@ const HANDLERS = {
       s.ui.ghost = false;
       s.ui.completing = null;
       s.ui.undoing = 0;
-      saveSeat(s);
+      storage.saveSeat(s);
       if (d.code === 'stale') {
         app.socket.restart(); // the resume's board says where the seat really is
         return;

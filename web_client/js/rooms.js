@@ -9,7 +9,6 @@ frames (frames.js).
 
 import { resetRoom } from './state.js';
 import * as storage from './storage.js';
-import { saveSeat } from './persist.js';
 import { go } from './navigation.js';
 import { say } from './messages.js';
 import { TEXT } from './text.js';
@@ -96,7 +95,7 @@ export function ready(app, on) {
   if (!app.socket.send('ready', { ready: on })) return offline();
   if (field.isBig(s.room)) { // announced to nobody: the flag is ours to remember
     s.field.ready = on;
-    saveSeat(s);
+    storage.saveSeat(s);
     app.changed();
   }
   return true;

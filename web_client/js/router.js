@@ -4,7 +4,6 @@ calls for. main.js calls `route` at start and on every change of address. */
 
 import { resetRoom } from './state.js';
 import * as storage from './storage.js';
-import { restoreSeat } from './persist.js';
 import { parseRoute } from './navigation.js';
 import { phase } from './commands.js';
 import * as rooms from './rooms.js';
@@ -35,7 +34,7 @@ export function route(app) {
       route(app);
       return;
     }
-    if (saved) restoreSeat(s, saved);
+    if (saved) storage.restoreSeat(s, saved);
   } else if (r.name === 'watch') {
     rooms.watchRoom(s, r.room);
     s.field.followName = r.follow; // a big room's player to follow (the address keeps it across a reload)

@@ -21,7 +21,6 @@ Everything lands in `state.tour`; every function that acts takes the app.
 
 import { resetRoom } from './state.js';
 import * as storage from './storage.js';
-import { restoreSeat } from './persist.js';
 import { go } from './navigation.js';
 import { enterRoom, watchRoom } from './rooms.js';
 import * as tfield from './tfield.js';
@@ -102,7 +101,8 @@ export function reconcile(app) {
     tour.page = false;
     if (as === 'player') {
       const saved = storage.loadSeat(room);
-      restoreSeat(s, saved && saved.token === tour.token ? saved : { room, seat: tour.player, token: tour.token });
+      const seat = saved && saved.token === tour.token ? saved : { room, seat: tour.player, token: tour.token };
+      storage.restoreSeat(s, seat);
     } else {
       watchRoom(s, room);
     }
