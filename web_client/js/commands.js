@@ -1,4 +1,4 @@
-/** The own game's commands (docs/protocol.md, "Game commands"): each has a
+/** The own game's commands (docs/protocol.md, "Playing"): each has a
 sequence number `s` and waits in `state.pending` until its answer; the next
 one goes only once the one before is answered, since that answer's view
 lists what is legal then. After a reconnect the unanswered ones are sent

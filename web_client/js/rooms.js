@@ -1,7 +1,7 @@
-/** Which room this connection is in (docs/protocol.md, "Rooms"): entering
-one (create, join, solo, watch, or resuming a kept seat), the room's own
-commands (ready, start, remove a player, rematch), leaving it, and what a
-closed connection means for the seat.
+/** Which room this connection is in (docs/protocol.md, "Entering a room",
+"In the lobby"): entering one (create, join, solo, watch, or resuming a kept
+seat), the room's own commands (ready, start, remove a player, rematch),
+leaving it, and what a closed connection means for the seat.
 
 Every function that acts takes the app (app.js); the answers come back as
 frames (frames.js).
