@@ -47,5 +47,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> Any:
-    assert VECTORS.is_dir(), f"the KL1 vectors are missing: {VECTORS}"
+    assert VECTORS.is_dir(), f"the KL1 and KL2 vectors are missing: {VECTORS}"
     return VECTORS
