@@ -180,15 +180,20 @@ async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
 
 
 async def test_drawn_deals_are_kl2_codes_with_numbers_over_64_bits(connect: type[Client]) -> None:
-    """8 random solo games: all their numbers below 2^40 has odds of 2^-192."""
+    """8 random solo games and a random room: all their numbers below 2^40
+    has odds of 2^-216."""
     numbers = []
-    for i in range(8):
+    for i in range(9):
         player = await connect(f"p{i}")
-        await player.solo(nickname=f"p{i}", draw=1, scoring="N")
+        if i < 8:
+            await player.solo(nickname=f"p{i}", draw=1, scoring="N")
+        else:
+            await player.create(f"p{i}", draw=3, scoring="V")
+            await player.send("start")
         await player.expect("board")
         assert (await player.command("resign"))["t"] == "ack"
         code = DealCode.parse((await player.event("ended"))["code"])
-        assert code.format is KL2
+        assert (code.format, code.mode) == (KL2, "D1N" if i < 8 else "D3V")
         numbers.append(code.number)
     assert any(n >= 2**40 for n in numbers)
 
