@@ -26,7 +26,18 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import TOASTS_JS, hidden, one_line, ordinal, pile, play_fast, set_nickname, settle, stat
+from web_support import (
+    TOASTS_JS,
+    hidden,
+    kept_seat,
+    one_line,
+    ordinal,
+    pile,
+    play_fast,
+    set_nickname,
+    settle,
+    stat,
+)
 
 from server.klondike import Game, card_name
 
@@ -216,8 +227,8 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     play_fast(ann, SCRIPT[:ANN_MOVES])
     play_fast(pia, SCRIPT[:PIA_MOVES])
     busy.result(120)
-    ann_seat = ann.evaluate("async () => (await import('/js/state.js')).state.seat")
-    pia_seat = pia.evaluate("async () => (await import('/js/state.js')).state.seat")
+    ann_seat = kept_seat(ann)["seat"]
+    pia_seat = kept_seat(pia)["seat"]
     scripts[ann_seat] = SCRIPT[:ANN_MOVES]
     scripts[pia_seat] = SCRIPT[:PIA_MOVES]
 

@@ -7,7 +7,6 @@ The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
-import { state, changed } from '../state.js';
 import * as tournament from '../tournament.js';
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -29,7 +28,7 @@ function field(label, control) {
   return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
-export function createTournamentForm(host) {
+export function createTournamentForm(host, app) {
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { class: 'btn primary', type: 'submit', text: 'Create tournament' });
   const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tcreate-title' },
@@ -120,15 +119,15 @@ export function createTournamentForm(host) {
       fail('Give the tournament a name.');
       return;
     }
-    tournament.create(name, settings, () => { // the codes leave the page: secret until played
+    tournament.create(app, name, settings, () => { // the codes leave the page: secret until played
       form.reset();
       form.dispatchEvent(new Event('change'));
     });
   });
 
   function fail(text) {
-    state.tcreate = { busy: false, error: text };
-    changed();
+    app.state.tcreate = { busy: false, error: text, then: null };
+    app.changed();
   }
 
   function render(s) {
