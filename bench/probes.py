@@ -369,12 +369,15 @@ async def probe_11(root: Path) -> None:
                 v = r.hincrby(f"kr:{{{room}}}:room", "ev", 1)
                 r.rpush(f"kr:{{{room}}}:ev", b"garbage")
                 r.publish(f"kr:{{{room}}}:ch", json.dumps(
-                    {"v": v + 1, "kind": "presence", "seat": 0, "online": True, "at": 0}))
+                    {"v": v + 5, "kind": "presence", "seat": 0, "online": True, "at": 0}))
             await asyncio.sleep(0.3)
             await play(bob, ["draw"])
             try:
                 await ann.expect("lb", lambda d, seat=bob.seat: any(
                     e["seat"] == seat and e.get("moves") for e in d["entries"]), timeout=3)
+                await play(bob, ["draw"])  # and the next one too
+                await ann.expect("lb", lambda d, seat=bob.seat: any(
+                    e["seat"] == seat and e.get("moves") == 2 for e in d["entries"]), timeout=3)
                 flows = "still reach"
             except (TimeoutError, ConnectionError):
                 flows = "no longer reach"

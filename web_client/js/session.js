@@ -42,6 +42,16 @@ export function watchRoom(room) {
   state.role = 'spectator';
 }
 
+/** A `watch`, with the seat token this browser keeps for the room (on a
+tournament's page, its player token), so that the server can tell one of
+the room's racers, who is refused (`own_race`): a racer's spectator view would
+show the others' boards, and so the cards face down on the racer's own. */
+export function watchRequest(room, since) {
+  const seat = storage.loadSeat(room);
+  const token = (seat && seat.token) || (state.tour && state.tour.token) || '';
+  return token ? { room, since, token } : { room, since };
+}
+
 /** Create, join, solo or watch: sent now if connected, else once greeted. */
 export function enter(t, d) {
   state.formError = '';
@@ -69,7 +79,7 @@ export function enterRoom() {
     return socket.send('resume', { room: state.roomId, token: state.token, since: state.room ? state.v : 0 });
   }
   if (state.role === 'spectator' && state.roomId) {
-    return socket.send('watch', { room: state.roomId, since: state.room ? state.v : 0 });
+    return socket.send('watch', watchRequest(state.roomId, state.room ? state.v : 0));
   }
   return false;
 }
@@ -276,6 +286,14 @@ const HANDLERS = {
       say(d.msg, { bad: true });
       clearTimeout(retryTimer);
       retryTimer = setTimeout(() => socket.restart(), 2000); // the seat is still ours: ask again
+      return;
+    }
+    if (d.cmd === 'watch' && d.code === 'own_race') { // our seat races there: play it, don't watch it
+      const room = state.roomId;
+      resetRoom();
+      state.formError = `You race in room ${room}: watching it would show you your own face-down cards. `
+        + 'Go back to your table, or watch once the race is over.';
+      go('/');
       return;
     }
     if (d.cmd === 'resume' || d.cmd === 'watch') {

@@ -7,7 +7,7 @@ import { state, changed } from '../state.js';
 import * as session from '../session.js';
 import * as storage from '../storage.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
-import { openIntro, rulesLink } from './help.js';
+import { BOARDS_NOTE, openIntro, rulesLink } from './help.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -77,9 +77,10 @@ export function createLobby(root) {
       h('p', { class: 'field-note', text: 'Arriving once the race has started:' }),
       radios('late', [['refuse', 'not allowed'], ['admit', 'races on their own clock']], 'refuse')),
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
-      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'live'),
+      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late')),
+        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
@@ -220,7 +221,7 @@ export function createLobby(root) {
       fail('Which room? Paste its link or id.');
       return;
     }
-    session.enter('watch', { room, since: 0 });
+    session.enter('watch', session.watchRequest(room, 0));
   }
 
   function home() {
