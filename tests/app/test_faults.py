@@ -35,6 +35,16 @@ async def flows(s: ServerProcess, clients: Opener) -> None:
     await cat.expect("event", lambda d: d["kind"] == "joined" and d["seat"] == dan.seat)
 
 
+async def racing(redis_server: RedisServer, servers: Servers, clients: Opener, fault: str
+                 ) -> tuple[ServerProcess, Client, Client, str]:
+    """A server that may log ``fault`` (the error it is about to meet), and
+    ann and bob racing on it."""
+    s = servers.start(redis_server.url, env=FAST)
+    s.allowed_errors = {fault}
+    ann, bob = await clients(s, "ann"), await clients(s, "bob")
+    return s, ann, bob, await start_race(ann, [bob])
+
+
 async def faulted(s: ServerProcess, where: str) -> None:
     status, report = await health(s)
     assert status == 503 and where in reasons(report), report
@@ -44,10 +54,7 @@ async def faulted(s: ServerProcess, where: str) -> None:
 
 async def test_an_unreadable_message_on_a_rooms_channel_stops_no_event(
         redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
-    s = servers.start(redis_server.url, env=FAST)
-    s.allowed_errors = {"room_message_failed"}
-    ann, bob = await clients(s, "ann"), await clients(s, "bob")
-    room = await start_race(ann, [bob])
+    s, ann, bob, room = await racing(redis_server, servers, clients, "room_message_failed")
     r = redis_server.client()
     try:
         assert r.publish(keys.channel(room), b"not json") == 1
@@ -64,10 +71,7 @@ async def test_an_unreadable_message_on_a_rooms_channel_stops_no_event(
 
 async def test_a_catch_up_that_fails_reloads_the_room_and_its_events_flow_again(
         redis_server: RedisServer, servers: Servers, clients: Opener) -> None:
-    s = servers.start(redis_server.url, env=FAST)
-    s.allowed_errors = {"catch_up_failed"}
-    ann, bob = await clients(s, "ann"), await clients(s, "bob")
-    room = await start_race(ann, [bob])
+    s, ann, bob, room = await racing(redis_server, servers, clients, "catch_up_failed")
     r = redis_server.client()
     try:  # an event stored that nobody can read, and a message announcing a later one
         v = r.hincrby(keys.room(room), "ev", 1)

@@ -56,15 +56,22 @@ def code_of(answer: dict[str, Any]) -> str:
     return str(answer["d"]["code"]) if answer["t"] == "reject" else str(answer["t"])
 
 
+async def racing(redis: RedisServer, servers: Servers, clients: Opener
+                 ) -> tuple[ServerProcess, Client, Client]:
+    """A server on ``redis``, and ann and bob racing on it."""
+    s = servers.start(redis.url, env=FAST)
+    ann, bob = await clients(s, "ann"), await clients(s, "bob")
+    await start_race(ann, [bob])
+    return s, ann, bob
+
+
 async def healthy(server: ServerProcess) -> bool:
     return (await health(server))[0] == 200
 
 
 async def test_redis_out_of_memory_is_unavailable_logged_once_counted_and_shown_by_healthz(
         own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
-    s = servers.start(own_redis.url, env=FAST)
-    ann, bob = await clients(s, "ann"), await clients(s, "bob")
-    await start_race(ann, [bob])
+    s, ann, _ = await racing(own_redis, servers, clients)
     r = own_redis.client()
     try:
         r.config_set("maxmemory", 1)
@@ -174,9 +181,7 @@ async def test_a_busy_redis_answers_unavailable_until_its_script_is_killed(
         tmp_path: Path, servers: Servers, clients: Opener) -> None:
     busy = RedisServer(tmp_path / "redis", args=["--busy-reply-threshold", "50"]).start()
     try:
-        s = servers.start(busy.url, env=FAST)
-        ann, bob = await clients(s, "ann"), await clients(s, "bob")
-        await start_race(ann, [bob])
+        s, ann, _ = await racing(busy, servers, clients)
         spinning = busy.client()
         outcome: list[str] = []
 
@@ -215,9 +220,7 @@ async def test_a_busy_redis_answers_unavailable_until_its_script_is_killed(
 
 async def test_a_script_cache_flushed_under_the_server_costs_nothing(
         own_redis: RedisServer, servers: Servers, clients: Opener) -> None:
-    s = servers.start(own_redis.url, env=FAST)
-    ann, bob = await clients(s, "ann"), await clients(s, "bob")
-    await start_race(ann, [bob])
+    s, ann, _ = await racing(own_redis, servers, clients)
     r = own_redis.client()
     try:
         r.script_flush()
