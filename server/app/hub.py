@@ -196,7 +196,7 @@ class Hub:
             self._process(data)
         except Exception:
             log.exception("room_message_failed", room=self.room_id, message=data[:200])
-            self.hubs.health.fault("room")
+            self.fault()
             if not self._busy:
                 self._busy = True
                 spawn(self._catch_up(resync=True))
@@ -306,7 +306,7 @@ class Hub:
                     log.exception("catch_up_failed", room=self.room_id)
                 else:
                     log.warning("catch_up_failed_again", room=self.room_id, times=failed)
-                self.hubs.health.fault("room")
+                self.fault()
                 resync = True
                 if failed == 1:
                     continue  # reload the room at once
@@ -316,6 +316,10 @@ class Hub:
             return
         self._busy = False
         self._drain()
+
+    def fault(self) -> None:
+        """An exception this hub went on after (logged where it was caught)."""
+        self.hubs.health.fault("room")
 
     def _drop_beyond(self, latest: int) -> int:
         """Drop the waiting events of versions Redis did not have when asked

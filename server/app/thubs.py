@@ -180,6 +180,10 @@ class TournamentHub:
                 counts = await self.store.tournament_counts(self.id)
             except StoreUnavailable:
                 continue
+            except Exception:  # (the next tick looks again)
+                log.exception("tournament_counts_failed", tournament=self.id)
+                self.hubs.fault()
+                continue
             if counts and counts != self._counts:
                 self._counts = counts
                 self.public = {**self.public, "field": counts}

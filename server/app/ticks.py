@@ -82,6 +82,8 @@ class TickedRoom(Protocol):
 
     def phase_now(self) -> str: ...
 
+    def fault(self) -> None: ...
+
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
     def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
@@ -215,8 +217,9 @@ class Ticker:
                 await self.tick(tick)
             except StoreUnavailable:
                 pass  # the next tick tries again
-            except Exception:
+            except Exception:  # (the next tick goes on)
                 log.exception("tick_failed", room=self.hub.room_id)
+                self.hub.fault()
             self.hub.metrics.tick_seconds.observe(loop.time() - started)
 
     async def tick(self, tick: int) -> None:
