@@ -302,7 +302,11 @@ async def probe_8(root: Path) -> None:
         finally:
             r.config_set("maxmemory", 0)
         ack = await ann.move("draw")
-        out(f"probe 8, memory back: a move is answered {ack['t']}; /healthz {server.healthz()[0]}")
+        back = time.monotonic()
+        while server.healthz()[0] != 200 and time.monotonic() < back + 30:
+            await asyncio.sleep(0.2)
+        out(f"probe 8, memory back: a move is answered {ack['t']}; /healthz "
+            f"{server.healthz()[0]} after {time.monotonic() - back:.1f} s")
         used = int(r.info("memory")["used_memory"])
         r.config_set("maxmemory", int(used / 0.95))
         try:
