@@ -54,7 +54,7 @@ class BigRooms:
         late = fresh_line("racing", now, normal=normal, started=now)
         # every lobby line scores alike (seat order decides); a late racer
         # ranks after those of equal figures who started before
-        joined = await self.store.join_big(
+        joined = await self.store.join_seat(
             room_id, nickname=name, fold=fold(name), token_hash=hash_token(token),
             lobby_tail=line_tail(lobby), lobby_score=rank_score(lobby, now, now),
             late_tail=line_tail(late), late_score=rank_score(late, now, now))
@@ -70,7 +70,7 @@ class BigRooms:
     async def ready(self, data: RoomData, seat: int, ready: bool) -> None:
         if data.room.phase == "racing":
             raise RaceError(Reason.NOT_LOBBY)
-        if await self.store.ready_big(data.room.id, seat, ready) < 0:
+        if await self.store.ready_seat(data.room.id, seat, ready) < 0:
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
 
     async def leave(self, data: RoomData, seat: int, *, kick: bool = False,
@@ -87,9 +87,9 @@ class BigRooms:
                 status = stored["status"]
                 line = {**stored, "status": "left"}
                 score = rank_score(line, room.start_at or now, now)
-        left = await self.store.leave_big(room.id, seat=seat, race=room.race, line=line,
-                                          score=score, status_before=status, host=room.host,
-                                          kick=kick, round_kick=round_kick)
+        left = await self.store.leave_seat(room.id, seat=seat, race=room.race, line=line,
+                                           score=score, status_before=status, host=room.host,
+                                           kick=kick, round_kick=round_kick)
         if left.status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
         if left.status == "racing":

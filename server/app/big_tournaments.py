@@ -73,7 +73,6 @@ def loads(raw: bytes) -> dict[str, Any]:
 class BigTournaments:
     def __init__(self, store: Store, rooms: Rooms, now_ms: Callable[[], int]) -> None:
         self.store = store
-        self.t_store = store.big_tournaments
         self.rooms = rooms
         self.now_ms = now_ms
 
@@ -90,7 +89,7 @@ class BigTournaments:
         for first in range(1, len(t.rounds) + 1):
             line = standing_line(0, "", first)
             lines.append((standing_tail(line), standing_score(line)))
-        got = await self.t_store.register(t.id, nickname=name, fold=fold(name),
+        got = await self.store.register_player(t.id, nickname=name, fold=fold(name),
                                           token_hash=hash_token(token), registered=self.now_ms(),
                                           lines=lines, ttl_ms=ttl_ms)
         if got.status == "name_taken":
@@ -103,7 +102,7 @@ class BigTournaments:
     async def player_of(self, t: Tournament, token: str) -> tuple[int, str] | None:
         """The number and nickname of the player holding ``token`` (``None``:
         nobody, or kicked)."""
-        found = await self.t_store.player(t.id, hash_token(token), 1)
+        found = await self.store.token_player(t.id, hash_token(token), 1)
         if found is None:
             return None
         return found.player, str(found.record["nickname"])
@@ -112,7 +111,7 @@ class BigTournaments:
         """Seat the player holding ``token`` in round ``n``'s room if they may
         play it: their seat (their player number), or ``None``."""
         digest = hash_token(token)
-        found = await self.t_store.player(tournament_id, digest, n)
+        found = await self.store.token_player(tournament_id, digest, n)
         if found is None or found.out or found.player >= found.open:
             return None
         data = await self.store.load(room_id)
@@ -123,7 +122,7 @@ class BigTournaments:
         nickname = str(found.record["nickname"])
         line = {**fresh_line("racing", now, normal=room.settings.scoring == "N"),
                 "seat": found.player, "nickname": nickname}
-        status = await self.t_store.seat(
+        status = await self.store.seat_round_player(
             room_id, seat=found.player, race=room.race, nickname=nickname,
             fold=str(found.record["fold"]), token_hash=digest, line=orjson.dumps(line),
             score=rank_score(line, start_at, max(now, start_at)))
@@ -141,14 +140,14 @@ class BigTournaments:
             return
         may_play = current.players
         if may_play is None:
-            may_play = await self.t_store.round_players(t.id, current.n)
+            may_play = await self.store.round_players(t.id, current.n)
         if player < may_play:
             await self._close_seats(current.room, [player], kick=kick)
 
     async def close_out_seats(self, t: Tournament, n: int, room_id: str, may_play: int) -> None:
         """A round's room has just been created: the players out by now
         (their own step may have found no room yet) are out of it too."""
-        out = await self.t_store.out_players(t.id)
+        out = await self.store.out_players(t.id)
         for kind in ("withdrawn", "kicked"):
             players = sorted(p for p, how in out.items() if how == kind and p < may_play)
             for i in range(0, len(players), OUT_CHUNK):
@@ -157,7 +156,7 @@ class BigTournaments:
     async def _close_seats(self, room_id: str, players: Sequence[int], *, kick: bool) -> None:
         ended = False
         for player in players:
-            status, active = await self.t_store.close_seat(room_id, player, 1)
+            status, active = await self.store.close_round_seat(room_id, player, 1)
             if status == "seated":
                 try:
                     await self.rooms.leave(room_id, player, round_kick=kick)
@@ -191,7 +190,7 @@ class BigTournaments:
             first += CHUNK
         may_play = t.rounds[n - 1].players
         if may_play is None:
-            may_play = await self.t_store.round_players(t.id, n)
+            may_play = await self.store.round_players(t.id, n)
         for start in range(0, may_play, CHUNK):
             await self._count(t.id, n, dict.fromkeys(range(start, min(may_play, start + CHUNK)),
                                                     MISSED))
@@ -207,7 +206,7 @@ class BigTournaments:
         for _ in range(ATTEMPTS):
             players = list(pending)
             changes = []
-            for player, raw in zip(players, await self.t_store.lines(tournament_id, players),
+            for player, raw in zip(players, await self.store.standing_lines(tournament_id, players),
                                    strict=True):
                 if raw is None:  # kicked: out of the standings
                     counted.discard(player)
@@ -215,7 +214,7 @@ class BigTournaments:
                 new = count_round(loads(raw), n, pending[player])
                 if new is not None:
                     changes.append((player, raw, orjson.dumps(new), standing_score(new)))
-            changed = await self.t_store.count(tournament_id, changes)
+            changed = await self.store.count_standings(tournament_id, changes)
             if not changed:
                 return counted
             pending = {p: pending[p] for p in changed}

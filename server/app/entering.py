@@ -20,7 +20,7 @@ from ..race.tokens import hash_token
 from . import playing
 from .background import spawn
 from .connection import Connection
-from .rooms import is_room_id
+from .ids import is_room_id
 
 
 def room_id_of(text: str) -> str:

@@ -21,7 +21,7 @@ from ..protocol import Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError, update_from_game
 from ..race.leaderboard import line_of, rank_score
-from ..store import Ranked, StoreUnavailable, event_body
+from ..store import Ranked, SeatCommand, StoreUnavailable, event_body
 from . import solver_jobs
 from .assists import (
     DEBOUNCE,
@@ -396,23 +396,24 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     solver = solver_assists(conn)
     known = play.assist.after(before, command, game) if solver else None
     known = assisted(conn, game, view, known)
-    ranking, body = None, b""
+    ranking = None
     if hub.big:  # no event: its place in the ranking and the field's progress
         entry = line_of(entry)
         ranking = Ranked(rank_score(entry, start_at, now),
                          base["foundation"], entry["foundation"], base["status"], entry["status"])
-    else:
-        event: dict[str, Any] = {"kind": "progress", "seat": conn.seat, "at": now, "entry": entry}
-        if hub.boards_mode != "after":
-            event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
-        body = event_body(event)
     store = services.store
+    stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
+                         command=command, snap=game.snapshot(), line=orjson.dumps(entry),
+                         done=done)
     try:
-        applied = await store.apply(
-            store.seat_keys(conn.room_id, play.race, conn.seat),
-            race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
-            command=command, snap=game.snapshot(), entry=orjson.dumps(entry),
-            event=body, done=done, ranking=ranking)
+        if ranking is not None:
+            applied = await store.apply_ranked(conn.room_id, stored, ranking)
+        else:
+            event: dict[str, Any] = {"kind": "progress", "seat": conn.seat, "at": now,
+                                     "entry": entry}
+            if hub.boards_mode != "after":
+                event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+            applied = await store.apply(conn.room_id, stored, event_body(event))
     except BaseException:
         play.game = None
         raise

@@ -9,7 +9,6 @@ only its own changes (start, end, rematch, a new host) are commits.
 
 from __future__ import annotations
 
-import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, Final
@@ -26,28 +25,13 @@ from ..race.tokens import hash_token
 from ..store import Changes, RoomData, Store, StoreUnavailable
 from .big_rooms import BigRooms, fresh_line
 from .config import Config
+from .ids import new_room_id, new_token
 from .winnable import WinnableDeals
 
 log = structlog.get_logger("app.rooms")
 
 ATTEMPTS: Final = 10
 _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
-_ID_ALPHABET: Final = "ABCDEFGHJKLMNPQRSTUVWXYZ23456789"  # no I, O, 0, 1: read aloud safely
-ROOM_ID_LENGTH: Final = 8
-
-
-def new_room_id() -> str:
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(ROOM_ID_LENGTH))
-
-
-def new_token() -> str:
-    return secrets.token_urlsafe(18)
-
-
-def is_room_id(text: str) -> bool:
-    return len(text) == ROOM_ID_LENGTH and all(ch in _ID_ALPHABET for ch in text)
-
-
 def room_event(event: dict[str, Any], room: Room, now: int, *, entries: Sequence[Entry] = (),
                reset: bool = False, dropped: Sequence[int] = (),
                counts: dict[str, int] | None = None) -> dict[str, Any]:
@@ -127,7 +111,8 @@ class Rooms:
         self._settings[room_id] = data.room.settings
         return data
 
-    def _ttl_ms(self, room: Room) -> int:
+    def ttl_ms(self, room: Room) -> int:
+        """How long a room's keys are kept after this change."""
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
         kept = self.config.finished_ttl * 1000
@@ -175,7 +160,7 @@ class Rooms:
                               normal=settings.scoring == "N")
             event = room_event({"kind": "created", "seat": 0}, room, now, entries=[entry],
                                reset=True)
-            changes = self.store.changes(room.id).set_entry(entry).expire(self._ttl_ms(room))
+            changes = self.store.changes(room.id).set_entry(entry).expire(self.ttl_ms(room))
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"])
                 return room, token
@@ -191,9 +176,9 @@ class Rooms:
             event = room_event({"kind": "created", "seat": 0}, room, now,
                                counts={"players": 1, "ready": 0})
             changes = (self.store.changes(room.id)
-                       .big_room(settings.max_players, settings.late, room.host_name,
-                                 fold(room.host_name), hash_token(token))
-                       .set_entry(line, rank_score(line, now, now)).expire(self._ttl_ms(room)))
+                       .hashed_seats(settings.max_players, settings.late)
+                       .first_seat(room.host_name, fold(room.host_name), hash_token(token))
+                       .set_entry(line, rank_score(line, now, now)).expire(self.ttl_ms(room)))
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
                          max_players=settings.max_players)
@@ -217,7 +202,7 @@ class Rooms:
                               normal=settings.scoring == "N")
             events = [created, room_event(started, room, now, entries=[entry], reset=True)]
             changes = (self.store.changes(room.id).start_race(room.race, [0]).set_entry(entry)
-                       .expire(self._ttl_ms(room), room.race, [0]))
+                       .expire(self.ttl_ms(room), room.race, [0]))
             if (await self.store.commit(room, None, events, changes)).ok:
                 assert room.deadline is not None
                 await self.store.due_add(room.id, room.deadline)
@@ -247,7 +232,7 @@ class Rooms:
                 changes.late_seat(room.race, seat)
             else:
                 entry = new_entry(seat, event["nickname"], "lobby", now, normal=normal)
-            changes.set_entry(entry).expire(self._ttl_ms(room), room.race, [seat])
+            changes.set_entry(entry).expire(self.ttl_ms(room), room.race, [seat])
             return Plan([room_event(event, room, now, entries=[entry])], changes, (seat, token))
 
         room, (seat, token), _ = await self.change(room_id, step)
@@ -260,7 +245,7 @@ class Rooms:
 
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.set_ready(seat, ready, now=now)
-            changes = self.store.changes(room_id).expire(self._ttl_ms(data.room))
+            changes = self.store.changes(room_id).expire(self.ttl_ms(data.room))
             return Plan([room_event(event, data.room, now)], changes)
 
         await self.change(room_id, step)
@@ -274,7 +259,7 @@ class Rooms:
 
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.kick(by, seat, now=now)
-            changes = self.store.changes(room_id).drop_seat(seat).expire(self._ttl_ms(data.room))
+            changes = self.store.changes(room_id).drop_seat(seat).expire(self.ttl_ms(data.room))
             return Plan([room_event(event, data.room, now, dropped=[seat])], changes)
 
         await self.change(room_id, step)
@@ -297,7 +282,7 @@ class Rooms:
             event = room.leave(seat, now=now)
             changes = self.store.changes(room_id)
             if not racing:
-                changes.drop_seat(seat).expire(self._ttl_ms(room))
+                changes.drop_seat(seat).expire(self.ttl_ms(room))
                 return Plan([room_event(event, room, now, dropped=[seat])], changes)
             entry = dict(data.entries.get(seat) or new_entry(seat, "?", "racing", now, normal=False))
             if entry["status"] == "racing":
@@ -345,12 +330,12 @@ class Rooms:
                 line = fresh_line("racing", now, normal=room.settings.scoring == "N")
                 assert room.start_at is not None
                 changes = (self.store.changes(room_id)
-                           .field_reset(line_tail(line), rank_score(line, now, now), room.race,
-                                        self._ttl_ms(room))
-                           .expire(self._ttl_ms(room)))
+                           .reset_seats(line_tail(line), rank_score(line, now, now), room.race,
+                                        self.ttl_ms(room))
+                           .expire(self.ttl_ms(room)))
                 return Plan([room_event(event, room, now, counts=data.counts)], changes)
             entries, changes = self._fresh_board(room, "racing", now)
-            changes.start_race(room.race, room.racers).expire(self._ttl_ms(room), room.race,
+            changes.start_race(room.race, room.racers).expire(self.ttl_ms(room), room.race,
                                                             room.racers)
             return Plan([room_event(event, room, now, entries=entries, reset=True)], changes)
 
@@ -366,7 +351,7 @@ class Rooms:
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
             event = room.schedule(by, at, now=now)
-            changes = self.store.changes(room_id).expire(self._ttl_ms(room))
+            changes = self.store.changes(room_id).expire(self.ttl_ms(room))
             return Plan([room_event(event, room, now, counts=data.counts)], changes)
 
         await self.change(room_id, step)
@@ -406,12 +391,12 @@ class Rooms:
             if room.settings.big:
                 line = fresh_line("lobby", now, normal=room.settings.scoring == "N")
                 changes = (self.store.changes(room_id)
-                           .field_reset(line_tail(line), rank_score(line, now, now), 0,
-                                        self._ttl_ms(room))
-                           .expire(self._ttl_ms(room)))
+                           .reset_seats(line_tail(line), rank_score(line, now, now), 0,
+                                        self.ttl_ms(room))
+                           .expire(self.ttl_ms(room)))
                 return Plan([room_event(event, room, now, counts=data.counts)], changes)
             entries, changes = self._fresh_board(room, "lobby", now)
-            changes.expire(self._ttl_ms(room))
+            changes.expire(self.ttl_ms(room))
             return Plan([room_event(event, room, now, entries=entries, reset=True)], changes)
 
         try:
@@ -444,7 +429,7 @@ class Rooms:
             else:
                 event = room.end(list(lines.values()), now=now)
             changes = (self.store.changes(room_id).stop_race()
-                       .expire(self._ttl_ms(room), room.race, room.racers))
+                       .expire(self.ttl_ms(room), room.race, room.racers))
             results = room.results or []
             recorded = (room_event(event, room, now, counts=data.counts) if big else
                         room_event(event, room, now, entries=results, reset=True))

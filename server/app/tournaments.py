@@ -18,7 +18,6 @@ it; ending a round's race records it at once.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import secrets
 from collections.abc import Callable
 from dataclasses import replace
@@ -44,7 +43,8 @@ from ..race.tournament import (
 from ..store import Store, StoreUnavailable, TournamentData
 from .big_tournaments import BigTournaments
 from .config import Config
-from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, Rooms, new_room_id, new_token, room_event
+from .ids import new_code, new_room_id, new_token, round_room_id
+from .rooms import ATTEMPTS, Rooms, room_event
 
 log = structlog.get_logger("app.tournaments")
 
@@ -62,17 +62,6 @@ MAX_PAGE: Final = 1000
 
 #: a change to a tournament: changes it and returns its event (``None``: none to record)
 Step = Callable[[Tournament, int, dict[str, int]], dict[str, Any] | None]
-
-
-def round_room_id(tournament_id: str, n: int) -> str:
-    """The room of round ``n``: derived, so that creating it twice is harmless."""
-    digest = hashlib.sha256(f"{tournament_id}/{n}".encode()).digest()
-    return "".join(_ID_ALPHABET[b % len(_ID_ALPHABET)] for b in digest[:ROOM_ID_LENGTH])
-
-
-def new_code(length: int) -> str:
-    """An invite or handoff code: letters and digits read aloud safely."""
-    return "".join(secrets.choice(_ID_ALPHABET) for _ in range(length))
 
 
 def tournament_event(event: dict[str, Any], t: Tournament, now: int) -> dict[str, Any]:
@@ -256,7 +245,7 @@ class Tournaments:
         """The player holding ``token`` leaves the tournament: their number."""
         t = (await self._load(tournament_id)).t
         if t.big:
-            status, player = await self.store.big_tournaments.out(
+            status, player = await self.store.take_out_player(
                 t.id, kind="withdrawn", token_hash=hash_token(token))
             if status == "unknown":
                 raise RaceError(Reason.BAD_TOKEN)
@@ -285,8 +274,7 @@ class Tournaments:
         t = (await self._load(tournament_id)).t
         t.check_admin(admin)
         if t.big:
-            status, _ = await self.store.big_tournaments.out(t.id, kind="kicked", player=player,
-                                                             ban=ban)
+            status, _ = await self.store.take_out_player(t.id, kind="kicked", player=player, ban=ban)
             if status == "unknown":
                 raise RaceError(Reason.UNKNOWN_SEAT,
                                 f"there is no player {player} in this tournament")
@@ -358,7 +346,7 @@ class Tournaments:
         assert room_id is not None and start_at is not None
         may_play = None
         if t.big:
-            may_play = await self.store.big_tournaments.round_players(t.id, n)
+            may_play = await self.store.round_players(t.id, n)
             if await self.store.load(room_id) is None:
                 await self._create_big_round_room(t, n, room_id, start_at, may_play)
             await self.big.close_out_seats(t, n, room_id, may_play)
@@ -430,7 +418,7 @@ class Tournaments:
         for entry in entries:
             changes.set_entry(entry)
         assert room.deadline is not None
-        changes.start_race(room.race, room.racers).expire(rooms._ttl_ms(room), room.race, seats)
+        changes.start_race(room.race, room.racers).expire(rooms.ttl_ms(room), room.race, seats)
         event = room_event({"kind": "start", "race": room.race, "start_at": start_at}, room, now,
                            entries=entries, reset=True)
         if (await self.store.commit(room, None, [event], changes)).ok:
@@ -450,8 +438,8 @@ class Tournaments:
                             assists=ts.assists, time_limit=ts.time_limit, boards=ts.boards, delay=ts.delay,
                             top=ts.top, tournament=t.id, round=n)
         room = Room.for_big_round(room_id, settings, code, start_at=start_at, now=now)
-        changes = (self.store.changes(room_id).big_round(ts.max_players, may_play, room.race)
-                   .expire(self.rooms._ttl_ms(room)))
+        changes = (self.store.changes(room_id).hashed_seats(ts.max_players, "refuse")
+                   .racers_to_come(may_play, room.race).expire(self.rooms.ttl_ms(room)))
         event = room_event({"kind": "start", "race": room.race, "start_at": start_at}, room, now,
                            counts={"players": 0, "ready": 0})
         if (await self.store.commit(room, None, [event], changes)).ok:
@@ -483,13 +471,13 @@ class Tournaments:
         t = data.t
         try:
             if t.big:
-                if not await self.store.big_tournaments.lease(t.id, self._holder, RECORD_LEASE_MS):
+                if not await self.store.lease_recording(t.id, self._holder, RECORD_LEASE_MS):
                     return  # another process is recording it
                 try:
                     played = await self.big.record(t, n, room_id, ttl_ms=self.ttl_ms(t, data.counts))
                     data = await self.change(t.id, lambda t, now, c: step(t, now, c, played))
                 finally:
-                    await self.store.big_tournaments.release(t.id, self._holder)
+                    await self.store.release_recording(t.id, self._holder)
             else:
                 data = await self.change(t.id, step)
         except RaceError:  # recorded meanwhile

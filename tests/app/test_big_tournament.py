@@ -401,8 +401,8 @@ async def test_a_big_round_left_starting_by_a_dead_process_is_opened_with_its_se
         assert data is not None
         data.t.start_round(now=now, start_at=now + 500, room_id=room, entrants=2)
         assert (await store.commit_tournament(data.t, data.rv, [], ttl_ms=86_400_000)).ok
-        assert await store.big_tournaments.out(org.id, kind="withdrawn",
-                                               token_hash=hash_token(bob.token)) == ("ok", 1)
+        assert await store.take_out_player(org.id, kind="withdrawn",
+                                           token_hash=hash_token(bob.token)) == ("ok", 1)
     finally:
         await store.close()
     started = await t_seen(org.client, "round_started", 1, timeout=15)
