@@ -39,7 +39,7 @@ from server.app.rooms import Rooms  # noqa: E402
 from server.app.solving import SolverPool  # noqa: E402
 from server.app.tournaments import Tournaments  # noqa: E402
 from server.app.winnable import WinnableDeals  # noqa: E402
-from server.race.leaderboard import rank_score, seat_member  # noqa: E402
+from server.race.ranking import rank_score, seat_member  # noqa: E402
 from server.store import Store, keys  # noqa: E402
 
 CODE = "KL1-D1V-ACT552B"

@@ -19,8 +19,9 @@ import structlog
 
 from ..protocol import Reason
 from ..race import Entry, RaceError, Room, Settings, check_nickname, new_entry
-from ..race.leaderboard import line_of, line_tail, rank_score
+from ..race.leaderboard import line_of, line_tail
 from ..race.names import fold, taken_text
+from ..race.ranking import rank_score
 from ..race.tokens import hash_token
 from ..store import RoomData, Store
 

@@ -36,8 +36,8 @@ import structlog
 
 from ..protocol import Reason
 from ..race import Entry, RaceError
-from ..race.leaderboard import rank_score
 from ..race.names import check_nickname, fold, taken_text
+from ..race.ranking import rank_score, standing_score
 from ..race.tokens import hash_token
 from ..race.tournament import (
     MISSED,
@@ -45,7 +45,6 @@ from ..race.tournament import (
     count_round,
     round_result,
     standing_line,
-    standing_score,
     standing_tail,
 )
 from ..store import Store, StoreUnavailable

@@ -92,7 +92,8 @@ class Hub:
         return self.ticker is not None
 
     def lines(self) -> list[Entry]:
-        return ranked(self.entries.values(), self.online)
+        return ranked(self.entries.values(), self.online,
+                      since=int(self.public.get("start_at") or 0))
 
     def sync_frame(self, reason: str | None = None) -> bytes:
         """The whole room as a newcomer needs it (a big room: with its latest

@@ -20,7 +20,8 @@ from ..klondike import Game, IllegalMoveError, InvalidNotationError, Move, Nothi
 from ..protocol import Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError, update_from_game
-from ..race.leaderboard import line_of, rank_score
+from ..race.leaderboard import line_of
+from ..race.ranking import rank_score
 from ..store import Ranked, SeatCommand, StoreUnavailable, event_body
 from . import solver_jobs
 from .assists import (

@@ -19,8 +19,9 @@ import structlog
 from ..klondike import DealCode
 from ..protocol import Reason
 from ..race import Entry, RaceError, Room, Settings, new_entry, parse_settings
-from ..race.leaderboard import line_tail, rank_score
+from ..race.leaderboard import line_tail
 from ..race.names import fold
+from ..race.ranking import rank_score
 from ..race.tokens import hash_token
 from ..store import Changes, RoomData, Store, StoreUnavailable
 from .big_rooms import BigRooms, fresh_line

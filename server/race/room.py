@@ -40,8 +40,9 @@ import orjson
 
 from ..protocol.reasons import Reason
 from .errors import RaceError
-from .leaderboard import Entry, ranked
+from .leaderboard import Entry
 from .names import check_nickname, same_name, taken_text
+from .ranking import ranked
 from .settings import Settings, settings_from_dict
 from .tokens import hash_token, stored_digest
 
@@ -295,7 +296,8 @@ class Room:
         if self.settings.big:
             self.results = [{**final_line(e), "rank": rank} for rank, e in enumerate(entries, 1)]
         else:
-            self.results = ranked(final_line(e) for e in entries if e["seat"] in self.racers)
+            self.results = ranked((final_line(e) for e in entries if e["seat"] in self.racers),
+                                  since=self.start_at or 0)
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:

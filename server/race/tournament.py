@@ -11,7 +11,7 @@ seats everyone from the start, and its events carry it whole. A *big* one
 header here (name, settings, organizers, registration, the rounds' state and
 counts); its players and standings live in the store (server/store/keys.py),
 each player's standing line (:func:`standing_line`, :func:`count_round`)
-ranked by :func:`standing_score`, and each round is one big room whose
+ranked by :func:`~.ranking.standing_score`, and each round is one big room whose
 players are seated as they arrive.
 
 >>> t = Tournament.create("T1", "Club night", TournamentSettings(codes=(
@@ -41,6 +41,7 @@ from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
 from .names import check_name, check_nickname, fold, same_name, taken_text
+from .ranking import standing_key
 from .tokens import hash_token, same_token, stored_digest
 from .tournament_settings import (
     DEFAULT_TOURNAMENT_PLAYERS,
@@ -56,8 +57,8 @@ __all__ = [
     "CSV_FIELDS", "DEFAULT_TOURNAMENT_PLAYERS", "HANDOFF_MS", "MAX_ADMINS", "MAX_ROUNDS",
     "MAX_TOURNAMENT_PLAYERS", "MISSED", "MISSED_VEGAS", "TOURNAMENT_TTL_MS", "Round", "TPlayer",
     "Tournament", "TournamentSettings", "count_round", "csv_text", "parse_tournament_settings",
-    "played", "results_csv", "results_csv_big", "round_result", "seat_tokens", "standing_key",
-    "standing_line", "standing_score", "standing_tail", "standings",
+    "played", "results_csv", "results_csv_big", "round_result", "seat_tokens",
+    "standing_line", "standing_tail", "standings",
 ]
 
 MAX_NAME: Final = 60
@@ -421,53 +422,12 @@ def standings(t: Tournament) -> list[dict[str, Any]]:
     return lines
 
 
-def standing_key(line: dict[str, Any]) -> tuple[int, int, bool, int, int]:
-    """The standings' order: more dollars, more cards, a won round (a player
-    without one has no finishing time: behind any who has one), less time
-    over the won rounds, registration."""
-    return (-line["vegas"], -line["foundation"], line["wins"] == 0, line["time_ms"],
-            line["player"])
-
-
 # ---------------------------------------------------------------------- big standings
 
 #: A big standing line's result of one round: ``[status, vegas, foundation,
 #: finish_ms, moves, rank]`` (rank in the round's race), or this when the
 #: player did not play it.
 MISSED: Final[tuple[Any, ...]] = ("missed", MISSED_VEGAS, 0, None, 0, None)
-
-#: The bounds :func:`standing_score` is exact within: what :data:`MAX_ROUNDS`
-#: rounds can add up to (Vegas dollars run from −52 to 208 a round), and a
-#: total winning time far above what rounds of at most 4 hours reach.
-_VEGAS_TOP: Final = 208 * MAX_ROUNDS
-_VEGAS_SPAN: Final = 260 * MAX_ROUNDS + 1
-_CARDS_TOP: Final = 52 * MAX_ROUNDS
-_CARDS_SPAN: Final = _CARDS_TOP + 1
-_NO_WIN: Final = 1_500_000_000  # ms: over 400 hours of won rounds, never reached
-_TIME_SPAN: Final = _NO_WIN + 1
-
-
-def standing_score(line: dict[str, Any]) -> int:
-    """A standing line's place as one number, lower first, for the
-    standings' sorted set: the order of :func:`standing_key` (registration
-    order is the member's, a fixed-width player number: see
-    :func:`~.leaderboard.seat_member`). A whole number below 2^53, so a
-    double holds it exactly.
-
-    >>> ann = {"vegas": 156, "foundation": 52, "wins": 1, "time_ms": 300_000}
-    >>> bob = {"vegas": 156, "foundation": 52, "wins": 0, "time_ms": 0}
-    >>> cat = {"vegas": 200, "foundation": 40, "wins": 0, "time_ms": 0}
-    >>> lines = {"ann": ann, "bob": bob, "cat": cat}
-    >>> sorted(lines, key=lambda name: standing_score(lines[name]))
-    ['cat', 'ann', 'bob']
-    >>> standing_score(ann) < 2**53
-    True
-    """
-    vegas = min(max(int(line["vegas"]), _VEGAS_TOP - _VEGAS_SPAN + 1), _VEGAS_TOP)
-    cards = min(max(int(line["foundation"]), 0), _CARDS_TOP)
-    time = min(max(int(line["time_ms"]), 0), _NO_WIN - 1) if line["wins"] else _NO_WIN
-    return ((_VEGAS_TOP - vegas) * _CARDS_SPAN + _CARDS_TOP - cards) * _TIME_SPAN + time
-
 
 def standing_line(player: int, nickname: str, first: int) -> dict[str, Any]:
     """A big tournament's new line: a player who registers once rounds have

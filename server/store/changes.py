@@ -15,7 +15,7 @@ from typing import Any, Final
 import orjson
 
 from ..race import Entry
-from ..race.leaderboard import seat_member
+from ..race.ranking import seat_member
 from . import keys
 
 #: KEYS[1..3] of the commit script are the document, its events and its channel

@@ -26,7 +26,7 @@ kr:{R}:ev               list  the last room events, JSON, each with its version
 kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
                               room keeps only a line's fields)
 kr:{R}:rank             zset  the current race's ranking: member a seat (5 digits),
-                              score its place (race.leaderboard.rank_score)
+                              score its place (race.ranking.rank_score)
 kr:{R}:hist             hash  cards on foundations (0..52) -> how many racers have
                               that many: the field's progress at a glance
 kr:{R}:on               hash  seat -> id of the connection that holds the seat
@@ -60,7 +60,7 @@ kt:{T}:tk               hash  player token's hash -> player (a kicked one's is g
 kt:{T}:st               hash  player -> standing line JSON (race.tournament
                               .standing_line: totals and one result per round counted)
 kt:{T}:rank             zset  the standings: member a player (5 digits), score its
-                              place (race.tournament.standing_score); no kicked player
+                              place (race.ranking.standing_score); no kicked player
 kt:{T}:out              set   players who withdrew or were kicked
 kt:{T}:ban              set   folded nicknames the organizer banned
 kt:{T}:rec              str   a lease: the process recording a round's results

@@ -18,7 +18,7 @@ from typing import Any, Final
 import orjson
 
 from ..race import Entry
-from ..race.leaderboard import seat_member
+from ..race.ranking import seat_member
 from . import keys, scripts
 from .section import Section, pairs
 

@@ -19,8 +19,8 @@ from race_support import start_fast_server
 from tournament_support import Entrant, Organizer, http_get, reject_of, replay_of, t_seen
 
 from server.app.tournaments import round_room_id
+from server.race.ranking import standing_score
 from server.race.tokens import hash_token
-from server.race.tournament import standing_score
 from server.store import Store, keys
 
 CODE: Final = "KL1-D1V-ACT552B"

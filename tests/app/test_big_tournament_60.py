@@ -23,7 +23,7 @@ from race_support import FAST_ARGS
 from tournament_support import assert_round_code_kept, http_get, t_seen
 
 from server.klondike import Game, Move, replay
-from server.race.tournament import standing_key
+from server.race.ranking import standing_key
 
 WINS: Final = {w["code"]: w["script"] for w in load_wins()}
 CODES: Final = ["KL1-D1V-ACT552B", "KL1-D1V-ABYI5NK", "KL1-D3N-AA3VMOQ"]

@@ -1,6 +1,5 @@
-"""server.race.tournament, the parts big tournaments add (pure): the
-standing score against the standings' order, a big standing line built
-round by round against the small tournament's standings, the organizer's
+"""server.race.tournament, the parts big tournaments add (pure): a big
+standing line built round by round against the small tournament's standings, the organizer's
 scheduling, late registration, kicks and bans, the invite code and the
 admin handoff (docs/protocol.md, "Big tournaments")."""
 
@@ -14,7 +13,7 @@ from hypothesis import strategies as st
 
 from server.protocol import Reason
 from server.race import RaceError, new_entry, ranked
-from server.race.leaderboard import seat_member
+from server.race.ranking import seat_member, standing_key, standing_score
 from server.race.tournament import (
     HANDOFF_MS,
     MAX_ADMINS,
@@ -26,9 +25,7 @@ from server.race.tournament import (
     parse_tournament_settings,
     results_csv_big,
     round_result,
-    standing_key,
     standing_line,
-    standing_score,
     standings,
 )
 
@@ -97,22 +94,6 @@ def test_standing_score_orders_big_lines_as_standings_orders_small_ones(
             assert mine[key] == theirs[key], key
         assert mine["played"] == sum(1 for r in theirs["rounds"] if r["played"])
     assert sorted(small, key=standing_key) == small
-
-
-@settings(max_examples=300, deadline=None)
-@given(st.lists(st.fixed_dictionaries({
-    "vegas": st.integers(-52 * MAX_ROUNDS, 208 * MAX_ROUNDS),
-    "foundation": st.integers(0, 52 * MAX_ROUNDS),
-    "wins": st.integers(0, MAX_ROUNDS),
-    "time_ms": st.integers(0, MAX_ROUNDS * 4 * 3600 * 1000)}), min_size=2, max_size=12))
-def test_standing_score_is_exact_and_in_the_order_of_standing_key_at_the_bounds(
-        raw: list[dict[str, Any]]) -> None:
-    lines = [{**line, "player": p, "time_ms": line["time_ms"] if line["wins"] else 0}
-             for p, line in enumerate(raw)]
-    scores = [standing_score(line) for line in lines]
-    assert all(0 <= s < 2**53 and float(s) == s for s in scores)
-    by_score = sorted(lines, key=lambda line: (standing_score(line), seat_member(line["player"])))
-    assert by_score == sorted(lines, key=standing_key)
 
 
 def test_a_line_counts_each_round_once_and_a_late_player_starts_with_the_rounds_missed() -> None:
