@@ -339,8 +339,7 @@ class Connection:
             return
         self.services.hubs.leave(hub, self)
         if detach and role == "player":
-            event = None if hub.big else {  # a big room does not announce presence
-                "kind": "presence", "seat": seat, "online": False, "at": self.services.now_ms()}
+            event = hub.policy.seats.presence(seat, False, self.services.now_ms())
             with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over
                 await self.services.store.detach(hub.room_id, seat, self.conn_id, event)
 

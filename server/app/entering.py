@@ -16,7 +16,6 @@ import orjson
 from ..protocol import CloseCode, Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError
-from ..race.tokens import hash_token
 from . import playing
 from .background import spawn
 from .connection import Connection
@@ -59,19 +58,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
 async def on_resume(conn: Connection, cmd: c.Resume) -> None:
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
-    store = conn.services.store
-    settings = await conn.services.rooms.settings_of(room_id)
-    if settings.big:
-        seat = await store.seat_of_token(room_id, hash_token(cmd.token))
-        if seat is None and settings.tournament is not None:
-            # a big round seats its players as they first come: with their tournament token
-            seat = await conn.services.tournaments.big.seat(settings.tournament, settings.round,
-                                                            room_id, cmd.token)
-    else:
-        data = await store.load(room_id)
-        if data is None:
-            raise RaceError(Reason.UNKNOWN_ROOM)
-        seat = data.room.seat_of(cmd.token)
+    seat = await conn.services.rooms.seat_of(room_id, cmd.token)
     if seat is None:
         raise RaceError(Reason.BAD_TOKEN)
     await take_seat(conn, room_id, seat, cmd.token, since=cmd.since)
@@ -105,8 +92,8 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
         if hub is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         conn.hub, conn.role, conn.room_id, conn.seat, conn.token = hub, "player", room_id, seat, token
-        await services.store.attach(room_id, seat, conn.conn_id, None if hub.big else {
-            "kind": "presence", "seat": seat, "online": True, "at": services.now_ms()})
+        await services.store.attach(room_id, seat, conn.conn_id,
+                                    hub.policy.seats.presence(seat, True, services.now_ms()))
     except BaseException:
         await conn.leave_hub(detach=False)  # out of the room, nothing held back
         raise
@@ -114,17 +101,13 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
                                      "role": "player"}))
     await catch_up(conn, since, spectator=False)
     if hub.phase in ("countdown", "racing", "ended"):
-        if hub.big:  # whether the seat races is the store's to say
-            await playing.load_game(conn, hub.race)
+        await playing.load_game(conn, hub.race)  # whether the seat races is the store's to say
         if playing.is_racer(conn):
-            if not hub.big:
-                await playing.load_game(conn, hub.race)
             if hub.phase_now() != "countdown":
                 await playing.send_board(conn)
             else:
                 spawn(playing.board_at_start(conn, hub.race))
-        if hub.ticker is not None:
-            await hub.ticker.send_own([conn])
+        await hub.leaderboard.joined(conn)
 
 
 async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> None:
@@ -211,10 +194,8 @@ def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
     if kind == "kicked" and event["seat"] == conn.seat:
         conn.role = None
         conn.close(CloseCode.KICKED, "removed from the room by the host")
-    elif kind == "start":
-        racers = event["room"].get("racers")  # a big room lists none: every player races
-        if racers is None or conn.seat in racers:
-            spawn(playing.board_at_start(conn, event["race"]))
+    elif kind == "start":  # every player in the room races (a board when its countdown ends)
+        spawn(playing.board_at_start(conn, event["race"]))
     elif kind == "joined" and event.get("racing") and event["seat"] == conn.seat:
         # admitted into a running race: the board, unless taking the seat sent it already
         spawn(playing.board_at_start(conn, event["room"]["race"]))

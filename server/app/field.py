@@ -1,22 +1,20 @@
 """Looking through a room's field: a page of its leaderboard, a nickname's
 line, and (for a spectator) following one player.
 
-A big room sends everyone only its top lines and each player's own place;
-these commands fetch the rest on demand, a bounded page at a time. A small
-room answers them from its hub's lines, so a client may use them anywhere.
+A room of thousands sends everyone only its top lines and each player's
+own place; these commands fetch the rest on demand, a bounded page at a
+time. A room of a few answers them from its hub's lines, so a client may use
+them anywhere (the room's leaderboard answers: see :mod:`.room_policy`).
 """
 
 from __future__ import annotations
 
 from typing import Any, Final
 
-import orjson
-
 from ..protocol import Reason, frame
 from ..protocol import commands as c
-from ..race import Entry, RaceError
-from ..race.names import check_nickname, fold, same_name
-from ..race.room import final_line
+from ..race import RaceError
+from ..race.names import check_nickname, fold
 from .connection import Connection
 from .hub import Hub
 
@@ -29,21 +27,11 @@ def _in_room(conn: Connection) -> Hub:
     return conn.hub
 
 
-def _shown(hub: Hub, line: Entry) -> Entry:
-    """A line as the room shows it now: after the race, still playing is unfinished."""
-    return final_line(line) if hub.phase == "ended" else line
-
-
 async def on_lb_page(conn: Connection, cmd: c.LbPage) -> None:
     hub = _in_room(conn)
     if cmd.count > PAGE_MAX:
         raise RaceError(Reason.BAD_FIELD, f"lb_page: field 'count' must be from 1 to {PAGE_MAX}")
-    if hub.big:
-        of, raw = await conn.services.store.page(conn.room_id, cmd.first, cmd.count)
-        lines = [_shown(hub, line) for line in map(_loads, raw)]
-    else:
-        everyone = hub.lines()
-        of, lines = len(everyone), everyone[cmd.first - 1:cmd.first - 1 + cmd.count]
+    of, lines = await hub.leaderboard.page(cmd.first, cmd.count)
     await conn.send(frame("lb_page", {"first": cmd.first, "of": of, "lines": [
         {**line, "rank": cmd.first + i} for i, line in enumerate(lines)]}))
 
@@ -60,16 +48,7 @@ async def on_lb_find(conn: Connection, cmd: c.LbFind) -> None:
 async def _find(conn: Connection, hub: Hub, name: str) -> dict[str, Any] | None:
     """The player with this nickname: their seat, rank (0 before they are
     ranked) and line."""
-    if hub.big:
-        found = await conn.services.store.find(conn.room_id, fold(name))
-        if found is None:
-            return None
-        seat, rank, raw = found
-        return {"seat": seat, "rank": rank, "line": _shown(hub, _loads(raw)) if raw else None}
-    for line in hub.lines():
-        if same_name(line["nickname"], name):
-            return {"seat": line["seat"], "rank": line["rank"], "line": line}
-    return None
+    return await hub.leaderboard.find(name, fold(name))
 
 
 async def on_follow(conn: Connection, cmd: c.Follow) -> None:
@@ -85,10 +64,6 @@ async def on_follow(conn: Connection, cmd: c.Follow) -> None:
         raise RaceError(Reason.UNKNOWN_SEAT, f"nobody is called {cmd.nickname[:20]!r} in this room")
     conn.following = found["seat"]
     await conn.send(frame("following", found))
-
-
-def _loads(raw: bytes) -> Entry:
-    return dict(orjson.loads(raw))
 
 
 HANDLERS: dict[str, Any] = {"lb_page": on_lb_page, "lb_find": on_lb_find, "follow": on_follow}

@@ -1,11 +1,11 @@
 """Room hubs: one per room with a connection on this process.
 
 A hub follows its room's channel in version order, keeps what it needs to
-answer newcomers (the room as anyone may see it, the leaderboard lines, who is
-online, spectators' boards) and fans frames out to its local connections:
-room events at once, leaderboards coalesced to at most five a second (fewer
-when the process is busy, see :mod:`.load`), boards
-to spectators only and only as the room allows. A missing version (a message
+answer newcomers (the room as anyone may see it, and its leaderboard as it
+travels: every line, or ticks, as the room's policy says, see
+:mod:`.room_policy`) and fans frames out to its local connections: room
+events at once, the leaderboard and spectators' boards as its board
+(:mod:`.live_board`, :mod:`.ticks`) sends them. A missing version (a message
 lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
@@ -19,7 +19,6 @@ reconnects and resyncs.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
 from typing import Any
 
@@ -27,14 +26,14 @@ import orjson
 import structlog
 from websockets.asyncio.server import broadcast
 
-from ..klondike import Game
 from ..protocol import frame, wrap_raw
-from ..race import Entry, ranked
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
+from .busyness import Busyness
 from .listener import Listener
-from .load import Load
+from .live_board import LiveBoard
 from .metrics import Metrics
+from .room_policy import FEW, RoomPolicy, policy_for
 from .ticks import Ticker
 from .wire import write_frames
 
@@ -45,25 +44,18 @@ class Hub:
         self.hubs = hubs
         self.store = hubs.store
         self.metrics = hubs.metrics
+        self.busyness = hubs.busyness
         self.now_ms = hubs.now_ms
         self.room_id = room_id
-        self.ticker: Ticker | None = None  # a big room's leaderboard tick (see .ticks)
+        self.policy: RoomPolicy = FEW  # the room's, once loaded
+        self.board: LiveBoard | Ticker | None = None  # how its leaderboard travels
         self.v = 0
         self.public: dict[str, Any] = {}
         self.boards_mode = "after"  # the room's setting for spectators' boards
-        self.entries: dict[int, Entry] = {}
-        self.online: dict[int, bool] = {}
         self.sessions: set[Listener] = set()
-        self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
-        self._changed: set[int] = set()
-        self._delayed: deque[tuple[int, int, dict[str, Any]]] = deque()
         self._buffer: list[bytes] = []
         self._busy = True  # loading or catching up: messages wait in the buffer
-        self._flush_handle: asyncio.TimerHandle | None = None
-        self._release_handle: asyncio.TimerHandle | None = None
-        self._last_flush = 0.0
-        self._boards_loaded = False
-        self._loaded_v = 0  # the version this hub first read: it saw every event after it
+        self.loaded_v = 0  # the version this hub first read: it saw every event after it
         self._last: bytes | None = None  # the event of version ``v`` as published, if applied here
         self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
 
@@ -83,40 +75,32 @@ class Hub:
     def race(self) -> int:
         return int(self.public.get("race", 0))
 
+    @property
+    def leaderboard(self) -> LiveBoard | Ticker:
+        assert self.board is not None, "a hub's board is there once it has loaded"
+        return self.board
+
     def _set_public(self, public: dict[str, Any]) -> None:
         self.public = public
         self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
 
-    @property
-    def big(self) -> bool:
-        return self.ticker is not None
-
-    def lines(self) -> list[Entry]:
-        return ranked(self.entries.values(), self.online,
-                      since=int(self.public.get("start_at") or 0))
-
     def sync_frame(self, reason: str | None = None) -> bytes:
-        """The whole room as a newcomer needs it (a big room: with its latest
-        leaderboard tick, not every line); ``reason`` when the hub sends it on
-        its own (``missed``: events it could not fetch; ``rollback``: Redis
-        came back with less than this process had seen)."""
+        """The whole room as a newcomer needs it, with its leaderboard as it
+        travels (every line, or the latest tick); ``reason`` when the hub
+        sends it on its own (``missed``: events it could not fetch;
+        ``rollback``: Redis came back with less than this process had seen)."""
         public = dict(self.public)
         public["phase"] = self.phase_now()  # the start event said "countdown"
         public["now"] = self.now_ms()
         d: dict[str, Any] = {"v": self.v, "room": public}
-        if self.ticker is not None:
-            d["top"] = self.ticker.top
-        else:
-            d["entries"] = self.lines()
+        d.update(self.leaderboard.sync_members())
         if reason is not None:
             d["reason"] = reason
         return frame("sync", d)
 
     def board_frame(self) -> bytes | None:
-        """The leaderboard as it stands: every line, or a big room's latest tick."""
-        if self.ticker is not None:
-            return self.ticker.top_frame
-        return frame("lb", {"v": self.v, "entries": self.lines()})
+        """The leaderboard as it stands."""
+        return self.leaderboard.frame()
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
@@ -125,14 +109,11 @@ class Hub:
         if data is None:
             return False
         now = self.now_ms()
-        self.v = self._loaded_v = data.ev
+        self.v = self.loaded_v = data.ev
         self._set_public(data.public(now))
-        self.entries = dict(data.entries)
-        self.online = {seat: True for seat in data.online}
-        if data.room.settings.big:
-            self.ticker = Ticker(self, self.hubs.tick)
-            await self.ticker.load_top()
-            self.ticker.start()
+        self.policy = policy_for(data.room.settings)
+        self.board = self.policy.board(self, self.hubs.tick)
+        await self.board.load(data)
         self._busy = False
         self._drain()
         if data.room.phase == "racing" and data.active <= 0:
@@ -180,59 +161,27 @@ class Hub:
         """Apply the next event (``event`` is ``data`` parsed)."""
         self.v = event["v"]
         self._last = data
-        if "board" in event and not self._watchers():
-            # nobody here may see boards: the next spectator gets them from
-            # the store (live) or the stored events (delayed)
-            del event["board"]
-            self._boards_loaded, self._loaded_v = False, self.v
-        kind = event["kind"]
-        if kind == "progress":
-            self.entries[event["seat"]] = event["entry"]
-            board = event.get("board")
-            if board is not None:
-                self._board(event["seat"], board, event["at"])
-            self._dirty()
-            return
-        if kind == "presence":
-            self.online[event["seat"]] = event["online"]
-            if not event["online"]:
-                self.online.pop(event["seat"], None)
-            self._dirty()
+        if event["kind"] in ("progress", "presence"):  # a line, or who holds a seat
+            self.leaderboard.on_line_event(event)
             return
         self._set_public(event["room"])
-        if event.get("reset"):
-            self.entries = {}
-            self.boards = {}
-            self._delayed.clear()
-            self._boards_loaded = False
-        for entry in event.get("entries", ()):
-            self.entries[entry["seat"]] = entry
-        for seat in event.get("dropped", ()):
-            self.entries.pop(seat, None)
-            self.online.pop(seat, None)
         self._send_all(wrap_raw("event", data), essential=True)
-        self._dirty()
+        self.leaderboard.on_room_event(event)
         for session in list(self.sessions):
             session.on_room_event(event)
-        if kind == "ended" and self._watchers() and self.ticker is None:
-            spawn(self._send_boards_after_race())
 
     def _notice(self, notice: dict[str, Any]) -> None:
         kind = notice.get("x")
-        if kind == "top" and self.ticker is not None:
-            self.ticker.on_top(notice)
-        elif kind == "takeover":
+        if kind == "takeover":
             for session in list(self.sessions):
                 if session.seat == notice["seat"] and session.conn_id != notice["conn"]:
                     session.taken_over()
-        elif kind == "status" and self.ticker is None:  # a solver status: a board with it
-            if self._watchers() and self.phase_now() == "racing":
-                self._board(notice["seat"], notice["board"], notice["at"])
-                self._dirty()
-        elif kind == "kicked":  # a big room's: not an event of the whole room
+        elif kind == "kicked":  # a hashed seat's: not an event of the whole room
             for session in list(self.sessions):
                 if session.role == "player" and session.seat == notice["seat"]:
                     session.on_room_event({"kind": "kicked", "seat": notice["seat"]})
+        else:  # a tick, a solver's status: the leaderboard's
+            self.leaderboard.on_notice(notice)
 
     async def _catch_up(self) -> None:
         """Fetch the events this hub missed, or reload and resync. The event
@@ -272,19 +221,16 @@ class Hub:
             log.warning("rollback", room=self.room_id, seen=self.v, stored=data.ev)
             self.hubs.metrics.rollbacks.labels(scope="room").inc()
             rollback = True
-        self.v = self._loaded_v = data.ev
+        self.v = self.loaded_v = data.ev
         self._last = None
         self._set_public(data.public(self.now_ms()))
-        self.entries = dict(data.entries)
-        self.online = {seat: True for seat in data.online}
-        self.boards, self._boards_loaded = {}, False
-        self._delayed.clear()
+        self.leaderboard.reset(data)
         reason = "rollback" if rollback else "missed"
         self._send_all(self.sync_frame(reason), essential=True)
         for session in list(self.sessions):
             session.resynced(reason)
-        if self._watchers():
-            await self.send_boards_to(self._watchers())
+        if self.watchers():
+            await self.send_boards_to(self.watchers())
 
     def reconnected(self) -> None:
         """The channel was lost for a while: fetch what happened meanwhile."""
@@ -319,146 +265,29 @@ class Hub:
         if session.backpressure.admit(essential=essential):
             write_frames(session.ws, frames)
 
-    def _dirty(self) -> None:
-        if self._flush_handle is not None:
-            return
-        loop = asyncio.get_running_loop()
-        delay = max(0.0, self._last_flush + self.hubs.load.flush_interval() - loop.time())
-        self._flush_handle = loop.call_later(delay, self._flush)
-
-    def _flush(self) -> None:
-        self._flush_handle = None
-        self._last_flush = asyncio.get_running_loop().time()
-        if not self.sessions or self.ticker is not None:  # a big room's go out by ticks
-            return
-        self.hubs.metrics.lb_frames.inc()
-        self._send_all(frame("lb", {"v": self.v, "entries": self.lines()}), essential=False)
-        if self._changed:
-            watchers = self._watchers()
-            if watchers:
-                boards = {str(s): self.boards[s] for s in self._changed if s in self.boards}
-                self.send(watchers, frame("boards", {"v": self.v, "boards": boards}),
-                          essential=False)
-            self._changed.clear()
-
-    # ------------------------------------------------------------------ boards
-
-    def _watchers(self) -> list[Listener]:
+    def watchers(self) -> list[Listener]:
+        """The spectators here."""
         return [s for s in self.sessions if s.role == "spectator"]
 
-    def _board(self, seat: int, board: dict[str, Any], at: int) -> None:
-        mode = self.boards_mode
-        if mode == "live":
-            self.boards[seat] = board
-            self._changed.add(seat)
-        elif mode == "delayed":
-            delay_ms = int(self.public["settings"]["delay"]) * 1000
-            self._delayed.append((at + delay_ms, seat, board))
-            self._schedule_release()
-
-    def _schedule_release(self) -> None:
-        if self._release_handle is not None or not self._delayed:
-            return
-        loop = asyncio.get_running_loop()
-        wait = max(0.0, (self._delayed[0][0] - self.now_ms()) / 1000)
-        self._release_handle = loop.call_later(wait, self._release)
-
-    def _release(self) -> None:
-        self._release_handle = None
-        now = self.now_ms()
-        while self._delayed and self._delayed[0][0] <= now:
-            _, seat, board = self._delayed.popleft()
-            self.boards[seat] = board
-            self._changed.add(seat)
-        if self._changed:
-            self._dirty()
-        self._schedule_release()
-
     async def send_boards_to(self, watchers: list[Listener]) -> None:
-        """The boards a new spectator may see now."""
-        if self.ticker is not None:
-            for watcher in watchers:
-                await self.ticker.boards_now(watcher)
-            return
-        mode, phase = self.boards_mode, self.phase
-        racing = phase in ("countdown", "racing")
-        if not self._boards_loaded:
-            if phase == "ended" or (mode == "live" and racing):
-                await self._load_boards()
-            elif mode == "delayed" and racing:
-                await self._load_delayed_boards()
-        if self.boards:
-            self.send(watchers, frame("boards", {"v": self.v, "boards": {
-                str(s): b for s, b in self.boards.items()}}), essential=False)
-
-    async def _load_boards(self) -> None:
-        """Every racer's board from the store (live mode, or after the race)."""
-        data = await self.store.load(self.room_id)
-        if data is None or not data.room.racers:
-            return
-        room = data.room
-        snaps = await self.store.snapshots(self.room_id, room.race, room.racers)
-        for seat in room.racers:
-            snap = snaps.get(seat)
-            game = Game.from_snapshot(snap) if snap else Game(room.code)
-            self.boards.setdefault(seat, game.public_view())
-        self._boards_loaded = True
-
-    async def _load_delayed_boards(self) -> None:
-        """Each board as it was ``delay`` seconds ago, for a hub that did not
-        follow the race from its start: a seat quiet for longer than the delay
-        shows its stored board; a seat that moved since shows the latest board
-        of the stored events that is old enough, and the younger ones wait in
-        the delay queue like those the hub receives."""
-        data = await self.store.load(self.room_id)
-        if data is None or not data.room.racers:
-            return
-        room, now = data.room, self.now_ms()
-        delay_ms = room.settings.delay * 1000
-        cutoff = now - delay_ms
-        quiet = [s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
-        snaps = await self.store.snapshots(self.room_id, room.race, quiet)
-        for seat in quiet:
-            snap = snaps.get(seat)
-            game = Game.from_snapshot(snap) if snap else Game(room.code)
-            self.boards[seat] = game.public_view()
-        for raw in await self.store.recent_events(self.room_id):
-            event = orjson.loads(raw)
-            seat = event.get("seat")
-            if (event["v"] > self._loaded_v or event["kind"] != "progress" or "board" not in event
-                    or seat in quiet):
-                continue
-            if event["at"] <= cutoff:
-                self.boards[seat] = event["board"]
-            else:
-                self._delayed.append((event["at"] + delay_ms, seat, event["board"]))
-        self._delayed = deque(sorted(self._delayed, key=lambda item: item[0]))
-        self._schedule_release()
-        self._boards_loaded = True
-
-    async def _send_boards_after_race(self) -> None:
-        self.boards, self._boards_loaded = {}, False
-        try:
-            await self.send_boards_to(self._watchers())
-        except StoreUnavailable:
-            log.warning("boards_unavailable", room=self.room_id)
+        """The boards new spectators may see now."""
+        await self.leaderboard.send_boards_to(watchers)
 
     def close(self) -> None:
-        for handle in (self._flush_handle, self._release_handle):
-            if handle is not None:
-                handle.cancel()
-        if self.ticker is not None:
-            spawn(self.ticker.stop())
+        if self.board is not None:
+            self.board.close()
 
 
 class Hubs:
     """The hubs of this process, by room id. ``end_race`` ends a room's race
     once nobody plays it any more (a hub may notice it first)."""
 
-    def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics, load: Load,
+    def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics,
+                 busyness: Busyness,
                  now_ms: Callable[[], int],
                  end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
-        self.store, self.subscriber, self.metrics, self.load = store, subscriber, metrics, load
+        self.store, self.subscriber, self.metrics = store, subscriber, metrics
+        self.busyness = busyness
         self.now_ms, self.end_race = now_ms, end_race
         self.tick = tick  # seconds between a big room's leaderboard ticks
         self._hubs: dict[str, Hub] = {}
@@ -497,8 +326,8 @@ class Hubs:
 
     def leave(self, hub: Hub, session: Listener) -> None:
         hub.sessions.discard(session)
-        if hub.ticker is not None:
-            hub.ticker.forget(session)
+        if hub.board is not None:
+            hub.board.forget(session)
         if not hub.sessions and self._hubs.get(hub.room_id) is hub:
             self._drop(hub)
 
@@ -524,9 +353,9 @@ class Hubs:
             for seat, conn in held.items():
                 if conn.split(".", 1)[0] not in alive:
                     log.info("seat_released", room=room_id, seat=seat, conn=conn)
-                    await store.detach(room_id, seat, conn, {
-                        "kind": "presence", "seat": seat, "online": False,
-                        "at": self.now_ms()})
+                    policy = self._hubs[room_id].policy if room_id in self._hubs else FEW
+                    await store.detach(room_id, seat, conn,
+                                       policy.seats.presence(seat, False, self.now_ms()))
 
     def on_message(self, room_id: str, data: bytes) -> None:
         hub = self._hubs.get(room_id)

@@ -20,9 +20,7 @@ from ..klondike import Game, IllegalMoveError, InvalidNotationError, Move, Nothi
 from ..protocol import Reason, frame
 from ..protocol import commands as c
 from ..race import RaceError, update_from_game
-from ..race.leaderboard import line_of
-from ..race.ranking import rank_score
-from ..store import Ranked, SeatCommand, StoreUnavailable, event_body
+from ..store import SeatCommand, StoreUnavailable
 from . import solver_jobs
 from .assists import (
     DEBOUNCE,
@@ -38,9 +36,6 @@ from .connection import Connection, SeatGame
 
 RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
-#: view fields spectators never see: what only the player needs, and the player's assists
-#: (a spectator's board may carry ``winnable``, see _send_status)
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
 _BUSY_TRIES: Final = 20  # a status waits this many seconds at most for room in the solver pool
 
 
@@ -62,13 +57,11 @@ async def load_game(conn: Connection, race: int) -> None:
 
 
 def is_racer(conn: Connection) -> bool:
-    """Whether the connection's seat plays the room's race: a small room
-    lists its racers; a big room's seat has a game in it (once loaded)."""
+    """Whether the connection's seat plays the room's race: the store says,
+    once its game is loaded (:func:`load_game`)."""
     hub = conn.hub
     assert hub is not None
-    if hub.big:
-        return conn.play.exists and conn.play.race == hub.race
-    return conn.seat in hub.public.get("racers", ())
+    return conn.play.exists and conn.play.race == hub.race
 
 
 async def send_board(conn: Connection) -> None:
@@ -119,13 +112,13 @@ async def _board_as_stored(conn: Connection) -> None:
     for _ in range(_BOARD_TRIES):
         if hub is None or conn.hub is not hub:
             return
-        if conn.seat not in hub.public.get("racers", ()) or hub.phase_now() not in ("racing",
-                                                                                   "ended"):
+        if hub.phase_now() not in ("racing", "ended"):
             return  # no board yet (a countdown deals it at its end)
         try:
             async with conn.lock:
                 await load_game(conn, hub.race)
-                await send_board(conn)
+                if is_racer(conn):
+                    await send_board(conn)
             return
         except StoreUnavailable:
             await asyncio.sleep(0.5)
@@ -159,15 +152,12 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
     phase = hub.phase_now()
     if phase == "countdown":
         raise RaceError(Reason.NOT_STARTED)
-    if hub.big and phase in ("racing", "ended") and (play.game is None or play.race != hub.race):
+    if phase in ("racing", "ended") and (play.game is None or play.race != hub.race):
         await load_game(conn, hub.race)
     racer = is_racer(conn)
-    if racer and phase in ("racing", "ended"):
-        if play.game is None or play.race != hub.race:
-            await load_game(conn, hub.race)
-        if seq is not None and _resent(conn, seq, command):
-            await _ack_again(conn, seq)
-            return None
+    if racer and phase in ("racing", "ended") and seq is not None and _resent(conn, seq, command):
+        await _ack_again(conn, seq)
+        return None
     if phase != "racing" or not racer:
         raise RaceError(Reason.NOT_PLAYING, "there is no race for you to play now")
     if play.done:
@@ -355,7 +345,7 @@ def _send_status(conn: Connection, play: SeatGame, seq: int, known: Known) -> No
     play.assist.sent = (seq, known)
     conn.write(frame("status", {"s": seq, **known.fields()}))
     hub, game = conn.hub, play.game
-    if hub is None or game is None or hub.big or hub.boards_mode == "after":
+    if hub is None or game is None or not hub.leaderboard.shares_status(hub.boards_mode):
         return
     board = {**game.public_view(), "winnable": known.winnable}
     notice = orjson.dumps({"x": "status", "seat": conn.seat, "at": conn.services.now_ms(),
@@ -397,24 +387,15 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     solver = solver_assists(conn)
     known = play.assist.after(before, command, game) if solver else None
     known = assisted(conn, game, view, known)
-    ranking = None
-    if hub.big:  # no event: its place in the ranking and the field's progress
-        entry = line_of(entry)
-        ranking = Ranked(rank_score(entry, start_at, now),
-                         base["foundation"], entry["foundation"], base["status"], entry["status"])
-    store = services.store
+    board = hub.leaderboard  # how the line travels: as an event, or ranked for the ticks
+    entry = board.line_of(entry)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
                          done=done)
     try:
-        if ranking is not None:
-            applied = await store.apply_ranked(conn.room_id, stored, ranking)
-        else:
-            event: dict[str, Any] = {"kind": "progress", "seat": conn.seat, "at": now,
-                                     "entry": entry}
-            if hub.boards_mode != "after":
-                event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
-            applied = await store.apply(conn.room_id, stored, event_body(event))
+        applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
+                                     view=view, boards_mode=hub.boards_mode, now=now,
+                                     start_at=start_at)
     except BaseException:
         play.game = None
         raise
@@ -441,10 +422,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     play.entry = entry
     play.done = done
     services.metrics.moves_accepted.inc()
-    if ranking is None:
-        conn.write(frame("ack", {"s": seq, "view": view}))
-    else:  # a big room's player learns their place with each ack
-        conn.write(frame("ack", {"s": seq, "view": view, "rank": applied.rank, "of": applied.of}))
+    conn.write(frame("ack", board.ack({"s": seq, "view": view}, applied)))
     if solver and not done:
         if known is None:
             judge_soon(conn)

@@ -26,12 +26,12 @@ from ..protocol import MAX_FRAME, SUBPROTOCOL
 from ..store import Channels, Store, StoreUnavailable
 from . import handlers
 from .api import api
+from .busyness import Busyness
 from .config import Config, ConfigError
 from .connection import Connection
 from .embedded import EmbeddedRedis
 from .http import StaticFiles, router, text
 from .hub import Hubs
-from .load import Load
 from .metrics import Metrics
 from .quotas import Quotas, client_address
 from .rooms import Rooms
@@ -53,7 +53,7 @@ class App:
     store: Store
     subscriber: Channels
     hubs: Hubs
-    lag: Load
+    busyness: Busyness
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
@@ -95,15 +95,15 @@ class App:
         if problems:
             raise ConfigError("; ".join(problems))
         await self._check_durability(at_start=True)
-        self.lag = Load()
-        self.lag.start()
+        self.busyness = Busyness()
+        self.busyness.start()
         self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
         self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
                                       config.winnable_modes)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
-                         load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
+                         busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
@@ -111,7 +111,7 @@ class App:
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
-            store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
+            store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
             solver=self.solver)
         self.subscriber.start()
@@ -225,9 +225,9 @@ class App:
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():
-                        loaded = await self.store.load_tournament(thub.id)
+                        loaded = await self.store.load_tournament_data(thub.id)
                         if loaded is not None:
-                            await self.tournaments.settle(loaded[0])
+                            await self.tournaments.settle(loaded.t)
                 for room_id in await self.store.claim_due(self.now_ms()):
                     await self.rooms.due(room_id)
                 await self.tournaments.sweep()
@@ -242,7 +242,7 @@ class App:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()
         with contextlib.suppress(AttributeError):
-            await self.lag.stop()
+            await self.busyness.stop()
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)

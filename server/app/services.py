@@ -11,9 +11,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ..store import Channels, Store
+from .busyness import Busyness
 from .config import Config
 from .hub import Hubs
-from .load import Load
 from .metrics import Metrics
 from .quotas import Quotas
 from .rooms import Rooms
@@ -30,7 +30,7 @@ class Services:
     now_ms: Callable[[], int]  # the server's clock, ms since the epoch
     store: Store
     subscriber: Channels
-    load: Load
+    busyness: Busyness
     hubs: Hubs
     rooms: Rooms
     tournaments: Tournaments

@@ -1,11 +1,12 @@
 """Tournament hubs: one per tournament with a connection on this process,
 fanning its events out to those connections.
 
-A small tournament's events carry it whole. A big one's carry its header,
-its counts and the top of its standings; each of its players following it
-also gets their own place (``t_me``: their rank and the lines just above
-and below theirs) when they start following and after each round, and every
-follower the counts (``t_field``) when they changed, at most once a tick.
+Its events carry the tournament as it shows itself (:mod:`.tournament_views`):
+whole, or its header, counts and the top of its standings. Where it shows its
+top, each of its players following it also gets their own place (``t_me``:
+their rank and the lines just above and below theirs) when they start
+following and after each round, and every follower the counts (``t_field``)
+when they changed, at most once a tick.
 """
 
 from __future__ import annotations
@@ -19,11 +20,13 @@ import structlog
 from websockets.asyncio.server import ServerConnection, broadcast
 
 from ..protocol import frame, wrap_raw
+from ..race import RaceError
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
 from .backpressure import Backpressure
 from .metrics import Metrics
 from .ticks import me_frame
+from .tournament_views import EveryoneView, View
 from .tournaments import Tournaments
 
 log = structlog.get_logger("app.thubs")
@@ -49,7 +52,7 @@ class TournamentHub:
         self.store = hubs.store
         self.id = tournament_id
         self.v = 0
-        self.big = False
+        self.view: View = EveryoneView()  # the tournament's, once loaded
         self.public: dict[str, Any] = {}
         self.sessions: set[Follower] = set()
         self.loading: asyncio.Future[bool] | None = None
@@ -60,15 +63,16 @@ class TournamentHub:
         await self.hubs.subscriber.subscribe(self.store.tournament_channel(self.id))
         if not await self._read():
             return False
-        if self.big:
+        if self.view.polls_counts:
             self._poll = asyncio.create_task(self._poll_counts(), name=f"t-field-{self.id}")
         return True
 
     async def _read(self) -> bool:
-        data = await self.store.load_tournament_data(self.id)
-        if data is None:
+        try:
+            data = await self.hubs.tournaments.load(self.id)
+        except RaceError:  # no such tournament
             return False
-        self.big = data.t.big
+        self.view = self.hubs.tournaments.view(data.t)
         self.v, self._counts = data.ev, data.counts
         self.public = await self.hubs.tournaments.public(data.t, data.counts)
         spawn(self.hubs.tournaments.settle(data.t))
@@ -87,9 +91,9 @@ class TournamentHub:
         return frame("t_sync", d)
 
     async def sync_frame_now(self) -> bytes:
-        """The sync frame with a big tournament's counts as they are now
-        (registrations are not events: the hub's may be a tick old)."""
-        if not self.big:
+        """The sync frame, with the counts as they are now where they are
+        polled (registrations are not events: the hub's may be a tick old)."""
+        if not self.view.polls_counts:
             return self.sync_frame()
         try:
             return self.sync_frame(await self.store.tournament_counts(self.id))
@@ -106,7 +110,7 @@ class TournamentHub:
             return
         self.v = v
         self.public = event["tournament"]
-        if self.big:
+        if self.view.polls_counts:
             self._counts = dict(self.public.get("field") or self._counts)
         self._send(self.sessions, wrap_raw("t_event", data))
         kind = event["kind"]
@@ -114,7 +118,7 @@ class TournamentHub:
             for s in self.sessions:
                 if s.t_player == event["player"]:
                     s.t_player = -1
-        elif kind == "round_ended" and self.big:
+        elif kind == "round_ended" and self.view.sends_places:
             spawn(self.send_me(list(self.sessions)))
 
     async def resync(self) -> None:
@@ -140,7 +144,7 @@ class TournamentHub:
             broadcast(sockets, data, text=True)
 
     async def send_me(self, followers: Sequence[Follower]) -> None:
-        """Each player's own place in a big tournament's standings."""
+        """Each player's own place in the standings (where they show their top)."""
         players = [f for f in followers if f.t_player >= 0]
         extra = b',"id":"%s"' % self.id.encode()
         for i in range(0, len(players), NEAR_CHUNK):
@@ -155,7 +159,7 @@ class TournamentHub:
 
     async def _poll_counts(self) -> None:
         """Every tick, the counts (registered, withdrawn, kicked) to every
-        follower when they changed: registrations are not events."""
+        follower when they changed, where registrations are not events."""
         while True:
             await asyncio.sleep(self.hubs.tick)
             try:
@@ -178,7 +182,7 @@ class TournamentHubs:
                  metrics: Metrics | None = None) -> None:
         self.store, self.subscriber, self.tournaments = store, subscriber, tournaments
         self.now_ms, self.metrics = now_ms, metrics
-        self.tick = tick  # seconds between two looks at a big tournament's counts
+        self.tick = tick  # seconds between two looks at a tournament's counts
         self._hubs: dict[str, TournamentHub] = {}
 
     def all(self) -> list[TournamentHub]:

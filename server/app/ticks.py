@@ -1,4 +1,9 @@
-"""A big room's leaderboard tick on this process.
+"""A room's leaderboard that travels by ticks: its top lines shared, each
+player's own place beside them, as in a room of thousands. Each move updates
+the room's ranking in Redis (a sorted set) and answers the player's rank;
+nothing else is sent per move. Its counterpart for rooms of a few is
+:mod:`.live_board`; a room's policy (:mod:`.room_policy`) picks one when the
+room is created.
 
 Every ``tick`` seconds (aligned on the server clock, so every process ticks
 at the same moments), each process with connections in a big room:
@@ -32,7 +37,6 @@ room plus one ``near`` per process and few hundred players.
 from __future__ import annotations
 
 import asyncio
-import contextlib
 from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
@@ -43,7 +47,11 @@ import structlog
 
 from ..klondike import Game
 from ..protocol import frame
-from ..store import Store, StoreUnavailable
+from ..race import Entry
+from ..race.leaderboard import line_of
+from ..race.ranking import rank_score
+from ..race.seating import final_line
+from ..store import Applied, Ranked, RoomData, SeatCommand, Store, StoreUnavailable
 from .listener import Listener
 from .metrics import Metrics
 from .wire import text_frame
@@ -82,6 +90,8 @@ class TickedRoom(Protocol):
 
     def phase_now(self) -> str: ...
 
+    def watchers(self) -> list[Listener]: ...
+
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
     def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
@@ -118,18 +128,97 @@ class Ticker:
         self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
         self._task: asyncio.Task[None] | None = None
 
-    def start(self) -> None:
+    async def load(self, data: RoomData) -> None:
+        """Start ticking, from the latest tick kept in Redis."""
+        await self.load_top()
         self._task = asyncio.create_task(self._run(), name=f"tick-{self.hub.room_id}")
 
-    async def stop(self) -> None:
+    def reset(self, data: RoomData) -> None:
+        """The hub read its room again: the next tick says where things stand."""
+
+    def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
 
     def forget(self, listener: Listener) -> None:
         self._sent.pop(listener, None)
         self._own.pop(listener, None)
+
+    def sync_members(self) -> dict[str, Any]:
+        """What a ``sync`` frame carries of the leaderboard: the latest tick."""
+        return {"top": self.top}
+
+    def frame(self) -> bytes | None:
+        """The leaderboard as it stands: the latest tick's frame."""
+        return self.top_frame
+
+    def on_line_event(self, event: dict[str, Any]) -> None:
+        """(The lines of a ticked room never travel as events.)"""
+
+    def on_room_event(self, event: dict[str, Any]) -> None:
+        """(A room event carries no lines here: the ticks do.)"""
+
+    def on_notice(self, notice: dict[str, Any]) -> None:
+        """A tick published on the room's channel (``{"x": "top"}``)."""
+        if notice.get("x") == "top":
+            self.on_top(notice)
+
+    async def joined(self, session: Listener) -> None:
+        """A player took their seat here: their place now."""
+        await self.send_own([session])
+
+    async def send_boards_to(self, watchers: list[Listener]) -> None:
+        """The boards new spectators (or a new follow) may see now."""
+        for watcher in watchers:
+            await self.boards_now(watcher)
+
+    # ------------------------------------------------------------------ a player's moves
+
+    @staticmethod
+    async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
+                     view: dict[str, Any], boards_mode: str, now: int, start_at: int) -> Applied:
+        """Store a move with no event: its place in the ranking and the
+        field's progress; the reply says the seat's rank."""
+        ranked = Ranked(rank_score(entry, start_at, now), base["foundation"], entry["foundation"],
+                        base["status"], entry["status"])
+        return await store.apply_ranked(room_id, cmd, ranked)
+
+    @staticmethod
+    def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
+        """An ``ack``'s data with the player's place: ``rank`` of ``of``."""
+        return {**d, "rank": applied.rank, "of": applied.of}
+
+    @staticmethod
+    def line_of(entry: Entry) -> Entry:
+        """The line as the ranking keeps it: only what a line shows."""
+        return line_of(entry)
+
+    @staticmethod
+    def shares_status(boards_mode: str) -> bool:
+        """Spectators' boards are read from the seats' snapshots each tick:
+        a solver's status is the player's only."""
+        return False
+
+    # ------------------------------------------------------------------ looking through
+
+    async def page(self, first: int, count: int) -> tuple[int, list[Entry]]:
+        """How many are ranked, and the lines from rank ``first`` on."""
+        of, raw = await self.hub.store.page(self.hub.room_id, first, count)
+        return of, [self._shown(orjson.loads(line)) for line in raw]
+
+    async def find(self, name: str, fold: str) -> dict[str, Any] | None:
+        """The player with this nickname: seat, rank (0 before they are
+        ranked) and line."""
+        found = await self.hub.store.find(self.hub.room_id, fold)
+        if found is None:
+            return None
+        seat, rank, raw = found
+        return {"seat": seat, "rank": rank,
+                "line": self._shown(orjson.loads(raw)) if raw else None}
+
+    def _shown(self, line: Entry) -> Entry:
+        """A line as the room shows it now: after the race, still playing is unfinished."""
+        return final_line(line) if self.hub.phase_now() == "ended" else line
 
     # ------------------------------------------------------------------ the shared part
 
@@ -249,7 +338,7 @@ class Ticker:
             await build
         if self._own:
             asyncio.get_running_loop().call_later(self.interval * LONE_AFTER, self._send_lone)
-        watchers = [s for s in hub.sessions if s.role == "spectator"]
+        watchers = hub.watchers()
         if watchers:
             await self._spectate(watchers)
 

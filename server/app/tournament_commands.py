@@ -3,8 +3,8 @@
 A connection follows at most one tournament (its events come as
 ``t_event``), besides any room it is in: a player plays each round in the
 round's room with the ordinary ``resume``. A connection that registered or
-resumed as a player of a big tournament also gets its own place in it
-(``t_me``).
+resumed as a player also gets its own place (``t_me``) where the standings
+show their top.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
                  player: int | None = None) -> None:
     """Follow a tournament's events on this connection (one at a time);
     a ``t_sync`` comes when it starts following (or on ``resync``), then a
-    big tournament's player gets their place (``t_me``). ``player``: this
-    connection is that player of the tournament."""
+    player gets their place (``t_me``) where the standings show their top.
+    ``player``: this connection is that player of the tournament."""
     services = conn.services
     tid = tournament_id.strip().upper()
     if conn.thub is not None and conn.thub.id != tid:
@@ -37,7 +37,7 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
     if conn.thub is not None:
         if resync:
             await conn.send(await conn.thub.sync_frame_now())
-        if conn.thub.big and (resync or player is not None):
+        if conn.thub.view.sends_places and (resync or player is not None):
             await conn.thub.send_me([conn])
         return
     conn.syncing = True
@@ -49,7 +49,7 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
         await conn.send(await thub.sync_frame_now())
     finally:
         await conn.flush_pending()
-    if thub.big:
+    if thub.view.sends_places:
         await thub.send_me([conn])
 
 
@@ -100,11 +100,11 @@ async def on_t_end(conn: Connection, cmd: c.TEnd) -> None:
 
 
 async def on_t_withdraw(conn: Connection, cmd: c.TWithdraw) -> None:
-    tournaments = conn.services.tournaments
-    player = await tournaments.withdraw(cmd.id, cmd.token)
+    tid, player = await conn.services.tournaments.withdraw(cmd.id, cmd.token)
     await follow(conn, cmd.id)
-    if conn.thub is not None and conn.thub.big:  # no event to everyone: an answer of its own
-        await conn.send(frame("t_withdrawn", {"id": conn.thub.id, "player": player}))
+    answer = conn.thub.view.withdrawn_answer(tid, player) if conn.thub is not None else None
+    if answer is not None:  # no event to everyone: an answer of its own
+        await conn.send(answer)
 
 
 async def on_t_kick(conn: Connection, cmd: c.TKick) -> None:

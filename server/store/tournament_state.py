@@ -10,6 +10,7 @@ either step may be repeated.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
@@ -22,27 +23,31 @@ from .changes import Changes
 from .documents import Committed, Documents
 from .section import pairs
 
-#: a big tournament's counts, kept in its header hash
+#: a tournament's counts, kept in its header hash
 COUNTS: Final = ("players", "withdrawn", "kicked")
 
 
 @dataclass(frozen=True, slots=True)
 class TournamentData:
-    """A tournament as stored; ``counts`` are a big one's: how many players
-    registered (kicked ones not counted), withdrew and were kicked."""
+    """A tournament as stored: its header, versions and counts (how many
+    players registered, kicked ones not counted, withdrew and were kicked).
+    ``legacy``: stored before its players moved out of its document, whose
+    JSON ``raw`` still holds them (see the tournaments' migration)."""
 
     t: Tournament
     rv: int
     ev: int
     counts: dict[str, int]
+    legacy: bool = False
+    raw: bytes = b""
 
 
 @dataclass(frozen=True, slots=True)
 class Registered:
     """The outcome of :meth:`TournamentState.register_player`."""
 
-    status: str  # ok, gone, small, closed, full, banned, name_taken
-    player: int = -1
+    status: str  # ok, gone, banned, closed, bad_invite, full, name_taken
+    player: int = -1  # (name_taken: the player who has the name)
     first: int = 0  # the first round the player may play
 
 
@@ -67,37 +72,32 @@ class TournamentState(Documents):
         return None if data is None else (data.t, data.rv, data.ev)
 
     async def load_tournament_data(self, tournament_id: str) -> TournamentData | None:
-        """A tournament as stored, with a big one's counts; ``None`` if unknown."""
-        state, rv, ev, big, *counts = await self.call(
-            "HMGET", keys.tournament(tournament_id), "state", "rv", "ev", "big", *COUNTS)
+        """A tournament as stored, with its counts; ``None`` if unknown."""
+        state, rv, ev, most, *counts = await self.call(
+            "HMGET", keys.tournament(tournament_id), "state", "rv", "ev", "max", *COUNTS)
         if state is None:
             return None
-        field_counts = ({k: int(v or 0) for k, v in zip(COUNTS, counts, strict=True)}
-                        if big == b"1" else {})
-        return TournamentData(Tournament.from_json(state), int(rv), int(ev or 0), field_counts)
+        return TournamentData(Tournament.from_json(state), int(rv), int(ev or 0),
+                              {k: int(v or 0) for k, v in zip(COUNTS, counts, strict=True)},
+                              legacy=most is None, raw=bytes(state))
 
     async def tournament_counts(self, tournament_id: str) -> dict[str, int]:
-        """A big tournament's counts now (``{}``: not a big tournament)."""
-        big, *counts = await self.call("HMGET", keys.tournament(tournament_id), "big", *COUNTS)
-        if big != b"1":
-            return {}
+        """A tournament's counts now."""
+        counts = await self.call("HMGET", keys.tournament(tournament_id), *COUNTS)
         return {k: int(v or 0) for k, v in zip(COUNTS, counts, strict=True)}
 
     async def commit_tournament(self, t: Tournament, rv: int | None,
                                 events: Sequence[dict[str, Any]], *, ttl_ms: int,
                                 fields: dict[str, Any] | None = None) -> Committed:
         """Like :meth:`~.room_state.RoomState.commit`, for a tournament; its
-        keys expire after ``ttl_ms``. A big tournament's header also holds
-        what its scripts check (whether registration is open, the first
-        round not started: written from ``t`` at every commit) and
-        ``fields`` (set once, at creation)."""
+        keys expire after ``ttl_ms``. Its header also holds what its scripts
+        check (whether registration is open, the first round not started:
+        written from ``t`` at every commit) and ``fields`` (its ``max`` and
+        counts, set at creation)."""
         header = keys.tournament(t.id)
-        changes = Changes(t.id).expire_keys(
-            keys.tournament_keys(t.id) if t.big else (header, keys.tournament_events(t.id)),
-            ttl_ms)
-        if t.big:
-            changes.set_fields(header, {"reg": int(t.registration), "first": t.first_open(),
-                                        **(fields or {})})
+        changes = (Changes(t.id).expire_keys(keys.tournament_keys(t.id), ttl_ms)
+                   .set_fields(header, {"reg": int(t.registration), "first": t.first_open(),
+                                        **(fields or {})}))
         return await self.commit_document(
             (header, keys.tournament_events(t.id), keys.tournament_channel(t.id)),
             rv, t.to_json(), events, changes)
@@ -111,9 +111,10 @@ class TournamentState(Documents):
     # ------------------------------------------------------------------ players
 
     async def register_player(self, tournament_id: str, *, nickname: str, fold: str,
-                              token_hash: str, registered: int,
+                              token_hash: str, registered: int, invited: bool,
                               lines: Sequence[tuple[bytes, int]], ttl_ms: int) -> Registered:
-        """A new player (see the ``t_register`` script); ``lines`` holds the
+        """A new player (see the ``t_register`` script); ``invited``: the
+        invite code was right (or none is needed); ``lines`` holds the
         standing line's tail and score for each first round, from round 1."""
         t = tournament_id
         record = orjson.dumps({"nickname": nickname, "fold": fold, "token": token_hash,
@@ -123,12 +124,12 @@ class TournamentState(Documents):
             keys.tournament(t), keys.tournament_players(t), keys.tournament_nicknames(t),
             keys.tournament_tokens(t), keys.standings(t), keys.standings_rank(t),
             keys.tournament_banned(t), keys.tournament_events(t)], [
-            fold, prefix, token_hash, orjson.dumps(nickname), ttl_ms,
+            fold, prefix, token_hash, orjson.dumps(nickname), ttl_ms, "1" if invited else "0",
             *(x for tail, score in lines for x in (tail, score))])
         status = reply[0].decode()
-        if status != "ok":
-            return Registered(status)
-        return Registered("ok", int(reply[1]), int(reply[2]))
+        if status == "ok":
+            return Registered("ok", int(reply[1]), int(reply[2]))
+        return Registered(status, int(reply[1]) if len(reply) > 1 else -1)
 
     async def token_player(self, tournament_id: str, token_hash: str, n: int) -> PlayerOf | None:
         """The player holding this token (``None``: nobody, or kicked) and
@@ -158,6 +159,19 @@ class TournamentState(Documents):
             keys.tournament_out(t), keys.tournament_banned(t)], [
             "" if player is None else player, token_hash, kind, "1" if ban else "0"])
         return reply[0].decode(), int(reply[1]) if len(reply) > 1 else -1
+
+    async def player_records(self, tournament_id: str, players: Sequence[int] | None = None
+                             ) -> dict[int, dict[str, Any]]:
+        """The records (nickname, fold, token digest, registered, first) of
+        these players, or of every player (a field of a few), by number."""
+        key = keys.tournament_players(tournament_id)
+        if players is None:
+            found = [(int(p), raw) for p, raw in pairs(await self.call("HGETALL", key))]
+        elif players:
+            found = list(zip(players, await self.call("HMGET", key, *players), strict=True))
+        else:
+            found = []
+        return {p: orjson.loads(raw) for p, raw in sorted(found) if raw is not None}
 
     async def out_players(self, tournament_id: str) -> dict[int, str]:
         """Every player who withdrew or was kicked, and which."""
@@ -192,3 +206,24 @@ class TournamentState(Documents):
     async def release_recording(self, tournament_id: str, holder: str) -> bool:
         """Give the lease back if ``holder`` still holds it (whether it did)."""
         return bool(await self._run(scripts.RELEASE, [keys.recording(tournament_id)], [holder]))
+
+    async def write_players(self, tournament_id: str, records: dict[int, bytes],
+                            tokens: dict[str, int], nicknames: dict[str, int],
+                            out: dict[int, str], banned: Sequence[str],
+                            lines: dict[int, tuple[bytes, int]]) -> None:
+        """Write players, their lookups and their standing lines as they are
+        (a tournament moved from its document: see the tournaments' migration).
+        Each write sets what it sets: writing them twice is harmless."""
+        t = tournament_id
+        writes = [self.call("HSET", keys.tournament_players(t), p, raw)
+                  for p, raw in records.items()]
+        writes += [self.call("HSET", keys.tournament_tokens(t), digest, p)
+                   for digest, p in tokens.items()]
+        writes += [self.call("HSET", keys.tournament_nicknames(t), name, p)
+                   for name, p in nicknames.items()]
+        writes += [self.call("HSET", keys.tournament_out(t), p, how) for p, how in out.items()]
+        writes += [self.call("SADD", keys.tournament_banned(t), name) for name in banned]
+        for p, (line, score) in lines.items():
+            writes.append(self.call("HSET", keys.standings(t), p, line))
+            writes.append(self.call("ZADD", keys.standings_rank(t), score, f"{p:05d}"))
+        await asyncio.gather(*writes)

@@ -18,7 +18,7 @@ from harness import Client, RedisServer, ServerProcess, load_wins
 from race_support import start_fast_server
 from tournament_support import Entrant, Organizer, http_get, reject_of, replay_of, t_seen
 
-from server.app.tournaments import round_room_id
+from server.app.ids import round_room_id
 from server.race.ranking import standing_score
 from server.race.tokens import hash_token
 from server.store import Store, keys

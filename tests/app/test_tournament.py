@@ -8,9 +8,8 @@ organizer's and players' refusals, spectators (docs/protocol.md, "Tournaments").
 from __future__ import annotations
 
 import asyncio
-import time
 import types
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator
 from typing import Any, Final
 
 import pytest
@@ -23,6 +22,7 @@ from tournament_support import (
     answer,
     assert_round_code_kept,
     assert_text_keeps,
+    commit_as_crashed,
     http_get,
     replay_of,
     results,
@@ -30,10 +30,11 @@ from tournament_support import (
     t_seen,
 )
 
-from server.app.tournaments import TOURNAMENT_TTL_MS, round_room_id, tournament_event
+from server.app.ids import round_room_id
 from server.klondike import Game, Move, replay
-from server.race.tournament import CSV_FIELDS, Tournament
-from server.store import Store, keys
+from server.race.standings import CSV_FIELDS
+from server.race.tournament import Tournament
+from server.store import keys
 
 WINS: Final = {w["code"]: w for w in load_wins()}
 KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
@@ -515,22 +516,6 @@ async def test_processes_killed_during_registration_mid_round_and_between_rounds
         assert [s["view"] for s in body["steps"]] == views_of(code2, e.commands)
 
 
-async def crash_state(url: str, tid: str, change: Callable[[Tournament, int], dict[str, Any] | None]) -> None:
-    """Commit what a process had committed when it died: ``change`` on the
-    stored tournament (with its event, if it returns one), as the service does."""
-    store = await Store.open(url)
-    try:
-        loaded = await store.load_tournament(tid)
-        assert loaded is not None
-        t, rv, _ = loaded
-        now = int(time.time() * 1000)
-        event = change(t, now)
-        events = [] if event is None else [tournament_event(event, t, now)]
-        assert (await store.commit_tournament(t, rv, events, ttl_ms=TOURNAMENT_TTL_MS)).ok
-    finally:
-        await store.close()
-
-
 async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_process(
         redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
     """A process that committed a round's start and died before creating its
@@ -545,8 +530,8 @@ async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_
 
     # ---- the round's start committed, then the process died before its room existed
     room1 = round_room_id(org.id, 1)
-    await crash_state(redis_server.url, org.id, lambda t, now: t.start_round(
-        now=now, start_at=now + 500, room_id=room1))
+    await commit_as_crashed(redis_server.url, org.id, lambda t, now, counts: t.start_round(
+        now=now, start_at=now + 500, room_id=room1, entrants=counts["players"]))
     assert (await t_seen(org.client, "round_starting", 1))["tournament"]["rounds"][0]["status"] == "starting"
     a.kill()
     (d,) = fast(servers, redis_server, "d")
@@ -574,11 +559,11 @@ async def test_a_round_start_or_end_cut_short_by_a_crash_is_finished_by_a_fresh_
     # ---- the room's race ended, then the process died before recording the round
     d.kill()
 
-    def unrecorded(t: Tournament, now: int) -> None:
+    def unrecorded(t: Tournament, now: int, counts: dict[str, int]) -> None:
         r = t.rounds[0]
-        r.status, r.ended_at, r.results = "running", None, None
+        r.status, r.ended_at, r.played = "running", None, None
 
-    await crash_state(redis_server.url, org.id, unrecorded)
+    await commit_as_crashed(redis_server.url, org.id, unrecorded)
     (fresh,) = fast(servers, redis_server, "e")
     before = await results(fresh, org.id)
     assert before["rounds"][0]["status"] == "running" and "code" not in before["rounds"][0]

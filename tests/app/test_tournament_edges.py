@@ -16,9 +16,18 @@ import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from race_support import FAST_ARGS, start_fast_server
-from tournament_support import Entrant, Organizer, http_get, reject_of, results, results_csv, t_seen
+from tournament_support import (
+    Entrant,
+    Organizer,
+    commit_as_crashed,
+    http_get,
+    reject_of,
+    results,
+    results_csv,
+    t_seen,
+)
 
-from server.app.tournaments import round_room_id, tournament_event
+from server.app.ids import round_room_id
 from server.store import Store, keys
 
 CODE: Final = "KL1-D1V-ACT552B"
@@ -149,16 +158,11 @@ async def test_a_round_left_starting_by_a_dead_process_is_opened_by_another_proc
         room = round_room_id(org.id, 1)
         store = await Store.open(redis_server.url)
         try:  # what the dying process had written: the index, then the starting round
-            now = int(time.time() * 1000)
-            await store.tournament_due_add(org.id, now)
-            loaded = await store.load_tournament(org.id)
-            assert loaded is not None
-            t, rv, _ = loaded
-            event = t.start_round(now=now, start_at=now + 500, room_id=room)
-            assert (await store.commit_tournament(t, rv, [tournament_event(event, t, now)],
-                                                  ttl_ms=86_400_000)).ok
+            await store.tournament_due_add(org.id, int(time.time() * 1000))
         finally:
             await store.close()
+        await commit_as_crashed(redis_server.url, org.id, lambda t, now, counts: t.start_round(
+            now=now, start_at=now + 500, room_id=room, entrants=counts["players"]))
         a.kill()
         b = servers.start(redis_server.url, args=FAST_ARGS, name="b")  # nobody connects to b
         async with asyncio.timeout(15):

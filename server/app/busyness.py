@@ -36,7 +36,7 @@ def flush_interval(lag: float, busy: float = 0.0) -> float:
     return min(MAX_FLUSH_INTERVAL, FLUSH_INTERVAL * stretch)
 
 
-class Load:
+class Busyness:
     """Moving averages of the event loop's lag and of the process's CPU use,
     sampled every 50 ms."""
 
