@@ -291,17 +291,19 @@ class Rounds:
             return  # another process is recording it
         try:
             played = await self._count(t, n, room_id, ttl_ms=self.work.ttl_ms(t, data.counts))
+        finally:  # (before the round's end is committed: a process that dies once it has
+            # committed leaves no lease for the next recording to wait out)
+            await self.store.release_recording(t.id, self._holder)
 
-            def step(t: Tournament, now: int, _: dict[str, int]) -> dict[str, Any]:
-                if t.rounds[n - 1].room != room_id:
-                    raise RaceError(Reason.NOT_PLAYING, f"round {n} is not played in {room_id}")
-                return t.end_round(n, now=now, played=played)
+        def step(t: Tournament, now: int, _: dict[str, int]) -> dict[str, Any]:
+            if t.rounds[n - 1].room != room_id:
+                raise RaceError(Reason.NOT_PLAYING, f"round {n} is not played in {room_id}")
+            return t.end_round(n, now=now, played=played)
 
+        try:
             data = await self.work.change(t.id, step)
         except RaceError:  # recorded meanwhile
             return
-        finally:
-            await self.store.release_recording(t.id, self._holder)
         t = data.t
         log.info("round_ended", tournament=t.id, round=n)
         if t.next_round() is None:
