@@ -44,7 +44,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                     "move per line, or 'lost', or 'unknown' when the budget ran out. Exit "
                     "status 0 winnable, 1 lost, 2 unknown, 64 for a bad code.")
     solve.usage_status = EX_USAGE
-    solve.add_argument("code", help="a KL1 deal code, like KL1-D1N-AAAAAAG")
+    solve.add_argument("code", help="a KL1 or KL2 deal code, like KL2-D1N-AAAAAAAAAAAAG")
     solve.add_argument("--budget", type=_seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
                        help=f"search for at most this long (default {DEFAULT_SECONDS:g})")
     args = parser.parse_args(argv)

@@ -5,7 +5,7 @@ A room, a solo game or a tournament may ask for "a random winnable deal"
 the solver's winning line from its start to a win (in the worker:
 :func:`.solver_jobs.certify_code`). Searching takes from milliseconds to
 seconds, so creations never search: each mode (``D1N``, ``D3N``, ``D1V``,
-``D3V``) keeps a set of certified codes in Redis (``kw:{MODE}``, one slot
+``D3V``) keeps a set of certified codes in Redis (``kw2:{MODE}``, one slot
 each, see :mod:`server.store.keys`), shared by every server process, and
 each process refills the sets below ``--winnable-pool`` in the background,
 on solver workers that are idle (:class:`.solving.SolverPool`), one mode
@@ -16,6 +16,11 @@ A creation takes its codes with ``SPOP`` (atomic: no code is dealt twice);
 when the set holds too few it is refused with ``no_winnable_deal`` at once
 (the codes it took are put back) rather than kept waiting on a search: the
 player may try again a moment later, or pick a random deal.
+
+The codes are KL2 (:meth:`DealCode.random`): a drawn deal's number has 64
+bits. The sets of before KL2 (``kw:{MODE}``) held KL1 codes, whose 35-bit
+numbers a brute force finds from the opening table: they are never read, and
+a process that refills deletes them when it starts.
 """
 
 from __future__ import annotations
@@ -92,6 +97,12 @@ class WinnableDeals:
             self._task = None
 
     async def _refill(self) -> None:
+        try:
+            await self.store.winnable_forget_kl1(MODES)
+        except StoreUnavailable:
+            pass  # never read anyway: a later start deletes them
+        except Exception:
+            log.exception("winnable_forget_failed")
         while True:
             try:
                 short = [m for m in self.modes

@@ -78,7 +78,7 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.RACE_STARTED: "the race has already started",
     Reason.ROUND_ROOM: ("this room is a tournament round's: only its players enter it, "
                         "with their token (resume)"),
-    Reason.BAD_CODE: "that is not a valid KL1 deal code",
+    Reason.BAD_CODE: "that is not a valid deal code",
     Reason.BAD_SETTINGS: "those room settings are not valid",
     Reason.NOT_HOST: "only the host can do that",
     Reason.NOT_LOBBY: "that can only be done in the lobby",

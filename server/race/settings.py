@@ -98,7 +98,7 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
     draw, scoring = data.get("draw", 1), data.get("scoring", "N")
     if code is not None:
         if not isinstance(code, str):
-            raise RaceError(Reason.BAD_CODE, "code must be a KL1 code string or null")
+            raise RaceError(Reason.BAD_CODE, "code must be a deal code string (KL1 or KL2) or null")
         try:
             parsed = DealCode.parse(code)
         except InvalidDealCodeError as exc:

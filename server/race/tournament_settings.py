@@ -36,7 +36,7 @@ MAX_INTERVAL: Final = 24 * 3600  # seconds between a round's end and the next on
 
 @dataclass(frozen=True, slots=True)
 class TournamentSettings:
-    codes: tuple[str, ...]  # one KL1 code per round, in order: secret until its round ends
+    codes: tuple[str, ...]  # one deal code per round, in order: secret until its round ends
     time_limit: int = 600  # seconds per round
     max_players: int = DEFAULT_TOURNAMENT_PLAYERS
     undo: bool = True
@@ -99,7 +99,7 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
     codes_in = data.get("codes")
     if codes_in is not None:
         if not isinstance(codes_in, list) or not codes_in:
-            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of KL1 codes")
+            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of deal codes (KL1 or KL2)")
         codes = []
         for i, text in enumerate(codes_in, start=1):
             try:

@@ -73,8 +73,10 @@ kr:live / kt:live       zset  room / tournament id -> until when its creation
 kr:made:ADDR            zset  creations from one address -> when (ms), the last
                               minute's (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
-kw:{MODE}               set   certified winnable deal codes of a mode (D1N, D3N,
-                              D1V, D3V) ready to be dealt: each a slot of its own
+kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
+                              D3N, D1V, D3V) ready to be dealt: each a slot of its own
+kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
+                              read, deleted by a process that refills the sets
 ======================  ====  ==================================================
 """
 
@@ -129,7 +131,14 @@ LIVE_TOURNAMENTS: Final = "kt:live"
 
 
 def winnable(mode: str) -> str:
-    """The ready certified winnable codes of ``mode`` (``D1N``...): its own hash tag."""
+    """The ready certified winnable codes of ``mode`` (``D1N``...): its own hash tag.
+    KL2 codes only: the name is new with them, so no stored KL1 code is dealt."""
+    return f"kw2:{{{mode}}}"
+
+
+def winnable_kl1(mode: str) -> str:
+    """Where the winnable KL1 codes of ``mode`` were kept before KL2 (35-bit
+    numbers, a brute force finds their deals): no longer read, only deleted."""
     return f"kw:{{{mode}}}"
 
 

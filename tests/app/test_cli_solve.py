@@ -25,6 +25,15 @@ def test_a_winnable_deal_prints_its_line_and_exits_0() -> None:
     assert done.stderr.count("\n") == 1
 
 
+def test_a_kl2_code_is_solved_as_the_deal_of_its_number() -> None:
+    done = solve("\tkl2-d1n-aaaaaaaaaaaag\n")
+    assert done.returncode == 0
+    verdict, *line = done.stdout.splitlines()
+    assert verdict == "winnable" and replay("KL2-D1N-AAAAAAAAAAAAG", line).is_won
+    assert replay("KL1-D1N-AAAAAAG", line).is_won  # KL1 number 6 is the same deal
+    assert done.stderr.startswith("klondike-race solve: KL2-D1N-AAAAAAAAAAAAG is winnable in ")
+
+
 def test_a_lost_deal_exits_1() -> None:
     done = solve("KL1-D3V-AAAAAAC")
     assert (done.returncode, done.stdout) == (1, "lost\n")
@@ -40,6 +49,8 @@ def test_a_spent_budget_is_unknown_and_exits_2() -> None:
 @pytest.mark.parametrize(("args", "words"), [
     (["KL1-D2N-AAAAAAG"], "bad draw digit '2'"),
     (["hello"], "hello"),
+    (["KL2-D1N-QAAAAAAAAAAAA"], "2^64 or more"),
+    (["KL2-D1N-AAAAAAG"], "expected 13 in a KL2 code"),
     (["KL1-D1N-AAAAAAG", "--budget", "0"], "above 0"),
     (["KL1-D1N-AAAAAAG", "--budget", "soon"], "'soon'"),
     ([], "the following arguments are required: code"),

@@ -32,6 +32,7 @@ from play_support import (
 )
 from tournament_support import Entrant, Organizer, results, t_seen
 
+from server.store import keys
 from server.store.slots import slot
 
 pytestmark = pytest.mark.slow
@@ -222,8 +223,9 @@ async def test_winnable_deals_and_solver_statuses_on_a_cluster(
     a = on_cluster(servers, redis_cluster, 0, "a", "--winnable-pool", "0")
     b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b", "--winnable-pool", "2",
                    "--winnable-modes", "D1N")
-    master = redis_cluster.master_of("kw:{D1N}")
-    await eventually(lambda: redis_cluster.ask(master, "SCARD", "kw:{D1N}") >= 2, timeout=60,
+    pool = keys.winnable("D1N")
+    master = redis_cluster.master_of(pool)
+    await eventually(lambda: redis_cluster.ask(master, "SCARD", pool) >= 2, timeout=60,
                      what="two winnable D1N codes on the cluster")
     ann, ada = await clients(a, "ann"), await clients(b, "ada")  # ann's process refills none
     joined = await ann.create("ann", deal="winnable", draw=1, scoring="N", assists="solver")
@@ -239,8 +241,8 @@ async def test_winnable_deals_and_solver_statuses_on_a_cluster(
         for f in ada.frames), timeout=30, what="the status on the other process's spectator")
     assert (await ann.command("resign"))["t"] == "ack"
     code = (await ann.event("ended"))["code"]
-    assert code.startswith("KL1-D1N-")
-    assert not redis_cluster.ask(master, "SISMEMBER", "kw:{D1N}", code)  # dealt once
+    assert code.startswith("KL2-D1N-") and len(code) == 21
+    assert not redis_cluster.ask(master, "SISMEMBER", pool, code)  # dealt once
 
 
 async def test_a_spectator_on_another_process_sees_a_lobby_room_start(

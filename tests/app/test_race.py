@@ -21,7 +21,7 @@ from race_support import (
     win,
 )
 
-from server.klondike import Game, replay
+from server.klondike import KL2, DealCode, Game, replay
 
 
 @pytest.fixture(scope="module")
@@ -173,10 +173,29 @@ async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
     assert (await ann.command("resign"))["t"] == "ack"
     ended = await ann.event("ended")
     code = ended["code"]
-    assert code.startswith("KL1-D3V-")
+    assert code.startswith("KL2-D3V-") and len(code) == 21  # drawn: 64 bits
     assert Game(code).view(progress=True) == board["view"]  # the revealed code is the deal that was played
     assert replay(code, [move]).view(progress=True) == ack["d"]["view"]
     assert_code_kept(ann, code)
+
+
+async def test_drawn_deals_are_kl2_codes_with_numbers_over_64_bits(connect: type[Client]) -> None:
+    """8 random solo games and a random room: all their numbers below 2^40
+    has odds of 2^-216."""
+    numbers = []
+    for i in range(9):
+        player = await connect(f"p{i}")
+        if i < 8:
+            await player.solo(nickname=f"p{i}", draw=1, scoring="N")
+        else:
+            await player.create(f"p{i}", draw=3, scoring="V")
+            await player.send("start")
+        await player.expect("board")
+        assert (await player.command("resign"))["t"] == "ack"
+        code = DealCode.parse((await player.event("ended"))["code"])
+        assert (code.format, code.mode) == (KL2, "D1N" if i < 8 else "D3V")
+        numbers.append(code.number)
+    assert any(n >= 2**40 for n in numbers)
 
 
 async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Client]) -> None:
@@ -221,7 +240,7 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
         assert (await client.command("resign"))["t"] == "ack"
     ended, _ = await asyncio.gather(bob.event("ended"), ann.event("ended"))
     code2 = ended["code"]
-    assert ended["race"] == 2 and code2 != code and code2.startswith("KL1-D1N-")
+    assert ended["race"] == 2 and code2 != code and code2.startswith("KL2-D1N-") and len(code2) == 21
     assert Game(code2).view(progress=True) == boards[0]["view"]
     for client in (ann, bob):
         second_race = client.raw[first_frame[client.name]:]

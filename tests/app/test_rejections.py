@@ -29,7 +29,7 @@ from edge_support import (
 )
 from harness import Client, RedisServer, ServerProcess, Servers
 
-from server.klondike import InvalidNotationError, Move
+from server.klondike import Game, InvalidNotationError, Move
 
 UNKNOWN_ROOM: Final = "there is no such room"
 NOT_HOST: Final = "only the host can do that"
@@ -179,13 +179,21 @@ async def test_bad_nickname_for_create_join_and_solo(connect: type[Client]) -> N
 
 
 CODES: Final = [
-    ("KL2-D1N-AAAAAAA", "bad prefix 'KL2' in 'KL2-D1N-AAAAAAA': expected 'KL1'"),
+    ("KL3-D1N-AAAAAAA", "bad prefix 'KL3' in 'KL3-D1N-AAAAAAA': expected 'KL1' or 'KL2'"),
     ("KL1-D2N-AAAAAAA", "bad draw digit '2' in 'KL1-D2N-AAAAAAA': expected 1 or 3"),
     ("KL1-D1X-AAAAAAA", "bad scoring letter 'X' in 'KL1-D1X-AAAAAAA': expected N (Normal) or V (Vegas)"),
     ("KL1-D1N-AAAAAA1", "bad character '1' in the deal number of 'KL1-D1N-AAAAAA1': "
                         "the alphabet is ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
-    ("KL1-D1N-AAAA", "bad deal number length in 'KL1-D1N-AAAA': 4 characters, expected 7"),
+    ("KL1-D1N-AAAA", "bad deal number length in 'KL1-D1N-AAAA': 4 characters, expected 7 in a KL1 code"),
     ("nonsense", "'nonsense' is not a deal code: expected three parts like 'KL1-D1N-AAAAAAG'"),
+    ("KL2-D1N-AAAAAAA", "bad deal number length in 'KL2-D1N-AAAAAAA': 7 characters, "
+                        "expected 13 in a KL2 code"),
+    ("KL2-D3V-QAAAAAAAAAAAA", "deal number 'QAAAAAAAAAAAA' in 'KL2-D3V-QAAAAAAAAAAAA' is 2^64 or "
+                              "more: a KL2 deal number has 64 bits, so its first digit is A to P"),
+    ("KL2-D3X-AAAAAAAAAAAAA", "bad scoring letter 'X' in 'KL2-D3X-AAAAAAAAAAAAA': expected N (Normal) "
+                              "or V (Vegas)"),
+    ("KL2-D1N-AAAAAAAAAAAA9", "bad character '9' in the deal number of 'KL2-D1N-AAAAAAAAAAAA9': "
+                              "the alphabet is ABCDEFGHIJKLMNOPQRSTUVWXYZ234567"),
 ]
 
 
@@ -197,12 +205,31 @@ async def test_bad_code_names_the_wrong_part(connect: type[Client]) -> None:
         assert await refused(client, "solo", {"nickname": "ann", "code": code}) == reject(
             "solo", "bad_code", msg)
     assert await refused(client, "create", {"nickname": "ann", "settings": {"code": 7}}) == reject(
-        "create", "bad_code", "code must be a KL1 code string or null")
+        "create", "bad_code", "code must be a deal code string (KL1 or KL2) or null")
     # nothing was created: the connection is free to create a room
     joined = await client.create("ann", code=" kl1-d3v-aaaaaag ")
     assert joined["seat"] == 0
     sync = await client.expect("sync")
     assert sync["room"]["settings"]["mode"] == "D3V" and "code" not in sync["room"]
+
+
+@pytest.mark.parametrize("kind", ["create", "solo"])
+async def test_a_typed_kl2_code_is_dealt_as_typed(connect: type[Client], kind: str) -> None:
+    """A KL2 code is accepted wherever a KL1 one is; the deal is its number's,
+    and the code comes back in KL2 when the race ends."""
+    code = "KL2-D3V-P777777777777"
+    ann = await connect("ann")
+    if kind == "create":
+        await ann.create("ann", code=" kl2-d3v-p777777777777\n")
+        assert (await ann.expect("sync"))["room"]["settings"]["mode"] == "D3V"
+        await ann.send("start")
+    else:
+        await ann.solo(nickname="ann", code="\tKl2-D3v-P777777777777 ")
+        assert (await ann.expect("sync"))["room"]["settings"]["mode"] == "D3V"
+    board = await ann.expect("board")
+    assert board["view"] == Game(code).view(progress=True)
+    assert (await ann.command("resign"))["t"] == "ack"
+    assert (await ann.event("ended"))["code"] == code
 
 
 SETTINGS: Final = [

@@ -10,11 +10,11 @@ import os
 import re
 import signal
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import Awaitable, Callable, Iterator
 from pathlib import Path
 
 import pytest
-from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from harness import Client, RedisServer, ServerProcess, Servers, eventually, load_wins
 from race_support import FAST_ARGS
 
 from server.klondike import Game, replay
@@ -64,7 +64,7 @@ async def test_the_pool_fills_with_codes_that_replay_to_a_win(redis: RedisServer
         codes = await full(redis, mode)
         assert len(codes) == POOL  # refilled to the target, not beyond
         for code in codes:
-            assert code.startswith(f"KL1-{mode}-")
+            assert code.startswith(f"KL2-{mode}-") and len(code) == 21
             solution = solve(Game(code), seconds=30)
             assert solution.verdict == "winnable" and solution.notation is not None
             assert replay(code, solution.notation).is_won
@@ -143,6 +143,41 @@ async def test_no_winnable_deal_ready_is_a_typed_refusal_that_changes_nothing(
     assert (await ann.expect("reject"))["code"] == "no_winnable_deal"
     await ann.create("ann")  # still in no room: a random deal is there at once
     assert not ready(redis, "D1V")
+
+
+async def test_winnable_kl1_codes_stored_before_kl2_are_never_dealt(
+        own_redis: RedisServer, servers: Servers,
+        clients: Callable[[ServerProcess, str], Awaitable[Client]]) -> None:
+    """A pool filled before KL2 holds 35-bit codes, whose deals a brute force
+    finds from the opening table: after an upgrade none is dealt, and the
+    first process that refills deletes them."""
+    stored = {w["code"] for w in load_wins() if w["code"].startswith("KL1-D1N-")}
+    assert len(stored) >= 5
+    redis = own_redis.client()
+    redis.sadd(keys.winnable_kl1("D1N"), *stored)
+    quiet = servers.start(own_redis.url, args=[*FAST_ARGS, "--winnable-pool", "0"])
+    ann = await clients(quiet, "ann")
+    for kind, d in [("create", {"nickname": "ann", "settings": {"deal": "winnable"}}),
+                    ("solo", {"nickname": "ann", "deal": "winnable", "draw": 1, "scoring": "N"}),
+                    ("t_create", {"name": "Cup", "settings": {"rounds": 1, "draw": 1,
+                                                              "scoring": "N", "deal": "winnable"}})]:
+        await ann.send(kind, d)
+        assert (await ann.expect("reject"))["code"] == "no_winnable_deal", kind
+    assert {c.decode() for c in redis.smembers(keys.winnable_kl1("D1N"))} == stored  # there, unread
+
+    refilling = servers.start(own_redis.url, args=FAST_ARGS, env={
+        "KLONDIKE_WINNABLE_POOL": "2", "KLONDIKE_WINNABLE_MODES": "D1N",
+        "KLONDIKE_SOLVER_WORKERS": "1"})
+    await eventually(lambda: not redis.exists(keys.winnable_kl1("D1N")), timeout=60,
+                     what="the KL1 codes deleted")
+    await eventually(lambda: redis.scard(keys.winnable("D1N")) >= 2, timeout=120,
+                     what="two winnable KL2 codes")
+    bob = await clients(refilling, "bob")
+    await bob.solo(nickname="bob", deal="winnable", draw=1, scoring="N")
+    await bob.expect("board")
+    assert (await bob.command("resign"))["t"] == "ack"
+    code = (await bob.event("ended"))["code"]
+    assert code.startswith("KL2-D1N-") and code not in stored
 
 
 @pytest.mark.parametrize(("settings", "code", "solo_code"), [

@@ -31,16 +31,18 @@ from tournament_support import (
 )
 
 from server.app.ids import round_room_id
-from server.klondike import Game, Move, replay
+from server.klondike import KL2, DealCode, Game, Move, replay
 from server.race.standings import CSV_FIELDS
 from server.race.tournament import Tournament
 from server.store import keys
 
 WINS: Final = {w["code"]: w for w in load_wins()}
 KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
-# two won games of wins.json (a Vegas and a Normal deal) and a kl1.json game (with undos)
-CODES: Final = ["KL1-D1V-ACT552B", "KL1-D3N-AA3VMOQ", "KL1-D1V-BCDEFGH"]
-SCRIPTS: Final = [WINS[CODES[0]]["script"], WINS[CODES[1]]["script"], KL1[CODES[2]]["script"]]
+# two won games of wins.json (a Vegas and a Normal deal) and a kl1.json game (with undos);
+# the first typed as its KL2 code (the same deal: KL1 number N is KL2 number N)
+CODES: Final = ["KL2-D1V-AAAAAAACT552B", "KL1-D3N-AA3VMOQ", "KL1-D1V-BCDEFGH"]
+SCRIPTS: Final = [WINS["KL1-D1V-ACT552B"]["script"], WINS[CODES[1]]["script"],
+                  KL1[CODES[2]]["script"]]
 TIME_LIMIT: Final = 12  # seconds: round 2 waits for it (a player never shows up)
 
 
@@ -332,6 +334,38 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
         assert scan_spectator(spec, racers, boards="after") >= len(racers)
 
 
+async def test_drawn_rounds_are_kl2_deals_and_the_exports_carry_their_codes(
+        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+    """A tournament of random rounds deals 64-bit KL2 codes; once each round
+    ends, its code in the JSON results, the CSV and the replay is that code."""
+    (a,) = fast(servers, redis_server, "a")
+    org = Organizer(await clients(a, "org"))
+    await org.create("Drawn", rounds=2, draw=3, scoring="V", time_limit=600)
+    ann = Entrant(await clients(a, "ann"), "ann")
+    await ann.register(org.id)
+    codes, boards = [], []
+    for n in (1, 2):
+        room = await org.start(n)
+        if ann.client.room:
+            await ann.client.send("leave")
+            await ann.client.expect("left")
+        ann.client.seq = 0
+        await ann.client.resume(room, ann.token)
+        boards.append((await ann.client.expect("board"))["view"])
+        assert (await ann.client.command("resign"))["t"] == "ack"
+        codes.append((await t_seen(org.client, "round_ended", n))["code"])
+    assert codes[0] != codes[1]
+    for code, view in zip(codes, boards, strict=True):
+        parsed = DealCode.parse(code)
+        assert (parsed.format, parsed.mode, str(parsed)) == (KL2, "D3V", code)
+        assert Game(code).view() == view  # the deal revealed is the deal played
+    assert [r["code"] for r in (await results(a, org.id))["rounds"]] == codes
+    rows = await results_csv(a, org.id)
+    assert [r[3] for r in rows[1:] if r[2] != "total"] == codes
+    for n in (1, 2):
+        assert (await replay_of(a, org.id, n, 0)).json()["code"] == codes[n - 1]
+
+
 # ---------------------------------------------------------------------- withdrawing
 
 async def test_a_withdrawn_players_next_move_is_refused_and_their_connection_stays(
@@ -593,6 +627,10 @@ async def test_refusals_name_their_reason_and_change_nothing(
     assert "draw" in reply["msg"]
     reply = await refused(other, "t_create", {"name": "x", "settings": {"codes": [CODES[0], "nonsense"]}})
     assert reply["code"] == "bad_code" and reply["msg"].startswith("round 2: "), reply
+    reply = await refused(other, "t_create", {"name": "x", "settings": {
+        "codes": [CODES[1], CODES[0], "KL2-D1V-QAAAAAAAAAAAA"]}})
+    assert reply["code"] == "bad_code" and reply["msg"].startswith("round 3: "), reply
+    assert "2^64 or more" in reply["msg"]
     for settings in ({"time_limit": 5}, {"max_players": 10_001}, {"boards": "delayed"}, {"rounds": 0},
                      {"colour": "red"}):
         assert (await refused(other, "t_create", {"name": "x", "settings": settings}))["code"] == (

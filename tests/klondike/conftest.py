@@ -1,8 +1,9 @@
-"""Fixtures of the engine tests: the shared KL1 vectors and Hypothesis profiles.
+"""Fixtures of the engine tests: the shared KL1 and KL2 vectors and Hypothesis profiles.
 
-The vectors are the project's copy of the KL1 test vectors, in
+The vectors are the project's copy of the KL1 test vectors and the KL2 ones, in
 ``tests/vectors`` (see its README). Tests that take ``deal_vector``, ``game_vector``,
-``win_vector`` or ``vector_game`` run once per entry, named by its code.
+``win_vector``, ``vector_game``, ``kl2_deal`` or ``kl2_pair`` run once per entry,
+named by its code.
 
 Hypothesis profiles (used by the property tests, never loaded globally so they
 don't change other packages' tests): ``klondike`` is the default, sized to keep
@@ -19,7 +20,7 @@ from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, settings
-from kl_support import VECTORS, all_vector_games, kl1, wins
+from kl_support import VECTORS, all_vector_games, kl1, kl2, wins
 
 settings.register_profile(
     "klondike",
@@ -36,6 +37,8 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         "game_vector": [(g["code"], g) for g in kl1()["games"]],
         "win_vector": [(g["code"], g) for g in wins()],
         "vector_game": all_vector_games(),
+        "kl2_deal": [(d["code"], d) for d in kl2()["deals"]],
+        "kl2_pair": [(p["kl2"], p) for p in kl2()["pairs"]],
     }
     for name, entries in params.items():
         if name in metafunc.fixturenames:
@@ -44,5 +47,5 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 @pytest.fixture(scope="session")
 def vectors_dir() -> Any:
-    assert VECTORS.is_dir(), f"the KL1 vectors are missing: {VECTORS}"
+    assert VECTORS.is_dir(), f"the KL1 and KL2 vectors are missing: {VECTORS}"
     return VECTORS

@@ -10,6 +10,7 @@ vectors' format.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import re
@@ -32,6 +33,22 @@ def kl1() -> dict[str, Any]:
     """``vectors/kl1.json``, read once."""
     data: dict[str, Any] = json.loads((VECTORS / "kl1.json").read_text())
     return data
+
+
+@cache
+def kl2() -> dict[str, Any]:
+    """``vectors/kl2.json``, read once."""
+    data: dict[str, Any] = json.loads((VECTORS / "kl2.json").read_text())
+    return data
+
+
+def kl2_maker() -> Any:
+    """``vectors/make_kl2.py``, the KL2 vectors' own reading of docs/rules.md."""
+    spec = importlib.util.spec_from_file_location("make_kl2_vectors", VECTORS / "make_kl2.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @cache

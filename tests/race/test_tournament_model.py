@@ -10,6 +10,7 @@ from typing import Any
 import orjson
 import pytest
 
+from server.klondike import DealCode
 from server.protocol import Reason
 from server.race import RaceError
 from server.race.tournament import (
@@ -51,11 +52,19 @@ def test_codes_are_parsed_to_their_canonical_form_one_round_each() -> None:
     assert "ABYI5NK" not in str(public) and "AAGWAAO" not in str(public)
 
 
+def test_kl2_codes_are_parsed_to_their_canonical_form_beside_kl1_ones() -> None:
+    s = parse_tournament_settings({"codes": [" kl2-d1v-p777777777777 ", "KL1-D3N-AAGWAAO",
+                                             "KL2-D3N-AAAAAAAAGWAAO"]})
+    assert s.codes == ("KL2-D1V-P777777777777", "KL1-D3N-AAGWAAO", "KL2-D3N-AAAAAAAAGWAAO")
+    assert s.public()["modes"] == ["D1V", "D3N", "D3N"] and "P777" not in str(s.public())
+
+
 @pytest.mark.parametrize(("codes", "round_n"), [
     (["KL1-D1V-ABYI5NK", "KL1-D2V-ABYI5NK"], 2),
     (["KL1-D1V-ABYI5N0", "KL1-D1V-ABYI5NK"], 1),
     (["KL1-D1V-ABYI5NK", "KL1-D1V-ACT552B", "KL2-D1V-ABYI5NK"], 3),
     (["KL1-D1V-ABYI5NK", 12], 2),
+    (["KL2-D1V-AAAAAAABYI5NK", "KL2-D1V-QAAAAAAAAAAAA"], 2),
 ])
 def test_a_bad_code_is_refused_naming_its_round(codes: list[Any], round_n: int) -> None:
     exc = refusal(parse_tournament_settings, {"codes": codes})
@@ -70,10 +79,17 @@ def test_codes_must_be_a_non_empty_list(codes: Any) -> None:
 
 def test_random_rounds_of_the_given_draw_and_scoring() -> None:
     s = parse_tournament_settings({"rounds": 4, "draw": 3, "scoring": "N"})
-    assert len(s.codes) == 4 and all(c.startswith("KL1-D3N-") for c in s.codes)
+    assert len(s.codes) == 4 and all(c.startswith("KL2-D3N-") for c in s.codes)
     assert len(set(s.codes)) == 4
     assert len(parse_tournament_settings({}).codes) == 3
-    assert all(c.startswith("KL1-D1V-") for c in parse_tournament_settings({}).codes)
+    assert all(c.startswith("KL2-D1V-") for c in parse_tournament_settings({}).codes)
+
+
+def test_drawn_rounds_have_numbers_spread_over_64_bits() -> None:
+    """200 drawn rounds all below 2^40: odds of 2^-4800."""
+    codes = [c for _ in range(10) for c in parse_tournament_settings({"rounds": 20}).codes]
+    assert len(codes) == 200
+    assert any(DealCode.parse(c).number >= 2**40 for c in codes)
 
 
 @pytest.mark.parametrize("data", [

@@ -149,7 +149,7 @@ def shows_foundations(board: Locator, game: Game) -> None:
 def create_big_room(page: Page, *, late: bool = False) -> str:
     set_nickname(page, "ann")
     form = page.locator("form.create")
-    form.get_by_label("A KL1 code").check()
+    form.get_by_label("A code").check()
     form.get_by_label("Deal code").fill(CODE)
     expect(form.locator("fieldset.big-only")).to_be_hidden()  # a room of 8 is asked what it always was
     form.get_by_label("Players").select_option("50")

@@ -112,7 +112,7 @@ def round_page(crowd: Crowd, probe: Client, first: int, count: int) -> list[dict
 def create(page: Page) -> str:
     form = page.locator("form.tournament-form")
     form.get_by_label("Tournament name").fill("Weekly cup")
-    form.get_by_label("KL1 codes").check()
+    form.get_by_label("Deal codes").check()
     form.get_by_label("Codes, one per line").fill(f"{CODE1}\n{CODE2}")
     form.get_by_label("Time per round").select_option("300")
     expect(form.locator(".t-big-only")).to_be_hidden()  # a small tournament is asked what it always was

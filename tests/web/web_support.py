@@ -57,7 +57,7 @@ def start_solo(page: Page, nickname: str, code: str) -> None:
     """From the lobby: a solo game of ``code``; returns when its table is dealt."""
     set_nickname(page, nickname)
     solo = page.locator("form.solo")
-    solo.get_by_label("A KL1 code").check()
+    solo.get_by_label("A code").check()
     solo.get_by_label("Solo deal code").fill(code)
     solo.get_by_role("button", name="Play solo").click()
     expect(page.locator(".race .board .card").first).to_be_visible()
@@ -70,7 +70,7 @@ def create_room(page: Page, nickname: str, *, code: str | None = None, undo: boo
     set_nickname(page, nickname)
     form = page.locator("form.create")
     if code:
-        form.get_by_label("A KL1 code").check()
+        form.get_by_label("A code").check()
         form.get_by_label("Deal code").fill(code)
     if not undo:
         form.get_by_label("Undo").uncheck()

@@ -60,9 +60,9 @@ function noticeKind(view) {
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** The mode of a typed code: "KL1-D3V-…" → {draw: 3, scoring: "V"}. */
+/** The mode of a typed code: "KL1-D3V-…" or "KL2-D3V-…" → {draw: 3, scoring: "V"}. */
 function modeOfCode(code) {
-  const m = /^KL1-D([13])([NV])-/.exec(code || '');
+  const m = /^KL[12]-D([13])([NV])-/.exec(code || '');
   return m ? { draw: Number(m[1]), scoring: m[2] } : null;
 }
 

@@ -38,13 +38,15 @@ export function createTournamentForm(host) {
     field('Tournament name', h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
       placeholder: 'Club night', autocomplete: 'off' })),
     h('fieldset', {}, h('legend', { text: 'Deals' }),
-      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'KL1 codes']], 'random'),
+      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'Deal codes']], 'random'),
       h('div', { class: 'row t-random' },
         field('Rounds', h('input', { type: 'number', name: 'rounds', min: 1, max: 20, value: 3 })),
         field('Draw', h('select', { name: 'tdraw' }, h('option', { value: '1', text: 'One' }), h('option', { value: '3', text: 'Three' }))),
         field('Scoring', h('select', { name: 'tscoring' }, h('option', { value: 'V', text: 'Vegas' }), h('option', { value: 'N', text: 'Normal' })))),
       h('label', { class: 'field t-codes', hidden: true }, h('span', { text: 'Codes, one per line (one round each)' }),
-        h('textarea', { name: 'codes', rows: 3, spellcheck: false, autocomplete: 'off', placeholder: 'KL1-D1N-AAAAAAG' }))),
+        h('textarea', { name: 'codes', rows: 3, spellcheck: false, autocomplete: 'off', placeholder: 'KL2-D1N-AAAAAAAAAAAAG' })),
+      h('p', { class: 't-note t-codes', hidden: true,
+        text: 'For a prize, avoid KL1 codes: anyone can work out a KL1 deal from its first face-up cards by a brute force. Random deals are safe.' })),
     h('div', { class: 'row' },
       field('Time per round', h('select', { name: 'ttime' },
         ...[[60, '1 min'], [120, '2 min'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1200, '20 min'], [1800, '30 min'], [3600, '1 hour']]
@@ -82,7 +84,7 @@ export function createTournamentForm(host) {
   form.addEventListener('change', () => {
     const codes = els.tdeals.value === 'codes';
     form.querySelector('.t-random').hidden = codes;
-    form.querySelector('.t-codes').hidden = !codes;
+    for (const el of form.querySelectorAll('.t-codes')) el.hidden = !codes;
     form.querySelector('.delay').hidden = els.tboards.value !== 'delayed';
     form.querySelector('.t-big-only').hidden = Number(els.tmax.value) <= SMALL;
   });
@@ -105,7 +107,7 @@ export function createTournamentForm(host) {
     if (els.tdeals.value === 'codes') {
       settings.codes = els.codes.value.split(/[\s,]+/).filter(Boolean);
       if (!settings.codes.length) {
-        fail('Give one KL1 code per round, one per line.');
+        fail('Give one deal code per round, one per line.');
         return;
       }
     } else {
