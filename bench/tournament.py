@@ -32,13 +32,13 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
-from server.app import logs  # noqa: E402
-from server.app.config import Config  # noqa: E402
-from server.app.metrics import Metrics  # noqa: E402
-from server.app.rooms import Rooms  # noqa: E402
-from server.app.solving import SolverPool  # noqa: E402
-from server.app.tournaments import Tournaments  # noqa: E402
-from server.app.winnable import WinnableDeals  # noqa: E402
+from server.app.process import logs  # noqa: E402
+from server.app.process.config import Config  # noqa: E402
+from server.app.process.metrics import Metrics  # noqa: E402
+from server.app.rooms.room_service import Rooms  # noqa: E402
+from server.app.solver.pool import SolverPool  # noqa: E402
+from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402
+from server.app.tournaments.tournament_service import Tournaments  # noqa: E402
 from server.race.ranking import rank_score, seat_member  # noqa: E402
 from server.store import Store, keys  # noqa: E402
 

@@ -18,9 +18,9 @@ import orjson
 from harness import Client, ServerProcess
 from race_support import Racer, seen_or_next
 
-from server.app.config import Config
-from server.app.rooms import Rooms
-from server.app.tournaments import Tournaments
+from server.app.process.config import Config
+from server.app.rooms.room_service import Rooms
+from server.app.tournaments.tournament_service import Tournaments
 from server.klondike import Move
 from server.race.tournament import Tournament
 from server.store import Store

@@ -26,7 +26,7 @@ def test_a_room_keeps_only_the_digest_of_each_seat_token() -> None:
 
 def test_a_tournament_keeps_only_the_digest_of_its_admin_key() -> None:
     """(Its players' tokens are the store's, kept as digests too:
-    tests/app/test_tournament_players.py.)"""
+    tests/app/tournaments/test_tournament_players.py.)"""
     t = Tournament.create("T1", "Club", TournamentSettings(codes=CODES), "adm", now=0)
     raw = t.to_json()
     assert b"adm\"" not in raw
@@ -62,7 +62,7 @@ def test_documents_stored_with_plain_tokens_are_read_as_digests() -> None:
     t = Tournament.create("T1", "Club", TournamentSettings(codes=CODES), "adm", now=0)
     old = orjson.loads(t.to_json())
     del old["admins"]
-    old["admin"] = "adm"  # (its players' plain tokens: tests/app/test_tournament_players.py)
+    old["admin"] = "adm"  # (its players' plain tokens: tests/app/tournaments/test_tournament_players.py)
     again_t = Tournament.from_json(orjson.dumps(old))
     again_t.check_admin("adm")
     assert b'"adm"' not in again_t.to_json()

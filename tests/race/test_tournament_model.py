@@ -1,7 +1,7 @@
 """server.race.tournament, pure: settings, the header's rounds and their
 life, the organizer's keys, scheduling and registration windows
 (docs/protocol.md, "Tournaments"). A tournament's players and standings are
-the store's: tests/app/test_tournament_players.py, tests/race/test_standings.py."""
+the store's: tests/app/tournaments/test_tournament_players.py, tests/race/test_standings.py."""
 
 from __future__ import annotations
 
