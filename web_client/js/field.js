@@ -14,7 +14,7 @@ import { state } from './state.js';
 import { say } from './messages.js';
 
 export const PAGE = 25; // lines in a page of the field (the server allows 50)
-export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/ticks.py)
+export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/rooms/tick_spectators.py)
 
 let socket = null;
 

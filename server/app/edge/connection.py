@@ -9,7 +9,7 @@ never reach the rest of the server.
 
 What each command does lives elsewhere, one module per job (the package
 :mod:`server.app.handlers`: entering and leaving rooms, the seat's game,
-looking through a room's field, tournaments); its ``table`` maps command
+looking through a room's field, tournaments); its ``dispatch`` maps command
 types to them. This module knows none of them.
 """
 
@@ -311,7 +311,7 @@ class Connection:
         self.close(CloseCode.TAKEN_OVER, "seat opened elsewhere")
 
     def _too_slow(self, buffered: int, seconds: float) -> None:
-        """The socket stayed over the write-buffer limit (see :mod:`~server.app.edge.backpressure`)."""
+        """The socket stayed over the write-buffer limit (see :mod:`.backpressure`)."""
         self.log.warning("slow_consumer", room=self.room_id or None, buffered=buffered,
                          seconds=round(seconds, 1))
         self.close(CloseCode.INTERNAL, "too slow: reconnect to resync")

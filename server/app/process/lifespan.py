@@ -28,7 +28,7 @@ from ..edge.connection import Connection
 from ..edge.http_routes import StaticFiles, router, text
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
-from ..handlers import table
+from ..handlers import dispatch
 from ..rooms.room_hub import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -204,8 +204,8 @@ class App:
         return None
 
     async def _handle(self, ws: ServerConnection) -> None:
-        await Connection(self.services, ws, handlers=table.HANDLERS,
-                         on_room_event=table.on_room_event, on_resync=table.on_resync,
+        await Connection(self.services, ws, handlers=dispatch.HANDLERS,
+                         on_room_event=dispatch.on_room_event, on_resync=dispatch.on_resync,
                          address=self._addresses.get(ws, "")).run()
 
     async def _sweep(self) -> None:

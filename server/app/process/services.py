@@ -1,6 +1,6 @@
 """What a connection's commands may use: the process's shared services.
 
-Built once by :class:`~server.app.process.lifespan.App` when it starts, and handed to
+Built once by :class:`.lifespan.App` when it starts, and handed to
 every connection. The services below it (rooms, hubs, tournaments) know
 nothing of connections; connections reach them only through this object.
 """

@@ -6,8 +6,8 @@ coalesced to at most five a second (fewer when the process is busy, see
 :mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
-Its counterpart for rooms of thousands is :mod:`~server.app.rooms.ticker`; a room's policy
-(:mod:`~server.app.rooms.policy`) picks one when the room is created.
+Its counterpart for rooms of thousands is :mod:`.ticker`; a room's policy
+(:mod:`.policy`) picks one when the room is created.
 """
 
 from __future__ import annotations

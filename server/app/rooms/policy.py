@@ -23,8 +23,9 @@ from typing import Final
 
 from ...race import Settings
 from ...race.seating import COUNTED, LISTED, Seating, seating_for
+from .document_seats import DocumentSeats
+from .hashed_seats import HashedSeats
 from .live_board import LiveBoard
-from .seat_commands import DocumentSeats, HashedSeats, Seats
 from .ticker import Ticker
 
 
@@ -32,7 +33,7 @@ from .ticker import Ticker
 class RoomPolicy:
     name: str
     seating: Seating  # where the room's document keeps its seats (server.race.seating)
-    seats: Seats  # the commands on its seats
+    seats: DocumentSeats | HashedSeats  # the commands on its seats
     board: type[LiveBoard] | type[Ticker]  # how its leaderboard travels (a hub has one)
 
 

@@ -1,6 +1,8 @@
 """What a room command writes: its events, as recorded (:func:`room_event`),
-and the :class:`~server.store.Changes` beside them (:class:`Plan`); and what
-the commands of a room's seats need of the room service (:class:`RoomWork`)."""
+and the :class:`~server.store.Changes` beside them (:class:`Plan`); what the
+commands of a room's seats need of the room service (:class:`RoomWork`); and
+a tournament round's room, created once (:func:`commit_round`) for its
+:class:`Entrants`."""
 
 from __future__ import annotations
 
@@ -47,7 +49,7 @@ Step = Callable[[RoomData, int], Plan]
 
 
 class RoomWork(Protocol):
-    """What a room's seat commands use of the room service (:class:`~server.app.rooms.room_service.Rooms`)."""
+    """What a room's seat commands use of the room service (:class:`.room_service.Rooms`)."""
 
     store: Store
 
@@ -62,3 +64,29 @@ class RoomWork(Protocol):
     async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool: ...
 
     async def round_seat(self, room: Room, token: str) -> int | None: ...
+
+
+class Entrants(Protocol):
+    """A tournament's players who may play a round: numbers 0 to ``may_play`` - 1."""
+
+    @property
+    def may_play(self) -> int: ...
+
+    async def seated(self) -> list[tuple[int, str, str]]:
+        """Those not out: (player, nickname, token digest)."""
+        ...
+
+    async def out(self) -> dict[int, str]:
+        """Those out: player -> ``withdrawn`` or ``kicked``."""
+        ...
+
+
+async def commit_round(rooms: RoomWork, room: Room, event: dict[str, Any], changes: Changes
+                        ) -> bool:
+    """A round's room, created racing (once: ``False`` if it existed), with
+    its deadline in the sweepers' index (again, if it existed: a process may
+    have died in between)."""
+    created = (await rooms.store.commit(room, None, [event], changes)).ok
+    assert room.deadline is not None
+    await rooms.store.due_add(room.id, room.deadline)
+    return created

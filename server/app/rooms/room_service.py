@@ -5,7 +5,8 @@ the room in between, the command runs again on the fresh state. Moves never
 change the room version, so a race in full swing does not make lobby
 commands retry. What differs by where a room's seats live (joining, ready,
 kicking, leaving; the writes of a start, a rematch, an end) is its policy's
-(:mod:`~server.app.rooms.policy`, :mod:`~server.app.rooms.seat_commands`), chosen once from its settings.
+(:mod:`.policy`: :mod:`.document_seats`, :mod:`.hashed_seats`), chosen once
+from its settings.
 """
 
 from __future__ import annotations

@@ -2,19 +2,19 @@
 player's own place beside them, as in a room of thousands. Each move updates
 the room's ranking in Redis (a sorted set) and answers the player's rank;
 nothing else is sent per move. Its counterpart for rooms of a few is
-:mod:`~server.app.rooms.live_board`; a room's policy (:mod:`~server.app.rooms.policy`) picks one when the
-room is created.
+:mod:`.live_board`; a room's policy (:mod:`.policy`) picks one when the room
+is created.
 
 Every ``tick`` seconds (aligned on the server clock, so every process ticks
-at the same moments), each process with connections in a big room:
+at the same moments), each process with connections in the room:
 
 1. reads, for its own players, each one's rank and the lines just above and
    below (the ``near`` script, a few hundred seats per call), and keeps for
    each player a small frame of their own, when it changed; it starts a
    little before the tick's boundary (``READ_AHEAD``), so that the shared
    frame, which waits for them, is not held back by them;
-2. asks Redis, at the boundary, to build the room's shared leaderboard for this tick (the
-   ``tick`` script: the top N lines, which of them are offline, the field's
+2. asks Redis, at the boundary, to build the room's shared leaderboard for
+   this tick (the ``tick`` script: the top N lines, which of them are offline, the field's
    progress). The first process to ask builds and publishes it; the others'
    call costs one ``HGET``. Every process receives the published tick on the
    room's channel, frames it once and writes it to all its connections in
@@ -27,7 +27,7 @@ at the same moments), each process with connections in a big room:
    new shared one go out alone a moment later;
 3. for its spectators: the boards of the top players and of the players
    they follow, as the room's ``boards`` setting allows (live, delayed, or
-   once the race has ended).
+   once the race has ended: :mod:`.tick_spectators`).
 
 So a player receives at most one shared frame and one frame of their own per
 tick, whatever the size of the room, and Redis does per tick one build per
@@ -37,65 +37,31 @@ room plus one ``near`` per process and few hundred players.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any, Final, Protocol
+from typing import Any, Final
 
 import orjson
 import structlog
 
-from ...klondike import Game
-from ...protocol import frame
+from ...protocol import frame, place_frame
 from ...race import Entry
 from ...race.leaderboard import line_of
 from ...race.ranking import rank_score
 from ...race.seating import final_line
 from ...store import Applied, Ranked, RoomData, SeatCommand, Store, StoreUnavailable
 from ..edge.frame_writer import text_frame
-from ..process.metrics import Metrics
 from .listener import Listener
+from .tick_spectators import TickedRoom, TickSpectators
 
 log = structlog.get_logger("app.rooms.ticker")
 
 NEAR_CHUNK: Final = 400  # seats per ``near`` call: keeps each script short
 NEAR_PARALLEL: Final = 4  # ``near`` calls in flight at once
-BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
 LONE_AFTER: Final = 0.25  # of a tick: own frames still waiting for a shared one then go alone
 READ_AHEAD: Final = 0.3  # of a tick: the own places are read from then before its boundary
 FAN_SLICE: Final = 200  # connections written to per callback when a tick comes
 FAN_SPREAD: Final = 0.4  # of a tick: the time over which those slices are spread
-
-
-def me_frame(kind: str, place: bytes, extra: bytes = b"") -> bytes:
-    """A player's own place, ``{"rank", "of", "above", "line", "below"}``, from
-    the members the store built (no parsing, no encoding here)."""
-    return b'{"t":"' + kind.encode() + b'","d":{' + place + extra + b"}}"
-
-
-class TickedRoom(Protocol):
-    """What a ticker needs of its room's hub."""
-
-    room_id: str
-    store: Store
-    metrics: Metrics
-    now_ms: Callable[[], int]
-    public: dict[str, Any]
-    sessions: set[Listener]
-    v: int
-    boards_mode: str
-
-    @property
-    def race(self) -> int: ...
-
-    def phase_now(self) -> str: ...
-
-    def watchers(self) -> list[Listener]: ...
-
-    def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
-
-    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
-                    essential: bool) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +82,6 @@ class Ticker:
     def __init__(self, hub: TickedRoom, interval: float) -> None:
         self.hub = hub
         self.interval = interval
-        self._deal_of: tuple[int, str] | None = None  # (race, code): boards of seats not moved yet
         self.top: dict[str, Any] | None = None  # the latest tick, as published
         self.top_frame: bytes | None = None
         self._sent: dict[Listener, bytes] = {}  # what each connection last got of its own
@@ -124,8 +89,7 @@ class Ticker:
         self._reading = False  # this tick's own places are being read
         self._early: dict[str, Any] | None = None  # a shared frame that came meanwhile
         self._fanning = 0  # the generation of the tick being written out
-        self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
-        self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
+        self.spectators = TickSpectators(hub, self._send_own)
         self._task: asyncio.Task[None] | None = None
 
     async def load(self, data: RoomData) -> None:
@@ -170,7 +134,7 @@ class Ticker:
     async def send_boards_to(self, watchers: list[Listener]) -> None:
         """The boards new spectators (or a new follow) may see now."""
         for watcher in watchers:
-            await self.boards_now(watcher)
+            await self.spectators.boards_now(watcher)
 
     # ------------------------------------------------------------------ a player's moves
 
@@ -286,8 +250,9 @@ class Ticker:
             self.top = orjson.loads(b"{" + body)
             self.top_frame = frame("top", self.top)
 
-    def top_seats(self, limit: int) -> list[int]:
-        return [line["seat"] for line in (self.top or {}).get("top", ())[:limit]]
+    def top_seats(self) -> list[int]:
+        """The seats of the latest tick's top lines, in order."""
+        return [line["seat"] for line in (self.top or {}).get("top", ())]
 
     # ------------------------------------------------------------------ the loop
 
@@ -340,7 +305,7 @@ class Ticker:
             asyncio.get_running_loop().call_later(self.interval * LONE_AFTER, self._send_lone)
         watchers = hub.watchers()
         if watchers:
-            await self._spectate(watchers)
+            await self.spectators.tick(watchers, self.top_seats())
 
     async def _build(self, tick: int) -> bool:
         """Ask for tick ``tick``'s shared part at its boundary."""
@@ -367,7 +332,7 @@ class Ticker:
             for player, place in zip(chunk, places, strict=True):
                 if place is None:
                     continue
-                data = me_frame("me", place)
+                data = place_frame("me", place)
                 if self._sent.get(player) != data:
                     self._sent[player] = data
                     out[player] = data
@@ -391,63 +356,3 @@ class Ticker:
             return
         self._sent[listener] = data
         self.hub.send((listener,), data, essential=False)
-
-    # ------------------------------------------------------------------ spectators
-
-    async def _spectate(self, watchers: list[Listener]) -> None:
-        hub = self.hub
-        followed = {w.following for w in watchers if w.following is not None}
-        if followed:
-            seats = sorted(followed)
-            places = await hub.store.near(hub.room_id, seats)
-            by_seat = dict(zip(seats, places, strict=True))
-            for w in watchers:
-                place = by_seat.get(w.following) if w.following is not None else None
-                if place is not None and w.following is not None:
-                    self._send_own(w, me_frame("follow", place, b',"seat":%d' % w.following))
-        mode, phase = hub.boards_mode, hub.phase_now()
-        if mode == "after" and phase != "ended":
-            return
-        if phase not in ("racing", "ended"):
-            return
-        boards = await self._read_boards(set(self.top_seats(BOARDS_SHOWN)) | followed)
-        if mode == "delayed" and phase == "racing":
-            now = hub.now_ms()
-            self._delayed.append((now, boards))
-            cutoff = now - int(hub.public["settings"]["delay"]) * 1000
-            boards = {}
-            while self._delayed and self._delayed[0][0] <= cutoff:
-                boards.update(self._delayed.popleft()[1])
-        changed = {s: b for s, b in boards.items() if self._boards.get(s) != b}
-        if changed:
-            self._boards.update(changed)
-            hub.send(watchers, frame("boards", {"v": hub.v, "boards": {
-                str(s): b for s, b in changed.items()}}), essential=False)
-
-    async def _read_boards(self, seats: Iterable[int]) -> dict[int, dict[str, Any]]:
-        """The public boards of these seats, from their stored snapshots."""
-        hub = self.hub
-        seats = list(seats)
-        snaps = await hub.store.snapshots(hub.room_id, hub.race, seats)
-        out = {}
-        for seat in seats:
-            snap = snaps.get(seat)
-            if snap:
-                out[seat] = Game.from_snapshot(snap).public_view()
-            else:  # not moved yet: the deal as dealt (its code stays on the server)
-                out[seat] = Game(await self._deal()).public_view()
-        return out
-
-    async def _deal(self) -> str:
-        if self._deal_of is None or self._deal_of[0] != self.hub.race:
-            data = await self.hub.store.load(self.hub.room_id)
-            if data is None:
-                raise StoreUnavailable("the room is gone")
-            self._deal_of = (data.room.race, data.room.code)
-        return self._deal_of[1]
-
-    async def boards_now(self, watcher: Listener) -> None:
-        """A new spectator (or a new follow): the boards they may see now."""
-        if self._boards:
-            self.hub.send((watcher,), frame("boards", {"v": self.hub.v, "boards": {
-                str(s): b for s, b in self._boards.items()}}), essential=False)

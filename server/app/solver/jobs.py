@@ -1,7 +1,7 @@
 """What the solver's worker processes run: plain functions of plain values.
 
 Each takes and returns values that pickle (codes, snapshots, notation), so
-that :mod:`~server.app.solver.pool` can hand it to a worker process; none touches the
+that :mod:`.pool` can hand it to a worker process; none touches the
 network, Redis or the event loop. They are the server's questions to the
 solver (:mod:`server.klondike.solver`):
 

@@ -5,12 +5,12 @@ one, and one process's GIL would make threads no better. So the server keeps
 ``--solver-workers`` worker processes (a
 :class:`concurrent.futures.ProcessPoolExecutor` started with ``spawn``, so no
 worker inherits the server's sockets or threads) and hands them the plain
-functions of :mod:`~server.app.solver.jobs`.
+functions of :mod:`.jobs`.
 
 **Back-pressure.** At most ``workers + queue`` (``--solver-queue``) jobs are
 in the pool at once, running or waiting; one more is refused at once with
 the outcome ``busy``, never queued without bound. Background work (refilling
-the winnable deals, :mod:`~server.app.solver.winnable_deals`) is admitted only while a worker is
+the winnable deals, :mod:`.winnable_deals`) is admitted only while a worker is
 idle, so it never makes a player's request wait or be refused.
 
 **Priority.** Workers run niced (:data:`WORKER_NICE`): on a busy machine a

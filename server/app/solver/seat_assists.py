@@ -2,7 +2,7 @@
 
 In a room whose ``assists`` setting is ``solver`` the player's position is
 judged by the solver after their moves, in a worker process
-(:mod:`~server.app.solver.pool`): never on a move's path. What the seat learns is kept
+(:mod:`.pool`): never on a move's path. What the seat learns is kept
 here, per position (:meth:`Game.position`), for the connection that holds
 the seat:
 

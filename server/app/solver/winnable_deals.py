@@ -8,7 +8,7 @@ seconds, so creations never search: each mode (``D1N``, ``D3N``, ``D1V``,
 ``D3V``) keeps a set of certified codes in Redis (``kw2:{MODE}``, one slot
 each, see :mod:`server.store.keys`), shared by every server process, and
 each process refills the sets below ``--winnable-pool`` in the background,
-on solver workers that are idle (:class:`~server.app.solver.pool.SolverPool`), one mode
+on solver workers that are idle (:class:`.pool.SolverPool`), one mode
 after the other so that a mode whose winnable deals are rare (Vegas draw
 three) does not starve the others.
 

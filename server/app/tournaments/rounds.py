@@ -3,7 +3,7 @@ settled the same way for a tournament of any size.
 
 A round's start is committed first (round ``starting``); its room is created
 next under an id derived from the tournament's and the round's, by the
-room's policy (:mod:`~server.app.rooms.seat_commands`: a room of a few seats every player
+room's policy (:mod:`~server.app.rooms.policy`: a room of a few seats every player
 from the start, a room of thousands seats each the first time they come);
 then the round is opened (``running``, with how many may play it). Once the
 room's race has ended, the round is recorded: each result is counted into
@@ -41,11 +41,11 @@ from ...race.tokens import hash_token
 from ...race.tournament import Round, Tournament
 from ...store import Store, StoreUnavailable, TournamentData
 from ..process.config import Config
+from ..rooms.hashed_seats import CHUNK, fresh_line
 from ..rooms.ids import round_room_id
 from ..rooms.policy import policy_for
 from ..rooms.room_plans import ATTEMPTS
 from ..rooms.room_service import Rooms
-from ..rooms.seat_commands import CHUNK, fresh_line
 
 log = structlog.get_logger("app.tournaments.rounds")
 
@@ -77,7 +77,7 @@ class TournamentWork(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class _Entrants:
-    """A round's players: numbers 0 to ``may_play`` - 1 (see seat_commands.Entrants)."""
+    """A round's players: numbers 0 to ``may_play`` - 1 (see rooms.room_plans.Entrants)."""
 
     store: Store
     tournament_id: str

@@ -1,7 +1,7 @@
 """Tournament hubs: one per tournament with a connection on this process,
 fanning its events out to those connections.
 
-Its events carry the tournament as it shows itself (:mod:`~server.app.tournaments.public_views`):
+Its events carry the tournament as it shows itself (:mod:`.public_views`):
 whole, or its header, counts and the top of its standings. Where it shows its
 top, each of its players following it also gets their own place (``t_me``:
 their rank and the lines just above and below theirs) when they start
@@ -19,13 +19,12 @@ import orjson
 import structlog
 from websockets.asyncio.server import ServerConnection, broadcast
 
-from ...protocol import frame, wrap_raw
+from ...protocol import frame, place_frame, wrap_raw
 from ...race import RaceError
 from ...store import Channels, Store, StoreUnavailable
 from ..edge.backpressure import Backpressure
 from ..process.metrics import Metrics
 from ..process.tasks import spawn
-from ..rooms.ticker import me_frame
 from .public_views import EveryoneView, View
 from .tournament_service import Tournaments
 
@@ -155,7 +154,7 @@ class TournamentHub:
                 return  # the next round's end (or a t_watch) sends it again
             for follower, place in zip(chunk, places, strict=True):
                 if place is not None:
-                    self._send((follower,), me_frame("t_me", place, extra))
+                    self._send((follower,), place_frame("t_me", place, extra))
 
     async def _poll_counts(self) -> None:
         """Every tick, the counts (registered, withdrawn, kicked) to every

@@ -5,8 +5,8 @@ A tournament is one model (:mod:`server.race.tournament`): a header
 committed with its version, and its players and standings in the store, each
 change to them one script (registering, withdrawing, kicking: they never
 conflict with each other nor bump the header's version). Its rounds are
-:mod:`~server.app.tournaments.rounds`'. What differs by size is how it shows itself
-(:mod:`~server.app.tournaments.public_views`): whole, or its top and each player's place.
+:mod:`.rounds`'. What differs by size is how it shows itself
+(:mod:`.public_views`): whole, or its top and each player's place.
 """
 
 from __future__ import annotations
@@ -83,7 +83,7 @@ class Tournaments:
 
     @staticmethod
     def view(t: Tournament) -> View:
-        """How the tournament shows itself (:mod:`~server.app.tournaments.public_views`)."""
+        """How the tournament shows itself (:mod:`.public_views`)."""
         return view_for(t.settings)
 
     async def load(self, tournament_id: str) -> TournamentData:
@@ -278,7 +278,7 @@ class Tournaments:
     # ------------------------------------------------------------------ rounds
 
     async def settle(self, t: Tournament) -> None:
-        """Finish what a round's start or end left undone (see :mod:`~server.app.tournaments.rounds`)."""
+        """Finish what a round's start or end left undone (see :mod:`.rounds`)."""
         await self.rounds.settle(t)
 
     async def sweep(self) -> None:

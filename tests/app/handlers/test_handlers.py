@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from server.app.handlers.table import HANDLERS
+from server.app.handlers.dispatch import HANDLERS
 from server.protocol import COMMANDS
 
 
