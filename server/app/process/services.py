@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from ...store import Channels, Store
 from ..edge.quotas import Quotas
-from ..rooms.room_hub import Hubs
+from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..tournaments.tournament_hub import TournamentHubs

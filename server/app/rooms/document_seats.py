@@ -135,6 +135,11 @@ class DocumentSeats:
         """The seat whose token this is (every seat is in the document)."""
         return (await rooms.load(room_id)).room.seat_of(token)
 
+    async def named(self, rooms: RoomWork, data: RoomData, token: str) -> tuple[int | None, bool]:
+        """The seat ``token`` names and whether it races in the room's race."""
+        seat = data.room.seat_of(token)
+        return seat, seat in data.room.racers
+
     def presence(self, seat: int, online: bool, now: int) -> dict[str, Any] | None:
         """The event that says a seat is held or let go: everyone sees who is here."""
         return {"kind": "presence", "seat": seat, "online": online, "at": now}

@@ -189,6 +189,15 @@ class HashedSeats:
                 seat = await rooms.round_seat(data.room, token)
         return seat
 
+    async def named(self, rooms: RoomWork, data: RoomData, token: str) -> tuple[int | None, bool]:
+        """The seat ``token`` names, read only (a round's player not seated
+        yet: the seat they would take), and whether it races (every seat of
+        such a room does)."""
+        seat = await rooms.store.seat_of_token(data.room.id, hash_token(token))
+        if seat is None and data.room.settings.tournament is not None:
+            seat = await rooms.round_player(data.room, token)
+        return seat, seat is not None
+
     def presence(self, seat: int, online: bool, now: int) -> dict[str, Any] | None:
         """None: who holds a seat is not announced (the ticks say who is offline)."""
         return None

@@ -6,6 +6,11 @@ coalesced to at most five a second (fewer when the process is busy, see
 :mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
+No board reaches a spectator before ``start_at`` (nor, delayed, before
+``start_at`` plus the delay): the countdown shows the deal's face-up cards,
+which are every racer's. Spectators present then get the dealt boards at
+that moment. Delayed boards wait in bounded memory (:mod:`.delayed_boards`).
+
 Its counterpart for rooms of thousands is :mod:`.ticker`; a room's policy
 (:mod:`.policy`) picks one when the room is created.
 """
@@ -13,7 +18,6 @@ Its counterpart for rooms of thousands is :mod:`.ticker`; a room's policy
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
@@ -28,6 +32,7 @@ from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, ev
 from ..process.busyness import Busyness
 from ..process.metrics import Metrics
 from ..process.tasks import spawn
+from .delayed_boards import DelayedBoards
 from .listener import Listener
 
 log = structlog.get_logger("app.rooms.live_board")
@@ -54,6 +59,9 @@ class LiveRoom(Protocol):
     @property
     def phase(self) -> str: ...
 
+    @property
+    def race(self) -> int: ...
+
     def phase_now(self) -> str: ...
 
     def watchers(self) -> list[Listener]: ...
@@ -70,7 +78,9 @@ class LiveBoard:
         self.online: dict[int, bool] = {}
         self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
         self._changed: set[int] = set()
-        self._delayed: deque[tuple[int, int, dict[str, Any]]] = deque()
+        self._delayed = DelayedBoards(0)  # made for the room's delay by public_changed
+        self._start_handle: asyncio.TimerHandle | None = None  # the dealt boards, at start_at
+        self._closed = False
         self._flush_handle: asyncio.TimerHandle | None = None
         self._release_handle: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
@@ -84,6 +94,15 @@ class LiveBoard:
 
     async def load(self, data: RoomData) -> None:
         self.reset(data)
+        self.public_changed()
+
+    def public_changed(self) -> None:
+        """The room as anyone may see it changed: its delay (once known), the
+        moment its dealt boards may go to spectators."""
+        delay_ms = int(self.hub.public.get("settings", {}).get("delay", 0)) * 1000
+        if delay_ms != self._delayed.delay_ms:
+            self._delayed = DelayedBoards(delay_ms)
+        self._arm_start()
 
     def reset(self, data: RoomData) -> None:
         """The room as just read (on load, and when the hub resyncs)."""
@@ -175,33 +194,62 @@ class LiveBoard:
             self.boards[seat] = board
             self._changed.add(seat)
         elif mode == "delayed":
-            delay_ms = int(self.hub.public["settings"]["delay"]) * 1000
-            self._delayed.append((at + delay_ms, seat, board))
+            self._delayed.add(seat, board, at)
             self._schedule_release()
 
     def _schedule_release(self) -> None:
-        if self._release_handle is not None or not self._delayed:
+        at = self._delayed.next_at()
+        if self._release_handle is not None or at is None:
             return
         loop = asyncio.get_running_loop()
-        wait = max(0.0, (self._delayed[0][0] - self.hub.now_ms()) / 1000)
+        wait = max(0.0, (at - self.hub.now_ms()) / 1000)
         self._release_handle = loop.call_later(wait, self._release)
 
     def _release(self) -> None:
         self._release_handle = None
-        now = self.hub.now_ms()
-        while self._delayed and self._delayed[0][0] <= now:
-            _, seat, board = self._delayed.popleft()
-            self.boards[seat] = board
-            self._changed.add(seat)
-        if self._changed:
+        due = self._delayed.due(self.hub.now_ms())
+        if due:
+            self.boards.update(due)
+            self._changed.update(due)
             self.dirty()
         self._schedule_release()
 
-    async def send_boards_to(self, watchers: list[Listener]) -> None:
-        """The boards a new spectator may see now."""
+    def _arm_start(self) -> None:
+        """The dealt boards go to the spectators here when they may: at
+        ``start_at`` (live), ``delay`` after it (delayed); never before."""
+        if self._start_handle is not None:
+            self._start_handle.cancel()
+            self._start_handle = None
         hub = self.hub
-        mode, phase = hub.boards_mode, hub.phase
-        racing = phase in ("countdown", "racing")
+        start_at = hub.public.get("start_at")
+        if hub.boards_mode == "after" or not start_at or hub.phase not in ("countdown",
+                                                                            "racing"):
+            return
+        at = int(start_at) + int(hub.public.get("settings", {}).get("delay", 0)) * 1000
+        self._deal_at(at, hub.race)
+
+    def _deal_at(self, at: int, race: int) -> None:
+        wait = (at - self.hub.now_ms()) / 1000
+        if wait > 0:
+            self._start_handle = asyncio.get_running_loop().call_later(wait, self._dealt, at, race)
+        else:
+            self._start_handle = None
+
+    def _dealt(self, at: int, race: int) -> None:
+        self._deal_at(at, race)  # (woken a moment early by another clock: again then)
+        if (self._start_handle is not None or self._closed or race != self.hub.race
+                or self.hub.phase_now() != "racing"):
+            return
+        if self.hub.watchers():
+            spawn(self._send_boards_now())
+
+    async def send_boards_to(self, watchers: list[Listener]) -> None:
+        """The boards a new spectator may see now: none before ``start_at``."""
+        hub = self.hub
+        mode, phase = hub.boards_mode, hub.phase_now()
+        if phase == "countdown":
+            return  # (dealt at start_at: _arm_start)
+        racing = phase == "racing"
         if not self._boards_loaded:
             if phase == "ended" or (mode == "live" and racing):
                 await self._load_boards()
@@ -230,7 +278,8 @@ class LiveBoard:
         follow the race from its start: a seat quiet for longer than the delay
         shows its stored board; a seat that moved since shows the latest board
         of the stored events that is old enough, and the younger ones wait in
-        the delay queue like those the hub receives."""
+        the delay queue like those the hub receives. Nothing before
+        ``start_at`` plus the delay: the dealt boards come then (_arm_start)."""
         hub = self.hub
         data = await hub.store.load(hub.room_id)
         if data is None or not data.room.racers:
@@ -238,7 +287,8 @@ class LiveBoard:
         room, now = data.room, hub.now_ms()
         delay_ms = room.settings.delay * 1000
         cutoff = now - delay_ms
-        quiet = [s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
+        quiet = [] if cutoff < (room.start_at or 0) else [
+            s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
         snaps = await hub.store.snapshots(hub.room_id, room.race, quiet)
         for seat in quiet:
             snap = snaps.get(seat)
@@ -253,13 +303,17 @@ class LiveBoard:
             if event["at"] <= cutoff:
                 self.boards[seat] = event["board"]
             else:
-                self._delayed.append((event["at"] + delay_ms, seat, event["board"]))
-        self._delayed = deque(sorted(self._delayed, key=lambda item: item[0]))
+                self._delayed.add(seat, event["board"], event["at"])
         self._schedule_release()
         self._boards_loaded = True
 
     async def _send_boards_after_race(self) -> None:
-        self.boards, self._boards_loaded = {}, False
+        self.boards = {}
+        await self._send_boards_now()
+
+    async def _send_boards_now(self) -> None:
+        """The boards the spectators here may see now, read again."""
+        self._boards_loaded = False
         try:
             await self.send_boards_to(self.hub.watchers())
         except StoreUnavailable:
@@ -316,7 +370,8 @@ class LiveBoard:
         """A connection left the room."""
 
     def close(self) -> None:
-        for handle in (self._flush_handle, self._release_handle):
+        self._closed = True
+        for handle in (self._flush_handle, self._release_handle, self._start_handle):
             if handle is not None:
                 handle.cancel()
 

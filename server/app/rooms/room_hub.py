@@ -9,6 +9,14 @@ events at once, the leaderboard and spectators' boards as its board
 lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
+A hub survives whatever one message does: an exception while applying one
+is logged with its traceback, counted (``klondike_faults_total{where="room"}``,
+and ``/healthz`` sees it), and the hub reloads the room and resyncs its
+connections; a catch-up that fails the same way does the same, and one that
+cannot reach Redis tries again, backing off. Messages that arrive meanwhile
+wait in a buffer of at most ``BUFFER_MAX``; past it they are dropped (the
+catch-up fetches them from the room's event list, or resyncs).
+
 Nothing here waits on a socket: frames are written with
 ``websockets.broadcast``, through each connection's slow-consumer policy
 (:mod:`~server.app.edge.backpressure`): a connection behind skips leaderboards and boards (the
@@ -20,7 +28,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any
+from typing import Any, Final, Protocol
 
 import orjson
 import structlog
@@ -30,6 +38,7 @@ from ...protocol import frame, wrap_raw
 from ...store import Channels, Store, StoreUnavailable
 from ..edge.frame_writer import write_frames
 from ..process.busyness import Busyness
+from ..process.health import Health
 from ..process.metrics import Metrics
 from ..process.tasks import spawn
 from .listener import Listener
@@ -39,8 +48,28 @@ from .ticker import Ticker
 
 log = structlog.get_logger("app.rooms.room_hub")
 
+BUFFER_MAX: Final = 1024  # messages kept while catching up; past it, fetched again
+RETRY_FIRST: Final = 0.5  # s before a catch-up that failed is tried again (doubling)
+RETRY_MAX: Final = 5.0
+
+class HubsContext(Protocol):
+    """What a hub uses of the hubs of its process (:class:`.room_hubs.Hubs`)."""
+
+    store: Store
+    subscriber: Channels
+    metrics: Metrics
+    busyness: Busyness
+    health: Health
+    now_ms: Callable[[], int]
+    end_race: Callable[[str], Coroutine[Any, Any, Any]]
+    tick: float
+
+
 class Hub:
-    def __init__(self, hubs: Hubs, room_id: str) -> None:
+    """One room on this process: its connections, its state as anyone may
+    see it, and its leaderboard as the room's policy says (see above)."""
+
+    def __init__(self, hubs: HubsContext, room_id: str) -> None:
         self.hubs = hubs
         self.store = hubs.store
         self.metrics = hubs.metrics
@@ -55,6 +84,8 @@ class Hub:
         self.sessions: set[Listener] = set()
         self._buffer: list[bytes] = []
         self._busy = True  # loading or catching up: messages wait in the buffer
+        self._closed = False
+        self._resync_wanted = False  # a message failed while catching up: reload at its end
         self.loaded_v = 0  # the version this hub first read: it saw every event after it
         self._last: bytes | None = None  # the event of version ``v`` as published, if applied here
         self.loaded: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
@@ -83,6 +114,8 @@ class Hub:
     def _set_public(self, public: dict[str, Any]) -> None:
         self.public = public
         self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
+        if self.board is not None:
+            self.board.public_changed()
 
     def sync_frame(self, reason: str | None = None) -> bytes:
         """The whole room as a newcomer needs it, with its leaderboard as it
@@ -124,17 +157,40 @@ class Hub:
 
     def on_message(self, data: bytes) -> None:
         if self._busy:
-            self._buffer.append(data)
+            self._hold(data)
         else:
-            self._process(data)
+            self._process_safely(data)
+
+    def _hold(self, data: bytes) -> None:
+        """Keep a message for when the hub is done catching up; past
+        ``BUFFER_MAX`` the buffer is dropped: versioned events are fetched
+        again by the next catch-up (a gap), or the room is reloaded."""
+        if len(self._buffer) >= BUFFER_MAX:
+            log.warning("room_buffer_dropped", room=self.room_id, messages=len(self._buffer))
+            self._buffer.clear()
+        self._buffer.append(data)
 
     def _drain(self) -> None:
         buffered, self._buffer = self._buffer, []
         for data in buffered:
             if self._busy:
-                self._buffer.append(data)
+                self._hold(data)
             else:
-                self._process(data)
+                self._process_safely(data)
+
+    def _process_safely(self, data: bytes) -> None:
+        """Apply one message; if that fails, count it and start again from the
+        room as stored (whatever the message left half done)."""
+        try:
+            self._process(data)
+        except Exception:
+            log.exception("room_message_failed", room=self.room_id, message=data[:200])
+            self.fault()
+            if not self._busy:
+                self._busy = True
+                spawn(self._catch_up(resync=True))
+            else:
+                self._resync_wanted = True
 
     def _process(self, data: bytes) -> None:
         message = orjson.loads(data)
@@ -183,32 +239,85 @@ class Hub:
         else:  # a tick, a solver's status: the leaderboard's
             self.leaderboard.on_notice(notice)
 
-    async def _catch_up(self) -> None:
-        """Fetch the events this hub missed, or reload and resync. The event
-        of the hub's own version is fetched too, when the hub applied it:
-        Redis having less, or another event under that version, is a
-        rollback (a restart from an older append-only file, a failover to a
-        replica that missed writes)."""
-        try:
-            last = self._last
-            since = self.v - 1 if last is not None and self.v > 0 else self.v
-            latest, events = await self.store.events_since(self.room_id, since)
-            if latest < self.v or (last is not None and events is not None
-                                   and events[:1] != [last]):
-                await self._resync(rollback=True)
-            elif events is None:
-                await self._resync()
-            else:
-                for data in events:
-                    event = orjson.loads(data)
-                    if event["v"] == self.v + 1:
-                        self._apply(event, data)
-        except StoreUnavailable:
-            await asyncio.sleep(0.5)
-            spawn(self._catch_up())
+    async def _catch_up(self, *, resync: bool = False) -> None:
+        """Fetch the events this hub missed (or, with ``resync``, reload the
+        room), then apply what waited meanwhile. Redis unreachable: tried
+        again, backing off; anything else that fails: logged, counted, and
+        the room reloaded instead."""
+        wait, failed = RETRY_FIRST, 0
+        while not self._closed:
+            try:
+                if resync or self._resync_wanted:
+                    self._resync_wanted = False
+                    await self._resync()
+                else:
+                    v, latest = self.v, await self._fetch_missed()
+                    if self.v == v and self._drop_beyond(latest):
+                        continue  # again: an event only late is in Redis by now
+                break
+            except StoreUnavailable:
+                pass
+            except Exception:
+                failed += 1
+                if failed == 1:
+                    log.exception("catch_up_failed", room=self.room_id)
+                else:
+                    log.warning("catch_up_failed_again", room=self.room_id, times=failed)
+                self.fault()
+                resync = True
+                if failed == 1:
+                    continue  # reload the room at once
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MAX)
+        if self._closed:
             return
         self._busy = False
         self._drain()
+
+    def fault(self) -> None:
+        """An exception this hub went on after (logged where it was caught)."""
+        self.hubs.health.fault("room")
+
+    def _drop_beyond(self, latest: int) -> int:
+        """Drop the waiting events of versions Redis did not have when asked
+        (lost in a rollback, never stored, or stored since): waiting for them
+        would never end. How many; the caller fetches again (an event only
+        late is then there)."""
+        kept = []
+        for data in self._buffer:
+            try:
+                message = orjson.loads(data)
+                keep = "x" in message or message["v"] <= latest
+            except (ValueError, TypeError, KeyError):
+                keep = True  # unreadable: _process_safely says so
+            if keep:
+                kept.append(data)
+        if len(kept) < len(self._buffer):
+            log.warning("room_events_dropped", room=self.room_id, latest=latest,
+                        dropped=len(self._buffer) - len(kept))
+        dropped, self._buffer = len(self._buffer) - len(kept), kept
+        return dropped
+
+    async def _fetch_missed(self) -> int:
+        """The events this hub missed, or a resync; the latest version Redis
+        has. The event of the hub's own version is fetched too, when the hub
+        applied it: Redis having less, or another event under that version,
+        is a rollback (a restart from an older append-only file, a failover
+        to a replica that missed writes)."""
+        last = self._last
+        since = self.v - 1 if last is not None and self.v > 0 else self.v
+        latest, events = await self.store.events_since(self.room_id, since)
+        if latest < self.v or (last is not None and events is not None
+                               and events[:1] != [last]):
+            await self._resync(rollback=True)
+        elif events is None:
+            await self._resync()
+        else:
+            for data in events:
+                event = orjson.loads(data)
+                if event["v"] == self.v + 1:
+                    self._apply(event, data)
+        return latest
 
     async def _resync(self, *, rollback: bool = False) -> None:
         """Reload the room and send it whole to every connection here, with
@@ -274,94 +383,6 @@ class Hub:
         await self.leaderboard.send_boards_to(watchers)
 
     def close(self) -> None:
+        self._closed = True
         if self.board is not None:
             self.board.close()
-
-
-class Hubs:
-    """The hubs of this process, by room id. ``end_race`` ends a room's race
-    once nobody plays it any more (a hub may notice it first)."""
-
-    def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics,
-                 busyness: Busyness,
-                 now_ms: Callable[[], int],
-                 end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
-        self.store, self.subscriber, self.metrics = store, subscriber, metrics
-        self.busyness = busyness
-        self.now_ms, self.end_race = now_ms, end_race
-        self.tick = tick  # seconds between a big room's leaderboard ticks
-        self._hubs: dict[str, Hub] = {}
-
-    def __len__(self) -> int:
-        return len(self._hubs)
-
-    def get(self, room_id: str) -> Hub | None:
-        return self._hubs.get(room_id)
-
-    def all(self) -> list[Hub]:
-        return list(self._hubs.values())
-
-    async def enter(self, room_id: str, session: Listener) -> Hub | None:
-        """The room's hub with ``session`` in it; ``None`` if there is no such room."""
-        hub = self._hubs.get(room_id)
-        if hub is None:
-            hub = self._hubs[room_id] = Hub(self, room_id)
-            self.metrics.rooms.set(len(self._hubs))
-            try:
-                found = await hub.load()
-            except BaseException as exc:
-                self._drop(hub)
-                hub.loaded.set_exception(exc)
-                hub.loaded.exception()  # retrieved: callers get it by awaiting below
-                raise
-            if not found:
-                self._drop(hub)
-            hub.loaded.set_result(found)
-        elif not await asyncio.shield(hub.loaded):
-            return None
-        if not hub.loaded.result():
-            return None
-        hub.sessions.add(session)
-        return hub
-
-    def leave(self, hub: Hub, session: Listener) -> None:
-        hub.sessions.discard(session)
-        if hub.board is not None:
-            hub.board.forget(session)
-        if not hub.sessions and self._hubs.get(hub.room_id) is hub:
-            self._drop(hub)
-
-    def _drop(self, hub: Hub) -> None:
-        hub.close()
-        if self._hubs.get(hub.room_id) is hub:
-            del self._hubs[hub.room_id]
-            spawn(self.subscriber.unsubscribe(self.store.room_channel(hub.room_id)))
-        self.metrics.rooms.set(len(self._hubs))
-
-    async def reap(self) -> None:
-        """Release the seats held by connections of server processes that died
-        (they stopped beating their heartbeat), in every room with a hub here.
-        Reads only who holds each seat, and asks once per process."""
-        room_ids = list(self._hubs)
-        store = self.store
-        holders = await asyncio.gather(*(store.holders(r) for r in room_ids))
-        procs = {conn.split(".", 1)[0] for held in holders for conn in held.values()}
-        if not procs:
-            return
-        alive = await store.alive(procs)
-        for room_id, held in zip(room_ids, holders, strict=True):
-            for seat, conn in held.items():
-                if conn.split(".", 1)[0] not in alive:
-                    log.info("seat_released", room=room_id, seat=seat, conn=conn)
-                    policy = self._hubs[room_id].policy if room_id in self._hubs else FEW
-                    await store.detach(room_id, seat, conn,
-                                       policy.seats.presence(seat, False, self.now_ms()))
-
-    def on_message(self, room_id: str, data: bytes) -> None:
-        hub = self._hubs.get(room_id)
-        if hub is not None:
-            hub.on_message(data)
-
-    def on_reconnect(self) -> None:
-        for hub in list(self._hubs.values()):
-            hub.reconnected()

@@ -65,6 +65,8 @@ class RoomWork(Protocol):
 
     async def round_seat(self, room: Room, token: str) -> int | None: ...
 
+    async def round_player(self, room: Room, token: str) -> int | None: ...
+
 
 class Entrants(Protocol):
     """A tournament's players who may play a round: numbers 0 to ``may_play`` - 1."""

@@ -35,12 +35,15 @@ _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process
 RoundOver = Callable[[Room], Awaitable[None]]
 #: a round's player who comes to its room with their tournament token: their seat, if any
 RoundSeat = Callable[[Room, str], Awaitable[int | None]]
+#: the same, read only: the seat a round's player would take, if they may play it
+RoundPlayer = Callable[[Room, str], Awaitable[int | None]]
 
 
 class Rooms:
     """Room commands. The tournaments, built after the rooms, set
-    ``on_round_over`` (a round's race has ended) and ``on_round_seat`` (a
-    round's player comes to a room that seats them as they come)."""
+    ``on_round_over`` (a round's race has ended), ``on_round_seat`` (a
+    round's player comes to a room that seats them as they come) and
+    ``on_round_player`` (whom a round's player token names, read only)."""
 
     def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
                  winnable: WinnableDeals) -> None:
@@ -50,6 +53,7 @@ class Rooms:
         self.winnable = winnable
         self.on_round_over: RoundOver | None = None
         self.on_round_seat: RoundSeat | None = None
+        self.on_round_player: RoundPlayer | None = None
         self._settings: dict[str, Settings] = {}
         self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
 
@@ -119,6 +123,11 @@ class Rooms:
         tournament token: the tournament seats them, if they may play it."""
         return None if self.on_round_seat is None else await self.on_round_seat(room, token)
 
+    async def round_player(self, room: Room, token: str) -> int | None:
+        """The seat a tournament's player token names in its round's room,
+        seated or not yet, if they may play it; nothing is changed."""
+        return None if self.on_round_player is None else await self.on_round_player(room, token)
+
     # ------------------------------------------------------------------ lobby
 
     async def new_code(self, settings: Settings) -> str:
@@ -182,6 +191,16 @@ class Rooms:
     async def seat_of(self, room_id: str, token: str) -> int | None:
         """The seat whose token this is (``None``: none)."""
         return await (await self.policy_of(room_id)).seats.seat_of(self, room_id, token)
+
+    async def seat_named(self, room_id: str, token: str) -> tuple[int | None, bool, str] | None:
+        """The seat ``token`` names, read only (a round's player not seated
+        yet: the seat they would take), whether it races in the room's race,
+        and the room's phase; ``None`` if there is no such room."""
+        data = await self.store.load(room_id)
+        if data is None:
+            return None
+        seat, racing = await policy_for(data.room.settings).seats.named(self, data, token)
+        return seat, racing, data.room.phase
 
     async def ready(self, room_id: str, seat: int, ready: bool) -> None:
         await (await self.policy_of(room_id)).seats.ready(self, room_id, seat, ready)

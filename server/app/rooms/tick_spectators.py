@@ -7,7 +7,6 @@ setting allows (live, held ``delay`` seconds, or once the race has ended).
 
 from __future__ import annotations
 
-from collections import deque
 from collections.abc import Callable, Iterable
 from typing import Any, Final, Protocol
 
@@ -15,6 +14,7 @@ from ...klondike import Game
 from ...protocol import frame, place_frame
 from ...store import Store, StoreUnavailable
 from ..process.metrics import Metrics
+from .delayed_boards import DelayedBoards
 from .listener import Listener
 
 BOARDS_SHOWN: Final = 8  # the top players whose boards spectators see
@@ -39,6 +39,8 @@ class TickedRoom(Protocol):
 
     def watchers(self) -> list[Listener]: ...
 
+    def fault(self) -> None: ...
+
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
     def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
@@ -55,7 +57,7 @@ class TickSpectators:
         self._send_own = send_own
         self._deal_of: tuple[int, str] | None = None  # (race, code): boards of seats not moved yet
         self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
-        self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
+        self._delayed = DelayedBoards(int(hub.public.get("settings", {}).get("delay", 0)) * 1000)
 
     async def tick(self, watchers: list[Listener], top_seats: list[int]) -> None:
         """A tick for ``watchers``: the places they follow, then the boards
@@ -76,13 +78,11 @@ class TickSpectators:
         if phase not in ("racing", "ended"):
             return
         boards = await self._read_boards(set(top_seats[:BOARDS_SHOWN]) | followed)
-        if mode == "delayed" and phase == "racing":
+        if mode == "delayed" and phase == "racing":  # (in bounded memory: .delayed_boards)
             now = hub.now_ms()
-            self._delayed.append((now, boards))
-            cutoff = now - int(hub.public["settings"]["delay"]) * 1000
-            boards = {}
-            while self._delayed and self._delayed[0][0] <= cutoff:
-                boards.update(self._delayed.popleft()[1])
+            for seat, board in boards.items():
+                self._delayed.add(seat, board, now)
+            boards = self._delayed.due(now)
         changed = {s: b for s, b in boards.items() if self._boards.get(s) != b}
         if changed:
             self._boards.update(changed)

@@ -100,6 +100,9 @@ class Ticker:
     def reset(self, data: RoomData) -> None:
         """The hub read its room again: the next tick says where things stand."""
 
+    def public_changed(self) -> None:
+        """(Its spectators' boards come each tick, as the room allows.)"""
+
     def close(self) -> None:
         if self._task is not None:
             self._task.cancel()
@@ -269,8 +272,9 @@ class Ticker:
                 await self.tick(tick)
             except StoreUnavailable:
                 pass  # the next tick tries again
-            except Exception:
+            except Exception:  # (the next tick goes on)
                 log.exception("tick_failed", room=self.hub.room_id)
+                self.hub.fault()
             self.hub.metrics.tick_seconds.observe(loop.time() - started)
 
     async def tick(self, tick: int) -> None:

@@ -115,6 +115,7 @@ class Rounds:
         self._holder = secrets.token_hex(6)  # this process, when it holds a lease
         self.rooms.on_round_over = self.round_over
         self.rooms.on_round_seat = self.seat
+        self.rooms.on_round_player = self.may_play
 
     def _lead_ms(self) -> int:
         return round(self.work.config.countdown * 1000) + LEAD_MS
@@ -235,6 +236,16 @@ class Rounds:
             await self.store.tournament_due_add(tournament_id, when)
 
     # ------------------------------------------------------------------ players in a round
+
+    async def may_play(self, room: Room, token: str) -> int | None:
+        """The player holding ``token``, if they may play the round of this
+        room (seated or not yet: their seat is their number); nothing is changed."""
+        assert room.settings.tournament is not None
+        found = await self.store.token_player(room.settings.tournament, hash_token(token),
+                                              room.settings.round)
+        if found is None or found.out or found.player >= found.open:
+            return None
+        return found.player
 
     async def seat(self, room: Room, token: str) -> int | None:
         """Seat the player holding ``token`` in their round's room, the first

@@ -7,7 +7,7 @@ The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
-import { state, changed } from '../state.js';
+import { BOARDS_NOTE } from './help.js';
 import * as tournament from '../tournament.js';
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -29,7 +29,7 @@ function field(label, control) {
   return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
-export function createTournamentForm(host) {
+export function createTournamentForm(host, app) {
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { class: 'btn primary', type: 'submit', text: 'Create tournament' });
   const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tcreate-title' },
@@ -75,7 +75,8 @@ export function createTournamentForm(host) {
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
       radios('tboards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the round']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late')),
+        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     error,
     submit);
   host.append(form);
@@ -120,15 +121,15 @@ export function createTournamentForm(host) {
       fail('Give the tournament a name.');
       return;
     }
-    tournament.create(name, settings, () => { // the codes leave the page: secret until played
+    tournament.create(app, name, settings, () => { // the codes leave the page: secret until played
       form.reset();
       form.dispatchEvent(new Event('change'));
     });
   });
 
   function fail(text) {
-    state.tcreate = { busy: false, error: text };
-    changed();
+    app.state.tcreate = { busy: false, error: text, then: null };
+    app.changed();
   }
 
   function render(s) {
