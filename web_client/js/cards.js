@@ -1,9 +1,11 @@
-/** Card names for people: "7H" → "7♥", "7 of hearts". Presentation only. */
+/** Card names for people: "7H" → "7♥", "7 of hearts" ("7 de corazones"):
+the words are the catalogue's (text.js), the short names the same in every
+language. Presentation only. */
+
+import { TEXT } from './text.js';
 
 export const SUITS = ['S', 'H', 'D', 'C'];
-export const SUIT_NAMES = { S: 'spades', H: 'hearts', D: 'diamonds', C: 'clubs' };
 export const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
-const RANK_WORDS = { A: 'ace', T: '10', J: 'jack', Q: 'queen', K: 'king' };
 const RANK_SHOWN = { T: '10' };
 
 export const rankOf = (card) => card[0];
@@ -11,9 +13,12 @@ export const suitOf = (card) => card[1];
 export const isRed = (card) => card[1] === 'H' || card[1] === 'D';
 export const rankShown = (card) => RANK_SHOWN[card[0]] ?? card[0];
 
-/** "7 of hearts", "queen of spades", "10 of diamonds". */
+/** A suit's name: "S" → "spades" ("picas"). */
+export const suitName = (suit) => TEXT.cards[suit];
+
+/** "7 of hearts", "queen of spades", "10 of diamonds" ("7 de corazones", …). */
 export function cardLabel(card) {
-  return `${RANK_WORDS[card[0]] ?? card[0]} of ${SUIT_NAMES[card[1]]}`;
+  return TEXT.cards.card(TEXT.cards[card[0]] ?? rankShown(card), suitName(card[1]));
 }
 
 /** "7♥", "10♦". */
@@ -23,7 +28,3 @@ export function cardShort(card) {
 
 /** The foundation pile of a card's suit: "7H" → "fh". */
 export const foundationOf = (card) => 'f' + card[1].toLowerCase();
-
-export function plural(n, one, many = one + 's') {
-  return `${n} ${n === 1 ? one : many}`;
-}

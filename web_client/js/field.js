@@ -12,7 +12,7 @@ page is at most PAGE lines, the rest stays on the server.
 
 import { keepFollow } from './navigation.js';
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { TEXT, reasonText } from './text.js';
 
 export const PAGE = 25; // lines in a page of the field (the server allows 50)
 export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/rooms/tick_spectators.py)
@@ -104,7 +104,7 @@ export function onReject(s, d) {
     return true;
   }
   if (d.cmd === 'follow') {
-    say(d.code === 'unknown_seat' ? TEXT.nobodyInRoom(f.lastFollow) : d.msg, { bad: true });
+    say(d.code === 'unknown_seat' ? TEXT.nobodyInRoom(f.lastFollow) : reasonText(d), { bad: true });
     // the server still follows whom it followed
     f.followName = f.follow && f.follow.line ? f.follow.line.nickname : '';
     keepFollow(s.roomId, f.followName);
@@ -112,7 +112,7 @@ export function onReject(s, d) {
   }
   if (d.cmd === 'lb_page') {
     f.asked = 0;
-    say(d.msg, { bad: true });
+    say(reasonText(d), { bad: true });
     return true;
   }
   return false;

@@ -1,4 +1,6 @@
-/** How figures read: money, points, times, ranks. */
+/** How figures read: money, points, times, ranks (the words are the catalogue's, text.js). */
+
+import { TEXT } from './text.js';
 
 /** Vegas dollars: +$208, $0, -$52. */
 export function money(v) {
@@ -10,7 +12,7 @@ export function money(v) {
 /** The score the deal's scoring letter shows, with its unit: "+$208" (Vegas) or "15 pts" (Normal). */
 export function score(figures, scoring) {
   if (scoring === 'V') return money(figures.vegas);
-  return `${figures.points ?? 0} pts`;
+  return TEXT.format.points(figures.points ?? 0);
 }
 
 /** 75 000 ms → "1:15"; an hour and more → "1:02:03". */
@@ -27,18 +29,19 @@ export function count(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');
 }
 
-/** "37th of 4 212": a place in a field. */
+/** "37th of 4 212" ("37.º de 4 212"): a place in a field. */
 export function placeOf(rank, total) {
-  return `${ordinal(rank)} of ${count(total)}`;
+  return TEXT.format.placeOf(ordinal(rank), count(total));
 }
 
-export function ordinal(n) {
-  const tens = n % 100;
-  if (tens >= 11 && tens <= 13) return `${n}th`;
-  return `${n}${{ 1: 'st', 2: 'nd', 3: 'rd' }[n % 10] ?? 'th'}`;
-}
+/** 1 → "1st" ("1.º"). */
+export const ordinal = (n) => TEXT.format.ordinal(n);
+
+/** "3 cards" ("3 cartas"). */
+export const cards = (n) => TEXT.format.cards(n);
 
 export function modeText(settings) {
   if (!settings) return '';
-  return `Draw ${settings.draw === 3 ? 'three' : 'one'} · ${settings.scoring === 'V' ? 'Vegas' : 'Normal'}`;
+  const f = TEXT.format;
+  return `${settings.draw === 3 ? f.drawThree : f.drawOne} · ${settings.scoring === 'V' ? f.vegas : f.normal}`;
 }

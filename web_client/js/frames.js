@@ -12,7 +12,7 @@ import { resetRoom, resetUi } from './state.js';
 import * as storage from './storage.js';
 import { go, watchAddress } from './navigation.js';
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { TEXT, reasonText } from './text.js';
 import { finishText, newFinishes } from './ranking.js';
 import { nextStep, resendLater, resendPending, startCompleting, stopCompleting } from './commands.js';
 import { onLeft } from './rooms.js';
@@ -171,7 +171,7 @@ const HANDLERS = {
       const cmd = s.pending.find((c) => c.d.s === d.s);
       if (d.code === 'unavailable' && cmd) {
         resendLater(app, 1000);
-        say(d.msg, { bad: true });
+        say(reasonText(d), { bad: true });
         return;
       }
       s.pending = s.pending.filter((c) => c.d.s !== d.s);
@@ -184,7 +184,7 @@ const HANDLERS = {
         return;
       }
       if (d.code === 'not_playing') s.done = true;
-      say(d.msg, { bad: true });
+      say(reasonText(d), { bad: true });
       return;
     }
     if (d.code === 'flood') {
@@ -194,7 +194,7 @@ const HANDLERS = {
     if (d.code === 'already_in_room') return; // asked twice on one connection: the first answer stands
     if (field.onReject(s, d)) return;
     if ((d.cmd === 'resume' || d.cmd === 'watch') && (d.code === 'unavailable' || d.code === 'internal')) {
-      say(d.msg, { bad: true });
+      say(reasonText(d), { bad: true });
       app.timers.after('retry', 2000, () => app.socket.restart()); // the seat is still ours: ask again
       return;
     }
@@ -215,11 +215,11 @@ const HANDLERS = {
     }
     if (s.entering && d.cmd === s.entering.t) {
       s.entering = null;
-      s.formError = d.msg;
+      s.formError = reasonText(d);
       return;
     }
     if (d.cmd === 'complete') s.ui.completing = null;
-    say(d.msg, { bad: true });
+    say(reasonText(d), { bad: true });
   },
 
   hint(app, d) {

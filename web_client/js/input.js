@@ -20,7 +20,7 @@ part (picked the card up) when the second comes.
 
 import * as commands from './commands.js';
 import { find, movesFrom, stockMove } from './legal.js';
-import { cardShort, foundationOf, SUIT_NAMES } from './cards.js';
+import { cardShort, foundationOf, suitName } from './cards.js';
 import { PILES, pickedCards, topCard } from './render.js';
 import { say } from './messages.js';
 import { TEXT } from './text.js';
@@ -142,7 +142,7 @@ export function createInput(board, app) {
     const lead = pickedCards(view(), pick)[0];
     if (!lead) return;
     let where = TEXT.there;
-    if (pile[0] === 'f') where = TEXT.toFoundation(SUIT_NAMES[pile[1].toUpperCase()]);
+    if (pile[0] === 'f') where = TEXT.toFoundation(suitName(pile[1].toUpperCase()));
     else if (pile[0] === 't') {
       const top = topCard(view(), pile);
       const column = view().tableau[Number(pile.slice(1)) - 1];

@@ -7,7 +7,7 @@ import { route, screenOf } from './router.js';
 import { takeBack } from './rooms.js';
 import { h, setText, show } from './dom.js';
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { LANG, TEXT } from './text.js';
 import { createHelp } from './views/help.js';
 import { createFieldPanel } from './views/fieldpanel.js';
 import { createLobby } from './views/lobby.js';
@@ -78,6 +78,8 @@ function createBanner(el, app) {
 }
 
 function start() {
+  document.documentElement.lang = LANG;
+  document.title = TEXT.title;
   const root = document.getElementById('app');
   root.replaceChildren();
   const app = createApp();

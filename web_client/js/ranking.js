@@ -12,6 +12,7 @@ own, and the same screens draw that.
 */
 
 import { duration, ordinal } from './format.js';
+import { TEXT } from './text.js';
 
 /** The standing of a room from its lines (in rank order; a line without a
 `rank` gets its place, as a big room's top lines come) and the viewer's seat
@@ -29,16 +30,17 @@ export function finishers(lines) {
 
 /** "Alice finished 1st in 4:22" (or "You finished …" for the viewer's own line). */
 export function finishText(line, { mine = false } = {}) {
-  const who = mine ? 'You' : line.nickname;
-  return `${who} finished ${ordinal(line.rank)} in ${duration(line.finish_ms ?? 0)}`;
+  const [place, time] = [ordinal(line.rank), duration(line.finish_ms ?? 0)];
+  return mine ? TEXT.format.youFinished(place, time) : TEXT.format.finished(line.nickname, place, time);
 }
 
 /** The results' headline: "You won the race!", "You placed 2nd of 5", … */
 export function placeText(line, total, { solo = false } = {}) {
-  if (!line) return 'The race is over';
-  if (solo) return line.status === 'finished' ? 'Solved!' : 'Game over';
-  if (line.status === 'finished' && line.rank === 1) return total > 1 ? 'You won the race!' : 'You finished!';
-  return `You placed ${ordinal(line.rank)} of ${total}`;
+  const f = TEXT.format;
+  if (!line) return f.raceOver;
+  if (solo) return line.status === 'finished' ? f.solved : f.gameOver;
+  if (line.status === 'finished' && line.rank === 1) return total > 1 ? f.youWon : f.youFinishedAlone;
+  return f.youPlaced(ordinal(line.rank), total);
 }
 
 /** The lines that finished since the last look at race `raceId`, by rank.

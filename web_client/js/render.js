@@ -14,7 +14,9 @@ the stock face down.
 */
 
 import { h, setAttr, setText, toggle } from './dom.js';
-import { SUITS, SUIT_NAMES, cardLabel, foundationOf, isRed, plural } from './cards.js';
+import { SUITS, cardLabel, foundationOf, isRed, suitName } from './cards.js';
+import { cards } from './format.js';
+import { TEXT } from './text.js';
 import { flipFrom, animationsOn, turnOver } from './flip.js';
 import { fan, fanStep, measure } from './layout.js';
 import { faceUrl, markUrl } from './faces.js';
@@ -53,31 +55,31 @@ export function topCard(view, pile) {
 /** What a pile is, in words (its accessible name). */
 export function pileLabel(view, pile) {
   if (pile === 'stock') {
-    const base = view.stock ? `stock, ${plural(view.stock, 'card')}` : 'stock, empty';
-    return view.legal && view.legal.includes('recycle') ? `${base}, turn the waste over` : base;
+    const base = view.stock ? TEXT.board.stock(cards(view.stock)) : TEXT.board.stockEmpty;
+    return view.legal && view.legal.includes('recycle') ? `${base}, ${TEXT.board.turnOver}` : base;
   }
   if (pile === 'w') {
     const top = view.waste.at(-1);
-    return top ? `waste, ${cardLabel(top)} on top, ${plural(view.waste_count, 'card')}` : 'waste, empty';
+    return top ? TEXT.board.waste(cardLabel(top), cards(view.waste_count)) : TEXT.board.wasteEmpty;
   }
   if (pile[0] === 'f') {
     const suit = pile[1].toUpperCase();
     const top = view.foundations[suit];
-    return `${SUIT_NAMES[suit]} foundation, ${top ? cardLabel(top) : 'empty'}`;
+    return TEXT.board.foundation(suitName(suit), top ? cardLabel(top) : TEXT.board.empty);
   }
   const n = Number(pile.slice(1));
   const column = view.tableau[n - 1];
-  const parts = [`column ${n}`];
-  if (column.down) parts.push(plural(column.down, 'face-down card'));
-  if (column.up.length > 1) parts.push(plural(column.up.length, 'face-up card'));
-  if (column.up.length) parts.push(`${cardLabel(column.up.at(-1))} on top`);
-  if (!column.down && !column.up.length) parts.push('empty');
+  const parts = [TEXT.board.column(n)];
+  if (column.down) parts.push(TEXT.board.faceDownCards(column.down));
+  if (column.up.length > 1) parts.push(TEXT.board.faceUpCards(column.up.length));
+  if (column.up.length) parts.push(TEXT.board.onTop(cardLabel(column.up.at(-1))));
+  if (!column.down && !column.up.length) parts.push(TEXT.board.empty);
   return parts.join(', ');
 }
 
 function makeCard(card, mini) {
   if (card === 'under') return h('div', { class: 'card under', 'aria-hidden': 'true' });
-  if (!card) return h('div', { class: 'card down', role: 'img', 'aria-label': 'face-down card' });
+  if (!card) return h('div', { class: 'card down', role: 'img', 'aria-label': TEXT.board.faceDown });
   const el = h('div', {
     class: isRed(card) ? 'card red' : 'card', role: 'img', 'aria-label': cardLabel(card), dataset: { card },
   });
@@ -98,13 +100,13 @@ export class Board {
    * @param options interactive: focusable piles (the player's own table);
    *   mini: a spectator's small board; label: its accessible name
    */
-  constructor(host, { interactive = true, mini = false, label = 'Your table' } = {}) {
+  constructor(host, { interactive = true, mini = false, label = TEXT.board.table } = {}) {
     this.interactive = interactive;
     this.mini = mini;
     this.el = h('div', {
       class: mini ? 'board mini' : 'board',
       role: interactive ? 'application' : 'group',
-      'aria-roledescription': 'card table',
+      'aria-roledescription': TEXT.board.roleDescription,
       'aria-label': label,
     });
     this.el.style.setProperty('--back', faceUrl(null));
@@ -307,8 +309,8 @@ export class Board {
       toggle(el, 'hint-to', hintTo === id);
       if (dropY[id] != null) el.style.setProperty('--drop-y', `${dropY[id]}px`);
       let label = pileLabel(view, id);
-      if (selected && selected.from === id) label += `, ${plural(selected.count, 'card')} picked up`;
-      if (isTarget) label += ', can take the picked cards';
+      if (selected && selected.from === id) label += `, ${TEXT.board.picked(cards(selected.count))}`;
+      if (isTarget) label += `, ${TEXT.board.canTake}`;
       setAttr(el, 'aria-label', label);
       if (this.interactive) {
         const tab = id === focus ? 0 : -1;

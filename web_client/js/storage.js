@@ -97,3 +97,14 @@ export function saveTournament(id, keys) {
   }
   write(TOUR + id, merged);
 }
+
+const LANGUAGE = 'kr.language';
+
+/** The language the player chose ("en", "es"), or '' for the browser's. */
+export function language() {
+  return read(LANGUAGE) || '';
+}
+
+export function saveLanguage(lang) {
+  write(LANGUAGE, lang);
+}

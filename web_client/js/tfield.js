@@ -11,7 +11,7 @@ in round n), so that the page asks once whatever the size.
 */
 
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { TEXT, reasonText } from './text.js';
 
 export const PAGE = 25; // standings lines in a page (the server allows 50)
 
@@ -79,7 +79,7 @@ export function onReject(tour, d) {
   }
   if (d.cmd === 't_page') {
     tour.field.asked = 0;
-    say(d.msg, { bad: true });
+    say(reasonText(d), { bad: true });
     return true;
   }
   return false;

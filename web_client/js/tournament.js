@@ -25,7 +25,7 @@ import { go } from './navigation.js';
 import { enterRoom, watchRoom } from './rooms.js';
 import * as tfield from './tfield.js';
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { TEXT, reasonText } from './text.js';
 
 /** Follow tournament `id` on this page: as its organizer (`admin`, with the
 key kept here), as the player this browser registered, or as a spectator. */
@@ -203,13 +203,13 @@ const HANDLERS = {
     const tour = s.tour;
     if (tour && tfield.onReject(tour, d)) return;
     if (d.cmd === 't_create') {
-      s.tcreate = { busy: false, error: d.msg, then: null };
+      s.tcreate = { busy: false, error: reasonText(d), then: null };
       return;
     }
     if (!tour) return;
     if (d.cmd === 'resume' || d.cmd === 'watch') {
       if (d.code === 'unavailable' || d.code === 'internal') {
-        say(d.msg, { bad: true });
+        say(reasonText(d), { bad: true });
         app.timers.after('tournament.retry', 2000, () => {
           if (s.tour) s.tour.sent = '';
           app.socket.restart();
@@ -220,7 +220,7 @@ const HANDLERS = {
       if (d.cmd === 'resume') storage.dropSeat(s.roomId);
       resetRoom(s);
       tour.sent = '';
-      say(d.msg, { bad: true });
+      say(reasonText(d), { bad: true });
       return;
     }
     if (d.cmd === 't_resume' && d.code === 'bad_token') {
@@ -236,15 +236,15 @@ const HANDLERS = {
     }
     if (d.cmd === 't_register') {
       tour.busy = '';
-      tour.formError = d.msg;
+      tour.formError = reasonText(d);
       return;
     }
     if (d.cmd === 't_claim') {
       tour.claiming = '';
-      tour.formError = d.code === 'bad_handoff' ? TEXT.badHandoff : d.msg;
+      tour.formError = d.code === 'bad_handoff' ? TEXT.badHandoff : reasonText(d);
       return;
     }
-    say(d.msg, { bad: true });
+    say(reasonText(d), { bad: true });
   },
 };
 

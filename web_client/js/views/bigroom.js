@@ -10,6 +10,9 @@ import * as field from '../field.js';
 import { count, duration } from '../format.js';
 import { createInvite } from './room.js';
 import { createSchedule } from './schedule.js';
+import { TEXT } from '../text.js';
+
+const [B, C] = [TEXT.bigroom, TEXT.common];
 
 const SOME = 6; // names shown of the players in the lobby
 
@@ -22,16 +25,16 @@ export function createBigRoom(root, app) {
   const some = h('p', { class: 'field-some' });
   const when = h('p', { class: 'field-when', role: 'timer', 'aria-live': 'off' });
   const readyBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => rooms.ready(app, !ready) });
-  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race now', onclick: () => rooms.start(app) });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', text: B.startNow, onclick: () => rooms.start(app) });
   const schedule = createSchedule({ id: 'bigroom-at', className: 'field-schedule', clock, onAt: (at) => rooms.startAt(app, at) });
   const el = h('section', { class: 'screen room bigroom panel-page', 'aria-labelledby': 'bigroom-title' },
     title,
     invite.el,
     h('div', { class: 'panel' },
-      h('h2', { text: 'Players' }),
+      h('h2', { text: B.players }),
       counts, hostText, some, when,
       h('div', { class: 'buttons' }, readyBtn, startBtn, schedule.el,
-        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => rooms.leave(app) }))));
+        h('button', { class: 'btn ghost', type: 'button', text: B.leave, onclick: () => rooms.leave(app) }))));
   root.append(el);
   let ready = false;
   let timer = 0;
@@ -44,37 +47,36 @@ export function createBigRoom(root, app) {
     show(when, Boolean(at));
     if (at) {
       const left = at - clock.now();
-      setText(when, left > 0 ? `The race starts at ${clock.timeOfDay(at)}, in ${duration(left + 999)}.` : 'The race is starting…');
+      setText(when, left > 0 ? B.startsAt(clock.timeOfDay(at), duration(left + 999)) : B.starting);
     }
   }
 
   function render(s) {
     const room = s.room;
     const host = room.host === s.seat;
-    setText(title, `Room ${room.id}`);
-    document.title = `Klondike Race — room ${room.id}`;
+    setText(title, C.room(room.id));
+    document.title = C.pageRoom(room.id);
     invite.render(room);
 
     const n = field.lobbyCounts(room, s.field);
-    setText(counts, `${count(n.players)} player${n.players === 1 ? '' : 's'} of at most `
-      + `${count(room.settings.max_players)} · ${count(n.ready)} ready`);
+    setText(counts, B.counts(n.players, count(n.players), count(room.settings.max_players), count(n.ready)));
     setText(hostText, host
-      ? 'You are the host: start the race when you like, now or at a set time. Ready or not, everyone in the room races.'
-      : `${room.host_name || 'The host'} is the host and starts the race, now or at a set time: ready or not, you race.`);
-    const names = field.topLines(s.field).map((x) => x.nickname + (x.seat === s.seat ? ' (you)' : ''));
+      ? B.youHost
+      : B.otherHost(room.host_name || B.theHost));
+    const names = field.topLines(s.field).map((x) => x.seat === s.seat ? C.you(x.nickname) : x.nickname);
     const others = n.players - Math.min(names.length, SOME);
-    setText(some, names.length ? `In the room: ${names.slice(0, SOME).join(', ')}${others > 0 ? ` and ${count(others)} more` : ''}.` : '');
+    setText(some, names.length ? B.inRoom(names.slice(0, SOME).join(', '), others > 0 ? count(others) : '') : '');
     show(some, names.length > 0);
 
     ready = s.field.ready;
     show(readyBtn, !host);
-    setText(readyBtn, ready ? 'Not ready after all' : "I'm ready");
+    setText(readyBtn, ready ? B.notReady : B.ready);
     toggle(readyBtn, 'primary', !ready);
     const scheduled = Boolean(room.start_at);
     show(startBtn, host && !scheduled);
     show(schedule.el, host);
-    setText(schedule.label, scheduled ? 'Another time:' : 'or at');
-    setText(schedule.button, scheduled ? 'Change' : 'Schedule');
+    setText(schedule.label, scheduled ? B.anotherTime : B.orAt);
+    setText(schedule.button, scheduled ? B.change : B.schedule);
     tick();
   }
 

@@ -9,15 +9,18 @@ import * as field from '../field.js';
 import { placeOf } from '../format.js';
 import { Board } from '../render.js';
 import { createLeaderboard } from './leaderboard.js';
+import { TEXT } from '../text.js';
+
+const F = TEXT.follow;
 
 export function createFollow(host, app) {
   const input = h('input', { type: 'search', name: 'follow', maxLength: 20, autocomplete: 'off', spellcheck: false,
-    placeholder: 'Nickname', 'aria-label': 'Nickname to follow', enterKeyHint: 'go' });
+    placeholder: F.nickname, 'aria-label': F.toFollow, enterKeyHint: 'go' });
   const form = h('form', { class: 'follow-find', role: 'search' },
-    h('label', { class: 'follow-label', for: 'follow-name', text: 'Follow a player' }), input,
-    h('button', { class: 'btn primary', type: 'submit', text: 'Follow' }));
+    h('label', { class: 'follow-label', for: 'follow-name', text: F.followPlayer }), input,
+    h('button', { class: 'btn primary', type: 'submit', text: F.follow }));
   input.id = 'follow-name';
-  const stop = h('button', { class: 'btn small', type: 'button', text: 'Stop following', onclick: () => field.follow(app, null) });
+  const stop = h('button', { class: 'btn small', type: 'button', text: F.stop, onclick: () => field.follow(app, null) });
   const title = h('h2', { class: 'follow-title' });
   const note = h('p', { class: 'follow-note' });
   const boardHost = h('div', { class: 'follow-board' });
@@ -26,7 +29,7 @@ export function createFollow(host, app) {
   title.id = 'follow-title';
   const el = h('div', { class: 'follow' }, form, card);
   host.append(el);
-  const place = createLeaderboard(card, { title: 'Their place', kind: 'lb-place' });
+  const place = createLeaderboard(card, { title: F.theirPlace, kind: 'lb-place' });
   card.append(note, boardHost);
   let board = null;
   let seat = null;
@@ -49,8 +52,8 @@ export function createFollow(host, app) {
     }
     const line = f.line;
     const name = line ? line.nickname : s.field.followName;
-    setText(title, f.rank ? `Following ${name} · ${placeOf(f.rank, f.of ?? field.total(s.field))}` : `Following ${name}`);
-    place.render(field.around(f), { scoring, phase, title: 'Their place', marked: f.seat });
+    setText(title, f.rank ? F.followingAt(name, placeOf(f.rank, f.of ?? field.total(s.field))) : F.following(name));
+    place.render(field.around(f), { scoring, phase, title: F.theirPlace, marked: f.seat });
     const view = s.boards[f.seat];
     if (seat !== f.seat && board) {
       board.destroy();
@@ -58,12 +61,12 @@ export function createFollow(host, app) {
     }
     seat = f.seat;
     if (view) {
-      if (!board) board = new Board(boardHost, { interactive: false, mini: false, label: `${name}'s table` });
-      board.el.setAttribute('aria-label', `${name}'s table`);
+      if (!board) board = new Board(boardHost, { interactive: false, mini: false, label: F.table(name) });
+      board.el.setAttribute('aria-label', F.table(name));
       board.update(view, {});
     }
     show(boardHost, Boolean(view));
-    setText(note, view ? `${name}'s board, ${boardsWhen}.` : `${name}'s board shows ${boardsWhen}: not yet.`);
+    setText(note, view ? F.board(name, boardsWhen) : F.notYet(name, boardsWhen));
   }
 
   return { el, render };

@@ -9,22 +9,24 @@ still show beside the crowd at the start; each bar's count is in its label
 
 import { h, setAttr, setText, toggle } from '../dom.js';
 import { count } from '../format.js';
+import { TEXT } from '../text.js';
+
+const T = TEXT.histogram;
 
 const BINS = 53;
-const STATUS_WORDS = [['racing', 'racing'], ['finished', 'finished'], ['resigned', 'resigned'], ['left', 'left'],
-  ['unfinished', 'unfinished']];
+const STATUSES = ['racing', 'finished', 'resigned', 'left', 'unfinished'];
 
 function players(n) {
-  return `${count(n)} player${n === 1 ? '' : 's'}`;
+  return T.players(n, count(n));
 }
 
 /** "4 100 racing · 12 finished · 90 resigned" from a tick's status counts. */
 export function statusCounts(status) {
-  return STATUS_WORDS.filter(([key]) => status && status[key] > 0)
-    .map(([key, word]) => `${count(status[key])} ${word}`).join(' · ');
+  return STATUSES.filter((key) => status && status[key] > 0)
+    .map((key) => T.status[key](count(status[key]))).join(' · ');
 }
 
-export function createHistogram(host, { title = 'The field' } = {}) {
+export function createHistogram(host, { title = T.title } = {}) {
   const bars = [];
   const chart = h('div', { class: 'hist-bars', role: 'img' });
   for (let k = 0; k < BINS; k += 1) {
@@ -54,7 +56,7 @@ export function createHistogram(host, { title = 'The field' } = {}) {
   function paintCaption() {
     if (!last) return;
     if (pointed >= 0) {
-      setText(caption, `${pointed} card${pointed === 1 ? '' : 's'} home: ${players(last.hist[pointed] || 0)}`);
+      setText(caption, T.bar(pointed, players(last.hist[pointed] || 0)));
       return;
     }
     setText(caption, last.text);
@@ -62,9 +64,9 @@ export function createHistogram(host, { title = 'The field' } = {}) {
 
   /**
    * hist: 53 counts; status: the tick's status counts; mark: the cards home
-   * of the one to mark (null: none) and who it is ("you", a nickname).
+   * of the one to mark (null: none) and who it is (null: you, or a nickname).
    */
-  function render(hist, { status = null, mark = null, who = 'you' } = {}) {
+  function render(hist, { status = null, mark = null, who = null } = {}) {
     const values = Array.from({ length: BINS }, (_, k) => Math.max(0, Number((hist || [])[k]) || 0));
     const total = values.reduce((a, b) => a + b, 0);
     const top = Math.max(1, ...values);
@@ -73,21 +75,20 @@ export function createHistogram(host, { title = 'The field' } = {}) {
       const n = values[k];
       bar.style.height = n ? `${Math.max(4, Math.sqrt(n / top) * 100)}%` : '0';
       if (bar.dataset.count !== String(n)) bar.dataset.count = String(n);
-      setAttr(bar, 'title', `${k} card${k === 1 ? '' : 's'} home: ${players(n)}`);
+      setAttr(bar, 'title', T.bar(k, players(n)));
       toggle(bar, 'mark', mark === k);
     }
     let text;
     if (mark != null && total) {
       const ahead = values.slice(mark + 1).reduce((a, b) => a + b, 0);
       const behind = values.slice(0, mark).reduce((a, b) => a + b, 0);
-      const whose = who === 'you' ? 'You have' : `${who} has`;
-      text = `${whose} ${mark} card${mark === 1 ? '' : 's'} home · ${count(ahead)} have more, ${count(behind)} fewer`;
+      text = who == null ? T.youHave(mark, count(ahead), count(behind)) : T.theyHave(who, mark, count(ahead), count(behind));
     } else {
-      text = total ? `${players(total)} by cards home` : 'Nobody in the race yet';
+      text = total ? T.byCards(players(total)) : T.nobody;
     }
     last = { hist: values, text };
-    setAttr(chart, 'aria-label', `Cards home across the field of ${players(total)}: `
-      + values.map((n, k) => (n ? `${k} cards, ${count(n)}` : '')).filter(Boolean).join('; '));
+    setAttr(chart, 'aria-label', T.chart(players(total),
+      values.map((n, k) => (n ? T.bin(k, count(n)) : '')).filter(Boolean).join('; ')));
     paintCaption();
     setText(counts, statusCounts(status));
   }

@@ -6,6 +6,9 @@ makes one `createKick` and hands it to the parts that list players. */
 
 import { h, toggle } from '../dom.js';
 import * as tournament from '../tournament.js';
+import { TEXT } from '../text.js';
+
+const K = TEXT.kick;
 
 const AGAIN_WITHIN = 4000; // ms for the second press
 
@@ -30,11 +33,11 @@ export function createKick(app) {
   function buttons(line, { short = false } = {}) {
     const is = (ban) => Boolean(asked && asked.player === line.player && asked.ban === ban);
     const kick = h('button', { class: 'btn small', type: 'button', onclick: () => press(line.player, false),
-      text: is(false) ? `Really remove ${line.nickname}?` : short ? 'Remove' : 'Remove from the tournament',
-      'aria-label': is(false) ? null : `Remove ${line.nickname} from the tournament` });
+      text: is(false) ? K.reallyRemove(line.nickname) : short ? K.remove : K.removeLong,
+      'aria-label': is(false) ? null : K.removeLabel(line.nickname) });
     const ban = h('button', { class: 'btn small', type: 'button', onclick: () => press(line.player, true),
-      text: is(true) ? `Really ban ${line.nickname}?` : short ? 'Ban' : 'Remove and ban the nickname',
-      'aria-label': is(true) ? null : `Remove ${line.nickname} and ban the nickname` });
+      text: is(true) ? K.reallyBan(line.nickname) : short ? K.ban : K.banLong,
+      'aria-label': is(true) ? null : K.banLabel(line.nickname) });
     toggle(kick, 'danger', is(false));
     toggle(ban, 'danger', is(true));
     return h('div', { class: 'buttons t-kick' }, kick, ban);

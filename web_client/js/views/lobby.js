@@ -8,6 +8,10 @@ import * as storage from '../storage.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
+import { languageSwitch } from './language.js';
+import { TEXT } from '../text.js';
+
+const L = TEXT.lobby;
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -30,10 +34,10 @@ function field(label, control) {
 }
 
 /** The assists a room offers (docs/protocol.md, "assists"). */
-const ASSISTS = [['off', 'None'], ['basic', 'Hints'], ['solver', 'Hints and “can it still be won?”']];
+const ASSISTS = [['off', L.assistsNone], ['basic', L.hints], ['solver', L.hintsAndSolver]];
 
 function assistsField(name) {
-  return field('Assists', h('select', { name },
+  return field(L.assists, h('select', { name },
     ...ASSISTS.map(([v, t]) => h('option', { value: v, text: t, selected: v === 'basic' }))));
 }
 
@@ -46,43 +50,43 @@ export function createLobby(root, app) {
   const help = app.dialogs.help;
   const nick = h('input', {
     type: 'text', id: 'nickname', name: 'nickname', maxLength: 20, autocomplete: 'nickname',
-    placeholder: 'Your name in the race', required: true, value: storage.nickname(),
+    placeholder: L.nickPlaceholder, required: true, value: storage.nickname(),
   });
   nick.addEventListener('input', () => storage.saveNickname(nick.value.trim()));
   const error = h('p', { class: 'form-error', role: 'alert' });
 
   // ---------------------------------------------------------------- create
   const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-title' },
-    h('h2', { id: 'create-title', text: 'Create a room' }),
-    h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('deal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A code']], 'random'),
-      h('input', { type: 'text', name: 'code', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Deal code',
+    h('h2', { id: 'create-title', text: L.createTitle }),
+    h('fieldset', {}, h('legend', { text: L.deal }),
+      radios('deal', [['random', L.random], ['winnable', L.randomWinnable], ['code', L.aCode]], 'random'),
+      h('input', { type: 'text', name: 'code', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': L.dealCode,
         autocomplete: 'off', spellcheck: false, hidden: true })),
-    h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('draw', [['1', 'One'], ['3', 'Three']], '1')),
-    h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('scoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: L.draw }), radios('draw', [['1', L.one], ['3', L.three]], '1')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: L.scoring }), radios('scoring', [['N', L.normal], ['V', L.vegas]], 'N')),
     h('div', { class: 'row' },
-      field('Players', h('select', { name: 'max_players' },
+      field(L.players, h('select', { name: 'max_players' },
         ...[2, 3, 4, 5, 6, 7, 8, 1].map((n) => h('option', { value: String(n), text: String(n), selected: n === 8 })),
-        h('optgroup', { label: 'A big race' },
-          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: `up to ${count(n)}` }))))),
-      field('Time limit', h('select', { name: 'time_limit' },
-        ...[[0, 'None'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1800, '30 min'], [3600, '1 hour']]
+        h('optgroup', { label: L.bigRace },
+          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: L.upTo(count(n)) }))))),
+      field(L.timeLimit, h('select', { name: 'time_limit' },
+        ...[[0, L.assistsNone], [300, L.min5], [600, L.min10], [900, L.min15], [1800, L.min30], [3600, L.hour1]]
           .map(([v, t]) => h('option', { value: String(v), text: t }))))),
-    h('fieldset', {}, h('legend', { text: 'Allow' }),
+    h('fieldset', {}, h('legend', { text: L.allow }),
       h('div', { class: 'choices' },
-        h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), 'Undo')),
+        h('label', {}, h('input', { type: 'checkbox', name: 'undo', checked: true }), L.undo)),
       assistsField('assists')),
-    h('fieldset', { class: 'big-only', hidden: true }, h('legend', { text: 'A big race' }),
-      field('Leaderboard shows the top', h('select', { name: 'top' },
+    h('fieldset', { class: 'big-only', hidden: true }, h('legend', { text: L.bigRace }),
+      field(L.top, h('select', { name: 'top' },
         ...[5, 10, 20, 50].map((n) => h('option', { value: String(n), text: String(n), selected: n === 10 })))),
-      h('p', { class: 'field-note', text: 'Arriving once the race has started:' }),
-      radios('late', [['refuse', 'not allowed'], ['admit', 'races on their own clock']], 'refuse')),
-    h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
-      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'after'),
+      h('p', { class: 'field-note', text: L.late }),
+      radios('late', [['refuse', L.lateRefuse], ['admit', L.lateAdmit]], 'refuse')),
+    h('fieldset', {}, h('legend', { text: L.boards }),
+      radios('boards', [['live', L.live], ['delayed', L.delayed], ['after', L.after]], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
+        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), L.secondsLate),
       h('p', { class: 'boards-note', text: BOARDS_NOTE })),
-    h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
+    h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
@@ -115,14 +119,14 @@ export function createLobby(root, app) {
   });
 
   // ---------------------------------------------------------------- join
-  const joinText = h('input', { type: 'text', name: 'room', placeholder: 'Room link or id', autocomplete: 'off',
-    spellcheck: false, 'aria-label': 'Room link or id' });
+  const joinText = h('input', { type: 'text', name: 'room', placeholder: L.roomLinkOrId, autocomplete: 'off',
+    spellcheck: false, 'aria-label': L.roomLinkOrId });
   const joinForm = h('form', { class: 'panel join', 'aria-labelledby': 'join-title' },
-    h('h2', { id: 'join-title', text: 'Join a room' }),
+    h('h2', { id: 'join-title', text: L.joinTitle }),
     joinText,
     h('div', { class: 'buttons' },
-      h('button', { class: 'btn primary', type: 'submit', text: 'Join' }),
-      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(joinText.value) })));
+      h('button', { class: 'btn primary', type: 'submit', text: L.join }),
+      h('button', { class: 'btn', type: 'button', text: L.watch, onclick: () => watch(joinText.value) })));
   joinForm.addEventListener('submit', (e) => {
     e.preventDefault();
     const tid = tournamentFromText(joinText.value);
@@ -132,7 +136,7 @@ export function createLobby(root, app) {
     }
     const room = roomFromText(joinText.value);
     if (!room) {
-      fail('A room id is 8 letters and digits, like V62WEAFY (or paste the room link).');
+      fail(L.badRoomId);
       return;
     }
     if (checkNick()) rooms.enter(app, 'join', { room, nickname: nick.value.trim() });
@@ -140,15 +144,15 @@ export function createLobby(root, app) {
 
   // ---------------------------------------------------------------- solo
   const soloForm = h('form', { class: 'panel solo', 'aria-labelledby': 'solo-title' },
-    h('h2', { id: 'solo-title', text: 'Play solo' }),
-    h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('sdeal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A code']], 'random'),
-      h('input', { type: 'text', name: 'scode', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Solo deal code',
+    h('h2', { id: 'solo-title', text: L.soloTitle }),
+    h('fieldset', {}, h('legend', { text: L.deal }),
+      radios('sdeal', [['random', L.random], ['winnable', L.randomWinnable], ['code', L.aCode]], 'random'),
+      h('input', { type: 'text', name: 'scode', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': L.soloDealCode,
         autocomplete: 'off', spellcheck: false, hidden: true })),
-    h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('sdraw', [['1', 'One'], ['3', 'Three']], '1')),
-    h('fieldset', { class: 'mode' }, h('legend', { text: 'Scoring' }), radios('sscoring', [['N', 'Normal'], ['V', 'Vegas']], 'N')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: L.draw }), radios('sdraw', [['1', L.one], ['3', L.three]], '1')),
+    h('fieldset', { class: 'mode' }, h('legend', { text: L.scoring }), radios('sscoring', [['N', L.normal], ['V', L.vegas]], 'N')),
     assistsField('sassists'),
-    h('button', { class: 'btn accent', type: 'submit', text: 'Play solo' }));
+    h('button', { class: 'btn accent', type: 'submit', text: L.soloTitle }));
   soloForm.addEventListener('change', () => {
     soloForm.elements.scode.hidden = value(soloForm, 'sdeal') !== 'code';
     for (const fs of soloForm.querySelectorAll('.mode')) fs.disabled = value(soloForm, 'sdeal') === 'code';
@@ -170,30 +174,31 @@ export function createLobby(root, app) {
   const linkTitle = h('h2', { id: 'link-title' });
   const linkCard = h('form', { class: 'panel link', 'aria-labelledby': 'link-title' },
     linkTitle,
-    h('p', { text: 'Pick a nickname and join the race, or just watch.' }),
+    h('p', { text: L.linkNote }),
     h('div', { class: 'buttons' },
-      h('button', { class: 'btn primary', type: 'submit', text: 'Join the race' }),
-      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(app.state.route.room) }),
-      h('a', { class: 'btn ghost', href: '/', text: 'Back to the lobby', onclick: (e) => { e.preventDefault(); go('/'); } })));
+      h('button', { class: 'btn primary', type: 'submit', text: L.joinRace }),
+      h('button', { class: 'btn', type: 'button', text: L.watch, onclick: () => watch(app.state.route.room) }),
+      h('a', { class: 'btn ghost', href: '/', text: L.backToLobby, onclick: (e) => { e.preventDefault(); go('/'); } })));
   linkCard.addEventListener('submit', (e) => {
     e.preventDefault();
     if (checkNick()) rooms.enter(app, 'join', { room: app.state.route.room, nickname: nick.value.trim() });
   });
 
   const resumeText = h('span');
-  const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': 'Your last room' },
+  const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': L.lastRoom },
     resumeText,
-    h('button', { class: 'btn primary small', type: 'button', text: 'Go back', onclick: () => goBack() }),
-    h('button', { class: 'btn small', type: 'button', text: 'Forget it', onclick: () => forget() }));
+    h('button', { class: 'btn primary small', type: 'button', text: L.goBack, onclick: () => goBack() }),
+    h('button', { class: 'btn small', type: 'button', text: L.forget, onclick: () => forget() }));
 
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
-      h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
-      h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' }),
+      languageSwitch(),
+      h('h1', { id: 'lobby-title', text: TEXT.title }),
+      h('p', { class: 'tagline', text: L.tagline }),
       h('p', { class: 'lobby-help' },
-        h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => help.openIntro() }),
+        h('button', { class: 'linklike', type: 'button', text: L.howRaceWorks, onclick: () => help.openIntro() }),
         help.rulesLink())),
-    h('div', { class: 'panel nick' }, field('Nickname', nick), error),
+    h('div', { class: 'panel nick' }, field(L.nickname, nick), error),
     resume,
     linkCard,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
@@ -203,7 +208,7 @@ export function createLobby(root, app) {
   function checkNick() {
     const name = nick.value.trim();
     if (!name) {
-      fail('Choose a nickname first.');
+      fail(L.chooseNick);
       nick.focus();
       return false;
     }
@@ -219,7 +224,7 @@ export function createLobby(root, app) {
   function watch(text) {
     const room = roomFromText(text || '');
     if (!room) {
-      fail('Which room? Paste its link or id.');
+      fail(L.whichRoom);
       return;
     }
     rooms.enter(app, 'watch', rooms.watchRequest(app.state, room, 0));
@@ -240,14 +245,14 @@ export function createLobby(root, app) {
     const linkMode = s.route.name === 'room';
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
-    setText(linkTitle, `Room ${s.route.room}`);
-    document.title = linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race';
+    setText(linkTitle, L.roomTitle(s.route.room));
+    document.title = linkMode ? L.pageTitle(s.route.room) : TEXT.title;
     setText(error, s.formError || '');
     const busy = Boolean(s.entering);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
     const seat = !linkMode && storage.lastSeat();
     show(resume, Boolean(seat));
-    if (seat) setText(resumeText, seat.tournament ? `You play in tournament ${seat.tournament}.` : `You have a seat in room ${seat.room}.`);
+    if (seat) setText(resumeText, seat.tournament ? L.youPlayTournament(seat.tournament) : L.youHaveSeat(seat.room));
     tournamentForm.render(s);
   }
 

@@ -13,11 +13,14 @@ import * as tfield from '../tfield.js';
 import { copy } from './room.js';
 import { modeOf } from './rounds.js';
 import { createSchedule } from './schedule.js';
+import { TEXT } from '../text.js';
+
+const O = TEXT.organizer;
 
 export function createOrganizer(host, app) {
   const clock = app.clock;
   const regText = h('p', { class: 't-admin-line' });
-  const closeBtn = h('button', { class: 'btn', type: 'button', text: 'Close registration',
+  const closeBtn = h('button', { class: 'btn', type: 'button', text: O.closeReg,
     onclick: () => tournament.closeRegistration(app) });
   const nextText = h('p', { class: 't-admin-line' });
   const startBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => tournament.startRound(app, 0) });
@@ -26,18 +29,18 @@ export function createOrganizer(host, app) {
   const atBtn = schedule.button;
   const curText = h('p', { class: 't-admin-line' });
   const endBtn = h('button', { class: 'btn', type: 'button', onclick: () => end() });
-  const handText = h('p', { class: 't-admin-line', text: 'Organize from another device too (a phone, a second screen):' });
-  const handBtn = h('button', { class: 'btn', type: 'button', text: 'Make a one-time code', onclick: () => tournament.handoff(app) });
+  const handText = h('p', { class: 't-admin-line', text: O.handText });
+  const handBtn = h('button', { class: 'btn', type: 'button', text: O.makeCode, onclick: () => tournament.handoff(app) });
   const handCode = h('code', { class: 't-handoff-code' });
-  const handLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Organizer\'s link for the other device' });
+  const handLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': O.handLink });
   const handWhen = h('p', { class: 't-note' });
   const handOut = h('div', { class: 't-handoff', hidden: true },
-    h('p', {}, 'Code: ', handCode),
+    h('p', {}, O.code, handCode),
     h('div', { class: 'share' }, handLink,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(handLink, 'The organizer\'s link') })),
+      h('button', { class: 'btn small', type: 'button', text: O.copyLink, onclick: () => copy(handLink, O.copied) })),
     handWhen);
   const el = h('section', { class: 'panel t-admin', 'aria-labelledby': 't-admin-title' },
-    h('h2', { id: 't-admin-title', text: 'Organizer' }),
+    h('h2', { id: 't-admin-title', text: O.title }),
     h('div', { class: 't-admin-row' }, regText, closeBtn),
     h('div', { class: 't-admin-row' }, nextText, h('div', { class: 't-admin-buttons' }, startBtn, atForm)),
     h('div', { class: 't-admin-row' }, curText, endBtn),
@@ -69,26 +72,26 @@ export function createOrganizer(host, app) {
     const t = s.tour.t;
     const big = tfield.isBig(t);
     const active = big ? t.field.players - t.field.withdrawn : t.players.filter((p) => !p.withdrawn).length;
-    const late = t.settings.late_until > 1 ? ` until round ${t.settings.late_until} starts` : '';
+    const late = t.settings.late_until > 1 ? O.untilRound(t.settings.late_until) : '';
     setText(regText, t.registration
-      ? `Registration is open${late}: ${count(active)} of at most ${count(t.settings.max_players)} players.`
-      : `Registration is closed: ${count(active)} player${active === 1 ? '' : 's'}.`);
+      ? O.open(late, count(active), count(t.settings.max_players))
+      : O.closed(active, count(active)));
     show(closeBtn, t.registration);
 
     current = t.rounds.find((r) => r.status === 'starting' || r.status === 'running') || null;
     const next = t.rounds.find((r) => r.status === 'pending');
     if (next) {
-      setText(nextText, `Next: round ${next.n} of ${t.rounds.length} (${modeOf(t.settings.modes[next.n - 1])}).`);
-      setText(startBtn, `Start round ${next.n} now`);
+      setText(nextText, O.next(next.n, t.rounds.length, modeOf(t.settings.modes[next.n - 1])));
+      setText(startBtn, O.startNow(next.n));
     } else {
-      setText(nextText, 'Every round has been played.');
+      setText(nextText, O.allPlayed);
     }
     const canStart = Boolean(next && !current && active > 0);
     show(startBtn, Boolean(next));
     show(atForm, Boolean(next));
     startBtn.disabled = !canStart;
     atBtn.disabled = !canStart;
-    if (next && !current && !active) setText(nextText, `Round ${next.n} can start once a player has registered.`);
+    if (next && !current && !active) setText(nextText, O.needPlayer(next.n));
 
     if (current) {
       const now = clock.now();
@@ -96,29 +99,28 @@ export function createOrganizer(host, app) {
       const racing = top ? top.status.racing || 0
         : entries.filter((e) => e.status === 'racing' || e.status === 'disconnected').length;
       const known = top ? top.n > 0 : entries.length > 0;
-      const playing = big && top ? `: ${count(racing)} still playing, ${count(top.n)} came of ${count(current.players ?? top.n)}`
-        : known ? `: ${racing} still playing` : '';
+      const playing = big && top ? O.bigPlaying(count(racing), count(top.n), count(current.players ?? top.n))
+        : known ? O.playing(racing) : '';
       setText(curText, current.start_at > now
-        ? `Round ${current.n} starts at ${clock.timeOfDay(current.start_at)}.`
-        : `Round ${current.n} is being played${playing}.`);
-      setText(endBtn, confirmEnd === current.n ? `Really end round ${current.n}?` : `End round ${current.n}`);
+        ? O.startsAt(current.n, clock.timeOfDay(current.start_at))
+        : O.beingPlayed(current.n, playing));
+      setText(endBtn, confirmEnd === current.n ? O.reallyEnd(current.n) : O.end(current.n));
       toggle(endBtn, 'danger', confirmEnd === current.n);
     } else {
-      setText(curText, 'No round is being played.');
+      setText(curText, O.noRound);
     }
     show(endBtn, Boolean(current && current.status === 'running'));
 
     const hand = s.tour.handoff;
     const live = Boolean(hand && hand.until > clock.now());
     show(handOut, live);
-    setText(handBtn, live ? 'Make a new code' : 'Make a one-time code');
+    setText(handBtn, live ? O.newCode : O.makeCode);
     if (live) {
       setText(handCode, hand.code);
       // the code goes after '#': a fragment never leaves the browser that opens it (no server log holds it)
       const url = `${location.origin}/t/${t.id}?admin#claim=${hand.code}`;
       if (handLink.value !== url) handLink.value = url;
-      setText(handWhen, `Open the link on the other device, or type the code on its organizer's page, `
-        + `before ${clock.timeOfDay(hand.until)}. It works once; a new one replaces it.`);
+      setText(handWhen, O.handWhen(clock.timeOfDay(hand.until)));
     }
   }
 

@@ -4,11 +4,14 @@ the ranked lines of a standing (ranking.js); an empty step waits with "…". */
 
 import { h, setText, toggle } from '../dom.js';
 import { duration } from '../format.js';
+import { TEXT } from '../text.js';
+
+const D = TEXT.podium;
 import { finishers } from '../ranking.js';
 
 const STEPS = [1, 2, 3]; // in reading order; the CSS stands them 2, 1, 3
 
-export function createPodium(host, { label = 'Podium' } = {}) {
+export function createPodium(host, { label = D.label } = {}) {
   const steps = STEPS.map((place) => {
     const name = h('span', { class: 'podium-name' });
     const time = h('span', { class: 'podium-time' });
@@ -26,12 +29,12 @@ export function createPodium(host, { label = 'Podium' } = {}) {
     el.hidden = !visible || !top.length;
     for (const step of steps) {
       const line = top[step.place - 1];
-      setText(step.name, line ? line.nickname + (line.seat === me ? ' (you)' : '') : '…');
+      setText(step.name, line ? (line.seat === me ? TEXT.common.you(line.nickname) : line.nickname) : '…');
       setText(step.time, line ? duration(line.finish_ms ?? 0) : '');
       toggle(step.el, 'filled', Boolean(line));
       toggle(step.el, 'me', Boolean(line && line.seat === me));
       step.el.setAttribute('aria-label', line
-        ? `${step.place}: ${line.nickname}, ${duration(line.finish_ms ?? 0)}` : `${step.place}: nobody yet`);
+        ? `${step.place}: ${line.nickname}, ${duration(line.finish_ms ?? 0)}` : D.nobody(step.place));
     }
   }
 

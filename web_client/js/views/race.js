@@ -166,7 +166,7 @@ export function createRace(root, app) {
   /** A big room's side: the field's picture, the way to the whole field, and
   the own place last, pinned to the bottom of the side as it scrolls. */
   function makeBigSide() {
-    const hist = createHistogram(side, { title: 'The field' });
+    const hist = createHistogram(side);
     side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
     const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
       onclick: () => openField({ me: state.seat, then: backToTable }) });

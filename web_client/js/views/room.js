@@ -5,55 +5,60 @@ import { h, setText, show, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
 import { count, modeText } from '../format.js';
 import { say } from '../messages.js';
+import { TEXT } from '../text.js';
+
+const [R, C] = [TEXT.room, TEXT.common];
 
 export function settingsText(s) {
   const parts = [modeText(s),
-    s.fixed_code ? 'a chosen deal' : s.deal === 'winnable' ? 'a random winnable deal' : 'a random deal',
-    `up to ${count(s.max_players)} players`, `undo ${s.undo ? 'on' : 'off'}`,
-    s.assists === 'solver' ? 'hints and winnability on' : `hints ${s.hints ? 'on' : 'off'}`,
-    s.time_limit ? `${Math.round(s.time_limit / 60)} min limit` : 'no time limit',
-    s.boards === 'live' ? 'spectators see boards live'
-      : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late` : 'spectators see boards after the race'];
-  if (s.big) parts.push(`the top ${s.top} on the leaderboard`);
+    s.fixed_code ? R.chosenDeal : s.deal === 'winnable' ? R.winnableDeal : R.randomDeal,
+    R.upTo(count(s.max_players)), s.undo ? R.undoOn : R.undoOff,
+    s.assists === 'solver' ? R.solverOn : s.hints ? R.hintsOn : R.hintsOff,
+    s.time_limit ? R.limit(Math.round(s.time_limit / 60)) : R.noLimit,
+    s.boards === 'live' ? R.boardsLive
+      : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : R.boardsAfter];
+  if (s.big) parts.push(R.top(s.top));
   if (s.big || s.late === 'admit') {
-    parts.push(s.late === 'admit' ? 'late arrivals race on their own clock' : 'no joining once the race runs');
+    parts.push(s.late === 'admit' ? R.lateAdmit : R.lateRefuse);
   }
   return parts.join(' · ');
 }
 
-export async function copy(input, what) {
+/** Copy the text of `input`, saying `done` ("Room link copied."); where the
+clipboard is closed to us, select it for the player to copy. */
+export async function copy(input, done) {
   try {
     await navigator.clipboard.writeText(input.value);
-    say(`${what} copied.`);
+    say(done);
   } catch {
     input.select();
-    say('Selected: press Ctrl+C (or ⌘C) to copy.');
+    say(C.selected);
   }
 }
 
 function playerItem(app, p, room, me) {
   const isHost = p.seat === room.host;
   return h('li', { class: p.ready || isHost ? 'ready' : '' },
-    h('span', { class: 'player-name', text: p.nickname + (p.seat === me ? ' (you)' : '') }),
-    isHost ? h('span', { class: 'badge', text: 'host' }) : null,
-    h('span', { class: 'player-ready', text: isHost ? 'starts the race' : p.ready ? '✓ ready' : 'not ready' }),
+    h('span', { class: 'player-name', text: p.seat === me ? C.you(p.nickname) : p.nickname }),
+    isHost ? h('span', { class: 'badge', text: R.host }) : null,
+    h('span', { class: 'player-ready', text: isHost ? R.startsRace : p.ready ? R.isReady : R.notReady }),
     room.host === me && p.seat !== me
-      ? h('button', { class: 'btn small ghost', type: 'button', text: 'Remove', 'aria-label': `Remove ${p.nickname}`,
+      ? h('button', { class: 'btn small ghost', type: 'button', text: R.remove, 'aria-label': R.removeLabel(p.nickname),
         onclick: () => rooms.kick(app, p.seat) })
       : null);
 }
 
 /** The invitation: the players' and the spectators' links, and the settings. */
 export function createInvite() {
-  const link = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Room link' });
-  const watchLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Spectator link' });
+  const link = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': R.roomLink });
+  const watchLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': R.spectatorLink });
   const settings = h('p', { class: 'room-settings' });
   const el = h('div', { class: 'panel' },
-    h('h2', { text: 'Invite' }),
-    h('div', { class: 'share' }, h('span', { text: 'Players:' }), link,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(link, 'Room link') })),
-    h('div', { class: 'share' }, h('span', { text: 'Spectators:' }), watchLink,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy', onclick: () => copy(watchLink, 'Spectator link') })),
+    h('h2', { text: R.invite }),
+    h('div', { class: 'share' }, h('span', { text: R.playersColon }), link,
+      h('button', { class: 'btn small', type: 'button', text: R.copyLink, onclick: () => copy(link, R.roomLinkCopied) })),
+    h('div', { class: 'share' }, h('span', { text: R.spectatorsColon }), watchLink,
+      h('button', { class: 'btn small', type: 'button', text: R.copy, onclick: () => copy(watchLink, R.spectatorLinkCopied) })),
     settings);
 
   function render(room) {
@@ -69,19 +74,19 @@ export function createInvite() {
 export function createRoom(root, app) {
   const title = h('h1', { id: 'room-title' });
   const invite = createInvite();
-  const players = h('ul', { class: 'players', 'aria-label': 'Players' });
+  const players = h('ul', { class: 'players', 'aria-label': R.players });
   const readyBtn = h('button', { class: 'btn primary', type: 'button' });
-  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race', onclick: () => rooms.start(app) });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', text: R.start, onclick: () => rooms.start(app) });
   const waitText = h('p', { class: 'room-wait', role: 'status' });
   const el = h('section', { class: 'screen room panel-page', 'aria-labelledby': 'room-title' },
     title,
     invite.el,
     h('div', { class: 'panel' },
-      h('h2', { text: 'Players' }),
+      h('h2', { text: R.players }),
       players,
       waitText,
       h('div', { class: 'buttons' }, readyBtn, startBtn,
-        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => rooms.leave(app) }))));
+        h('button', { class: 'btn ghost', type: 'button', text: R.leave, onclick: () => rooms.leave(app) }))));
   root.append(el);
   let ready = false;
   let drawn = '';
@@ -90,8 +95,8 @@ export function createRoom(root, app) {
   function render(s) {
     const room = s.room;
     const host = room.host === s.seat;
-    setText(title, `Room ${room.id}`);
-    document.title = `Klondike Race — room ${room.id}`;
+    setText(title, C.room(room.id));
+    document.title = C.pageRoom(room.id);
     invite.render(room);
 
     const present = room.players.filter((p) => !p.left);
@@ -104,13 +109,13 @@ export function createRoom(root, app) {
     const me = present.find((p) => p.seat === s.seat);
     ready = Boolean(me && me.ready);
     show(readyBtn, !host);
-    setText(readyBtn, ready ? 'Not ready after all' : "I'm ready");
+    setText(readyBtn, ready ? R.notReadyAfterAll : R.ready);
     toggle(readyBtn, 'primary', !ready);
     show(startBtn, host);
     const waiting = present.filter((p) => p.seat !== room.host && !p.ready).map((p) => p.nickname);
-    setText(waitText, waiting.length ? `Waiting for ${waiting.join(', ')} to be ready.`
-      : host ? (present.length > 1 ? 'Everyone is ready: start when you like.' : 'Share the link, or start alone.')
-        : 'Waiting for the host to start.');
+    setText(waitText, waiting.length ? R.waitingFor(waiting.join(', '), waiting.length)
+      : host ? (present.length > 1 ? R.allReady : R.shareOrAlone)
+        : R.waitingHost);
   }
 
   return {

@@ -9,6 +9,9 @@ import { h, setText } from '../dom.js';
 import { count } from '../format.js';
 import { BOARDS_NOTE } from './help.js';
 import * as tournament from '../tournament.js';
+import { TEXT } from '../text.js';
+
+const [T, L] = [TEXT.tcreate, TEXT.lobby];
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL = 16; // above this many players a tournament is big (docs/protocol.md, "Big tournaments")
@@ -31,51 +34,51 @@ function field(label, control) {
 
 export function createTournamentForm(host, app) {
   const error = h('p', { class: 'form-error', role: 'alert' });
-  const submit = h('button', { class: 'btn primary', type: 'submit', text: 'Create tournament' });
+  const submit = h('button', { class: 'btn primary', type: 'submit', text: T.create });
   const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tcreate-title' },
-    h('h2', { id: 'tcreate-title', text: 'Tournament' }),
-    h('p', { class: 't-note', text: 'Rounds on the same deals for everyone, standings in Vegas dollars.' }),
-    field('Tournament name', h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
-      placeholder: 'Club night', autocomplete: 'off' })),
-    h('fieldset', {}, h('legend', { text: 'Deals' }),
-      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'Deal codes']], 'random'),
+    h('h2', { id: 'tcreate-title', text: T.title }),
+    h('p', { class: 't-note', text: T.note }),
+    field(T.name, h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
+      placeholder: T.namePlaceholder, autocomplete: 'off' })),
+    h('fieldset', {}, h('legend', { text: T.deals }),
+      radios('tdeals', [['random', L.random], ['winnable', L.randomWinnable], ['codes', T.codes]], 'random'),
       h('div', { class: 'row t-random' },
-        field('Rounds', h('input', { type: 'number', name: 'rounds', min: 1, max: 20, value: 3 })),
-        field('Draw', h('select', { name: 'tdraw' }, h('option', { value: '1', text: 'One' }), h('option', { value: '3', text: 'Three' }))),
-        field('Scoring', h('select', { name: 'tscoring' }, h('option', { value: 'V', text: 'Vegas' }), h('option', { value: 'N', text: 'Normal' })))),
-      h('label', { class: 'field t-codes', hidden: true }, h('span', { text: 'Codes, one per line (one round each)' }),
+        field(T.rounds, h('input', { type: 'number', name: 'rounds', min: 1, max: 20, value: 3 })),
+        field(L.draw, h('select', { name: 'tdraw' }, h('option', { value: '1', text: L.one }), h('option', { value: '3', text: L.three }))),
+        field(L.scoring, h('select', { name: 'tscoring' }, h('option', { value: 'V', text: L.vegas }), h('option', { value: 'N', text: L.normal })))),
+      h('label', { class: 'field t-codes', hidden: true }, h('span', { text: T.codesLabel }),
         h('textarea', { name: 'codes', rows: 3, spellcheck: false, autocomplete: 'off', placeholder: 'KL2-D1N-AAAAAAAAAAAAG' })),
       h('p', { class: 't-note t-codes', hidden: true,
-        text: 'For a prize, avoid KL1 codes: anyone can work out a KL1 deal from its first face-up cards by a brute force. Random deals are safe.' })),
+        text: T.kl1 })),
     h('div', { class: 'row' },
-      field('Time per round', h('select', { name: 'ttime' },
-        ...[[60, '1 min'], [120, '2 min'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1200, '20 min'], [1800, '30 min'], [3600, '1 hour']]
+      field(T.time, h('select', { name: 'ttime' },
+        ...[[60, T.min1], [120, T.min2], [300, L.min5], [600, L.min10], [900, L.min15], [1200, T.min20], [1800, L.min30], [3600, L.hour1]]
           .map(([v, t]) => h('option', { value: String(v), text: t, selected: v === 600 })))),
-      field('Players', h('select', { name: 'tmax' },
+      field(L.players, h('select', { name: 'tmax' },
         ...[8, 7, 6, 5, 4, 3, 2, 1].map((n) => h('option', { value: String(n), text: String(n) })),
-        h('optgroup', { label: 'A big tournament' },
-          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: `up to ${count(n)}` })))))),
-    h('fieldset', { class: 't-big-only', hidden: true }, h('legend', { text: 'A big tournament' }),
-      field('Standings show the top', h('select', { name: 'ttop' },
+        h('optgroup', { label: T.big },
+          ...BIG_SIZES.map((n) => h('option', { value: String(n), text: L.upTo(count(n)) })))))),
+    h('fieldset', { class: 't-big-only', hidden: true }, h('legend', { text: T.big }),
+      field(T.top, h('select', { name: 'ttop' },
         ...[5, 10, 20, 50].map((n) => h('option', { value: String(n), text: String(n), selected: n === 10 }))))),
-    h('fieldset', {}, h('legend', { text: 'Rounds and registration' }),
-      field('The next round starts', h('select', { name: 'tinterval' },
-        ...[[0, 'when I start it'], [60, '1 min after the last one'], [120, '2 min after the last one'],
-          [300, '5 min after the last one'], [600, '10 min after the last one'], [1800, '30 min after the last one']]
+    h('fieldset', {}, h('legend', { text: T.registration }),
+      field(T.interval, h('select', { name: 'tinterval' },
+        ...[[0, T.whenI], [60, T.after1], [120, T.after2],
+          [300, T.after5], [600, T.after10], [1800, T.after30]]
           .map(([v, t]) => h('option', { value: String(v), text: t })))),
-      field('Registration open until round', h('input', { type: 'number', name: 'tlate', min: 1, max: 20, value: 1,
-        title: 'Late players count -$52 for each round they missed' })),
-      h('label', {}, h('input', { type: 'checkbox', name: 'tinvite' }), 'Registering needs an invite code')),
-    h('fieldset', {}, h('legend', { text: 'Allow' }),
+      field(T.lateUntil, h('input', { type: 'number', name: 'tlate', min: 1, max: 20, value: 1,
+        title: T.latePenalty })),
+      h('label', {}, h('input', { type: 'checkbox', name: 'tinvite' }), T.invite)),
+    h('fieldset', {}, h('legend', { text: L.allow }),
       h('div', { class: 'choices' },
-        h('label', {}, h('input', { type: 'checkbox', name: 'tundo', checked: true }), 'Undo')),
-      field('Assists', h('select', { name: 'tassists' },
-        ...[['off', 'None'], ['basic', 'Hints'], ['solver', 'Hints and “can it still be won?”']]
+        h('label', {}, h('input', { type: 'checkbox', name: 'tundo', checked: true }), L.undo)),
+      field(L.assists, h('select', { name: 'tassists' },
+        ...[['off', L.assistsNone], ['basic', L.hints], ['solver', L.hintsAndSolver]]
           .map(([v, t]) => h('option', { value: v, text: t }))))),
-    h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
-      radios('tboards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the round']], 'after'),
+    h('fieldset', {}, h('legend', { text: L.boards }),
+      radios('tboards', [['live', L.live], ['delayed', L.delayed], ['after', T.afterRound]], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late'),
+        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': T.delay }), L.secondsLate),
       h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     error,
     submit);
@@ -108,7 +111,7 @@ export function createTournamentForm(host, app) {
     if (els.tdeals.value === 'codes') {
       settings.codes = els.codes.value.split(/[\s,]+/).filter(Boolean);
       if (!settings.codes.length) {
-        fail('Give one deal code per round, one per line.');
+        fail(T.giveCodes);
         return;
       }
     } else {
@@ -118,7 +121,7 @@ export function createTournamentForm(host, app) {
       if (els.tdeals.value === 'winnable') settings.deal = 'winnable';
     }
     if (!name) {
-      fail('Give the tournament a name.');
+      fail(T.giveName);
       return;
     }
     tournament.create(app, name, settings, () => { // the codes leave the page: secret until played

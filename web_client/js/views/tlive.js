@@ -22,7 +22,7 @@ export function createBigLive(host, app) {
   const tops = h('div', { class: 't-biglive-top' });
   cols.append(picture, tops);
   el.append(cols);
-  const hist = createHistogram(picture, { title: 'The field' });
+  const hist = createHistogram(picture);
   const leaderboard = createLeaderboard(tops, { title: 'Top of the round' });
   const place = createLeaderboard(tops, { title: 'Your place', kind: 'lb-place' });
   const fieldBtn = h('button', { class: 'btn small field-open', type: 'button' });
@@ -49,7 +49,7 @@ export function createBigLive(host, app) {
     if (top && racing) {
       const own = spectator ? (f && f.line) : field.ownLine(s.field);
       hist.render(top.hist, { status: top.status, mark: own ? own.foundation : null,
-        who: spectator ? (own ? own.nickname : 'you') : 'you' });
+        who: spectator && own ? own.nickname : null });
     }
     const lines = field.topLines(s.field);
     leaderboard.render(lines, { me: seat, total: top ? top.n : 0, scoring, phase });

@@ -58,7 +58,7 @@ export function createWatch(root, app) {
   function makeBig() {
     const follow = createFollow(main, app);
     main.prepend(follow.el); // the followed player comes first
-    const hist = createHistogram(side, { title: 'The field' });
+    const hist = createHistogram(side);
     side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
     const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
       onclick: () => openField({ spectator: true }) });
@@ -132,7 +132,7 @@ export function createWatch(root, app) {
     const f = s.field.follow;
     if (top && racing) {
       bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
-        who: f && f.line ? f.line.nickname : 'you' });
+        who: f && f.line ? f.line.nickname : null });
     }
     setText(bigParts.fieldBtn, `Browse all ${count(top ? top.n : 0)} · find a player`);
   }
