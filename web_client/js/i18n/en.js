@@ -229,8 +229,6 @@ export default {
     pageRoom: (id) => `Klondike Race — room ${id}`,
     you: (name) => `${name} (you)`,
     selected: 'Selected: press Ctrl+C (or ⌘C) to copy.',
-    room: (id) => `Room ${id}`,
-    pageRoom: (id) => `Klondike Race — room ${id}`,
   },
   bigroom: {
     startNow: 'Start the race now',
