@@ -79,3 +79,26 @@ def test_the_state_is_made_once_by_the_app_and_imported_by_nobody() -> None:
     assert makers == ["app.js"]
     for path in JS.rglob("*.js"):
         assert not re.search(r"import\s*\{[^}]*\bstate\b[^}]*\}", path.read_text()), path.name
+
+
+EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:const|function|class|let)\s+(\w+)|^export\s+const\s+\[([^\]]+)\]", re.M)
+NAMED_IMPORT = re.compile(r"""^import\s*\{([^}]*)\}\s*from\s*['"](\.{1,2}/[^'"]+)['"]""", re.M)
+
+
+def test_every_name_a_module_imports_is_one_its_module_exports() -> None:
+    """A name imported but not exported stops the whole page at load."""
+    exported = {}
+    for path in JS.rglob("*.js"):
+        names = set()
+        for m in EXPORT.finditer(path.read_text()):
+            names.update(n.strip() for n in (m[1] or m[2]).split(","))
+        exported[path.resolve()] = names
+    missing = []
+    for path in sorted(JS.rglob("*.js")):
+        for names, target in NAMED_IMPORT.findall(path.read_text()):
+            module = (path.parent / target).resolve()
+            for name in names.split(","):
+                name = name.split(" as ")[0].strip()
+                if name and name not in exported.get(module, set()):
+                    missing.append(f"{path.relative_to(JS)}: {name} from {target}")
+    assert missing == []

@@ -50,6 +50,8 @@ export default {
   there: 'there',
   noColumnTakes: (card) => `No column takes ${card}.`,
 
+  confirmStay: 'Stay', // a question's "no" (views/confirm.js)
+
   // a tournament
   withdrawn: 'You have withdrawn from the tournament.',
   holdsOrganizerKey: 'This device now holds the organizer\'s key.',
@@ -412,5 +414,37 @@ export default {
     delay: 'Delay in seconds',
     giveCodes: 'Give one deal code per round, one per line.',
     giveName: 'Give the tournament a name.',
+  },
+  leaderboard: {
+    title: 'Leaderboard',
+    status: {
+      lobby: 'in the lobby',
+      racing: 'racing',
+      resigned: 'resigned',
+      left: 'left',
+      disconnected: 'disconnected',
+      unfinished: 'unfinished',
+    },
+    finished: (time) => `finished ${time}`,
+    atStart: 'at the start',
+    stuck: 'stuck',
+    late: 'racing, came late',
+    bar: (name, n) => `${name}: ${n} of 52 cards on the foundations`,
+    more: (n) => `and ${n} more`,
+  },
+  boards: {
+    seatBoard: (seat) => `board of seat ${seat}`,
+    seat: (seat) => `seat ${seat}`,
+    winnable: ' · winnable',
+    notWinnable: ' · not winnable',
+    moves: (n) => `${n} moves`,
+  },
+  seqpanel: {
+    more: '▲ More',
+    fewer: '▼ Fewer',
+    take: 'Take',
+    cancel: 'Cancel',
+    keys: '↑ ↓ choose · Enter take · Esc cancel',
+    title: (n, cards, card) => `Column ${n}: move ${cards} from ${card}`,
   },
 };

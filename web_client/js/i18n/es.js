@@ -51,6 +51,8 @@ export default {
   there: 'ahí',
   noColumnTakes: (card) => `Ninguna columna admite el ${card}.`,
 
+  confirmStay: 'Quedarme',
+
   // un torneo
   withdrawn: 'Te has retirado del torneo.',
   holdsOrganizerKey: 'Este dispositivo tiene ahora la llave del organizador.',
@@ -408,5 +410,37 @@ export default {
     delay: 'Retraso en segundos',
     giveCodes: 'Da un código de reparto por ronda, uno por línea.',
     giveName: 'Ponle un nombre al torneo.',
+  },
+  leaderboard: {
+    title: 'Clasificación',
+    status: {
+      lobby: 'en la sala',
+      racing: 'en carrera',
+      resigned: 'se rindió',
+      left: 'se fue',
+      disconnected: 'desconectado',
+      unfinished: 'sin terminar',
+    },
+    finished: (time) => `terminó en ${time}`,
+    atStart: 'en la salida',
+    stuck: 'atascado',
+    late: 'en carrera, llegó tarde',
+    bar: (name, n) => `${name}: ${n} de 52 cartas en las bases`,
+    more: (n) => `y ${n} más`,
+  },
+  boards: {
+    seatBoard: (seat) => `mesa del puesto ${seat}`,
+    seat: (seat) => `puesto ${seat}`,
+    winnable: ' · ganable',
+    notWinnable: ' · no ganable',
+    moves: (n) => `${n} movimientos`,
+  },
+  seqpanel: {
+    more: '▲ Más',
+    fewer: '▼ Menos',
+    take: 'Coger',
+    cancel: 'Cancelar',
+    keys: '↑ ↓ elegir · Intro coger · Esc cancelar',
+    title: (n, cards, card) => `Columna ${n}: mover ${cards} desde el ${card}`,
   },
 };

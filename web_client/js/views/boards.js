@@ -5,6 +5,9 @@ spectator's screen of a room and by a tournament's page. */
 import { h, setText, show, toggle } from '../dom.js';
 import { score } from '../format.js';
 import { Board } from '../render.js';
+import { TEXT } from '../text.js';
+
+const W = TEXT.boards;
 import { statusText } from './leaderboard.js';
 
 export function createBoardsGrid(host, app) {
@@ -19,7 +22,7 @@ export function createBoardsGrid(host, app) {
     const boardHost = h('div', { class: 'tile-board' });
     const fig = h('figure', { class: 'tile', tabindex: '0', role: 'button', 'aria-expanded': 'false', dataset: { seat: String(seat) } },
       caption, boardHost);
-    const board = new Board(boardHost, { interactive: false, mini: true, label: `board of seat ${seat}` });
+    const board = new Board(boardHost, { interactive: false, mini: true, label: W.seatBoard(seat) });
     const toggleBig = () => {
       const ui = app.state.ui;
       ui.bigSeat = ui.bigSeat === seat ? null : seat;
@@ -47,13 +50,14 @@ export function createBoardsGrid(host, app) {
     for (const seat of seats) {
       const t = tile(seat);
       const view = boards[seat];
-      const name = names.get(seat) ?? `seat ${seat}`;
+      const name = names.get(seat) ?? W.seat(seat);
       const line = lines.get(seat);
-      const status = line ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
-      const odds = view.winnable === 'yes' ? ' · winnable' : view.winnable === 'no' ? ' · not winnable' : '';
-      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
-        + (status && status !== 'racing' ? ` · ${status}` : '') + odds); // odds: rooms with solver assists
-      t.board.el.setAttribute('aria-label', `${name}'s table`);
+      const racing = line && line.status === 'racing' && phase !== 'countdown' && view.state !== 'stuck' && !line.late;
+      const status = line && !racing ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
+      const odds = view.winnable === 'yes' ? W.winnable : view.winnable === 'no' ? W.notWinnable : '';
+      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${W.moves(view.moves)}`
+        + (status ? ` · ${status}` : '') + odds); // odds: rooms with solver assists
+      t.board.el.setAttribute('aria-label', TEXT.follow.table(name));
       const big = bigSeat === seat;
       toggle(t.fig, 'big', big);
       t.fig.setAttribute('aria-expanded', String(big));

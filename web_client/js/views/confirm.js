@@ -3,6 +3,7 @@ deal over a game in progress): a modal <dialog> with the question, what it
 costs, and two buttons; Escape or "Stay" says no. The race screen makes one
 (`createConfirm`); its dialog is built the first time it asks. */
 
+import { TEXT } from '../text.js';
 import { h, setText } from '../dom.js';
 
 export function createConfirm() {
@@ -29,7 +30,7 @@ export function createConfirm() {
   }
 
   /** Resolves to true if the player confirms. The safe choice has the focus. */
-  function confirm({ title, text = '', yes, no = 'Stay' }) {
+  function confirm({ title, text = '', yes, no = TEXT.confirmStay }) {
     if (!dialog) dialog = build();
     if (answer) done(false);
     setText(dialog.title, title);

@@ -7,24 +7,22 @@ lines). */
 import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { count, duration, score } from '../format.js';
 import { flipList } from '../flip.js';
+import { TEXT } from '../text.js';
 
-const STATUS = {
-  lobby: 'in the lobby', racing: 'racing', resigned: 'resigned', left: 'left', disconnected: 'disconnected',
-  unfinished: 'unfinished',
-};
+const B = TEXT.leaderboard;
 
 /** A line's status in words; `phase`: the room's ("countdown": nobody races yet),
 `stuck`: the line's game has no move left (known from its board). */
 export function statusText(entry, { phase = null, stuck = false } = {}) {
-  if (entry.status === 'finished') return `finished ${duration(entry.finish_ms ?? 0)}`;
-  if (entry.status === 'racing' && phase === 'countdown') return 'at the start';
-  if (entry.status === 'racing' && stuck) return 'stuck';
-  if (entry.status === 'racing' && entry.late) return 'racing, came late'; // on a clock of their own
-  return STATUS[entry.status] ?? entry.status;
+  if (entry.status === 'finished') return B.finished(duration(entry.finish_ms ?? 0));
+  if (entry.status === 'racing' && phase === 'countdown') return B.atStart;
+  if (entry.status === 'racing' && stuck) return B.stuck;
+  if (entry.status === 'racing' && entry.late) return B.late; // on a clock of their own
+  return B.status[entry.status] ?? entry.status;
 }
 
 /** `kind`: the section's class ("leaderboard"; a big room's own place is an "lb-place"). */
-export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderboard' } = {}) {
+export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' } = {}) {
   const list = h('ol', { class: 'lb-list', 'aria-label': title });
   const more = h('p', { class: 'lb-more', hidden: true });
   const heading = h('h2', { class: 'lb-title', text: title });
@@ -68,11 +66,11 @@ export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderb
       const r = row(entry.seat);
       seen.add(entry.seat);
       setText(r.rank, entry.rank ?? '');
-      setText(r.name, entry.nickname + (entry.seat === me ? ' (you)' : ''));
+      setText(r.name, entry.seat === me ? TEXT.common.you(entry.nickname) : entry.nickname);
       const n = entry.foundation ?? 0;
       r.fill.style.width = `${(n / 52) * 100}%`;
       setAttr(r.bar, 'aria-valuenow', n);
-      setAttr(r.bar, 'aria-label', `${entry.nickname}: ${n} of 52 cards on the foundations`);
+      setAttr(r.bar, 'aria-label', B.bar(entry.nickname, n));
       setText(r.cards, `${n}/52`);
       setText(r.money, score({ vegas: entry.vegas ?? -52, points: entry.points ?? 0 }, scoring));
       setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)) }));
@@ -95,7 +93,7 @@ export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderb
     }
     const hidden = (total ?? shown.length) - shown.length;
     show(more, hidden > 0);
-    if (hidden > 0) setText(more, `and ${count(hidden)} more`);
+    if (hidden > 0) setText(more, B.more(count(hidden)));
   }
 
   return { el, render };

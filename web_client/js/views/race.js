@@ -8,7 +8,7 @@ import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
 import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
-import { cardShort, SUIT_NAMES } from '../cards.js';
+import { cardShort, suitName } from '../cards.js';
 import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
@@ -328,7 +328,7 @@ export function createRace(root, app) {
     if (hint.m === 'recycle') return 'Hint: turn the waste over';
     const cards = pickedCards(view, hint);
     const what = cards.length > 1 ? `${cardShort(cards[0])} and the cards on it` : cardShort(cards[0]);
-    const where = hint.to === 'f' ? `to the ${SUIT_NAMES[cards[0][1]]} foundation` : `onto column ${hint.to.slice(1)}`;
+    const where = hint.to === 'f' ? `to the ${suitName(cards[0][1])} foundation` : `onto column ${hint.to.slice(1)}`;
     return `Hint: ${what} ${where} (H again plays it)`;
   }
 

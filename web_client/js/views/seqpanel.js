@@ -3,7 +3,11 @@ Opened by a long press or by arrow up/down on a column; up/down (or the
 buttons) change the start card, Enter or "Take" confirms, Escape cancels. */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
-import { cardLabel, cardShort, isRed, plural } from '../cards.js';
+import { cardLabel, cardShort, isRed } from '../cards.js';
+import { cards } from '../format.js';
+import { TEXT } from '../text.js';
+
+const Q = TEXT.seqpanel;
 
 export function createSeqPanel(host, input) {
   const title = h('p', { class: 'seq-title', id: 'seq-title' });
@@ -12,11 +16,11 @@ export function createSeqPanel(host, input) {
     title,
     list,
     h('div', { class: 'seq-buttons' },
-      h('button', { class: 'btn small', type: 'button', text: '▲ More', onclick: () => input.panelStep(1) }),
-      h('button', { class: 'btn small', type: 'button', text: '▼ Fewer', onclick: () => input.panelStep(-1) }),
-      h('button', { class: 'btn small primary', type: 'button', text: 'Take', onclick: () => input.confirmPanel() }),
-      h('button', { class: 'btn small', type: 'button', text: 'Cancel', onclick: () => input.cancel() })),
-    h('p', { class: 'seq-keys', text: '↑ ↓ choose · Enter take · Esc cancel' }));
+      h('button', { class: 'btn small', type: 'button', text: Q.more, onclick: () => input.panelStep(1) }),
+      h('button', { class: 'btn small', type: 'button', text: Q.fewer, onclick: () => input.panelStep(-1) }),
+      h('button', { class: 'btn small primary', type: 'button', text: Q.take, onclick: () => input.confirmPanel() }),
+      h('button', { class: 'btn small', type: 'button', text: Q.cancel, onclick: () => input.cancel() })),
+    h('p', { class: 'seq-keys', text: Q.keys }));
   host.append(el);
   let shown = '';
 
@@ -41,7 +45,7 @@ export function createSeqPanel(host, input) {
       toggle(li, 'on', i >= start);
       setAttr(li, 'aria-selected', i === start ? 'true' : 'false');
     });
-    setText(title, `Column ${n}: move ${plural(panel.count, 'card')} from ${cardShort(up[start])}`);
+    setText(title, Q.title(n, cards(panel.count), cardShort(up[start])));
   }
 
   return { render };
