@@ -12,15 +12,18 @@ import * as field from '../field.js';
 import { count, score } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { createFindForm, createPager } from './pager.js';
+import { TEXT } from '../text.js';
+
+const G = TEXT.fieldpanel;
 
 function lineItem(line, { me, scoring, phase, spectator, foundSeat, follow }) {
   const li = h('li', { class: 'field-line', dataset: { seat: String(line.seat), rank: String(line.rank) } },
     h('span', { class: 'field-rank', text: line.rank ? String(line.rank) : '–' }),
-    h('span', { class: 'field-name', text: line.nickname + (line.seat === me ? ' (you)' : '') }),
+    h('span', { class: 'field-name', text: line.seat === me ? TEXT.common.you(line.nickname) : line.nickname }),
     h('span', { class: 'field-cards', text: `${line.foundation ?? 0}/52` }),
     h('span', { class: 'field-score', text: score({ vegas: line.vegas ?? -52, points: line.points ?? 0 }, scoring) }),
     h('span', { class: 'field-status', text: statusText(line, { phase }) }),
-    spectator ? h('button', { class: 'btn small', type: 'button', text: 'Follow', 'aria-label': `Follow ${line.nickname}`,
+    spectator ? h('button', { class: 'btn small', type: 'button', text: G.follow, 'aria-label': G.followName(line.nickname),
       onclick: () => follow(line.nickname) }) : null);
   toggle(li, 'me', line.seat === me);
   toggle(li, 'found', line.seat === foundSeat);
@@ -32,17 +35,17 @@ export function createFieldPanel(app) {
   let options = { me: -1, spectator: false, then: null };
 
   function build() {
-    const title = h('h2', { id: 'field-title', text: 'The field' });
+    const title = h('h2', { id: 'field-title', text: TEXT.histogram.title });
     const size = h('p', { class: 'field-size' });
-    const { form, input } = createFindForm({ name: 'nickname', label: 'Nickname to find',
+    const { form, input } = createFindForm({ name: 'nickname', label: G.toFind,
       find: (nickname) => field.find(app, nickname) });
     const found = h('div', { class: 'field-found', role: 'status' });
-    const pager = createPager({ size: field.PAGE, ask: (from) => field.askPage(app, from), label: 'Pages of the ranking',
+    const pager = createPager({ size: field.PAGE, ask: (from) => field.askPage(app, from), label: G.pages,
       mine: () => (app.state.field.place ? app.state.field.place.rank : null) });
-    const list = h('ol', { class: 'field-lines', 'aria-label': 'Ranking' });
+    const list = h('ol', { class: 'field-lines', 'aria-label': G.ranking });
     const el = h('dialog', { class: 'dialog field-panel', 'aria-labelledby': 'field-title' },
       h('div', { class: 'dialog-head' }, h('div', {}, title, size),
-        h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => el.close() })),
+        h('button', { class: 'btn small', type: 'button', text: G.close, onclick: () => el.close() })),
       form, found,
       pager.el,
       list);
@@ -68,7 +71,7 @@ export function createFieldPanel(app) {
     const scoring = room.settings.scoring;
     const phase = phaseAt(room, app.clock.now());
     const total = f.top ? f.top.n : field.total(f);
-    setText(panel.size, `${count(total)} player${total === 1 ? '' : 's'}`);
+    setText(panel.size, TEXT.histogram.players(total, count(total)));
     const found = f.found;
     const foundSeat = found && !found.missing ? found.seat : -1;
     const spectator = options.spectator;
@@ -81,10 +84,10 @@ export function createFieldPanel(app) {
     if (!found) {
       panel.found.replaceChildren();
     } else if (found.missing) {
-      panel.found.replaceChildren(h('p', { class: 'field-missing', text: `Nobody is called ${found.missing} in this room.` }));
+      panel.found.replaceChildren(h('p', { class: 'field-missing', text: TEXT.nobodyInRoom(found.missing) }));
     } else {
       const line = { ...(found.line || { seat: found.seat, nickname: '' }), rank: found.rank };
-      panel.found.replaceChildren(h('ol', { class: 'field-lines', 'aria-label': 'Found' }, lineItem(line, ctx)));
+      panel.found.replaceChildren(h('ol', { class: 'field-lines', 'aria-label': G.found }, lineItem(line, ctx)));
     }
     const lines = page ? page.lines : [];
     panel.list.replaceChildren(...lines.map((line) => lineItem(line, ctx)));

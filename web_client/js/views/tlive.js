@@ -13,6 +13,9 @@ import { createBoardsGrid } from './boards.js';
 import { createFollow } from './follow.js';
 import { createHistogram } from './histogram.js';
 import { createLeaderboard } from './leaderboard.js';
+import { TEXT } from '../text.js';
+
+const V = TEXT.tlive;
 
 export function createBigLive(host, app) {
   const el = h('div', { class: 't-biglive' });
@@ -23,8 +26,8 @@ export function createBigLive(host, app) {
   cols.append(picture, tops);
   el.append(cols);
   const hist = createHistogram(picture);
-  const leaderboard = createLeaderboard(tops, { title: 'Top of the round' });
-  const place = createLeaderboard(tops, { title: 'Your place', kind: 'lb-place' });
+  const leaderboard = createLeaderboard(tops, { title: V.top });
+  const place = createLeaderboard(tops, { title: V.place, kind: 'lb-place' });
   const fieldBtn = h('button', { class: 'btn small field-open', type: 'button' });
   tops.append(fieldBtn);
   const note = h('p', { class: 't-note' });
@@ -58,18 +61,17 @@ export function createBigLive(host, app) {
     show(place.el, mine.length > 0);
     if (mine.length) {
       place.render(mine, { me: seat, scoring, phase,
-        title: `You: ${placeOf(s.field.place.rank, field.total(s.field))}` });
+        title: V.you(placeOf(s.field.place.rank, field.total(s.field))) });
     }
-    setText(fieldBtn, `Browse all ${count(top ? top.n : 0)} · find a player`);
+    setText(fieldBtn, V.browse(count(top ? top.n : 0)));
 
     show(follow.el, spectator);
     if (spectator) follow.render(s, { scoring, phase, boardsWhen });
     const boards = spectator ? field.gridBoards(s.field, s.boards) : {};
     const shown = grid.render(boards, { names: field.names(s.field), entries: f && f.line ? [...lines, f.line] : lines,
       bigSeat: s.ui.bigSeat, phase, order: lines.map((x) => x.seat) });
-    const which = `The top ${Math.min(field.BOARDS_SHOWN, room.settings.top)} players' boards are`;
-    setText(note, !spectator ? 'Players see only their own board during the round.'
-      : shown ? `${which} shown ${boardsWhen}. Click a board to enlarge it.` : `${which} shown ${boardsWhen}: none yet.`);
+    const n = Math.min(field.BOARDS_SHOWN, room.settings.top);
+    setText(note, !spectator ? V.ownOnly : shown ? TEXT.common.boardsShown(n, boardsWhen) : TEXT.common.boardsNoneYet(n, boardsWhen));
   }
 
   return { el, render };

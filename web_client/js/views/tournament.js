@@ -29,18 +29,25 @@ import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
 import { createBigStandings } from './tstandings.js';
 import { createBigLive } from './tlive.js';
+import { TEXT } from '../text.js';
 import { createKick } from './kick.js';
 
-const BOARDS_WHEN = { live: 'live', after: 'after the round' };
+const [U, C] = [TEXT.tournament, TEXT.common];
+
+/** When spectators see a round's boards: "live", "after the round", "30 s late". */
+function boardsWhen(settings) {
+  if (settings.boards === 'live') return C.whenLive;
+  return settings.boards === 'after' ? C.whenAfterRound : C.whenDelayed(settings.delay);
+}
 
 function settingsText(t) {
   const s = t.settings;
   const modes = [...new Set(s.modes)].map(modeOf).join(' / ');
-  return [`${s.rounds} round${s.rounds === 1 ? '' : 's'}`, modes, `${duration(s.time_limit * 1000)} a round`,
-    `up to ${s.max_players} players`, `undo ${s.undo ? 'on' : 'off'}`, `hints ${s.hints ? 'on' : 'off'}`,
-    `spectators see the boards ${BOARDS_WHEN[s.boards] ?? `${s.delay} s late`}`,
-    s.interval ? `each next round ${duration(s.interval * 1000)} after the last one` : '',
-    s.late_until > 1 ? `registration until round ${s.late_until}` : '', s.invite ? 'by invitation' : '']
+  return [U.rounds(s.rounds), modes, U.perRound(duration(s.time_limit * 1000)),
+    TEXT.room.upTo(s.max_players), s.undo ? TEXT.room.undoOn : TEXT.room.undoOff,
+    s.hints ? TEXT.room.hintsOn : TEXT.room.hintsOff, U.boards(boardsWhen(s)),
+    s.interval ? U.interval(duration(s.interval * 1000)) : '',
+    s.late_until > 1 ? U.lateUntil(s.late_until) : '', s.invite ? U.byInvitation : '']
     .filter(Boolean).join(' · ');
 }
 
@@ -62,11 +69,11 @@ export function createTournament(root, app) {
   const sub = h('p', { class: 't-sub' });
   const problemText = h('p', { role: 'alert' });
   const claimInput = h('input', { type: 'text', name: 'claim', maxLength: 20, autocomplete: 'off', spellcheck: false,
-    'aria-label': 'Code from the organizer\'s other device', placeholder: 'Code' });
+    'aria-label': U.claimLabel, placeholder: U.code });
   const claimError = h('p', { class: 'form-error', role: 'alert' });
   const claimForm = h('form', { class: 't-claim' },
-    h('label', { for: 't-claim-code', text: 'Organizing from this device? Type the code made on the other one:' }),
-    claimInput, h('button', { class: 'btn', type: 'submit', text: 'Use the code' }), claimError);
+    h('label', { for: 't-claim-code', text: U.claimText }),
+    claimInput, h('button', { class: 'btn', type: 'submit', text: U.useCode }), claimError);
   claimInput.id = 't-claim-code';
   claimForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -77,7 +84,7 @@ export function createTournament(root, app) {
   // ---------------------------------------------------------------- now
   const headline = h('h2', { class: 't-headline', id: 't-now-title' });
   const detail = h('p', { class: 't-detail' });
-  const backBtn = h('button', { class: 'btn primary', type: 'button', text: 'Back to your table',
+  const backBtn = h('button', { class: 'btn primary', type: 'button', text: U.back,
     onclick: () => tournament.showPage(app, false) });
   // read out when what is happening changes, not at each second of a countdown
   const announce = h('p', { class: 'visually-hidden', role: 'status' });
@@ -86,24 +93,24 @@ export function createTournament(root, app) {
 
   // ---------------------------------------------------------------- register
   const nick = h('input', { type: 'text', id: 't-nickname', name: 'nickname', maxLength: 20, autocomplete: 'nickname',
-    required: true, placeholder: 'Your name in the tournament', value: storage.nickname() });
+    required: true, placeholder: U.nickPlaceholder, value: storage.nickname() });
   const invite = h('input', { type: 'text', id: 't-invite', name: 'invite', maxLength: 20, autocomplete: 'off',
-    spellcheck: false, placeholder: 'From the organizer' });
-  const inviteField = h('label', { class: 'field', hidden: true }, h('span', { text: 'Invite code' }), invite);
+    spellcheck: false, placeholder: U.invitePlaceholder });
+  const inviteField = h('label', { class: 'field', hidden: true }, h('span', { text: U.inviteCode }), invite);
   const regError = h('p', { class: 'form-error', role: 'alert' });
-  const regBtn = h('button', { class: 'btn primary', type: 'submit', text: 'Register' });
+  const regBtn = h('button', { class: 'btn primary', type: 'submit', text: U.register });
   const register = h('form', { class: 'panel t-register', 'aria-labelledby': 't-register-title' },
-    h('h2', { id: 't-register-title', text: 'Play in this tournament' }),
-    h('label', { class: 'field' }, h('span', { text: 'Nickname' }), nick),
+    h('h2', { id: 't-register-title', text: U.play }),
+    h('label', { class: 'field' }, h('span', { text: U.nickname }), nick),
     inviteField,
     regError,
     h('div', { class: 'buttons' }, regBtn),
-    h('p', { class: 't-note', text: 'Or just watch: this page follows the tournament, its rounds and standings.' }));
+    h('p', { class: 't-note', text: U.justWatch }));
   register.addEventListener('submit', (e) => {
     e.preventDefault();
     const name = nick.value.trim();
     if (!name) {
-      app.state.tour.formError = 'Choose a nickname first.';
+      app.state.tour.formError = U.chooseNick;
       app.changed();
       nick.focus();
       return;
@@ -120,7 +127,7 @@ export function createTournament(root, app) {
   const liveTitle = h('h2', { id: 't-live-title' });
   const liveNote = h('p', { class: 't-note' });
   const live = h('section', { class: 'panel t-live', 'aria-labelledby': 't-live-title' }, liveTitle);
-  const leaderboard = createLeaderboard(live, { title: 'Leaderboard of the round' });
+  const leaderboard = createLeaderboard(live, { title: U.leaderboard });
   live.append(liveNote);
   const grid = createBoardsGrid(live, app);
   main.append(live);
@@ -131,35 +138,34 @@ export function createTournament(root, app) {
 
   const standings = createStandings(side);
   const openReplay = (n, player, nickname) => replay.open(`/api/tournaments/${app.state.tour.id}/rounds/${n}/replay/${player}`,
-    `Round ${n} · ${nickname}`);
+    U.replayTitle(n, nickname));
   let bigStandings = null; // a big tournament's, made when one is shown
   const players = h('ul', { class: 'players t-players', 'aria-labelledby': 't-players-title' });
   const fieldCounts = h('p', { class: 't-field-counts' });
   side.append(h('section', { class: 'panel', 'aria-labelledby': 't-players-title' },
-    h('h2', { id: 't-players-title', text: 'Players' }), players, fieldCounts));
+    h('h2', { id: 't-players-title', text: U.players }), players, fieldCounts));
 
   const youText = h('p');
   const withdrawBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => withdraw() });
   const you = h('section', { class: 'panel t-you', 'aria-labelledby': 't-you-title' },
-    h('h2', { id: 't-you-title', text: 'You' }), youText, withdrawBtn);
+    h('h2', { id: 't-you-title', text: U.you }), youText, withdrawBtn);
   side.append(you);
 
-  const shareLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Tournament link' });
-  const jsonLink = h('a', { text: 'Results (JSON)' });
-  const csvLink = h('a', { text: 'Results (CSV)' });
-  const adminNote = h('p', { class: 't-note', text: 'The organizer\'s key is kept in this browser only: '
-    + 'the link above is for players and spectators.' });
+  const shareLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': U.link });
+  const jsonLink = h('a', { text: U.json });
+  const csvLink = h('a', { text: U.csv });
+  const adminNote = h('p', { class: 't-note', text: U.adminNote });
   const inviteNote = h('p', { class: 't-invite' });
   side.append(h('section', { class: 'panel t-share', 'aria-labelledby': 't-share-title' },
-    h('h2', { id: 't-share-title', text: 'Invite' }),
+    h('h2', { id: 't-share-title', text: U.invite }),
     h('div', { class: 'share' }, shareLink,
-      h('button', { class: 'btn small', type: 'button', text: 'Copy link', onclick: () => copy(shareLink, 'Tournament link') })),
+      h('button', { class: 'btn small', type: 'button', text: U.copyLink, onclick: () => copy(shareLink, U.linkCopied) })),
     adminNote, inviteNote,
     h('p', { class: 't-links' }, jsonLink, ' · ', csvLink)));
 
   const el = h('section', { class: 'screen tournament', 'aria-labelledby': 't-title' },
     h('header', { class: 'topbar' },
-      link('Klondike Race', '/', { class: 'brand' }), roleBadge, h('span', { class: 't-spacer' }), otherView),
+      link(TEXT.title, '/', { class: 'brand' }), roleBadge, h('span', { class: 't-spacer' }), otherView),
     h('div', { class: 't-page' },
       h('header', { class: 't-hero' }, title, sub),
       problem,
@@ -205,12 +211,13 @@ export function createTournament(root, app) {
     return here ? field.ownLine(s.field) : null;
   }
 
-  /** When round `next` starts by itself, if it does: a set time, or an interval after the last one ended. */
+  /** When round `next` starts by itself, if it does: a set time, or an interval after the last one ended
+  ("at 20:30:00"); null when the organizer starts it. */
   function nextStart(t, next, last) {
     const starts = t.settings.starts || [];
-    if (starts[next.n - 1]) return `at ${clock.timeOfDay(starts[next.n - 1])}`;
-    if (t.settings.interval && last && last.ended_at) return `at ${clock.timeOfDay(last.ended_at + t.settings.interval * 1000)}`;
-    return 'when the organizer starts it';
+    if (starts[next.n - 1]) return U.atTime(clock.timeOfDay(starts[next.n - 1]));
+    if (t.settings.interval && last && last.ended_at) return U.atLater(clock.timeOfDay(last.ended_at + t.settings.interval * 1000));
+    return null; // when the organizer starts it
   }
 
   function paintNow(s) {
@@ -225,55 +232,56 @@ export function createTournament(root, app) {
     const next = t.rounds.find((r) => r.status === 'pending');
     const seated = Boolean(current && tfield.playsRound(tour, current));
     let head = '';
+    let news = ''; // the headline without a countdown's seconds: read out when it changes
     let parts = [];
     let back = false;
     if (current && current.start_at && current.start_at > at) {
-      head = `Round ${current.n} starts in ${duration(current.start_at - at + 999)}`;
-      parts.push(`at ${clock.timeOfDay(current.start_at)} · ${modeOf(t.settings.modes[current.n - 1])}`
-        + ` · ${duration(t.settings.time_limit * 1000)} to play`);
-      if (seated) parts.push('Your table opens 5 seconds before the start.');
-      else if (me && me.withdrawn) parts.push('You have withdrawn: you can follow the round here.');
+      head = U.startsIn(current.n, duration(current.start_at - at + 999));
+      news = U.startsSoon(current.n);
+      parts.push(U.startsDetail(clock.timeOfDay(current.start_at), modeOf(t.settings.modes[current.n - 1]), duration(t.settings.time_limit * 1000)));
+      if (seated) parts.push(U.opensSoon);
+      else if (me && me.withdrawn) parts.push(U.followHere);
     } else if (current) {
       const entry = ownEntry(s, current.n, me);
       const left = current.start_at ? current.start_at + t.settings.time_limit * 1000 - at : 0;
-      head = `Round ${current.n} is being played`;
+      head = U.played(current.n);
       if (seated && entry && entry.status !== 'racing' && entry.status !== 'disconnected') {
-        head = `Your round ${current.n} is over`;
-        parts.push(`${statusText(entry)} · waiting for the others.`);
+        head = U.yourOver(current.n);
+        parts.push(U.waitingOthers(statusText(entry)));
       } else if (seated) {
         back = true;
       }
-      if (left > 0) parts.push(`${duration(left)} left at most.`);
+      if (left > 0) parts.push(U.leftAtMost(duration(left)));
     } else if (!next && last) {
-      head = 'The tournament is over';
+      head = U.over;
       const winner = (big ? t.top : t.standings)[0];
-      if (winner) parts.push(`Winner: ${winner.nickname} with ${money(winner.vegas)}.`);
+      if (winner) parts.push(U.winner(winner.nickname, money(winner.vegas)));
       const place = big ? tour.field.place : null;
       const line = !me ? null : big ? place && place.line && { ...place.line, rank: place.rank }
         : t.standings.find((x) => x.player === me.player);
       const of = big ? tfield.ranked(tour) : t.standings.length;
-      if (line) parts.push(`You finished ${placeOf(line.rank, of)} with ${money(line.vegas)}.`);
+      if (line) parts.push(U.youFinished(placeOf(line.rank, of), money(line.vegas)));
     } else if (last) {
-      head = `Round ${last.n} is over`;
+      head = U.roundOver(last.n);
       const entry = me && (big ? tfield.roundOf(tour, last.n) : (last.results || []).find((e) => e.seat === me.player));
-      if (entry && entry.played === false) parts.push(`You did not play it: ${money(entry.vegas)}.`);
-      else if (entry) parts.push(`You: ${ordinal(entry.rank)}, ${statusText(entry)}, ${money(entry.vegas)}.`);
-      parts.push(`Next: round ${next.n} of ${t.rounds.length}, ${nextStart(t, next, last)}.`);
+      if (entry && entry.played === false) parts.push(U.didNotPlay(money(entry.vegas)));
+      else if (entry) parts.push(U.yourRound(ordinal(entry.rank), statusText(entry), money(entry.vegas)));
+      parts.push(U.next(next.n, t.rounds.length, nextStart(t, next, last) || U.whenOrganizer));
     } else if (t.registration) {
-      head = 'Registration is open';
+      head = U.regOpen;
       const first = t.rounds[0];
       const when = nextStart(t, first, null);
-      if (me) parts.push(`You are in as ${me.nickname}. Round 1 starts ${when === 'when the organizer starts it' ? 'when the organizer says so' : when}.`);
-      else if (tour.as === 'admin') parts.push('Share the link; close registration or start round 1 when everyone is in.');
-      else parts.push('Register to play, or watch from here.');
-      if (t.settings.late_until > 1) parts.push(`Registration stays open until round ${t.settings.late_until} starts; a round missed counts -$52.`);
+      if (me) parts.push(U.youAreIn(me.nickname, when || U.whenOrganizerSays));
+      else if (tour.as === 'admin') parts.push(U.shareAdmin);
+      else parts.push(U.registerOrWatch);
+      if (t.settings.late_until > 1) parts.push(U.lateOpen(t.settings.late_until));
     } else {
-      head = 'Registration is closed';
-      parts.push('Round 1 starts when the organizer says so.');
+      head = U.regClosed;
+      parts.push(U.organizerSays);
     }
-    if (me && me.withdrawn && !(current && current.start_at > at)) parts.push('You have withdrawn from the tournament.');
+    if (me && me.withdrawn && !(current && current.start_at > at)) parts.push(U.withdrawnNote);
     setText(headline, head);
-    const news = head.replace(/ in [\d:]+$/, '');
+    news = news || head;
     if (announce.dataset.news !== news) {
       announce.dataset.news = news;
       setText(announce, head);
@@ -283,7 +291,7 @@ export function createTournament(root, app) {
       detail.dataset.key = key;
       detail.replaceChildren(parts.join(' '));
       if (last && !current && next !== undefined) {
-        detail.append(h('span', { class: 't-deal' }, ` The deal of round ${last.n} was `,
+        detail.append(h('span', { class: 't-deal' }, U.dealWas(last.n),
           h('code', { class: 't-code', text: last.code }), '.'));
       }
     }
@@ -301,9 +309,7 @@ export function createTournament(root, app) {
     show(fieldCounts, big);
     if (big) {
       const n = t.field || { players: 0, withdrawn: 0, kicked: 0 };
-      setText(fieldCounts, `${count(n.players)} registered`
-        + `${n.withdrawn ? ` · ${count(n.withdrawn)} withdrawn` : ''}${n.kicked ? ` · ${count(n.kicked)} removed` : ''}`
-        + ' · find anyone in the standings.');
+      setText(fieldCounts, U.fieldCounts(count(n.players), n.withdrawn ? count(n.withdrawn) : '', n.kicked ? count(n.kicked) : ''));
       return;
     }
     const current = t.rounds.find((r) => r.status === 'running') || t.rounds.filter((r) => r.status === 'ended').at(-1);
@@ -317,19 +323,19 @@ export function createTournament(root, app) {
     playersKey = key;
     players.replaceChildren(...t.players.map((p) => {
       if (p.kicked) {
-        return h('li', { class: 'withdrawn', dataset: { player: String(p.player), status: 'kicked' } },
-          h('span', { class: 'player-name', text: p.nickname }), h('span', { class: 'player-ready', text: 'removed' }));
+        return h('li', { class: U.withdrawn, dataset: { player: String(p.player), status: 'kicked' } },
+          h('span', { class: 'player-name', text: p.nickname }), h('span', { class: 'player-ready', text: U.kicked }));
       }
       const e = byPlayer.get(p.player);
-      let status = p.withdrawn ? 'withdrawn' : 'registered';
-      if (e) status = `${p.withdrawn && e.status === 'left' ? 'withdrawn' : statusText(e)} · ${e.foundation ?? 0}/52 · ${money(e.vegas ?? -52)}`;
-      else if (current && current.status === 'running' && !current.seats.includes(p.player)) status = p.withdrawn ? 'withdrawn' : 'not in this round';
-      return h('li', { class: p.withdrawn ? 'withdrawn' : e && e.status === 'finished' ? 'ready' : '', dataset: { player: String(p.player), status: e ? e.status : p.withdrawn ? 'withdrawn' : 'registered' } },
-        h('span', { class: 'player-name', text: p.nickname + (me && me.player === p.player ? ' (you)' : '') }),
+      let status = p.withdrawn ? U.withdrawn : U.registered;
+      if (e) status = `${p.withdrawn && e.status === 'left' ? U.withdrawn : statusText(e)} · ${e.foundation ?? 0}/52 · ${money(e.vegas ?? -52)}`;
+      else if (current && current.status === 'running' && !current.seats.includes(p.player)) status = p.withdrawn ? U.withdrawn : U.notThisRound;
+      return h('li', { class: p.withdrawn ? U.withdrawn : e && e.status === 'finished' ? 'ready' : '', dataset: { player: String(p.player), status: e ? e.status : p.withdrawn ? U.withdrawn : U.registered } },
+        h('span', { class: 'player-name', text: me && me.player === p.player ? C.you(p.nickname) : p.nickname }),
         h('span', { class: 'player-ready', text: status }),
         admin ? kick.buttons(p, { short: true }) : null);
     }));
-    if (!t.players.length) players.append(h('li', { class: 't-empty', text: 'Nobody has registered yet.' }));
+    if (!t.players.length) players.append(h('li', { class: 't-empty', text: U.nobody }));
   }
 
   // ---------------------------------------------------------------- render
@@ -342,28 +348,27 @@ export function createTournament(root, app) {
     const t = tour.t;
     const keyless = tour.adminView && !tour.admin;
     show(problem, Boolean(tour.error || keyless));
-    setText(problemText, tour.error || 'This browser does not hold the organizer\'s key of this tournament: '
-      + 'you see what spectators see.');
+    setText(problemText, tour.error || U.noKey);
     show(claimForm, !tour.error && keyless);
     setText(claimError, tour.adminView ? tour.formError || '' : '');
     if (!t) {
-      setText(title, `Tournament ${tour.id}`);
+      setText(title, U.title(tour.id));
       for (const part of [now, main, side]) show(part, false);
       return;
     }
     for (const part of [now, main, side]) show(part, true);
     const big = tfield.isBig(t);
     setText(title, t.name);
-    document.title = `Klondike Race — ${t.name}${tour.as === 'admin' ? ' (organizer)' : ''}`;
-    setText(sub, `Tournament · ${settingsText(t)}`);
+    document.title = tour.as === 'admin' ? U.pageOrganizer(t.name) : U.page(t.name);
+    setText(sub, U.sub(settingsText(t)));
     const me = mine(tour);
-    setText(roleBadge, tour.as === 'admin' ? 'Organizer' : me ? `Playing as ${me.nickname}` : 'Spectator');
+    setText(roleBadge, tour.as === 'admin' ? U.organizer : me ? U.playingAs(me.nickname) : U.spectator);
     const keys = storage.loadTournament(tour.id);
     const other = tour.adminView ? `/t/${t.id}` : keys.admin ? `/t/${t.id}?admin` : '';
     show(otherView, Boolean(other));
     if (other) {
       setAttr(otherView, 'href', other);
-      setText(otherView, tour.adminView ? 'Player\'s page' : 'Organizer\'s page');
+      setText(otherView, tour.adminView ? U.playerPage : U.organizerPage);
     }
 
     ticking = paintNow(s);
@@ -383,9 +388,8 @@ export function createTournament(root, app) {
     if (inRound) {
       const phase = phaseAt(inRound, clock.now());
       const n = inRound.settings.round;
-      const mode = inRound.settings.boards;
-      const when = BOARDS_WHEN[mode] ?? `${inRound.settings.delay} s late`;
-      setText(liveTitle, phase === 'ended' ? `Round ${n}: how it ended` : `Round ${n}: live`);
+      const when = boardsWhen(inRound.settings);
+      setText(liveTitle, phase === 'ended' ? U.liveEnded(n) : U.live(n));
       const roomBig = field.isBig(inRound);
       if (roomBig && !bigLive) bigLive = createBigLive(live, app);
       for (const part of [leaderboard.el, liveNote, grid.el]) show(part, !roomBig);
@@ -397,8 +401,8 @@ export function createTournament(root, app) {
         const names = new Map(inRound.players.map((p) => [p.seat, p.nickname]));
         const shown = s.role === 'spectator' ? grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat }) : 0;
         if (s.role !== 'spectator') grid.render({}, { names, entries: [], bigSeat: null });
-        setText(liveNote, s.role !== 'spectator' ? 'Players see only their own board during the round.'
-          : shown ? `Boards are shown ${when}. Click a board to enlarge it.` : `Boards are shown ${when}: none yet.`);
+        setText(liveNote, s.role !== 'spectator' ? TEXT.tlive.ownOnly
+          : shown ? C.boardsShown(0, when) : C.boardsNoneYet(0, when));
       }
     }
 
@@ -419,10 +423,10 @@ export function createTournament(root, app) {
     const over = !t.rounds.some((r) => r.status !== 'ended');
     show(you, Boolean(me));
     if (me) {
-      setText(youText, me.withdrawn ? `You played as ${me.nickname} and have withdrawn.`
-        : `You play as ${me.nickname}.`);
+      setText(youText, me.withdrawn ? U.playedWithdrawn(me.nickname)
+        : U.playAs(me.nickname));
       show(withdrawBtn, !me.withdrawn && !over);
-      setText(withdrawBtn, confirmWithdraw ? 'Really withdraw? You cannot come back' : 'Withdraw from the tournament');
+      setText(withdrawBtn, confirmWithdraw ? U.reallyWithdraw : U.withdraw);
       toggle(withdrawBtn, 'danger', confirmWithdraw);
     }
 
@@ -431,13 +435,13 @@ export function createTournament(root, app) {
     show(adminNote, tour.as === 'admin');
     const code = tour.as === 'admin' && t.settings.invite ? keys.invite : '';
     show(inviteNote, Boolean(tour.as === 'admin' && t.settings.invite));
-    setText(inviteNote, code ? `Invite code: ${code} (players type it when they register; keep it off the link).`
-      : 'Registering needs the invite code, given when the tournament was created (on the device that created it).');
+    setText(inviteNote, code ? U.inviteCodeIs(code)
+      : U.inviteElsewhere);
     const page = big ? '?first=1&count=1000' : '';
     setAttr(jsonLink, 'href', `/api/tournaments/${t.id}/results${page}`);
     setAttr(csvLink, 'href', `/api/tournaments/${t.id}/results.csv${page}`);
-    setText(jsonLink, big ? 'Results (JSON, 1 000 a page)' : 'Results (JSON)');
-    setText(csvLink, big ? 'Results (CSV, 1 000 a page)' : 'Results (CSV)');
+    setText(jsonLink, big ? U.jsonPages : U.json);
+    setText(csvLink, big ? U.csvPages : U.csv);
   }
 
   function tick() {

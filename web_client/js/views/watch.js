@@ -18,6 +18,9 @@ import { createLeaderboard } from './leaderboard.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
 import { standing } from '../ranking.js';
+import { TEXT } from '../text.js';
+
+const A = TEXT.watch;
 import * as storage from '../storage.js';
 
 export function createWatch(root, app) {
@@ -29,7 +32,7 @@ export function createWatch(root, app) {
   const main = h('div', { class: 'watch-main' }, note);
   const grid = createBoardsGrid(main, app);
   const side = h('aside', { class: 'side' });
-  const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: 'Results',
+  const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: A.results,
     onclick: () => { app.state.ui.resultsHidden = false; app.changed(); } });
   const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
@@ -41,12 +44,12 @@ export function createWatch(root, app) {
     hide: () => { app.state.ui.resultsHidden = true; app.changed(); },
     leave: () => rooms.leave(app),
   });
-  const el = h('section', { class: 'screen watch', 'aria-label': 'Watching a race' },
+  const el = h('section', { class: 'screen watch', 'aria-label': A.label },
     h('header', { class: 'topbar' },
-      h('span', { class: 'brand', text: 'Klondike Race' }),
+      h('span', { class: 'brand', text: TEXT.title }),
       title,
       resultsBtn,
-      h('button', { class: 'btn small ghost', type: 'button', text: 'Stop watching', onclick: () => rooms.leave(app) })),
+      h('button', { class: 'btn small ghost', type: 'button', text: A.stop, onclick: () => rooms.leave(app) })),
     phaseText,
     h('div', { class: 'watch-body' }, main, side),
     results.el);
@@ -71,40 +74,41 @@ export function createWatch(root, app) {
     if (!room) return;
     const now = clock.now();
     const phase = phaseAt(room, now);
-    if (phase === 'countdown') setText(phaseText, `Starting in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
-    else if (phase === 'racing') setText(phaseText, `Racing · ${duration(now - room.start_at)}`);
-    else if (phase === 'ended') setText(phaseText, 'The race is over');
+    if (phase === 'countdown') setText(phaseText, A.startingIn(Math.ceil(Math.max(0, room.start_at - now) / 1000)));
+    else if (phase === 'racing') setText(phaseText, A.racing(duration(now - room.start_at)));
+    else if (phase === 'ended') setText(phaseText, A.over);
     else if (field.isBig(room)) setText(phaseText, bigLobbyText(room, now));
-    else setText(phaseText, 'In the lobby: waiting for the host to start');
+    else setText(phaseText, A.lobby);
   }
 
   function bigLobbyText(room, now) {
     const n = field.lobbyCounts(room, app.state.field);
-    const who = `In the lobby: ${count(n.players)} player${n.players === 1 ? '' : 's'}, ${count(n.ready)} ready`;
+    const who = A.inLobby(n.players, count(n.players), count(n.ready));
     if (room.start_at && room.start_at > now) {
-      return `${who} · starts at ${clock.timeOfDay(room.start_at)}, in ${duration(room.start_at - now + 999)}`;
+      return A.startsAt(who, clock.timeOfDay(room.start_at), duration(room.start_at - now + 999));
     }
-    return `${who} · waiting for the host to start`;
+    return A.waitingHost(who);
   }
 
   function render(s) {
     const room = s.room;
     if (!room) {
-      setText(title, `Room ${s.roomId}`);
+      setText(title, TEXT.common.room(s.roomId));
       return;
     }
-    setText(title, `Watching room ${room.id} · ${modeText(room.settings)}`);
-    document.title = `Klondike Race — watching ${room.id}`;
+    setText(title, A.title(room.id, modeText(room.settings)));
+    document.title = A.page(room.id);
     tick();
     const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;
     const big = field.isBig(room);
     const boards = big ? field.gridBoards(s.field, s.boards) : s.boards;
     const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
-    const when = mode === 'live' ? 'live' : mode === 'delayed' ? `${room.settings.delay} s late` : 'after the race';
-    const which = big ? `The top ${Math.min(field.BOARDS_SHOWN, room.settings.top)} players' boards are` : 'Boards are';
-    setText(note, seats.length ? `${which} shown ${when}. Click a board to enlarge it.`
-      : phase === 'lobby' ? `${which} shown ${when}.` : `${which} shown ${when}: none yet.`);
+    const C = TEXT.common;
+    const when = mode === 'live' ? C.whenLive : mode === 'delayed' ? C.whenDelayed(room.settings.delay) : C.whenAfterRace;
+    const top = big ? Math.min(field.BOARDS_SHOWN, room.settings.top) : 0;
+    setText(note, seats.length ? C.boardsShown(top, when)
+      : phase === 'lobby' ? C.boardsLater(top, when) : C.boardsNoneYet(top, when));
 
     const ranking = big ? standing(field.topLines(s.field), { total: field.total(s.field) }) : standing(s.entries);
     const followed = big && s.field.follow && s.field.follow.line ? [s.field.follow.line] : [];
@@ -134,7 +138,7 @@ export function createWatch(root, app) {
       bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
         who: f && f.line ? f.line.nickname : null });
     }
-    setText(bigParts.fieldBtn, `Browse all ${count(top ? top.n : 0)} · find a player`);
+    setText(bigParts.fieldBtn, TEXT.tlive.browse(count(top ? top.n : 0)));
   }
 
   return {
