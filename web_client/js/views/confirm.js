@@ -1,8 +1,8 @@
 /** Asking before something that cannot be taken back (leaving a race, a new
 deal over a game in progress): a modal <dialog> with the question, what it
-costs, and two buttons; Escape or "Stay" says no. */
+costs, and two buttons; Escape, "Stay" or a click outside it says no. */
 
-import { h, setText } from '../dom.js';
+import { closeOnBackdrop, h, setText } from '../dom.js';
 
 let dialog = null;
 let answer = null;
@@ -14,7 +14,12 @@ function build() {
   const no = h('button', { class: 'btn primary', type: 'button', onclick: () => done(false) });
   const el = h('dialog', { class: 'dialog confirm', 'aria-labelledby': 'confirm-title' },
     title, text, h('div', { class: 'dialog-actions' }, yes, no));
-  el.addEventListener('close', () => done(false));
+  // Escape: no. The event comes a moment after the closing, by which time a
+  // key may have asked a new question (N, "Keep playing", N): that one stands.
+  el.addEventListener('close', () => {
+    if (!el.open) done(false);
+  });
+  closeOnBackdrop(el, () => done(false));
   document.body.append(el);
   return { el, title, text, yes, no };
 }

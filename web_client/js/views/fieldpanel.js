@@ -5,7 +5,7 @@ top or from the viewer's own place. A spectator can follow anyone found or
 listed. The dialog draws `state.field` (field.js) whenever the state changes
 while it is open; the server keeps the rest of the field. */
 
-import { h, setText, toggle } from '../dom.js';
+import { closeOnBackdrop, h, setText, toggle } from '../dom.js';
 import { state, subscribe, phaseAt } from '../state.js';
 import { serverNow } from '../clock.js';
 import * as field from '../field.js';
@@ -31,9 +31,7 @@ function build() {
     form, found,
     pager.el,
     list);
-  el.addEventListener('close', () => {
-    if (options.then) options.then();
-  });
+  closeOnBackdrop(el);
   document.body.append(el);
   subscribe((s) => {
     if (el.open) draw(s);
@@ -93,10 +91,11 @@ function draw(s) {
 }
 
 /** Open the field: `me` the viewer's seat (-1: a spectator); `spectator`
-offers Follow; `then` runs when it closes (the table takes its keys back). */
-export function openField({ me = -1, spectator = false, then = null } = {}) {
+offers Follow. Closed (its button, Escape, a click outside), the focus goes
+back to what had it when it opened. */
+export function openField({ me = -1, spectator = false } = {}) {
   if (!panel) panel = build();
-  options = { me, spectator, then };
+  options = { me, spectator };
   panel.drawn = '';
   const place = state.field.place;
   field.askPage(place && !spectator ? field.pageOf(place.rank) : 1);

@@ -5,10 +5,13 @@ which is the project's rule book itself: docs/rules.md, served as
 restates a rule).
 
 Both are modal <dialog>s: above everything, the focus kept inside, Escape
-closes. The rules also have an address of their own, /rules.
+or a click outside closes. Closed, the browser gives the focus back at once to
+what had it when the dialog opened: the caller puts it there first (the table
+puts it on its piles, so keys play as soon as a dialog is gone). The rules
+also have an address of their own, /rules.
 */
 
-import { h } from '../dom.js';
+import { closeOnBackdrop, h } from '../dom.js';
 import { render } from '../markdown.js';
 
 const SEEN = 'kr.intro';
@@ -36,10 +39,7 @@ function build() {
       h('div', {}, h('strong', { text: title }), h('p', { text }))))),
     h('div', { class: 'dialog-actions' }, rulesBtn,
       h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
-  intro.addEventListener('close', () => {
-    remember();
-    after('intro');
-  });
+  intro.addEventListener('close', remember);
 
   const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
   const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
@@ -48,20 +48,13 @@ function build() {
       h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
     body);
   rules.addEventListener('close', () => {
+    if (rules.open) return; // opened again before this event came
     if (location.pathname === '/rules') history.replaceState(null, '', '/');
     document.title = before || document.title;
-    after('rules');
   });
+  for (const d of [intro, rules]) closeOnBackdrop(d);
   document.body.append(intro, rules);
   return { intro, rules, body, loaded: false };
-}
-
-const onClose = { intro: null, rules: null };
-
-function after(which) {
-  const fn = onClose[which];
-  onClose[which] = null;
-  if (fn) fn();
 }
 
 function ensure() {
@@ -86,26 +79,20 @@ export function seenIntro() {
   }
 }
 
-/** `then` runs once it is closed (the table takes its keyboard focus back). */
-export function openIntro({ then = null } = {}) {
+export function openIntro() {
   const d = ensure();
-  onClose.intro = then;
   if (!d.intro.open) d.intro.showModal();
 }
 
+const TITLE = 'Klondike Race — rules';
 let before = '';
 
 /** The rules, fetched once (revalidated by its ETag, so a second visit costs a 304). */
-export async function openRules({ then = null } = {}) {
+export async function openRules() {
   const d = ensure();
-  if (d.intro.open) {
-    onClose.rules = onClose.intro; // from the introduction: back where it was opened from
-    onClose.intro = null;
-    d.intro.close();
-  }
-  if (then) onClose.rules = then;
-  before = document.title;
-  document.title = 'Klondike Race — rules';
+  if (d.intro.open) d.intro.close(); // from the introduction: the focus goes back where it was, and so will the rules'
+  if (document.title !== TITLE) before = document.title;
+  document.title = TITLE;
   if (!d.rules.open) d.rules.showModal();
   if (d.loaded) return;
   try {
