@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -15,12 +16,15 @@ from race_support import (
     assert_code_kept,
     line_stats,
     open_room,
+    seen_or_next,
     start_fast_server,
     start_race,
     stats,
     win,
 )
 
+from server.app.config import Config
+from server.app.server import App
 from server.klondike import Game, replay
 
 
@@ -160,6 +164,29 @@ async def test_solo_with_a_code_is_a_race_of_one_to_the_win(connect: type[Client
     assert_code_kept(ann, code)
 
 
+async def test_the_board_is_dealt_once_the_start_has_come_on_the_server_s_clock(
+        own_redis: RedisServer, tmp_path: Path) -> None:
+    """The countdown's timer may end a moment before the server's clock says
+    the race has begun (uvloop's timers count whole milliseconds; here the
+    clock runs at half speed): the board waits for the clock, so a move sent
+    the moment it comes is played, never refused as not started yet."""
+    began = time.time()
+    app = App(Config(port=0, redis_url=own_redis.url, countdown=0.2, solver_workers=0, winnable_pool=0,
+                     data_dir=tmp_path), clock=lambda: began + (time.time() - began) / 2)
+    await app.start()
+    ann = await Client.open(f"ws://127.0.0.1:{app.url.rsplit(':', 1)[1].strip('/')}/ws", "ann")
+    try:
+        await ann.create("ann", code="KL1-D1N-AAAAAAA")
+        await ann.send("start")
+        await ann.event("start")
+        board = await ann.expect("board")
+        ack = await ann.move(board["view"]["legal"][0])
+        assert ack["t"] == "ack", ack
+    finally:
+        await ann.close()
+        await app.stop()
+
+
 async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
     ann = await connect("ann")
     await ann.solo(nickname="ann", draw=3, scoring="V")
@@ -237,7 +264,7 @@ async def test_a_burst_of_moves_gives_fewer_leaderboards_and_the_last_is_right(
     ann, bob = await connect("ann"), await connect("bob")
     await open_room([ann, bob], code=code)
     await start_race([ann, bob])
-    await asyncio.sleep(0.3)  # the start's leaderboard is out
+    await seen_or_next(bob, "lb", lambda d: True)  # the start's leaderboard is out: the count begins after it
     first = len(bob.frames)
     began = time.monotonic()
     for s, m in enumerate(moves, start=1):  # bursts of ten, ten times a second
