@@ -78,18 +78,9 @@ class Table:
         return self.page.locator(".race").get_by_role("button", name=name, exact=True)
 
 
-def solo(tabs: Tabs, code: str = CODE, assists: str = "basic") -> Table:
+def solo(tabs: Tabs, code: str = CODE, assists: str | None = None) -> Table:
     page = tabs.page("/")
-    if assists == "basic":
-        start_solo(page, "kim", code)
-    else:
-        page.get_by_label("Nickname").fill("kim")
-        form = page.locator("form.solo")
-        form.get_by_label("A KL1 code").check()
-        form.get_by_label("Solo deal code").fill(code)
-        form.get_by_label("Assists").select_option(assists)
-        form.get_by_role("button", name="Play solo").click()
-        expect(stat(page, "Moves")).to_have_text("0")
+    start_solo(page, "kim", code, assists=assists)
     return Table(page)
 
 
@@ -170,13 +161,12 @@ def test_keys_play_after_a_question_is_answered_no_each_way(tabs: Tabs) -> None:
     expect(stat(page, "Moves")).to_have_text("0")
 
 
-def test_keys_play_after_the_stuck_notice_is_put_aside_each_way(tabs: Tabs) -> None:
-    table = solo(tabs, STUCK["code"])
+def put_aside_each_way(table: Table, notice: Locator, again: str) -> None:
+    """A notice came unasked: a click elsewhere leaves it there, and the keys
+    to the table; "View the board" and Escape put it aside, its button in the
+    controls (``again``) brings it back. Space says why it draws nothing."""
     page = table.page
-    play_fast(page, STUCK["script"])
-    notice = page.get_by_role("alertdialog", name="No moves left.")
     expect(notice).to_be_visible()
-    # it came unasked: a click elsewhere leaves it there, and the keys to the table
     by_click_outside(page, notice)
     table.space_says("No more passes through the stock.")
     expect(notice).to_be_visible()
@@ -184,8 +174,14 @@ def test_keys_play_after_the_stuck_notice_is_put_aside_each_way(tabs: Tabs) -> N
         close(page, notice)
         table.space_says("No more passes through the stock.")
         expect(notice).to_be_hidden()
-        table.control("No moves left…").click()
+        table.control(again).click()
         expect(notice).to_be_visible()
+
+
+def test_keys_play_after_the_stuck_notice_is_put_aside_each_way(tabs: Tabs) -> None:
+    table = solo(tabs, STUCK["code"])
+    play_fast(table.page, STUCK["script"])
+    put_aside_each_way(table, table.page.get_by_role("alertdialog", name="No moves left."), "No moves left…")
 
 
 def test_keys_play_after_the_no_longer_winnable_notice_is_put_aside_each_way(tabs: Tabs) -> None:
@@ -196,15 +192,7 @@ def test_keys_play_after_the_no_longer_winnable_notice_is_put_aside_each_way(tab
         table.space_draws()
     notice = page.get_by_role("alertdialog", name="This game can no longer be won.")
     expect(notice).to_be_visible(timeout=30_000)
-    by_click_outside(page, notice)
-    table.space_says("No more passes through the stock.")
-    expect(notice).to_be_visible()
-    for close in (by_button("View the board"), by_escape):
-        close(page, notice)
-        table.space_says("No more passes through the stock.")
-        expect(notice).to_be_hidden()
-        table.control("Not winnable…").click()
-        expect(notice).to_be_visible()
+    put_aside_each_way(table, notice, "Not winnable…")
 
 
 def test_keys_play_after_the_results_close_each_way(tabs: Tabs) -> None:

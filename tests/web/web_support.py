@@ -53,12 +53,15 @@ def set_nickname(page: Page, name: str) -> None:
     page.get_by_label("Nickname").fill(name)
 
 
-def start_solo(page: Page, nickname: str, code: str) -> None:
-    """From the lobby: a solo game of ``code``; returns when its table is dealt."""
+def start_solo(page: Page, nickname: str, code: str, *, assists: str | None = None) -> None:
+    """From the lobby: a solo game of ``code`` (with ``assists``, else the
+    form's); returns when its table is dealt."""
     set_nickname(page, nickname)
     solo = page.locator("form.solo")
     solo.get_by_label("A KL1 code").check()
     solo.get_by_label("Solo deal code").fill(code)
+    if assists is not None:
+        solo.get_by_label("Assists").select_option(assists)
     solo.get_by_role("button", name="Play solo").click()
     expect(page.locator(".race .board .card").first).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
