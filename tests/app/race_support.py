@@ -6,9 +6,11 @@ received (what may a player or a spectator see, and when).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
@@ -16,6 +18,8 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from websockets.asyncio.client import ClientConnection
 
+from server.app.config import Config
+from server.app.server import App
 from server.klondike import Game, card_name
 
 #: The message credit is a server option; these tests play whole games as
@@ -38,6 +42,34 @@ def start_fast_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPa
     yield proc
     problems = group.close()
     assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+class Clock:
+    """A server's clock for a test: the machine's, and ``ahead`` seconds more
+    when the test moves it on (a deadline comes when the test is ready for
+    it, however long the playing before took)."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
+@contextlib.asynccontextmanager
+async def app_on(redis: RedisServer, data: Path, clock: Callable[[], float],
+                 **settings: Any) -> AsyncIterator[str]:
+    """A server in this process on ``redis``, reading the time from ``clock``
+    (with a message credit that lets games play as fast as it answers, no
+    solver, and ``settings``); its websocket URL."""
+    config = Config(port=0, redis_url=redis.url, data_dir=data, msg_burst=100_000, msg_rate=100_000,
+                    solver_workers=0, winnable_pool=0, **settings)
+    app = App(config, clock=clock)
+    await app.start()
+    try:
+        yield f"ws://127.0.0.1:{app.url.rsplit(':', 1)[1].strip('/')}/ws"
+    finally:
+        await app.stop()
 
 
 def win(code: str) -> dict[str, Any]:

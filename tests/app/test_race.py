@@ -12,7 +12,9 @@ from typing import Any
 import pytest
 from harness import Client, RedisServer, ServerProcess
 from race_support import (
+    Clock,
     Racer,
+    app_on,
     assert_code_kept,
     line_stats,
     open_room,
@@ -23,8 +25,6 @@ from race_support import (
     win,
 )
 
-from server.app.config import Config
-from server.app.server import App
 from server.klondike import Game, replay
 
 
@@ -38,13 +38,22 @@ def by_nickname(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {e["nickname"]: e for e in entries}
 
 
-async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client]) -> None:
+async def test_four_players_race_to_the_end_of_a_won_deal(
+        connect: type[Client], own_redis: RedisServer, tmp_path: Path) -> None:
     """Two play the winning script (dan finishes first), cat plays half and
-    resigns, ann plays a quarter and stops until the time limit ends the race."""
+    resigns, ann plays a quarter and stops until the time limit ends the race.
+    The server's clock is moved on to the deadline once they have played: the
+    limit ends the race then, however long the playing took."""
+    clock = Clock()
+    async with app_on(own_redis, tmp_path, clock, countdown=0) as url:
+        await race_to_the_time_limit(connect, url, clock)
+
+
+async def race_to_the_time_limit(connect: type[Client], url: str, clock: Clock) -> None:
     won = win("KL1-D3N-AA3VMOQ")
     code, script = won["code"], won["script"]
-    clients = [await connect(n) for n in ("ann", "bob", "cat", "dan")]
-    joined = await open_room(clients, code=code, time_limit=3)
+    clients = [await connect(n, url) for n in ("ann", "bob", "cat", "dan")]
+    joined = await open_room(clients, code=code, time_limit=600)
     assert [j["seat"] for j in joined] == [0, 1, 2, 3]
     boards = await start_race(clients)
     for board in boards:
@@ -61,12 +70,13 @@ async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client])
     await bob.play(script[-1:])
     await asyncio.sleep(0.02)  # cat's line changes after ann's last one
     await cat.resign()
+    clock.ahead += 600  # the deadline has come
 
     ended = await ann.client.event("ended")
     room = ended["room"]
     assert ended["code"] == room["code"] == code
     assert room["phase"] == "ended" and ended["race"] == 1
-    assert room["deadline"] == room["start_at"] + 3000
+    assert room["deadline"] == room["start_at"] + 600_000
     assert room["ended_at"] >= room["deadline"]  # ann still raced: the time limit ended it
     results = room["results"]
     assert [e["nickname"] for e in results] == ["dan", "bob", "cat", "ann"]
@@ -91,7 +101,7 @@ async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client])
         got = await client.event("ended") if client is not ann.client else ended
         assert got["room"]["results"] == results
         assert_code_kept(client, code)
-    late = await connect("late")
+    late = await connect("late", url)
     await late.send("watch", {"room": joined[0]["room"], "since": 0})
     sync = await late.expect("sync")
     assert sync["room"]["code"] == code and sync["room"]["results"] == results
@@ -165,26 +175,21 @@ async def test_solo_with_a_code_is_a_race_of_one_to_the_win(connect: type[Client
 
 
 async def test_the_board_is_dealt_once_the_start_has_come_on_the_server_s_clock(
-        own_redis: RedisServer, tmp_path: Path) -> None:
+        connect: type[Client], own_redis: RedisServer, tmp_path: Path) -> None:
     """The countdown's timer may end a moment before the server's clock says
     the race has begun (uvloop's timers count whole milliseconds; here the
     clock runs at half speed): the board waits for the clock, so a move sent
     the moment it comes is played, never refused as not started yet."""
     began = time.time()
-    app = App(Config(port=0, redis_url=own_redis.url, countdown=0.2, solver_workers=0, winnable_pool=0,
-                     data_dir=tmp_path), clock=lambda: began + (time.time() - began) / 2)
-    await app.start()
-    ann = await Client.open(f"ws://127.0.0.1:{app.url.rsplit(':', 1)[1].strip('/')}/ws", "ann")
-    try:
+    async with app_on(own_redis, tmp_path, lambda: began + (time.time() - began) / 2,
+                      countdown=0.2) as url:
+        ann = await connect("ann", url)
         await ann.create("ann", code="KL1-D1N-AAAAAAA")
         await ann.send("start")
         await ann.event("start")
         board = await ann.expect("board")
         ack = await ann.move(board["view"]["legal"][0])
         assert ack["t"] == "ack", ack
-    finally:
-        await ann.close()
-        await app.stop()
 
 
 async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
