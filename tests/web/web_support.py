@@ -228,7 +228,7 @@ class Traffic:
     def _sent(self, e: dict[str, Any]) -> None:
         if e["request"]["url"].startswith("http"):
             self.seen[e["requestId"]] = {"url": e["request"]["url"], "cache": False, "status": 0,
-                                         "headers": {}}
+                                         "headers": {}, "answered": False}
 
     def _set(self, e: dict[str, Any], **values: Any) -> None:
         if e["requestId"] in self.seen:
@@ -240,6 +240,12 @@ class Traffic:
             r["headers"] = {k.lower(): v for k, v in e["response"]["headers"].items()}
             r["cache"] = r["cache"] or bool(e["response"].get("fromDiskCache"))
             r["status"] = r["status"] or e["response"]["status"]
+            r["answered"] = True
+
+    def answered(self) -> bool:
+        """Every request seen has had its answer or came from the cache
+        (Chromium's events for a request may come after the page is idle)."""
+        return all(r["answered"] or r["cache"] for r in self.seen.values())
 
     def requests(self) -> list[dict[str, Any]]:
         return list(self.seen.values())
