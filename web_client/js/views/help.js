@@ -79,6 +79,7 @@ export function seenIntro() {
   }
 }
 
+/** "How a race works", over the page. */
 export function openIntro() {
   const d = ensure();
   if (!d.intro.open) d.intro.showModal();
