@@ -288,8 +288,8 @@ async def test_a_withdrawal_is_answered_not_announced_and_a_no_show_holds_the_ro
     """On a server of the test's process whose clock the test moves on to the
     round's limit once the others are done (however long they took)."""
     clock = Clock()
-    async with app_on(own_redis, tmp_path, clock, tick=float(TICK)) as url:
-        await a_no_show_holds_the_round_to_its_limit(clients, url, clock)
+    async with app_on(own_redis, tmp_path, clock, tick=float(TICK)) as served:
+        await a_no_show_holds_the_round_to_its_limit(clients, served.ws_url, clock)
 
 
 async def a_no_show_holds_the_round_to_its_limit(clients: Any, url: str, clock: Clock) -> None:

@@ -45,8 +45,8 @@ async def test_four_players_race_to_the_end_of_a_won_deal(
     The server's clock is moved on to the deadline once they have played: the
     limit ends the race then, however long the playing took."""
     clock = Clock()
-    async with app_on(own_redis, tmp_path, clock, countdown=0) as url:
-        await race_to_the_time_limit(connect, url, clock)
+    async with app_on(own_redis, tmp_path, clock, countdown=0) as served:
+        await race_to_the_time_limit(connect, served.ws_url, clock)
 
 
 async def race_to_the_time_limit(connect: type[Client], url: str, clock: Clock) -> None:
@@ -182,8 +182,8 @@ async def test_the_board_is_dealt_once_the_start_has_come_on_the_server_s_clock(
     the moment it comes is played, never refused as not started yet."""
     began = time.time()
     async with app_on(own_redis, tmp_path, lambda: began + (time.time() - began) / 2,
-                      countdown=0.2) as url:
-        ann = await connect("ann", url)
+                      countdown=0.2) as served:
+        ann = await connect("ann", served.ws_url)
         await ann.create("ann", code="KL1-D1N-AAAAAAA")
         await ann.send("start")
         await ann.event("start")
