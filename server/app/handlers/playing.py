@@ -78,9 +78,11 @@ async def board_at_start(conn: Connection, race: int) -> None:
         async with conn.lock:
             if play.game is None or play.race != race:
                 await load_game(conn, race)
-        wait = ((hub.public.get("start_at") or 0) - conn.services.now_ms()) / 1000
-        if wait > 0:
-            await asyncio.sleep(wait)
+        # by the server's clock, which moves are checked against: a timer may
+        # end a little before it (uvloop counts whole milliseconds), and a
+        # move sent on a board dealt early would be refused as not started
+        while (wait := (hub.public.get("start_at") or 0) - conn.services.now_ms()) > 0:
+            await asyncio.sleep(wait / 1000)
         if conn.hub is hub and play.race == race and play.boarded != race:
             async with conn.lock:
                 await send_board(conn)

@@ -10,12 +10,24 @@ from __future__ import annotations
 import asyncio
 import types
 from collections.abc import AsyncIterator
+from pathlib import Path
 from typing import Any, Final
 
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_kl1, load_wins
-from race_support import FAST_ARGS, Racer, line_stats, scan_racer, scan_spectator, seen_or_next, stats
+from race_support import (
+    FAST_ARGS,
+    Clock,
+    Racer,
+    Served,
+    app_on,
+    line_stats,
+    scan_racer,
+    scan_spectator,
+    seen_or_next,
+    stats,
+)
 from tournament_support import (
     Entrant,
     Organizer,
@@ -43,7 +55,7 @@ KL1: Final = {g["code"]: g for g in load_kl1()["games"]}
 CODES: Final = ["KL2-D1V-AAAAAAACT552B", "KL1-D3N-AA3VMOQ", "KL1-D1V-BCDEFGH"]
 SCRIPTS: Final = [WINS["KL1-D1V-ACT552B"]["script"], WINS[CODES[1]]["script"],
                   KL1[CODES[2]]["script"]]
-TIME_LIMIT: Final = 12  # seconds: round 2 waits for it (a player never shows up)
+TIME_LIMIT: Final = 600  # seconds: round 2 waits for it (a player never shows up): the test's clock brings it
 
 
 class Clients:
@@ -53,7 +65,7 @@ class Clients:
     def __init__(self) -> None:
         self.opened: list[Client] = []
 
-    async def __call__(self, server: ServerProcess, name: str) -> Client:
+    async def __call__(self, server: ServerProcess | Served, name: str) -> Client:
         client = await Client.open(server.ws_url, name)
         self.opened.append(client)
         return client
@@ -89,13 +101,20 @@ async def refused(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:
 # ---------------------------------------------------------------------- a whole tournament
 
 async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
-        redis_server: RedisServer, servers: Servers, clients: Clients) -> None:
+        own_redis: RedisServer, tmp_path: Path, clients: Clients) -> None:
     """ann wins round 1, dan withdraws during it, fay misses round 2 (it ends
     by its time limit), bob wins round 2; round 3 is a kl1.json game played
     with its undos. Everything the server says is checked against the games
     replayed here, and no frame or HTTP answer names a round's code before
-    that round has ended."""
-    a, b = fast(servers, redis_server, "a", "b")
+    that round has ended. Two servers in the test's process share a clock
+    that the test moves on to round 2's limit once its players are done."""
+    clock = Clock()
+    async with (app_on(own_redis, tmp_path / "a", clock) as a,
+                app_on(own_redis, tmp_path / "b", clock) as b):
+        await three_rounds(a, b, clients, clock)
+
+
+async def three_rounds(a: Served, b: Served, clients: Clients, clock: Clock) -> None:
     org = Organizer(await clients(b, "org"))
     created = await org.create("Club night", codes=CODES, time_limit=TIME_LIMIT)
     assert created["tournament"]["settings"] == {
@@ -194,7 +213,8 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
     script = SCRIPTS[1]
     await asyncio.gather(ann.resign(), bob.play(script), play_then_resign(cat, script[:70]),
                          eve.play(script[:20]))
-    ended = await t_seen(org.client, "round_ended", 2, timeout=TIME_LIMIT + 20)
+    clock.ahead += TIME_LIMIT  # the limit has come
+    ended = await t_seen(org.client, "round_ended", 2, timeout=20)
     room2 = ended["tournament"]["rounds"][1]
     assert ended["code"] == room2["code"] == CODES[1]
     room_end = await seen_or_next(spec, "event", lambda d: d["kind"] == "ended")
