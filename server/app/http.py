@@ -82,6 +82,19 @@ def text(status: HTTPStatus, body: str) -> Response:
     return response(status, body.encode(), "text/plain; charset=utf-8")
 
 
+def error(status: HTTPStatus, code: str, message: str,
+          extra: Mapping[str, str] | None = None) -> Response:
+    """A refused request: ``{"error": code, "message": message}``, as every
+    4xx and 5xx the server answers itself (``code`` is stable, a reason code
+    of docs/protocol.md where there is one)."""
+    body = json.dumps({"error": code, "message": message}).encode()
+    return response(status, body, "application/json", extra)
+
+
+def not_found() -> Response:
+    return error(HTTPStatus.NOT_FOUND, "not_found", "no such page")
+
+
 def not_modified(extra: Mapping[str, str]) -> Response:
     """304: the browser's copy is current (no body, no Content-Length)."""
     return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, _headers(None, extra), b"")
@@ -169,24 +182,29 @@ class StaticFiles:
         target = self._find(rel)
         if target is None:
             if "." in Path(rel).name:
-                return text(HTTPStatus.NOT_FOUND, "not found")
+                return not_found()
             target = self.root / "index.html"
         if target == self.root / "index.html":
             page = self._the_page()
             if page is None:
-                return text(HTTPStatus.NOT_FOUND, "the web client is not installed")
+                return error(HTTPStatus.NOT_FOUND, "not_found", "the web client is not installed")
             return self._send(page[0], request, REVALIDATE, page[1])
         found = self._asset(target)
         if found is None:
-            return text(HTTPStatus.NOT_FOUND, "not found")
+            return not_found()
         current = f"v={found.tag}" in query.split("&")
         return self._send(found, request, LONG_CACHE if current else REVALIDATE)
 
     def _find(self, rel: str) -> Path | None:
-        if rel in self.extra:
-            return self.extra[rel] if self.extra[rel].is_file() else None
-        target = (self.root / rel).resolve()
-        if not target.is_relative_to(self.root) or not target.is_file():
+        """The file at ``rel``, if it is one under the root (a name the OS
+        refuses, too long or with a NUL, is no file either)."""
+        try:
+            if rel in self.extra:
+                return self.extra[rel] if self.extra[rel].is_file() else None
+            target = (self.root / rel).resolve()
+            if not target.is_relative_to(self.root) or not target.is_file():
+                return None
+        except (OSError, ValueError, RuntimeError):  # ENAMETOOLONG, NUL, a symlink loop
             return None
         return target
 
@@ -276,7 +294,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if "\x00" in path:  # no file is named so (and the OS refuses such a name)
-            return text(HTTPStatus.BAD_REQUEST, "bad path\n")
+            return error(HTTPStatus.BAD_REQUEST, "bad_path", "a path holds no NUL character")
         if path == WS_PATH:
             return admit(connection, request) if admit is not None else None
         if path == "/healthz":
@@ -287,7 +305,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
             return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):
             answer = await api(request.path)  # with its query: a page of the results
-            return answer or text(HTTPStatus.NOT_FOUND, "not found\n")
+            return answer or not_found()
         return static.get(request.path, request.headers)
 
     return process_request

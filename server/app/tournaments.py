@@ -24,9 +24,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final
 
+import orjson
 import structlog
 
-from ..klondike import DealCode, Game
+from ..klondike import DealCode
 from ..protocol import Reason
 from ..race import RaceError, Room, Settings, new_entry
 from ..race.names import check_nickname, same_name
@@ -44,6 +45,7 @@ from ..race.tournament import (
 from ..store import Store, StoreUnavailable, TournamentData
 from .big_tournaments import BigTournaments
 from .config import Config
+from .replays import PAGE_MAX, Replays
 from .rooms import _ID_ALPHABET, ATTEMPTS, ROOM_ID_LENGTH, Rooms, new_room_id, new_token, room_event
 
 log = structlog.get_logger("app.tournaments")
@@ -91,6 +93,7 @@ class Tournaments:
         self.config = config
         self.now_ms = now_ms
         self.big = BigTournaments(store, rooms, now_ms)
+        self.replays = Replays(store)
         self._holder = secrets.token_hex(6)  # this process, when it holds a lease
         rooms.on_round_over = self.round_over
 
@@ -567,9 +570,11 @@ class Tournaments:
         first, count = _page(first, count)
         return results_csv_big(t, (await self.big.page(t.id, first, count))[1])
 
-    async def replay(self, tournament_id: str, n: int, player: int) -> dict[str, Any]:
-        """A player's round move by move, once the round has ended: the code,
-        the stored commands and the board after each."""
+    async def replay(self, tournament_id: str, n: int, player: int, first: int = 0,
+                     count: int = PAGE_MAX) -> bytes:
+        """A page of a player's round, once the round has ended, as JSON: the
+        code, and the board after each stored command from step ``first``
+        (0: the deal), ``of`` steps in all (see :mod:`.replays`)."""
         t = (await self._load(tournament_id)).t
         if not 0 < n <= len(t.rounds) or t.rounds[n - 1].status != "ended":
             raise RaceError(Reason.NOT_ENDED, f"round {n} has not ended")
@@ -581,16 +586,13 @@ class Tournaments:
             seated = player in r.seats
         if not seated or r.room is None:
             raise RaceError(Reason.UNKNOWN_SEAT, f"player {player} did not play round {n}")
+        if not 1 <= count <= PAGE_MAX:
+            raise RaceError(Reason.BAD_FIELD, f"count is from 1 to {PAGE_MAX} steps")
         code = t.code(n)
-        game = Game(code)
-        steps: list[dict[str, Any]] = [{"command": None, "view": game.public_view()}]
-        for seq, command in await self.store.log(r.room, 1, player):
-            if command == "undo":
-                game.pop()
-            elif command != "resign":
-                game.push(command)
-            steps.append({"s": seq, "command": command, "view": game.public_view()})
-        return {"tournament": t.id, "round": n, "player": player, "code": code, "steps": steps}
+        page = await self.replays.page(r.room, 1, player, code, first, count)
+        head = orjson.dumps({"tournament": t.id, "round": n, "player": player, "code": code,
+                             "first": page.first, "of": page.of})
+        return head[:-1] + b',"steps":' + page.steps + b"}"
 
 
 def _page(first: int | None, count: int | None) -> tuple[int, int]:

@@ -52,6 +52,7 @@ class Reason(StrEnum):
     NO_AUTOCOMPLETE = "no_autocomplete"
     STALE = "stale"
     ROLLED_BACK = "rolled_back"
+    TOO_MANY_MOVES = "too_many_moves"
     # the server
     TOO_MANY = "too_many"
     NO_WINNABLE_DEAL = "no_winnable_deal"
@@ -100,6 +101,8 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.STALE: "that sequence number was already used for another command",
     Reason.ROLLED_BACK: ("the server lost your latest moves (its storage came back from an "
                          "older copy): your board is as it was stored, play on from there"),
+    Reason.TOO_MANY_MOVES: ("this seat has played as many commands as a race allows: you may "
+                            "still resign"),
     Reason.NO_WINNABLE_DEAL: ("no certified winnable deal of this mode is ready right now: try "
                               "again in a little while, or choose a random deal"),
     Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",

@@ -90,7 +90,8 @@ _MEMBER: Final = """
 local function member(seat) return string.format('%05d', tonumber(seat)) end
 """
 
-#: A game command of a seat: check, append, snapshot, leaderboard, event, publish.
+#: A game command of a seat: check, append (the log has a cap), snapshot,
+#: leaderboard, event, publish.
 #: A big room's command records no event (its leaderboard goes out by ticks):
 #: it updates the ranking and the field's progress instead, and answers the rank.
 MOVE: Final = Script("move", _PUSH_EVENT + """
@@ -98,7 +99,8 @@ MOVE: Final = Script("move", _PUSH_EVENT + """
 -- ARGV: 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
 --       7 snapshot, 8 lb entry, 9 event body, 10 '1' if the seat is done after it, 11 event cap,
 --       big rooms: 12 rank score, 13 member, 14 cards on foundations before, 15 after,
---       16 status before, 17 after ('' for a small room)
+--       16 status before, 17 after ('' for a small room); 18 the most commands the
+--       seat's log may hold with this one stored ('full' past it)
 if redis.call('HGET', KEYS[1], 'live') ~= ARGV[1] then return {'not_playing'} end
 local s = redis.call('HMGET', KEYS[2], 'ver', 'seq', 'done')
 local fresh = false
@@ -116,6 +118,7 @@ if s[3] == '1' then return {'not_playing'} end
 if redis.call('HGET', KEYS[6], ARGV[2]) ~= ARGV[3] then return {'taken_over'} end
 if tonumber(ARGV[5]) <= tonumber(s[2]) then return {'seq', s[2], s[1]} end
 if s[1] ~= ARGV[4] then return {'version', s[1]} end
+if tonumber(s[1]) >= tonumber(ARGV[18]) then return {'full'} end
 redis.call('HSET', KEYS[2], 'ver', tonumber(s[1]) + 1, 'seq', ARGV[5], 'snap', ARGV[7])
 if fresh then
   redis.call('HSET', KEYS[2], 'done', 0)

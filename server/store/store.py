@@ -62,7 +62,7 @@ class SeatData:
 class Applied:
     """The outcome of :meth:`Store.apply`: ``ok`` or why not."""
 
-    status: str  # ok, not_playing, taken_over, seq, version
+    status: str  # ok, not_playing, taken_over, seq, version, full (the seat's log is)
     v: int = 0  # event version recorded (ok; 0 in a big room, which records none)
     active: int = -1  # seats still playing, when this command ended the seat's race
     seq: int = 0  # the seat's last seq (status seq)
@@ -452,16 +452,18 @@ class Store:
 
     async def apply(self, seat_keys: SeatKeys, *, race: int, seat: int, conn: str, ver: int,
                     seq: int, command: str, snap: bytes, entry: bytes, event: bytes,
-                    done: bool, ranking: Ranked | None = None) -> Applied:
+                    done: bool, limit: int, ranking: Ranked | None = None) -> Applied:
         """Append one game command of a seat, if the seat is still at version
-        ``ver`` and held by ``conn``; ``event`` is the body from :func:`event_body`.
-        A big room's command passes ``ranking`` instead of an event (``b""``)."""
+        ``ver`` and held by ``conn`` and its log holds fewer than ``limit``
+        commands (status ``full`` if not); ``event`` is the body from
+        :func:`event_body`. A big room's command passes ``ranking`` instead of
+        an event (``b""``)."""
         big = ("", "", "", "", "", "") if ranking is None else (
             ranking.score, seat_member(seat), ranking.foundation_before, ranking.foundation,
             ranking.status_before, ranking.status)
         reply = await self._run(scripts.MOVE, seat_keys, [
             race, seat, conn, ver, seq, f"{seq} {command}", snap, entry, event,
-            "1" if done else "0", self.event_cap, *big,
+            "1" if done else "0", self.event_cap, *big, limit,
         ])
         status = reply[0].decode()
         if status == "ok":
@@ -472,9 +474,15 @@ class Store:
             return Applied("version", ver=int(reply[1]) if len(reply) > 1 and reply[1] else 0)
         return Applied(status)
 
-    async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
-        """A seat's whole command log: (seq, command) in order."""
-        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1))
+    async def log(self, room_id: str, race: int, seat: int, first: int = 0,
+                  last: int = -1) -> list[tuple[int, str]]:
+        """A seat's command log, entries ``first`` to ``last`` (the whole by
+        default): (seq, command) in order."""
+        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), first, last))
+
+    async def log_length(self, room_id: str, race: int, seat: int) -> int:
+        """How many commands a seat's log holds."""
+        return int(await self.call("LLEN", keys.log(room_id, race, seat)))
 
     async def snapshots(self, room_id: str, race: int, seats: Iterable[int]) -> dict[int, bytes]:
         """The stored snapshot of each seat that has played a command."""

@@ -28,6 +28,7 @@ from tournament_support import (
     results,
     results_csv,
     t_seen,
+    whole_replay,
 )
 
 from server.app.tournaments import TOURNAMENT_TTL_MS, round_room_id, tournament_event
@@ -301,9 +302,7 @@ async def test_three_rounds_six_players_standings_csv_replays_and_secrecy(
 
     # ---- replays: the stored commands and the board after each
     for (n, p), cmds in commands.items():
-        reply = await replay_of(a if p % 2 else b, org.id, n, p)
-        assert reply.status == 200, (n, p, reply)
-        body = reply.json()
+        body = await whole_replay(a if p % 2 else b, org.id, n, p)
         assert (body["tournament"], body["round"], body["player"], body["code"]) == (
             org.id, n, p, CODES[n - 1])
         steps = body["steps"]

@@ -1,0 +1,216 @@
+"""Bounded replays (issue 16, item 5): a seat stores at most MAX_COMMANDS
+commands a race (a resign always fits), and a replay comes a page of steps
+at a time, each built in slices that hold the event loop a few milliseconds
+at most, even for the longest log a seat can have.
+
+The loop is not timed by the wall clock (a busy machine would make that
+flaky): the replay handler's coroutine is driven step by step, and each step
+(the work it does between two awaits) is timed in CPU time of this thread,
+with the garbage collector off meanwhile (its pauses depend on the whole
+heap, not on the request). The budget is 10 ms a step; the slices take
+about 1 ms on this project's 2-core test machine, so the margin is wide.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import random
+import time
+from collections.abc import Coroutine, Generator, Iterator
+from dataclasses import dataclass
+from typing import Any, Final, TypeVar
+
+import orjson
+import pytest
+from harness import Client, RedisServer, ServerProcess, Servers
+from tournament_support import Entrant, Organizer, replay_of, t_seen, whole_replay
+
+from server.app.api import api
+from server.app.config import Config
+from server.app.metrics import Metrics
+from server.app.replays import PAGE_MAX
+from server.app.rooms import Rooms
+from server.app.solving import SolverPool
+from server.app.tournaments import Tournaments
+from server.app.winnable import WinnableDeals
+from server.klondike import Game
+from server.protocol import MAX_COMMANDS
+from server.store import Store
+
+CODE: Final = "KL1-D1N-AAAAAAA"
+STALL_BUDGET: Final = 0.010  # seconds of the loop one synchronous step may hold
+T = TypeVar("T")
+
+
+class Timed:
+    """Awaits a coroutine, timing each synchronous step it takes (from one
+    await to the next) in CPU time of this thread: what the step computed,
+    however busy the machine."""
+
+    def __init__(self, coro: Coroutine[Any, Any, T]) -> None:
+        self.coro = coro
+        self.steps: list[float] = []
+
+    def __await__(self) -> Generator[Any, Any, Any]:
+        sent: Any = None
+        thrown: BaseException | None = None
+        while True:
+            started = time.thread_time()
+            try:
+                yielded = self.coro.throw(thrown) if thrown is not None else self.coro.send(sent)
+            except StopIteration as done:
+                self.steps.append(time.thread_time() - started)
+                return done.value
+            self.steps.append(time.thread_time() - started)
+            try:
+                sent, thrown = (yield yielded), None
+            except BaseException as exc:  # a cancellation goes in as the coroutine's own
+                sent, thrown = None, exc
+
+
+@dataclass
+class Capped:
+    """A tournament round whose player stored the longest log a seat may."""
+
+    server: ServerProcess
+    tid: str
+    commands: list[str]
+    refused: list[dict[str, Any]]
+
+
+@pytest.fixture(scope="module")
+def capped(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[Capped]:
+    group = Servers(tmp_path_factory.mktemp("replays"))
+    server = group.start(redis_server.url, args=["--msg-rate", "100000", "--msg-burst", "100000"])
+    try:
+        yield asyncio.run(play_to_the_cap(server))
+    finally:
+        problems = group.close()
+        assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def walk(length: int, seed: int = 16) -> list[str]:
+    """A random legal game of ``length`` commands, undos among them, never
+    won: moves of every kind, so that the replay's boards are not all alike."""
+    rng, game, out = random.Random(seed), Game(CODE), []
+    while len(out) < length:
+        if game.undo_depth and rng.random() < 0.1:
+            game.pop()
+            out.append("undo")
+            continue
+        move = rng.choice(game.legal_moves())
+        game.push(move)
+        if game.is_won:
+            game.pop()
+            continue
+        out.append(str(move))
+    return out
+
+
+async def play_to_the_cap(server: ServerProcess) -> Capped:
+    """One round, one player: a random legal game until the log is full but
+    for a resign; a move and an undo then, refused; then the resign."""
+    org = Organizer(await Client.open(server.ws_url, "org"))
+    ann = Entrant(await Client.open(server.ws_url, "ann"), "ann")
+    try:
+        await org.create("Long", codes=[CODE], max_players=2, time_limit=14400)
+        await ann.register(org.id)
+        room = await org.start(1)
+        await ann.enter(room, CODE)
+        client, commands = ann.client, walk(MAX_COMMANDS - 1)
+        for n, command in enumerate(commands):
+            reply = await client.command("undo") if command == "undo" \
+                else await client.command("move", {"m": command})
+            assert reply["t"] == "ack", (n, command, reply)
+        refused = [await client.command("move", {"m": "draw"}), await client.command("undo")]
+        assert refused[0]["d"]["code"] == "too_many_moves", refused
+        client.seq -= 2  # refused commands leave their numbers unused
+        assert (await client.command("resign"))["t"] == "ack"
+        commands.append("resign")
+        await t_seen(org.client, "round_ended", 1)
+        return Capped(server, org.id, commands, refused)
+    finally:
+        await org.client.close()
+        await ann.client.close()
+
+
+async def test_a_seat_stores_at_most_its_cap_of_commands_and_may_still_resign(
+        capped: Capped, redis_server: RedisServer) -> None:
+    assert [(r["t"], r["d"]["code"]) for r in capped.refused] == [
+        ("reject", "too_many_moves"), ("reject", "too_many_moves")]
+    assert "resign" in capped.refused[0]["d"]["msg"]
+    body = await whole_replay(capped.server, capped.tid, 1, 0)
+    assert body["of"] == MAX_COMMANDS + 1  # the deal and every command stored
+    assert [s["command"] for s in body["steps"][1:]] == capped.commands
+
+
+async def test_every_page_of_the_longest_replay_holds_the_loop_under_10_ms(
+        capped: Capped, redis_server: RedisServer) -> None:
+    """The replay handler of a real process (its code, on the same Redis),
+    driven page by page over the longest log a seat can store: in order (each
+    page starts from the last one's end), again (from the cache), and a last
+    page asked for first by a fresh process (from the deal)."""
+    store = await Store.open(redis_server.url)
+    try:
+        def handler() -> Any:
+            config = Config(redis_url=redis_server.url)
+            winnable = WinnableDeals(store, SolverPool(0, 0), 0, Metrics())
+            rooms = Rooms(store, config, lambda: int(time.time() * 1000), winnable)
+            return api(Tournaments(store, rooms, config, lambda: int(time.time() * 1000)))
+
+        warm, cold = handler(), handler()
+        gc.collect()
+        gc.disable()  # a collection's pause is the whole heap's, not the handler's work
+        base = f"/api/tournaments/{capped.tid}/rounds/1/replay/0"
+        longest: dict[str, float] = {}
+        steps: list[dict[str, Any]] = []
+        pages: list[bytes] = []
+        for first in range(0, MAX_COMMANDS + 1, PAGE_MAX):
+            timed = Timed(warm(f"{base}?first={first}"))
+            reply = await timed
+            assert reply.status_code == 200
+            pages.append(reply.body)
+            body = orjson.loads(reply.body)
+            assert body["first"] == first and body["of"] == MAX_COMMANDS + 1
+            steps += body["steps"]
+            longest["in order"] = max(longest.get("in order", 0.0), *timed.steps)
+        for first in range(0, MAX_COMMANDS + 1, PAGE_MAX):
+            timed = Timed(warm(f"{base}?first={first}"))
+            assert (await timed).body == pages[first // PAGE_MAX]
+            longest["cached"] = max(longest.get("cached", 0.0), *timed.steps)
+        timed = Timed(cold(f"{base}?first={MAX_COMMANDS - 50}&count=100"))
+        last = orjson.loads((await timed).body)
+        longest["last page cold"] = max(timed.steps)
+        assert last["steps"] == steps[MAX_COMMANDS - 50:]
+        assert max(longest.values()) < STALL_BUDGET, longest
+    finally:
+        gc.enable()
+        await store.close()
+    # the steps are the boards after each command, as the engine has them
+    game = Game(CODE)
+    assert steps[0] == {"command": None, "view": game.public_view()}
+    assert len(steps) == MAX_COMMANDS + 1
+    for i, command in enumerate(capped.commands, 1):
+        if command == "undo":
+            game.pop()
+        elif command != "resign":
+            game.push(command)
+        assert steps[i] == {"s": i, "command": command, "view": game.public_view()}, i
+
+
+@pytest.mark.parametrize(("query", "error"), [
+    ("?count=0", "bad_field"), ("?count=101", "bad_field"), ("?first=-1", "bad_field"),
+    ("?first=%C2%B2", "bad_field"), ("?count=x", "bad_field"),
+])
+async def test_a_replay_page_out_of_bounds_is_a_400_with_its_reason(
+        capped: Capped, query: str, error: str) -> None:
+    reply = await replay_of(capped.server, capped.tid, 1, 0, query)
+    assert reply.status == 400 and reply.json()["error"] == error, reply
+
+
+async def test_a_replay_page_past_the_end_is_empty(capped: Capped) -> None:
+    reply = await replay_of(capped.server, capped.tid, 1, 0, f"?first={MAX_COMMANDS + 1}")
+    assert reply.status == 200
+    assert reply.json()["steps"] == [] and reply.json()["of"] == MAX_COMMANDS + 1
