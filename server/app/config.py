@@ -27,7 +27,12 @@ option                         environment variable                  default
 --creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
 --max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
 --max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
+--address-share                KLONDIKE_ADDRESS_SHARE                1 (% of those one address may hold)
+--unjoined-hold                KLONDIKE_UNJOINED_HOLD                600 (s a place waits for a player)
+--registrations-per-minute     KLONDIKE_REGISTRATIONS_PER_MINUTE     20 (per address)
 --proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
+--allowed-origins              KLONDIKE_ALLOWED_ORIGINS              none (pages of other sites allowed)
+--request-timeout              KLONDIKE_REQUEST_TIMEOUT              5 (s for a request's head to come)
 --redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
 --presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
 --solver-workers               KLONDIKE_SOLVER_WORKERS               1 (solver processes; 0: none)
@@ -49,6 +54,7 @@ from typing import Any, Final
 from urllib.parse import urlparse
 
 from ..store import DURABILITIES
+from .http import origin_key
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[2] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
@@ -91,7 +97,12 @@ class Config:
     creations_per_minute: int = 30
     max_rooms: int = 100_000
     max_tournaments: int = 10_000
+    address_share: float = 1.0  # percent of max_rooms (max_tournaments) one address may hold
+    unjoined_hold: int = 600
+    registrations_per_minute: int = 20
     proxy_header: str | None = None
+    allowed_origins: tuple[str, ...] = ()  # besides the server's own (see admission.py)
+    request_timeout: float = 5.0
     # the solver (app/solving.py, app/winnable.py)
     solver_workers: int = 1
     solver_queue: int = 8
@@ -134,6 +145,13 @@ def _non_negative_int(v: str) -> int:
     x = int(v)
     if x < 0:
         raise ValueError("must be 0 or more")
+    return x
+
+
+def _percent(v: str) -> float:
+    x = float(v)
+    if not 0 < x <= 100:
+        raise ValueError("a percentage: more than 0, at most 100")
     return x
 
 
@@ -200,6 +218,22 @@ def _header(v: str) -> str:
     return name
 
 
+def _origins(v: str) -> tuple[str, ...]:
+    """Origins such as ``https://play.example.com``, comma-separated, as
+    ``scheme://host:port``."""
+    out = []
+    for given in (o.strip() for o in v.split(",")):
+        if not given:
+            continue
+        key = origin_key(given)
+        if key is None:
+            raise ValueError(f"{given!r} is not an origin such as https://play.example.com "
+                             "(a scheme, http or https, and a host; a port if not the default)")
+        scheme, host, port = key
+        out.append(f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}")
+    return tuple(dict.fromkeys(out))
+
+
 def _host(v: str) -> str:
     if not v.strip():
         raise ValueError("empty")
@@ -229,7 +263,12 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("creations_per_minute", _positive_int),
     ("max_rooms", _positive_int),
     ("max_tournaments", _positive_int),
+    ("address_share", _percent),
+    ("unjoined_hold", _positive_int),
+    ("registrations_per_minute", _positive_int),
     ("proxy_header", _header),
+    ("allowed_origins", _origins),
+    ("request_timeout", _positive_float),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
     ("tick", _tick),

@@ -36,6 +36,7 @@ from email.utils import formatdate
 from http import HTTPStatus
 from pathlib import Path
 from typing import Final
+from urllib.parse import urlsplit
 
 from websockets.asyncio.server import ServerConnection
 from websockets.datastructures import Headers
@@ -64,6 +65,47 @@ _MODULES: Final = frozenset({".js", ".mjs"})
 _LINK: Final = re.compile(r'\b(href|src)="(/[^"?#]*)"')
 
 ApiHandler = Callable[[str], Awaitable[Response | None]]  # the request's path and query
+DEFAULT_PORTS: Final = {"http": 80, "https": 443}
+
+
+def origin_key(origin: str) -> tuple[str, str, int] | None:
+    """``(scheme, host, port)`` of an origin such as ``https://example.com``
+    (the port its scheme's default if left out), or ``None`` if it is not
+    an http(s) origin (``null``, a path, a user, a bad port...).
+
+    >>> origin_key("https://Play.Example.com"), origin_key("http://[::1]:8080")
+    (('https', 'play.example.com', 443), ('http', '::1', 8080))
+    >>> origin_key("null"), origin_key("https://a.example/x"), origin_key("ftp://a.example")
+    (None, None, None)
+    """
+    try:
+        parts = urlsplit(origin.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if (parts.scheme not in DEFAULT_PORTS or not parts.hostname or parts.path or parts.query
+            or parts.fragment or parts.username is not None or parts.password is not None):
+        return None
+    return parts.scheme, parts.hostname.rstrip("."), port or DEFAULT_PORTS[parts.scheme]
+
+
+def host_key(host: str) -> tuple[str, int | None] | None:
+    """``(host, port)`` of a ``Host`` header (``None`` for the port if it
+    names none), or ``None`` if it is not one.
+
+    >>> host_key("Play.example.com"), host_key("127.0.0.1:8080"), host_key("[::1]:80")
+    (('play.example.com', None), ('127.0.0.1', 8080), ('::1', 80))
+    >>> host_key(""), host_key("a.example:x"), host_key("a/b")
+    (None, None, None)
+    """
+    try:
+        parts = urlsplit("//" + host.strip())
+        port = parts.port
+    except ValueError:
+        return None
+    if not parts.hostname or parts.path or parts.query or parts.fragment or parts.username:
+        return None
+    return parts.hostname.rstrip("."), port
 
 
 def _headers(content_type: str | None, extra: Mapping[str, str] | None) -> Headers:
@@ -151,6 +193,13 @@ def matches(if_none_match: str | None, tag: str) -> bool:
         if value.removeprefix("W/").strip('"').removesuffix("-gz") == tag:
             return True
     return False
+
+
+def _joined(headers: Headers, name: str) -> str | None:
+    """A list-valued header sent once or several times, as one value (the
+    two are the same, RFC 9110 § 5.3; ``Headers.get`` raises on the second)."""
+    values = headers.get_all(name)
+    return ", ".join(values) if values else None
 
 
 def _with_script_hash(csp: str, digest: str) -> str:
@@ -267,12 +316,12 @@ class StaticFiles:
 
     def _send(self, asset: Asset, request: Headers, cache: str,
               extra: Mapping[str, str] | None = None) -> Response:
-        gz = asset.gzipped is not None and accepts_gzip(request.get("Accept-Encoding"))
+        gz = asset.gzipped is not None and accepts_gzip(_joined(request, "Accept-Encoding"))
         meta = {"ETag": f'"{asset.tag}-gz"' if gz else f'"{asset.tag}"', "Cache-Control": cache,
                 **(extra or {})}
         if asset.gzipped is not None:
             meta["Vary"] = "Accept-Encoding"
-        if matches(request.get("If-None-Match"), asset.tag):
+        if matches(_joined(request, "If-None-Match"), asset.tag):
             return not_modified(meta)
         body = asset.body
         if gz and asset.gzipped is not None:
@@ -282,6 +331,23 @@ class StaticFiles:
 
 
 Admit = Callable[[ServerConnection, Request], Response | None]
+
+
+def json_errors(connection: ServerConnection, request: Request, answer: Response) -> Response:
+    """The ``process_response`` hook: a refusal the websockets library wrote
+    itself for a handshake it read (a ``/ws`` request missing a header, say:
+    plain text) gets the JSON body of every other refusal."""
+    if (answer.status_code < 400 or request.path.split("?", 1)[0] != WS_PATH
+            or answer.body.startswith(b"{")):
+        return answer
+    reason = answer.body.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    status = HTTPStatus(answer.status_code)
+    refused = error(status, "bad_request" if status < 500 else "unavailable",
+                    reason[0][:200] or status.phrase)
+    for name in ("Upgrade", "Sec-WebSocket-Version", "Server"):  # what it told the client
+        for value in answer.headers.get_all(name):
+            refused.headers[name] = value
+    return refused
 
 
 def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],

@@ -55,6 +55,7 @@ class Reason(StrEnum):
     TOO_MANY_MOVES = "too_many_moves"
     # the server
     TOO_MANY = "too_many"
+    ADDRESS_FULL = "address_full"
     NO_WINNABLE_DEAL = "no_winnable_deal"
     SERVER_FULL = "server_full"
     UNAVAILABLE = "unavailable"
@@ -105,7 +106,10 @@ DEFAULT_TEXT: dict[Reason, str] = {
                             "still resign"),
     Reason.NO_WINNABLE_DEAL: ("no certified winnable deal of this mode is ready right now: try "
                               "again in a little while, or choose a random deal"),
-    Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",
+    Reason.TOO_MANY: ("too many requests of this kind from your address (or connection): wait "
+                      "a while"),
+    Reason.ADDRESS_FULL: ("the rooms (or tournaments) made from your address hold as many places "
+                          "as one address may"),
     Reason.SERVER_FULL: "the server holds as many rooms and tournaments as it may: try later",
     Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",
     Reason.INTERNAL: "something went wrong on the server",

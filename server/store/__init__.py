@@ -9,6 +9,7 @@ from .store import (
     Applied,
     Changes,
     Committed,
+    Creation,
     Joined,
     Left,
     Ranked,
@@ -21,6 +22,6 @@ from .store import (
 )
 
 __all__ = ["DURABILITIES", "Applied", "BigTournamentStore", "Changes", "Channels", "Committed",
-           "Joined", "Left", "Near", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData",
+           "Creation", "Joined", "Left", "Near", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData",
            "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
            "event_body"]

@@ -297,13 +297,58 @@ return ids
 """)
 
 #: Count a creation from one address over the last minute (a rolling
-#: window); the live documents of a kind (pruned of those whose time is up).
+#: window), and the places its creations of this kind hold now; if it may
+#: create (under its rate and its share), keep a place for this creation
+#: until it is made (or the window ends: a creation that failed).
 CREATION: Final = Script("creation", """
--- KEYS: 1 the address's creations (zset: id -> ms); ARGV: 1 now ms, 2 the window ms,
---       3 a unique id for this creation
+-- KEYS: 1 the address's creations (zset: id -> ms), 2 the places its creations of this kind
+--       hold (zset: id -> until when, ms)
+-- ARGV: 1 now ms, 2 the window ms, 3 a unique id for this creation, 4 creations an address
+--       may make in the window, 5 places an address may hold
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - window)
+redis.call('ZADD', KEYS[1], now, ARGV[3])
+redis.call('PEXPIRE', KEYS[1], window)
+local made = redis.call('ZCARD', KEYS[1])
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+local held = redis.call('ZCARD', KEYS[2])
+local kept = 0
+if made <= tonumber(ARGV[4]) and held < tonumber(ARGV[5]) then
+  redis.call('ZADD', KEYS[2], now + window, ARGV[3])
+  kept = 1
+end
+local last = redis.call('ZRANGE', KEYS[2], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('PEXPIREAT', KEYS[2], last[2]) end
+return {made, held, kept}
+""")
+
+#: A place held by a room or tournament made from an address, until a time
+#: (never shortened), instead of the reservation its creation kept.
+HOLD: Final = Script("hold", """
+-- KEYS: 1 the places an address holds; ARGV: 1 id, 2 until when (ms), 3 a reservation ('')
+if ARGV[3] ~= '' then redis.call('ZREM', KEYS[1], ARGV[3]) end
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
+return 1
+""")
+
+#: A room or tournament remembers the address it was made from (if it still exists).
+MADE_BY: Final = Script("made_by", """
+-- KEYS: 1 a room's or tournament's document (hash); ARGV: 1 the address
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'by', ARGV[1]) end
+return 1
+""")
+
+#: One more (or none: '' as the id) in a rolling window; how many it holds.
+WINDOW: Final = Script("window", """
+-- KEYS: 1 a rolling window (zset: id -> ms); ARGV: 1 now ms, 2 the window ms, 3 an id to add
+--       ('': count only)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[3] ~= '' then
+  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
 return redis.call('ZCARD', KEYS[1])
 """)
 
@@ -696,6 +741,7 @@ if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) 
 return 0
 """)
 
-ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, LIVE_COUNT,
+ALL: Final = (MOVE, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE, CREATION, HOLD,
+              MADE_BY, WINDOW, LIVE_COUNT,
               JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT,
               ROUND_SEAT, ROUND_OUT, RELEASE)

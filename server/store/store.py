@@ -72,6 +72,16 @@ class Applied:
 
 
 @dataclass(frozen=True, slots=True)
+class Creation:
+    """The outcome of :meth:`Store.count_creation`."""
+
+    made: int  # creations from the address in the last minute, this one included
+    held: int  # places its creations of the kind hold now
+    live: int  # places held in all
+    reservation: str | None  # the place kept for this creation (None: the address may not)
+
+
+@dataclass(frozen=True, slots=True)
 class Joined:
     """The outcome of :meth:`Store.join_big`: ``ok`` or why not."""
 
@@ -568,20 +578,65 @@ class Store:
                                         for key in index))
         return [i.decode() for ids in shards for i in ids]
 
-    async def count_creation(self, address: str, kind: str, now_ms: int) -> tuple[int, int]:
+    async def count_creation(self, address: str, kind: str, now_ms: int, *, rate: int,
+                             share: int) -> Creation:
         """One more creation from ``address`` (how many in the last minute,
-        this one included) and how many documents of ``kind`` (``room`` or
-        ``tournament``) are live. Two scripts, in different slots on a
-        cluster (one round trip on one Redis: they are sent together)."""
-        made, *counts = await asyncio.gather(
-            self._run(scripts.CREATION, [keys.creations(address)],
-                      [now_ms, 60_000, secrets.token_hex(8)]),
+        this one included), the places its ``kind`` (``room`` or
+        ``tournament``) hold, and how many of that kind hold one in all; a
+        place kept for this creation if the address is under ``rate`` and
+        ``share`` (see the ``creation`` script). Scripts in different slots
+        on a cluster (one round trip on one Redis: they are sent together)."""
+        token = "new:" + secrets.token_hex(8)
+        (made, held, kept), *counts = await asyncio.gather(
+            self._run(scripts.CREATION, [keys.creations(address), keys.held(address, kind)],
+                      [now_ms, 60_000, token, rate, share]),
             *(self._run(scripts.LIVE_COUNT, [key], [now_ms]) for key in self._live[kind]))
-        return int(made), sum(int(c) for c in counts)
+        return Creation(int(made), int(held), sum(int(c) for c in counts),
+                        token if kept else None)
 
-    async def live_add(self, kind: str, ident: str, until_ms: int) -> None:
-        """A document of ``kind`` counts as live until ``until_ms``."""
-        await self.call("ZADD", keys.shard_of(ident, self._live[kind]), until_ms, ident)
+    async def hold_place(self, kind: str, ident: str, address: str, until_ms: int,
+                         reservation: str | None = None) -> None:
+        """A room or tournament (``kind``) made from ``address`` holds a place
+        until ``until_ms``: in all, under its address's share (instead of
+        the ``reservation`` its creation kept), and its document remembers
+        the address (:meth:`renew_place`)."""
+        doc = keys.room(ident) if kind == "room" else keys.tournament(ident)
+        await asyncio.gather(
+            self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
+            self._run(scripts.HOLD, [keys.held(address, kind)], [ident, until_ms, reservation or ""]),
+            self._run(scripts.MADE_BY, [doc], [address]))
+
+    async def drop_reservation(self, kind: str, address: str, reservation: str) -> None:
+        """Give back the place a creation kept that was not made after all."""
+        await self.call("ZREM", keys.held(address, kind), reservation)
+
+    async def renew_place(self, kind: str, ident: str, until_ms: int) -> None:
+        """Someone joined a room (or registered in a tournament): its place is
+        held until ``until_ms`` (never less than it was), in all and under the
+        address it was made from."""
+        doc = keys.room(ident) if kind == "room" else keys.tournament(ident)
+        address = await self.call("HGET", doc, "by")
+        if address is None:  # not made by a player (a round's room), or gone
+            return
+        await asyncio.gather(
+            self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
+            self._run(scripts.HOLD, [keys.held(address.decode(), kind)], [ident, until_ms, ""]))
+
+    async def count_registration(self, address: str, now_ms: int) -> int:
+        """One more registration from ``address``: how many in the last minute."""
+        return int(await self._run(scripts.WINDOW, [keys.registrations(address)],
+                                   [now_ms, 60_000, secrets.token_hex(8)]))
+
+    async def invite_guesses(self, address: str, tournament_id: str, now_ms: int,
+                             window_ms: int, *, wrong: bool = False) -> tuple[int, int]:
+        """Wrong invite codes in the last ``window_ms`` from ``address`` and at
+        a tournament (one more of each with ``wrong``)."""
+        mark = secrets.token_hex(8) if wrong else ""
+        by_address, by_tournament = await asyncio.gather(
+            self._run(scripts.WINDOW, [keys.invite_guesses(address)], [now_ms, window_ms, mark]),
+            self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
+                      [now_ms, window_ms, mark]))
+        return int(by_address), int(by_tournament)
 
     async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
         """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
@@ -741,5 +796,5 @@ def event_body(event: dict[str, Any]) -> bytes:
     return _body(event)
 
 
-__all__ = ["Applied", "Changes", "Committed", "Joined", "Left", "Ranked", "RoomData",
+__all__ = ["Applied", "Changes", "Committed", "Creation", "Joined", "Left", "Ranked", "RoomData",
            "SeatData", "Store", "StoreUnavailable", "TournamentData", "event_body"]

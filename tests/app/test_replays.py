@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import random
 import time
 from collections.abc import Coroutine, Generator, Iterator
 from dataclasses import dataclass
@@ -23,6 +22,7 @@ from typing import Any, Final, TypeVar
 
 import orjson
 import pytest
+from fuzz_support import walk
 from harness import Client, RedisServer, ServerProcess, Servers
 from tournament_support import Entrant, Organizer, replay_of, t_seen, whole_replay
 
@@ -91,24 +91,6 @@ def capped(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
         assert not problems, "server logged errors:\n" + "\n".join(problems)
 
 
-def walk(length: int, seed: int = 16) -> list[str]:
-    """A random legal game of ``length`` commands, undos among them, never
-    won: moves of every kind, so that the replay's boards are not all alike."""
-    rng, game, out = random.Random(seed), Game(CODE), []
-    while len(out) < length:
-        if game.undo_depth and rng.random() < 0.1:
-            game.pop()
-            out.append("undo")
-            continue
-        move = rng.choice(game.legal_moves())
-        game.push(move)
-        if game.is_won:
-            game.pop()
-            continue
-        out.append(str(move))
-    return out
-
-
 async def play_to_the_cap(server: ServerProcess) -> Capped:
     """One round, one player: a random legal game until the log is full but
     for a resign; a move and an undo then, refused; then the resign."""
@@ -119,7 +101,7 @@ async def play_to_the_cap(server: ServerProcess) -> Capped:
         await ann.register(org.id)
         room = await org.start(1)
         await ann.enter(room, CODE)
-        client, commands = ann.client, walk(MAX_COMMANDS - 1)
+        client, commands = ann.client, walk(CODE, MAX_COMMANDS - 1)
         for n, command in enumerate(commands):
             reply = await client.command("undo") if command == "undo" \
                 else await client.command("move", {"m": command})

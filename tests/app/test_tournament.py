@@ -505,11 +505,11 @@ async def test_processes_killed_during_registration_mid_round_and_between_rounds
     commands1 = {0: [str(Move.parse(m)) for m in script1], 1: [
         *(str(Move.parse(m)) for m in script1[:50]), "resign"], 2: ["resign"]}
     for p, cmds in commands1.items():
-        body = (await replay_of(c, org.id, 1, p)).json()
+        body = await whole_replay(c, org.id, 1, p)
         assert [s["command"] for s in body["steps"]] == [None, *cmds]
         assert [s["view"] for s in body["steps"]] == views_of(code1, cmds)
     for e in (ann, bob, cat):
-        body = (await replay_of(c, org.id, 2, e.player)).json()
+        body = await whole_replay(c, org.id, 2, e.player)
         assert [s["command"] for s in body["steps"]] == [None, *e.commands]
         assert [s["view"] for s in body["steps"]] == views_of(code2, e.commands)
 
