@@ -47,25 +47,12 @@ from typing import Any
 
 import orjson
 import redis
+from fuzz import HOST, ROOT, free_port, out  # this folder's: bench/fuzz.py
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
-ROOT = Path(__file__).resolve().parents[1]
-HOST = "127.0.0.1"
 SUBPROTOCOL = "klondike-race.v1"
 CODE = "KL1-D1N-AAAAAAA"
-
-
-def out(text: str = "") -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
-
-
-def free_port() -> int:
-    import socket
-    with socket.socket() as s:
-        s.bind((HOST, 0))
-        return int(s.getsockname()[1])
 
 
 class Stack:

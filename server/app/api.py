@@ -30,7 +30,7 @@ from ..protocol import Reason
 from ..race import RaceError
 from ..store import StoreUnavailable
 from .http import ApiHandler, error, response
-from .replays import PAGE_MAX
+from .replays import PAGE_MAX, Busy
 from .rooms import is_room_id
 from .tournaments import Tournaments
 
@@ -99,6 +99,9 @@ def api(tournaments: Tournaments) -> ApiHandler:
         except StoreUnavailable:
             return error(HTTPStatus.SERVICE_UNAVAILABLE, Reason.UNAVAILABLE.value,
                          "storage unreachable")
+        except Busy:
+            return error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many replays are being "
+                         "built right now: try again in a moment", {"Retry-After": "1"})
         except Exception:  # a bug: said once in the log, never a traceback to the client
             log.exception("api_failed", path=path[:200])
             return error(HTTPStatus.INTERNAL_SERVER_ERROR, Reason.INTERNAL.value,

@@ -13,6 +13,12 @@ bounded by bytes (:data:`CACHE_BYTES`, least recently used out first): the
 pages as encoded JSON, and the game at the end of each page built (a
 snapshot, about 1 KiB), from which the next page starts instead of from the
 deal.
+
+Pages not in the cache are built :data:`BUILDERS` at a time, so that
+however many are asked for at once (a client asking for page after page at
+random steps, from many connections), the loop has at most that many slices
+of replay work ready between two of anything else; up to :data:`WAITING`
+more wait their turn, and past them a request is refused (:class:`Busy`).
 """
 
 from __future__ import annotations
@@ -31,6 +37,12 @@ PAGE_MAX: Final = 100  # steps in a page, at most
 PUSH_SLICE: Final = 200  # pushes between two yields to the loop (about 1 ms)
 VIEW_SLICE: Final = 25  # views between two yields (about 1 ms)
 CACHE_BYTES: Final = 16 * 2**20
+BUILDERS: Final = 2  # pages built at once by a process
+WAITING: Final = 32  # pages waiting to be built, at most
+
+
+class Busy(Exception):
+    """Too many pages are being built or waiting: try again in a moment."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +63,8 @@ class Replays:
         self.cache_bytes = cache_bytes
         self._cache: OrderedDict[tuple[Any, ...], tuple[Any, int]] = OrderedDict()
         self._size = 0
+        self._builders = asyncio.Semaphore(BUILDERS)
+        self._waiting = 0
 
     async def page(self, room_id: str, race: int, seat: int, code: str, first: int,
                    count: int) -> Page:
@@ -66,6 +80,23 @@ class Replays:
         cached = self._get(key)
         if cached is not None:
             return Page(first, total, cached)
+        if self._waiting >= BUILDERS + WAITING:
+            raise Busy(f"{self._waiting} replay pages are being built or waiting")
+        self._waiting += 1
+        try:
+            async with self._builders:
+                cached = self._get(key)  # built meanwhile, for someone else
+                body = cached if cached is not None else await self._build(
+                    where, code, first, last)
+        finally:
+            self._waiting -= 1
+        return Page(first, total, body)
+
+    async def _build(self, where: tuple[str, int, int], code: str, first: int, last: int
+                     ) -> bytes:
+        """Steps ``first`` to ``last`` as JSON, cached with the game at ``last``."""
+        room_id, race, seat = where
+        key = ("page", *where, first, last)
         # step k is the game after k commands: step k > 0 plays command k - 1
         marks: dict[int, bytes] = self._get(("marks", *where)) or {}
         begin = max(first - 1, 0)  # the first command whose step is sent
@@ -88,7 +119,7 @@ class Replays:
         self._put(key, body, len(body))
         marks = {**marks, last: game.snapshot()}
         self._put(("marks", *where), marks, sum(map(len, marks.values())))
-        return Page(first, total, body)
+        return body
 
     def _get(self, key: tuple[Any, ...]) -> Any:
         found = self._cache.get(key)

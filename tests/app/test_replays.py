@@ -29,7 +29,7 @@ from tournament_support import Entrant, Organizer, replay_of, t_seen, whole_repl
 from server.app.api import api
 from server.app.config import Config
 from server.app.metrics import Metrics
-from server.app.replays import PAGE_MAX
+from server.app.replays import BUILDERS, PAGE_MAX, WAITING
 from server.app.rooms import Rooms
 from server.app.solving import SolverPool
 from server.app.tournaments import Tournaments
@@ -180,6 +180,33 @@ async def test_every_page_of_the_longest_replay_holds_the_loop_under_10_ms(
         elif command != "resign":
             game.push(command)
         assert steps[i] == {"s": i, "command": command, "view": game.public_view()}, i
+
+
+async def test_replay_pages_wanted_all_at_once_are_built_a_few_at_a_time_and_past_a_queue_refused(
+        capped: Capped, redis_server: RedisServer) -> None:
+    """A hundred different pages asked for at once (a client that wants the
+    loop busy): a few are built at a time, some wait, the rest get a 503
+    ``busy`` with ``Retry-After``; each page sent is right."""
+    store = await Store.open(redis_server.url)
+    try:
+        config = Config(redis_url=redis_server.url)
+        winnable = WinnableDeals(store, SolverPool(0, 0), 0, Metrics())
+        rooms = Rooms(store, config, lambda: int(time.time() * 1000), winnable)
+        handle = api(Tournaments(store, rooms, config, lambda: int(time.time() * 1000)))
+        base = f"/api/tournaments/{capped.tid}/rounds/1/replay/0"
+        replies = await asyncio.gather(*(handle(f"{base}?first={i * 19}&count=50")
+                                         for i in range(100)))
+        whole = await whole_replay(capped.server, capped.tid, 1, 0)
+    finally:
+        await store.close()
+    busy = [r for r in replies if r.status_code == 503]
+    built = [(i, r) for i, r in enumerate(replies) if r.status_code == 200]
+    assert busy and len(busy) + len(built) == 100
+    assert len(built) >= BUILDERS + WAITING
+    assert all(refusal == busy[0].body for refusal in (r.body for r in busy))
+    assert orjson.loads(busy[0].body)["error"] == "busy" and busy[0].headers["Retry-After"] == "1"
+    for i, reply in built:
+        assert orjson.loads(reply.body)["steps"] == whole["steps"][i * 19:i * 19 + 50]
 
 
 @pytest.mark.parametrize(("query", "error"), [
