@@ -31,10 +31,11 @@ and ``undo`` in turn, eight commands a second, and timing each from send to
 - **half-open**: 300 connections from one address each sending a request's
   head without its end, opened again as soon as the server closes one, for
   ``--seconds``;
-- **registrations**: 20 sockets registering nicknames in a big tournament as
-  fast as they are answered, each opened again after 5 tries, for ``--seconds``;
 - **invites**: 20 sockets sending wrong invite codes to an invite-only
-  tournament as fast as they are answered, for ``--seconds``;
+  tournament as fast as the message credit lets them, for ``--seconds``;
+- **registrations**: 20 sockets registering nicknames in a big tournament as
+  fast as the message credit lets them, each opened again after 5 tries, for
+  ``--seconds`` (the address's registrations a minute are the invites' too);
 - **replays**: 16 clients fetching pages of a replay of the longest log a
   seat may store (2 000 commands of a random legal game, written into Redis
   for the run), each page at a random step with a random size (so that the
@@ -443,7 +444,7 @@ async def one_run(a: argparse.Namespace, rep: int, workdir: Path) -> dict[str, A
 
 #: the attacks on the edge (issue 16), each a phase: its row's name and the side's role
 EDGE_PHASES: Final = (("http fuzz", "http-fuzz"), ("half-open", "half-open"),
-                      ("registrations", "registrations"), ("invites", "invites"),
+                      ("invites", "invites"), ("registrations", "registrations"),
                       ("replays", "replays"))
 PHASES: Final = ("baseline", "fuzz", *(p for p, _ in EDGE_PHASES), "ping flood")
 

@@ -265,53 +265,63 @@ class Quotas:
 
     # ------------------------------------------------------------------ registrations
 
-    async def registration(self, conn: object, address: str, tournament_id: str, *,
-                           invite: bool) -> None:
-        """Count a registration from a connection and its address, or refuse
-        it (nothing registered): a connection registers at most
-        :data:`REGISTRATIONS_PER_CONNECTION` players in
-        :data:`REGISTRATION_WINDOW_S`, an address makes at most
-        ``--registrations-per-minute`` attempts; with an invite code, neither
-        the address nor the tournament may have had too many wrong ones lately."""
-        mine = self._registered.get(conn)
+    @contextlib.asynccontextmanager
+    async def registering(self, conn: object, address: str, tournament_id: str, *,
+                          invite: bool) -> AsyncIterator[None]:
+        """A registration from a connection and its address, within their
+        rates, while the block registers; or a refusal (nothing registered).
+        A connection registers at most :data:`REGISTRATIONS_PER_CONNECTION`
+        players in :data:`REGISTRATION_WINDOW_S`, an address makes at most
+        ``--registrations-per-minute`` attempts. With an ``invite`` code, the
+        attempt takes a place among the address's and the tournament's wrong
+        codes first (so that attempts at once cannot pass the limits
+        together), kept if the block fails with ``bad_invite``, given back
+        otherwise."""
+        mine = self._registered.setdefault(conn, deque())
         now = time.monotonic()
-        if mine is not None:
-            while mine and mine[0] <= now - REGISTRATION_WINDOW_S:
-                mine.popleft()
-            if len(mine) >= REGISTRATIONS_PER_CONNECTION:
-                self._once("registration_refused", address, reason="per_connection")
-                raise RaceError(Reason.TOO_MANY, f"this connection registered "
-                                f"{REGISTRATIONS_PER_CONNECTION} players in the last "
-                                f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers "
-                                "once; wait a few minutes")
+        while mine and mine[0] <= now - REGISTRATION_WINDOW_S:
+            mine.popleft()
+        if len(mine) >= REGISTRATIONS_PER_CONNECTION:
+            self._once("registration_refused", address, reason="per_connection")
+            raise RaceError(Reason.TOO_MANY, f"this connection registered "
+                            f"{REGISTRATIONS_PER_CONNECTION} players in the last "
+                            f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers once; "
+                            "wait a few minutes")
         made = await self.store.count_registration(address, self.now_ms())
         if made > self.config.registrations_per_minute:
             self._once("registration_refused", address, reason="per_address")
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
                             "registrations a minute from one address: wait a minute")
-        if not invite:
-            return
-        by_address, by_tournament = await self.store.invite_guesses(
-            address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000)
-        if by_address >= INVITE_GUESSES_PER_ADDRESS:
+        guess = await self._guess(address, tournament_id) if invite else None
+        wrong = False
+        try:
+            yield
+            mine.append(time.monotonic())
+        except RaceError as exc:
+            wrong = exc.reason is Reason.BAD_INVITE
+            raise
+        finally:
+            if guess is not None and not wrong:
+                with contextlib.suppress(StoreUnavailable):
+                    await self.store.drop_guess(address, tournament_id, guess)
+
+    async def _guess(self, address: str, tournament_id: str) -> str:
+        """A place among the wrong invite codes of the address and of the
+        tournament for one more attempt, or a refusal."""
+        taken = await self.store.take_guess(
+            address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000,
+            by_address=INVITE_GUESSES_PER_ADDRESS, by_tournament=INVITE_GUESSES_PER_TOURNAMENT)
+        if taken.refused == "address":
             self._once("invite_guessing", address, by="address")
-            raise RaceError(Reason.TOO_MANY, f"{by_address} wrong invite codes from your "
-                            f"address in the last {INVITE_WINDOW_S // 60} minutes: wait a while")
-        if by_tournament >= INVITE_GUESSES_PER_TOURNAMENT:
+            raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_ADDRESS} wrong invite codes "
+                            f"from your address in the last {INVITE_WINDOW_S // 60} minutes: "
+                            "wait a while")
+        if taken.refused == "tournament":
             self._once("invite_guessing", tournament_id, by="tournament")
-            raise RaceError(Reason.TOO_MANY, f"{by_tournament} wrong invite codes for this "
-                            f"tournament in the last {INVITE_WINDOW_S // 60} minutes: "
-                            "registering with a code is paused; try again later")
-
-    def registered(self, conn: object) -> None:
-        """The connection registered a player (see :meth:`registration`)."""
-        self._registered.setdefault(conn, deque()).append(time.monotonic())
-
-    async def wrong_invite(self, address: str, tournament_id: str) -> None:
-        """An invite code given to register was wrong: counted for the
-        address and for the tournament."""
-        await self.store.invite_guesses(address, tournament_id, self.now_ms(),
-                                        INVITE_WINDOW_S * 1000, wrong=True)
+            raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_TOURNAMENT} wrong invite "
+                            f"codes for this tournament in the last {INVITE_WINDOW_S // 60} "
+                            "minutes: registering with a code is paused; try again later")
+        return taken.mark
 
     def _once(self, event: str, key: str, **fields: object) -> None:
         """A warning, once a minute at most per event and key (an address)."""

@@ -73,16 +73,10 @@ async def on_t_register(conn: Connection, cmd: c.TRegister) -> None:
     """Register a player, within the registration rates (see :mod:`.quotas`);
     a wrong invite code counts against the address and the tournament."""
     quotas, tid = conn.services.quotas, cmd.id.strip().upper()
-    guessed = bool(cmd.invite and cmd.invite.strip())
-    await quotas.registration(conn, conn.address, tid, invite=guessed)
-    try:
+    async with quotas.registering(conn, conn.address, tid,
+                                  invite=bool(cmd.invite and cmd.invite.strip())):
         t, player, token = await conn.services.tournaments.register(cmd.id, cmd.nickname,
                                                                     cmd.invite)
-    except RaceError as exc:
-        if exc.reason is Reason.BAD_INVITE and guessed:
-            await quotas.wrong_invite(conn.address, tid)
-        raise
-    quotas.registered(conn)
     await quotas.joined("tournament", t.id)
     await conn.send(frame("t_registered", {"id": t.id, "player": player, "token": token}))
     await follow(conn, t.id, player=player)

@@ -340,16 +340,17 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'by', ARG
 return 1
 """)
 
-#: One more (or none: '' as the id) in a rolling window; how many it holds.
+#: One more in a rolling window, unless it holds its most already: how
+#: many it holds, and whether this one was added.
 WINDOW: Final = Script("window", """
--- KEYS: 1 a rolling window (zset: id -> ms); ARGV: 1 now ms, 2 the window ms, 3 an id to add
---       ('': count only)
+-- KEYS: 1 a rolling window (zset: id -> ms); ARGV: 1 now ms, 2 the window ms, 3 an id to
+--       add, 4 the most it may hold ('': no most)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
-if ARGV[3] ~= '' then
-  redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
-  redis.call('PEXPIRE', KEYS[1], ARGV[2])
-end
-return redis.call('ZCARD', KEYS[1])
+local n = redis.call('ZCARD', KEYS[1])
+if ARGV[4] ~= '' and n >= tonumber(ARGV[4]) then return {n, 0} end
+redis.call('ZADD', KEYS[1], ARGV[1], ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return {n + 1, 1}
 """)
 
 #: How many documents an index of live ones (or one shard of it) holds now.

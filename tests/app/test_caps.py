@@ -327,3 +327,25 @@ async def test_invite_codes_cannot_be_guessed_from_one_address_or_at_one_tournam
             await client.close()
     said = [line for line in server.log_lines() if line.get("event") == "invite_guessing"]
     assert [line["by"] for line in said] == ["address", "tournament"]
+
+
+async def test_invite_codes_sent_at_once_cannot_pass_the_limit_together(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """Twenty wrong codes from one address at the same moment: each takes a
+    place among the address's wrong codes before it is checked, so exactly
+    10 are checked and 10 refused; a right code given back its place."""
+    server = servers.start(redis_server.url, args=PROXY)
+    guesser = address()
+    org = Client(await open_from(server.ws_url, address()), "org")
+    many = [Client(await open_from(server.ws_url, guesser), f"g{i}") for i in range(21)]
+    try:
+        await org.send("t_create", {"name": "Private", "settings": {"invite": True}})
+        created = await org.expect("t_created")
+        right = await registers(many[20], created["id"], "right", created["invite"])
+        assert right["t"] == "t_registered"  # a right code is not counted among the wrong ones
+        got = await asyncio.gather(*(registers(c, created["id"], f"g{i}", f"WRONG{i:03d}")
+                                     for i, c in enumerate(many[:20])))
+        assert sorted(g["d"]["code"] for g in got) == ["bad_invite"] * 10 + ["too_many"] * 10
+    finally:
+        for client in (org, *many):
+            await client.close()
