@@ -107,7 +107,6 @@ class Quotas:
         self.open_per_address: Counter[str] = Counter()  # every connection, from its accept
         self.open_total = 0
         metrics.open_sockets.set_function(lambda: self.open_total)
-        self._logged: set[str] = set()
         self._floods: dict[str, deque[float]] = {}  # address -> when its flooders were closed
         self._barred: dict[str, float] = {}  # address -> until when it may not connect
         self._registered: weakref.WeakKeyDictionary[object, deque[float]] = (
@@ -141,14 +140,11 @@ class Quotas:
             self.open_per_address[address] -= 1
             if self.open_per_address[address] <= 0:
                 del self.open_per_address[address]
-        self._logged.clear()
 
     def _refused(self, why: str, address: str, cap: int) -> None:
         self.metrics.refused_connections.labels(reason=why).inc()
-        if why not in self._logged:  # once per reason until a place frees up
-            self._logged.add(why)
-            log.warning("connections_refused", reason=why, address=address,
-                        open=self.open_total if why.startswith("open") else self.total, cap=cap)
+        self._once("connections_refused", why, reason=why, address=address, cap=cap,
+                   open=self.open_total if why.startswith("open") else self.total)
 
     def admit(self, address: str) -> HTTPStatus | None:
         """Take a place for a websocket from ``address``, or the status to refuse it with."""
@@ -176,7 +172,6 @@ class Quotas:
         self.per_address[address] -= 1
         if self.per_address[address] <= 0:
             del self.per_address[address]
-        self._logged.clear()
 
     def flooded(self, address: str) -> None:
         """A connection from ``address`` was closed for flooding. An address
@@ -234,11 +229,11 @@ class Quotas:
             raise RaceError(Reason.SERVER_FULL, f"the server holds {cap} {kind}s, as many as it "
                                                 "may: try again later")
         if counted.made > rate:
-            self._once("creation_refused", address, reason="too_many", kind=kind)
+            self._once("creation_refused", address, reason="too_many", kind=kind, address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {rate} rooms and tournaments a minute "
                                              "from one address: wait a minute")
         if counted.reservation is None:
-            self._once("creation_refused", address, reason="address_full", kind=kind,
+            self._once("creation_refused", address, reason="address_full", kind=kind, address=address,
                        held=counted.held)
             raise RaceError(Reason.ADDRESS_FULL, f"the {kind}s made from your address hold "
                             f"{counted.held} places, as many as one address may: one that "
@@ -282,14 +277,14 @@ class Quotas:
         while mine and mine[0] <= now - REGISTRATION_WINDOW_S:
             mine.popleft()
         if len(mine) >= REGISTRATIONS_PER_CONNECTION:
-            self._once("registration_refused", address, reason="per_connection")
+            self._once("registration_refused", address, reason="per_connection", address=address)
             raise RaceError(Reason.TOO_MANY, f"this connection registered "
                             f"{REGISTRATIONS_PER_CONNECTION} players in the last "
                             f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers once; "
                             "wait a few minutes")
         made = await self.store.count_registration(address, self.now_ms())
         if made > self.config.registrations_per_minute:
-            self._once("registration_refused", address, reason="per_address")
+            self._once("registration_refused", address, reason="per_address", address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
                             "registrations a minute from one address: wait a minute")
         guess = await self._guess(address, tournament_id) if invite else None
@@ -312,19 +307,21 @@ class Quotas:
             address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000,
             by_address=INVITE_GUESSES_PER_ADDRESS, by_tournament=INVITE_GUESSES_PER_TOURNAMENT)
         if taken.refused == "address":
-            self._once("invite_guessing", address, by="address")
+            self._once("invite_guessing", address, by="address", address=address)
             raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_ADDRESS} wrong invite codes "
                             f"from your address in the last {INVITE_WINDOW_S // 60} minutes: "
                             "wait a while")
         if taken.refused == "tournament":
-            self._once("invite_guessing", tournament_id, by="tournament")
+            self._once("invite_guessing", tournament_id, by="tournament",
+                       tournament=tournament_id)
             raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_TOURNAMENT} wrong invite "
                             f"codes for this tournament in the last {INVITE_WINDOW_S // 60} "
                             "minutes: registering with a code is paused; try again later")
         return taken.mark
 
     def _once(self, event: str, key: str, **fields: object) -> None:
-        """A warning, once a minute at most per event and key (an address)."""
+        """A warning, once a minute at most per event and ``key`` (an address,
+        a reason): a refusal repeated a thousand times is one line."""
         now = time.monotonic()
         said = self._said.get((event, key))
         if said is not None and said > now - 60:
@@ -332,7 +329,7 @@ class Quotas:
         if len(self._said) > 10_000:
             self._said = {k: t for k, t in self._said.items() if t > now - 60}
         self._said[event, key] = now
-        log.warning(event, address=key, **fields)
+        log.warning(event, **fields)
 
 
 @dataclass(frozen=True, slots=True)
