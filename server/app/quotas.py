@@ -267,11 +267,13 @@ class Quotas:
         rates, while the block registers; or a refusal (nothing registered).
         A connection registers at most :data:`REGISTRATIONS_PER_CONNECTION`
         players in :data:`REGISTRATION_WINDOW_S`, an address makes at most
-        ``--registrations-per-minute`` attempts. With an ``invite`` code, the
-        attempt takes a place among the address's and the tournament's wrong
-        codes first (so that attempts at once cannot pass the limits
-        together), kept if the block fails with ``bad_invite``, given back
-        otherwise."""
+        ``--registrations-per-minute`` attempts. With an ``invite`` code,
+        neither the address nor the tournament may have had too many wrong
+        codes lately; a block that fails with ``bad_invite`` counts one more
+        for both. (Codes sent at once are all checked against the count as it
+        was: so a class behind one address registering with the right code
+        at the same moment is never refused, and a guesser's codes in flight
+        at once may pass the limit by as many.)"""
         mine = self._registered.setdefault(conn, deque())
         now = time.monotonic()
         while mine and mine[0] <= now - REGISTRATION_WINDOW_S:
@@ -287,37 +289,33 @@ class Quotas:
             self._once("registration_refused", address, reason="per_address", address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
                             "registrations a minute from one address: wait a minute")
-        guess = await self._guess(address, tournament_id) if invite else None
-        wrong = False
+        if invite:
+            await self._guesses_left(address, tournament_id)
         try:
             yield
-            mine.append(time.monotonic())
         except RaceError as exc:
-            wrong = exc.reason is Reason.BAD_INVITE
-            raise
-        finally:
-            if guess is not None and not wrong:
+            if invite and exc.reason is Reason.BAD_INVITE:
                 with contextlib.suppress(StoreUnavailable):
-                    await self.store.drop_guess(address, tournament_id, guess)
+                    await self.store.invite_guesses(address, tournament_id, self.now_ms(),
+                                                    INVITE_WINDOW_S * 1000, wrong=True)
+            raise
+        mine.append(time.monotonic())
 
-    async def _guess(self, address: str, tournament_id: str) -> str:
-        """A place among the wrong invite codes of the address and of the
-        tournament for one more attempt, or a refusal."""
-        taken = await self.store.take_guess(
-            address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000,
-            by_address=INVITE_GUESSES_PER_ADDRESS, by_tournament=INVITE_GUESSES_PER_TOURNAMENT)
-        if taken.refused == "address":
+    async def _guesses_left(self, address: str, tournament_id: str) -> None:
+        """Refuse an attempt with an invite code if the address, or the
+        tournament, had too many wrong ones lately."""
+        by_address, by_tournament = await self.store.invite_guesses(
+            address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000)
+        if by_address >= INVITE_GUESSES_PER_ADDRESS:
             self._once("invite_guessing", address, by="address", address=address)
-            raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_ADDRESS} wrong invite codes "
-                            f"from your address in the last {INVITE_WINDOW_S // 60} minutes: "
-                            "wait a while")
-        if taken.refused == "tournament":
+            raise RaceError(Reason.TOO_MANY, f"{by_address} wrong invite codes from your "
+                            f"address in the last {INVITE_WINDOW_S // 60} minutes: wait a while")
+        if by_tournament >= INVITE_GUESSES_PER_TOURNAMENT:
             self._once("invite_guessing", tournament_id, by="tournament",
                        tournament=tournament_id)
-            raise RaceError(Reason.TOO_MANY, f"{INVITE_GUESSES_PER_TOURNAMENT} wrong invite "
-                            f"codes for this tournament in the last {INVITE_WINDOW_S // 60} "
-                            "minutes: registering with a code is paused; try again later")
-        return taken.mark
+            raise RaceError(Reason.TOO_MANY, f"{by_tournament} wrong invite codes for this "
+                            f"tournament in the last {INVITE_WINDOW_S // 60} minutes: "
+                            "registering with a code is paused; try again later")
 
     def _once(self, event: str, key: str, **fields: object) -> None:
         """A warning, once a minute at most per event and ``key`` (an address,

@@ -340,11 +340,11 @@ if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('HSET', KEYS[1], 'by', ARG
 return 1
 """)
 
-#: One more in a rolling window, unless it holds its most already: how
-#: many it holds, and whether this one was added.
+#: One more in a rolling window, unless it holds its most already (0: count
+#: only): how many it holds, and whether this one was added.
 WINDOW: Final = Script("window", """
 -- KEYS: 1 a rolling window (zset: id -> ms); ARGV: 1 now ms, 2 the window ms, 3 an id to
---       add, 4 the most it may hold ('': no most)
+--       add, 4 the most it may hold ('': no most; 0: add nothing, count)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', tonumber(ARGV[1]) - tonumber(ARGV[2]))
 local n = redis.call('ZCARD', KEYS[1])
 if ARGV[4] ~= '' and n >= tonumber(ARGV[4]) then return {n, 0} end

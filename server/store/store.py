@@ -82,14 +82,6 @@ class Creation:
 
 
 @dataclass(frozen=True, slots=True)
-class Guess:
-    """The outcome of :meth:`Store.take_guess`: its mark, or what refused it."""
-
-    mark: str
-    refused: str = ""  # "address" or "tournament" when one was full
-
-
-@dataclass(frozen=True, slots=True)
 class Joined:
     """The outcome of :meth:`Store.join_big`: ``ok`` or why not."""
 
@@ -636,27 +628,17 @@ class Store:
                                    [now_ms, 60_000, secrets.token_hex(8), ""])
         return int(count)
 
-    async def take_guess(self, address: str, tournament_id: str, now_ms: int, window_ms: int,
-                         *, by_address: int, by_tournament: int) -> Guess:
-        """A place for one more invite code among the address's and the
-        tournament's of the last ``window_ms``, if both have fewer than their
-        most (else which one is full, and nothing is taken)."""
-        mark = secrets.token_hex(8)
-        _, took = await self._run(scripts.WINDOW, [keys.invite_guesses(address)],
-                                  [now_ms, window_ms, mark, by_address])
-        if not took:
-            return Guess(mark, "address")
-        _, took = await self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
-                                  [now_ms, window_ms, mark, by_tournament])
-        if not took:
-            await self.call("ZREM", keys.invite_guesses(address), mark)
-            return Guess(mark, "tournament")
-        return Guess(mark)
-
-    async def drop_guess(self, address: str, tournament_id: str, mark: str) -> None:
-        """An invite code that was not wrong after all: out of both windows."""
-        await asyncio.gather(self.call("ZREM", keys.invite_guesses(address), mark),
-                             self.call("ZREM", keys.tournament_guesses(tournament_id), mark))
+    async def invite_guesses(self, address: str, tournament_id: str, now_ms: int,
+                             window_ms: int, *, wrong: bool = False) -> tuple[int, int]:
+        """Wrong invite codes in the last ``window_ms`` from ``address`` and at
+        a tournament (one more of each with ``wrong``)."""
+        mark = secrets.token_hex(8) if wrong else ""
+        (by_address, _), (by_tournament, _) = await asyncio.gather(
+            self._run(scripts.WINDOW, [keys.invite_guesses(address)],
+                      [now_ms, window_ms, mark, "" if wrong else 0]),
+            self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
+                      [now_ms, window_ms, mark, "" if wrong else 0]))
+        return int(by_address), int(by_tournament)
 
     async def tournament_due_add(self, tournament_id: str, at_ms: int) -> None:
         """Have the sweepers look at a tournament from ``at_ms`` on (a round it starts)."""
@@ -816,5 +798,5 @@ def event_body(event: dict[str, Any]) -> bytes:
     return _body(event)
 
 
-__all__ = ["Applied", "Changes", "Committed", "Creation", "Guess", "Joined", "Left", "Ranked", "RoomData",
+__all__ = ["Applied", "Changes", "Committed", "Creation", "Joined", "Left", "Ranked", "RoomData",
            "SeatData", "Store", "StoreUnavailable", "TournamentData", "event_body"]

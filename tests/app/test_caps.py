@@ -329,23 +329,28 @@ async def test_invite_codes_cannot_be_guessed_from_one_address_or_at_one_tournam
     assert [line["by"] for line in said] == ["address", "tournament"]
 
 
-async def test_invite_codes_sent_at_once_cannot_pass_the_limit_together(
+async def test_a_class_behind_one_address_registers_with_the_right_code_at_once(
         redis_server: RedisServer, servers: Servers) -> None:
-    """Twenty wrong codes from one address at the same moment: each takes a
-    place among the address's wrong codes before it is checked, so exactly
-    10 are checked and 10 refused; a right code given back its place."""
+    """Codes sent at the same moment are checked against the count of wrong
+    ones as it was: twenty right codes from one address at once all register,
+    even beside twenty wrong ones; once those are counted, the address may
+    try no more codes (the right one included)."""
     server = servers.start(redis_server.url, args=PROXY)
-    guesser = address()
+    school = address()
     org = Client(await open_from(server.ws_url, address()), "org")
-    many = [Client(await open_from(server.ws_url, guesser), f"g{i}") for i in range(21)]
+    pupils = [Client(await open_from(server.ws_url, school), f"p{i}") for i in range(41)]
     try:
-        await org.send("t_create", {"name": "Private", "settings": {"invite": True}})
+        await org.send("t_create", {"name": "Class", "settings": {"invite": True,
+                                                                  "max_players": 100}})
         created = await org.expect("t_created")
-        right = await registers(many[20], created["id"], "right", created["invite"])
-        assert right["t"] == "t_registered"  # a right code is not counted among the wrong ones
-        got = await asyncio.gather(*(registers(c, created["id"], f"g{i}", f"WRONG{i:03d}")
-                                     for i, c in enumerate(many[:20])))
-        assert sorted(g["d"]["code"] for g in got) == ["bad_invite"] * 10 + ["too_many"] * 10
+        tid, invite = created["id"], created["invite"]
+        got = await asyncio.gather(*(
+            registers(p, tid, f"p{i}", invite if i % 2 else f"TYPO{i:04d}")
+            for i, p in enumerate(pupils[:40])))
+        assert [g["t"] for g in got[1::2]] == ["t_registered"] * 20, got
+        assert {g["d"]["code"] for g in got[::2]} == {"bad_invite"}
+        late = await registers(pupils[40], tid, "late", invite)
+        assert late["d"]["code"] == "too_many", late
     finally:
-        for client in (org, *many):
+        for client in (org, *pupils):
             await client.close()
