@@ -223,10 +223,7 @@ def _what(msg: dict[str, Any]) -> str:
     return str(msg["d"].get("code")) if msg["t"] == "reject" else str(msg["t"])
 
 
-async def http_fuzz(url: str, requests: int, seed: int) -> dict[str, Any]:
-    org = await Talker.open(url)
-    tid = (await org.ask("t_create", {"name": "HTTP", "settings": {}}, "t_created"))["d"]["id"]
-    await org.ws.close()
+async def http_fuzz(url: str, tid: str, requests: int, seed: int) -> dict[str, Any]:
     port = int(url.rsplit(":", 1)[1].split("/")[0])
     statuses, problems = await fz.http_campaign(port, tid, requests, seed, workers=16)
     return {"sent": {"http": requests}, "statuses": {str(k): v for k, v in sorted(statuses.items())},
@@ -272,14 +269,11 @@ async def half_open(url: str, seconds: float, sockets: int = 300) -> dict[str, A
             "longest_held_s": round(longest, 1)}
 
 
-async def registrations(url: str, seconds: float, *, invite: bool, workers: int = 20
-                        ) -> dict[str, Any]:
+async def registrations(url: str, tid: str, seconds: float, *, invite: bool,
+                        workers: int = 20) -> dict[str, Any]:
     """``workers`` sockets registering nicknames in a big tournament, 5 on a
     socket before it is opened again; or, with ``invite``, sending wrong
     invite codes to an invite-only one on the same socket. For ``seconds``."""
-    org = await Talker.open(url)
-    settings = {"invite": True} if invite else {"max_players": 10_000}
-    tid = (await org.ask("t_create", {"name": "Cup", "settings": settings}, "t_created"))["d"]["id"]
     until = time.monotonic() + seconds
     got: Counter[str] = Counter()
     tries = 10**9 if invite else 5
@@ -308,7 +302,6 @@ async def registrations(url: str, seconds: float, *, invite: bool, workers: int 
                 await talker.ws.close()
 
     await asyncio.gather(*(one(i) for i in range(workers)))
-    await org.ws.close()
     return {"sent": {"guesses" if invite else "t_register": sum(got.values())},
             "answers": dict(got)}
 
@@ -346,15 +339,30 @@ def role_main(a: argparse.Namespace) -> int:
     elif a.role == "ping-flood":
         result = asyncio.run(ping_flood(a.url, a.seconds))
     elif a.role == "http-fuzz":
-        result = asyncio.run(http_fuzz(a.url, a.http_requests, a.seed))
+        result = asyncio.run(http_fuzz(a.url, a.room, a.http_requests, a.seed))
     elif a.role == "half-open":
         result = asyncio.run(half_open(a.url, a.seconds))
     elif a.role in ("registrations", "invites"):
-        result = asyncio.run(registrations(a.url, a.seconds, invite=a.role == "invites"))
+        result = asyncio.run(registrations(a.url, a.room, a.seconds, invite=a.role == "invites"))
     else:
         result = asyncio.run(replays(a.url, a.room, a.seconds, a.seed))
     out(json.dumps(result))
     return 0
+
+
+async def edge_targets(stack: Stack) -> dict[str, str]:
+    """What each attack on the edge aims at, made before the fuzz campaign
+    uses up the address's creations for a minute: role -> a tournament's id
+    (the replays': the path of the longest replay)."""
+    org = await Talker.open(stack.url)
+    targets = {"replays": await longest_replay(stack)}
+    for role, settings in (("http-fuzz", {}), ("invites", {"invite": True}),
+                           ("registrations", {"max_players": 10_000})):
+        created = await org.ask("t_create", {"name": role, "settings": settings}, "t_created")
+        targets[role] = created["d"]["id"]
+    await org.ws.close()
+    targets["half-open"] = ""
+    return targets
 
 
 async def longest_replay(stack: Stack) -> str:
@@ -363,6 +371,8 @@ async def longest_replay(stack: Stack) -> str:
     org = await Talker.open(stack.url)
     created = (await org.ask("t_create", {"name": "Long", "settings": {
         "codes": [fz.CODE], "max_players": 2, "time_limit": 14400}}, "t_created"))["d"]
+    if "id" not in created:
+        raise RuntimeError(f"the replay phase's tournament was refused: {created}")
     tid, admin = created["id"], created["admin"]
     ann = await Talker.open(stack.url)
     token = (await ann.ask("t_register", {"id": tid, "nickname": "ann"}, "t_registered"))["d"][
@@ -412,6 +422,7 @@ async def one_run(a: argparse.Namespace, rep: int, workdir: Path) -> dict[str, A
     try:
         players = await fz.honest_race(stack.url)
         room = players[0].room
+        targets = await edge_targets(stack)
         rows: dict[str, Any] = {}
         rows["baseline"] = {"lat": await _phase(players, a.seconds, None)}
         side = _side(["--role", "campaign", "--url", stack.url, "--room", room, "--nicknames",
@@ -421,11 +432,10 @@ async def one_run(a: argparse.Namespace, rep: int, workdir: Path) -> dict[str, A
         lat = await _phase(players, None, side)
         out = json.loads(side.communicate()[0] or b"{}")
         rows["fuzz"] = {"lat": lat, "side": out, "s": time.monotonic() - started}
-        path = await longest_replay(stack)
         for phase, role in EDGE_PHASES:
             side = _side(["--role", role, "--url", stack.url, "--seconds", str(a.seconds),
                           "--http-requests", str(a.http_requests), "--seed", str(rep + 1),
-                          "--room", path])
+                          "--room", targets[role]])
             lat = await _phase(players, None, side)
             rows[phase] = {"lat": lat, "side": json.loads(side.communicate()[0] or b"{}")}
         # last: the pinging sockets closed over and over get their address barred for 30 s

@@ -358,23 +358,23 @@ async def probe_http(stack: Stack) -> str:
 async def probe_half_sent(stack: Stack) -> str:
     port = stack.direct
     conns = []
-    opened = time.monotonic()
     for _ in range(300):
         try:
             reader, writer = await asyncio.open_connection(HOST, port)
         except OSError:
             continue
         writer.write(b"GET / HTTP/1.1\r\nHost: x\r\n")  # never the blank line that ends it
-        conns.append((reader, writer))
+        conns.append((time.monotonic(), reader, writer))
 
-    async def closed_after(reader: asyncio.StreamReader) -> float:
+    async def closed_after(opened: float, reader: asyncio.StreamReader) -> float:
+        """Seconds from this connection's opening to the server closing it."""
         with contextlib.suppress(ConnectionError, TimeoutError):
             async with asyncio.timeout(60):
                 await reader.read()
         return time.monotonic() - opened
 
-    times = await asyncio.gather(*(closed_after(r) for r, _ in conns))
-    for _, w in conns:
+    times = await asyncio.gather(*(closed_after(t, r) for t, r, _ in conns))
+    for _, _, w in conns:
         w.close()
     held = [t for t in times if t > 1.0]
     longest = max(held) if held else 0.0
