@@ -340,8 +340,10 @@ def json_errors(connection: ServerConnection, request: Request, answer: Response
     if (answer.status_code < 400 or request.path.split("?", 1)[0] != WS_PATH
             or answer.body.startswith(b"{")):
         return answer
-    reason = answer.body.decode(errors="replace").strip().splitlines()[-1:] or [""]
+    reason = answer.body.decode(errors="replace").strip().splitlines()[:1] or [""]
     status = HTTPStatus(answer.status_code)
+    if status is HTTPStatus.HTTP_VERSION_NOT_SUPPORTED:  # HTTP/1.0: 1.x is the version we speak
+        status = HTTPStatus.BAD_REQUEST
     refused = error(status, "bad_request" if status < 500 else "unavailable",
                     reason[0][:200] or status.phrase)
     for name in ("Upgrade", "Sec-WebSocket-Version", "Server"):  # what it told the client
