@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterable
+from typing import cast
 
 from websockets.asyncio.server import ServerConnection
 from websockets.http11 import Request
@@ -78,13 +79,13 @@ def guarded(quotas: Quotas, *, by_peer: bool, request_timeout: float,
         _timer: asyncio.TimerHandle | None = None
 
         def connection_made(self, transport: asyncio.BaseTransport) -> None:
-            super().connection_made(transport)  # its handler ends when the socket does
             peer = transport.get_extra_info("peername")
             self._address = grouped(str(peer[0])) if by_peer and peer else None
             self._held = quotas.open(self._address)
-            if not self._held:
-                self.transport.abort()
+            if not self._held:  # closed before anything is set up for it: a refusal is cheap
+                cast(asyncio.Transport, transport).abort()
                 return
+            super().connection_made(transport)  # its handler ends when the socket does
             self._timer = self.loop.call_later(request_timeout, self._too_slow)
 
         def _too_slow(self) -> None:
@@ -98,11 +99,12 @@ def guarded(quotas: Quotas, *, by_peer: bool, request_timeout: float,
             super().process_event(event)
 
         def connection_lost(self, exc: Exception | None) -> None:
+            if not self._held:
+                return  # refused: nothing was set up
+            self._held = False
             if self._timer is not None:
                 self._timer.cancel()
-            if self._held:
-                self._held = False
-                quotas.close(self._address)
+            quotas.close(self._address)
             super().connection_lost(exc)
 
     return Guarded
