@@ -3,8 +3,8 @@ server of any checkout, so that a change can be shown before and after.
 
 Run from the project's root::
 
-    .venv/bin/python bench/probes.py                          # this checkout's server
-    .venv/bin/python bench/probes.py --server-root /tmp/main  # another checkout's
+    .venv/bin/python bench/edge_probes.py                          # this checkout's server
+    .venv/bin/python bench/edge_probes.py --server-root /tmp/main  # another checkout's
 
 It starts its own ``redis-server`` and two server processes of
 ``--server-root`` (one behind a pretend proxy, ``--proxy-header
