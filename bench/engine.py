@@ -30,8 +30,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.klondike import Game, Move, deal, replay
-from server.klondike.codes import MAX_NUMBER
+from server.klondike import KL2, Game, Move, deal, replay
 
 VECTORS = Path(__file__).resolve().parents[1] / "tests" / "vectors"
 
@@ -123,8 +122,8 @@ def per_second(runs: list[Run]) -> list[float]:
 
 
 def bench_deals(count: int) -> Run:
-    """deal() over deal numbers spread across the whole range 0..2^35-1."""
-    numbers = [(i * 0x9E3779B1) % (MAX_NUMBER + 1) for i in range(count)]
+    """deal() over deal numbers spread across the whole KL2 range 0..2^64-1."""
+    numbers = [(i * 0x9E3779B97F4A7C15) % (KL2.max_number + 1) for i in range(count)]
     t0 = time.perf_counter()
     for number in numbers:
         deal(number)

@@ -42,8 +42,7 @@ from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from server.klondike import DealCode, Game
-from server.klondike.codes import MAX_NUMBER
+from server.klondike import KL1, DealCode, Game
 from server.klondike.solver import solve
 
 SEED = 20260412
@@ -60,8 +59,10 @@ class Result:
 
 
 def deal_numbers(count: int, seed: int) -> list[int]:
+    """KL1 numbers (codes the server draws are KL2): the same deals as the
+    figures recorded before KL2, and the search does not depend on the format."""
     rng = random.Random(seed)
-    return [rng.randrange(MAX_NUMBER + 1) for _ in range(count)]
+    return [rng.randrange(KL1.max_number + 1) for _ in range(count)]
 
 
 def mode_codes(mode: str, numbers: list[int]) -> list[str]:

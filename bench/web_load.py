@@ -165,7 +165,7 @@ def solo_seat(browser: Any, base: str) -> dict[str, Any]:
     page.goto("/")
     page.get_by_label("Nickname").fill("bench")
     solo = page.locator("form.solo")
-    solo.get_by_label("A KL1 code").check()
+    solo.get_by_label("A code").check()
     solo.get_by_label("Solo deal code").fill(CODE)
     solo.get_by_role("button", name="Play solo").click()
     page.locator(".race .board .card").first.wait_for()

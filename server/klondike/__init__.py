@@ -1,4 +1,4 @@
-"""Klondike Race's rules engine: KL1 deals played exactly as docs/rules.md says.
+"""Klondike Race's rules engine: KL1 and KL2 deals played exactly as docs/rules.md says.
 
 A pure library (standard library only), in the spirit of python-chess::
 
@@ -23,7 +23,7 @@ See docs/engine.md for the whole API.
 """
 
 from .cards import Card, card_name, long_name, parse_card
-from .codes import DealCode
+from .codes import KL1, KL2, CodeFormat, DealCode
 from .deal import Layout, SplitMix64, deal, shuffled_deck
 from .errors import (
     EngineError,
@@ -39,9 +39,12 @@ from .moves import DRAW, RECYCLE, Move
 
 __all__ = [
     "DRAW",
+    "KL1",
+    "KL2",
     "RECYCLE",
     "UNDO_LIMIT",
     "Card",
+    "CodeFormat",
     "DealCode",
     "EngineError",
     "Game",

@@ -4,7 +4,7 @@ All of them derive from :class:`EngineError`, itself a :class:`ValueError`::
 
     EngineError
     ├── InvalidCardError          a card's text is not a card
-    ├── InvalidDealCodeError      a KL1 code is malformed; says which part
+    ├── InvalidDealCodeError      a KL1/KL2 code is malformed; says which part
     ├── InvalidNotationError      a move's text is not docs/rules.md notation
     ├── IllegalMoveError          a well-formed move the position refuses
     ├── NothingToUndoError        undo with no move left to undo
@@ -42,7 +42,7 @@ class InvalidCardError(EngineError):
 
 
 class InvalidDealCodeError(EngineError):
-    """A KL1 deal code is malformed; the message names the part at fault."""
+    """A KL1 or KL2 deal code is malformed; the message names the part at fault."""
 
 
 class InvalidNotationError(EngineError):

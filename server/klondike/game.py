@@ -1,4 +1,4 @@
-"""One player's game of Klondike on a KL1 deal: the rules of docs/rules.md.
+"""One player's game of Klondike on a KL1 or KL2 deal: the rules of docs/rules.md.
 
 >>> game = Game("KL1-D1N-AAAAAAA")
 >>> game.push("t7>f")

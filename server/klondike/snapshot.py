@@ -1,8 +1,8 @@
 """A compact binary snapshot of a whole game, undo history included.
 
-Layout (little endian), version 1::
+Layout (little endian), version 2::
 
-    b"KG" version:u8  number:u64 draw:u8 scoring:u8
+    b"KG" version:u8  number:u64 draw:u8 scoring:u8 format:u8
     points:u16 moves:u32 recycles:u32 turned_up:u8 fan:u8 credited:u64
     foundations:4×u8
     7 × (down:u8 size:u8 cards:size×u8)          columns, bottom card first
@@ -11,6 +11,11 @@ Layout (little endian), version 1::
     size:u8 size × record                          undo history, oldest first
     crc:u32                                        CRC-32 of everything before it
     record = source:u8 target:u8 count:u8 points:u16 fan:u8 flags:u8 card:u8 drawn:u8
+
+``format`` is the code's format version (1 for KL1, 2 for KL2), so a game
+comes back with its code written as it was. Version 1, written before KL2
+codes, is the same without ``format``: its codes are KL1 (games stored then
+still load).
 
 A game of any length fits in about 1 KiB. :func:`decode` checks the checksum
 and everything it reads, and raises :class:`InvalidSnapshotError` rather than
@@ -25,15 +30,16 @@ import struct
 import zlib
 from typing import Final, NamedTuple
 
-from .codes import DealCode
+from .codes import KL1, DealCode, code_format
 from .errors import EngineError, InvalidSnapshotError
 from .history import NO_CARD, RECORD, UNDO_LIMIT, Record
 from .moves import BY_PARTS, FOUNDATION
 from .table import Table
 
 MAGIC: Final = b"KG"
-VERSION: Final = 1
-_HEAD: Final = struct.Struct("<2sBQBcHIIBBQ4B")
+VERSION: Final = 2
+_HEAD: Final = struct.Struct("<2sBQBcBHIIBBQ4B")
+_HEAD_V1: Final = struct.Struct("<2sBQBcHIIBBQ4B")  # no format byte: every code KL1
 _REC: Final = RECORD
 _NO_CARD: Final = NO_CARD
 _CRC: Final = struct.Struct("<I")
@@ -61,7 +67,7 @@ def encode(game: Table) -> bytes:
     """The snapshot of ``game``."""
     code = game.code
     out = bytearray(_HEAD.pack(
-        MAGIC, VERSION, code.number, code.draw, code.scoring.encode(),
+        MAGIC, VERSION, code.number, code.draw, code.scoring.encode(), code.format.version,
         game.points, game.moves, game.recycles, game.turned_up, game.fan, game.credited,
         *game.foundations,
     ))
@@ -90,18 +96,25 @@ def decode(data: bytes) -> Fields:
 
 
 def _decode(buf: memoryview) -> Fields:
-    if len(buf) < _HEAD.size + _CRC.size:
+    version = buf[2] if len(buf) > 2 else VERSION
+    head = _HEAD_V1 if version == 1 else _HEAD
+    if len(buf) < head.size + _CRC.size:
         raise InvalidSnapshotError(f"snapshot too short: {len(buf)} bytes")
-    (magic, version, number, draw, scoring, points, moves, recycles, turned, fan,
-     credited, *found) = _HEAD.unpack_from(buf, 0)
-    if magic != MAGIC or version != VERSION:
+    if head is _HEAD_V1:
+        (magic, version, number, draw, scoring, points, moves, recycles, turned, fan,
+         credited, *found) = _HEAD_V1.unpack_from(buf, 0)
+        fmt = KL1.version
+    else:
+        (magic, version, number, draw, scoring, fmt, points, moves, recycles, turned, fan,
+         credited, *found) = _HEAD.unpack_from(buf, 0)
+    if magic != MAGIC or version not in (1, VERSION):
         raise InvalidSnapshotError(f"unknown snapshot format {bytes(magic)!r} v{version}")
     (crc,) = _CRC.unpack_from(buf, len(buf) - _CRC.size)
     buf = buf[:len(buf) - _CRC.size]
     if zlib.crc32(buf) != crc:
         raise InvalidSnapshotError("snapshot damaged or cut short: its checksum does not match")
-    code = DealCode(number, draw, scoring.decode())
-    pos = _HEAD.size
+    code = DealCode(number, draw, scoring.decode(), code_format(fmt))
+    pos = head.size
 
     def take(n: int) -> list[int]:
         nonlocal pos

@@ -21,6 +21,7 @@ class Reason(StrEnum):
     ALREADY_IN_ROOM = "already_in_room"
     SPECTATOR = "spectator"
     NOT_SPECTATOR = "not_spectator"
+    OWN_RACE = "own_race"
     BAD_TOKEN = "bad_token"
     # rooms
     UNKNOWN_ROOM = "unknown_room"
@@ -72,6 +73,8 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.ALREADY_IN_ROOM: "this connection is already in a room",
     Reason.SPECTATOR: "spectators cannot play",
     Reason.NOT_SPECTATOR: "only a spectator can follow a player",
+    Reason.OWN_RACE: ("you race in this room: its spectators' boards would show you your own "
+                      "face-down cards; watch it once the race has ended"),
     Reason.BAD_TOKEN: "this seat token is not valid for the room",
     Reason.UNKNOWN_ROOM: "there is no such room",
     Reason.BAD_NICKNAME: "a nickname is 1 to 20 letters, digits, spaces or - _ .",
@@ -80,7 +83,7 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.RACE_STARTED: "the race has already started",
     Reason.ROUND_ROOM: ("this room is a tournament round's: only its players enter it, "
                         "with their token (resume)"),
-    Reason.BAD_CODE: "that is not a valid KL1 deal code",
+    Reason.BAD_CODE: "that is not a valid deal code",
     Reason.BAD_SETTINGS: "those room settings are not valid",
     Reason.NOT_HOST: "only the host can do that",
     Reason.NOT_LOBBY: "that can only be done in the lobby",

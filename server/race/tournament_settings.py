@@ -36,14 +36,14 @@ MAX_INTERVAL: Final = 24 * 3600  # seconds between a round's end and the next on
 
 @dataclass(frozen=True, slots=True)
 class TournamentSettings:
-    codes: tuple[str, ...]  # one KL1 code per round, in order: secret until its round ends
+    codes: tuple[str, ...]  # one deal code per round, in order: secret until its round ends
     time_limit: int = 600  # seconds per round
     max_players: int = DEFAULT_TOURNAMENT_PLAYERS
     undo: bool = True
     hints: bool = False
     boards: Boards = "after"
     delay: int = 0
-    top: int = DEFAULT_TOP  # lines of the standings a big tournament's events carry
+    top: int = DEFAULT_TOP  # standings lines a big tournament's events carry
     starts: tuple[int, ...] = ()  # server times (ms) the first rounds start at
     interval: int = 0  # seconds from a round's end to the next one's start (0: the organizer's call)
     late_until: int = 0  # registration stays open until this round starts (0 or 1: the first)
@@ -53,7 +53,8 @@ class TournamentSettings:
 
     @property
     def big(self) -> bool:
-        """More players than a small room seats: the big tournament's data model."""
+        """More players than a room of a few seats: the standings show their
+        top and each player's place, not everyone (app/tournament_views.py)."""
         return self.max_players > SMALL_ROOM
 
     def public(self) -> dict[str, Any]:
@@ -98,7 +99,7 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
     codes_in = data.get("codes")
     if codes_in is not None:
         if not isinstance(codes_in, list) or not codes_in:
-            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of KL1 codes")
+            raise RaceError(Reason.BAD_CODE, "codes must be a non-empty list of deal codes (KL1 or KL2)")
         codes = []
         for i, text in enumerate(codes_in, start=1):
             try:

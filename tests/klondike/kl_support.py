@@ -10,6 +10,7 @@ vectors' format.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import random
 import re
@@ -32,6 +33,22 @@ def kl1() -> dict[str, Any]:
     """``vectors/kl1.json``, read once."""
     data: dict[str, Any] = json.loads((VECTORS / "kl1.json").read_text())
     return data
+
+
+@cache
+def kl2() -> dict[str, Any]:
+    """``vectors/kl2.json``, read once."""
+    data: dict[str, Any] = json.loads((VECTORS / "kl2.json").read_text())
+    return data
+
+
+def kl2_maker() -> Any:
+    """``vectors/make_kl2.py``, the KL2 vectors' own reading of docs/rules.md."""
+    spec = importlib.util.spec_from_file_location("make_kl2_vectors", VECTORS / "make_kl2.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 @cache
@@ -153,8 +170,10 @@ def effective_moves(script: list[str]) -> list[str]:
 
 def reverses(game: Game, notation: str) -> bool:
     """``notation`` puts back what the game's last move (still in effect) did:
-    ``t3>f`` then ``fh>t3``, ``fh>t3`` then ``t3>f``, ``t1:2>t4`` then ``t4:2>t1``."""
-    if not game.history:
+    ``t3>f`` then ``fh>t3``, ``fh>t3`` then ``t3>f``, ``t1:2>t4`` then ``t4:2>t1``.
+    Never after a move that turned a card up: the cards would go back onto
+    the card turned up, not where they came from."""
+    if not game.history or game.history[-1].flipped:
         return False
     last = str(game.history[-1].move)
     source, _, target = last.partition(">")

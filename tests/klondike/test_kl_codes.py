@@ -1,14 +1,27 @@
-"""KL1 deal codes (docs/rules.md, "KL1 deal codes") and the deal they name."""
+"""KL1 and KL2 deal codes (docs/rules.md, "KL1 deal codes", "KL2 deal codes") and the deal they name."""
 
 from __future__ import annotations
+
+import re
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from kl_support import reference_deck
 
-from server.klondike import DealCode, EngineError, Game, InvalidDealCodeError, shuffled_deck
-from server.klondike.codes import ALPHABET, MAX_NUMBER
+from server.klondike import (
+    KL1,
+    KL2,
+    CodeFormat,
+    DealCode,
+    EngineError,
+    Game,
+    InvalidDealCodeError,
+    shuffled_deck,
+)
+from server.klondike.codes import ALPHABET, FORMATS, code_format
+
+MAX_NUMBER = KL1.max_number
 
 
 def test_rules_examples() -> None:
@@ -62,11 +75,12 @@ def test_str_parse_round_trip(number: int, draw: int, scoring: str) -> None:
 
 @pytest.mark.parametrize("draw", [1, 3])
 @pytest.mark.parametrize("scoring", ["N", "V"])
-def test_random_codes_are_valid_codes_of_that_mode(draw: int, scoring: str) -> None:
+def test_random_codes_are_valid_kl2_codes_of_that_mode(draw: int, scoring: str) -> None:
     codes = [DealCode.random(draw, scoring) for _ in range(20)]  # type: ignore[arg-type]
     for code in codes:
-        assert (code.draw, code.scoring) == (draw, scoring)
-        assert 0 <= code.number <= MAX_NUMBER
+        assert (code.draw, code.scoring, code.format) == (draw, scoring, KL2)
+        assert 0 <= code.number <= 2**64 - 1
+        assert str(code).startswith(f"KL2-D{draw}{scoring}-") and len(str(code)) == 21
         assert DealCode.parse(str(code)) == code
     assert len({c.number for c in codes}) > 1
 
@@ -75,10 +89,106 @@ def test_random_defaults_to_draw_one_normal() -> None:
     assert DealCode.random().mode == "D1N"
 
 
+def test_random_numbers_spread_over_64_bits() -> None:
+    """A drawn number below 2^40 has odds 2^-24: 200 of them all below it, 2^-4800."""
+    numbers = [DealCode.random().number for _ in range(200)]
+    assert any(n >= 2**40 for n in numbers)
+    assert any(n >= 2**63 for n in numbers)  # odds of failing: 2^-200
+
+
+def test_random_may_draw_a_kl1_code_on_request() -> None:
+    code = DealCode.random(3, "V", format=KL1)
+    assert code.format is KL1 and str(code).startswith("KL1-D3V-") and code.number <= MAX_NUMBER
+
+
+# ---------------------------------------------------------------------- KL2
+
+@pytest.mark.parametrize(
+    ("text", "number"),
+    [
+        ("KL2-D1N-AAAAAAAAAAAAA", 0),
+        ("KL2-D1N-AAAAAAAAAAAAG", 6),
+        ("KL2-D1N-AAAAAA7777777", 2**35 - 1),
+        ("KL2-D1N-AAAAABAAAAAAA", 2**35),
+        ("KL2-D1N-H777777777777", 2**63 - 1),
+        ("KL2-D1N-IAAAAAAAAAAAA", 2**63),
+        ("KL2-D1N-P777777777777", 2**64 - 1),
+    ],
+)
+def test_kl2_numbers_are_13_base_32_digits(text: str, number: int) -> None:
+    code = DealCode.parse(text)
+    assert (code.number, code.format, str(code)) == (number, KL2, text)
+    assert eval(repr(code), {"DealCode": DealCode}) == code
+
+
+@settings(deadline=None)
+@given(st.integers(0, 2**64 - 1), st.sampled_from([1, 3]), st.sampled_from(["N", "V"]))
+def test_kl2_str_parse_round_trip(number: int, draw: int, scoring: str) -> None:
+    code = DealCode(number, draw, scoring, KL2)  # type: ignore[arg-type]
+    text = str(code)
+    assert len(text) == 21 and text.startswith(f"KL2-D{draw}{scoring}-")
+    assert text[8] in "ABCDEFGHIJKLMNOP"  # 64 bits: the first of 13 digits holds 4 of them
+    assert DealCode.parse(text.lower()) == code
+    assert sum(ALPHABET.index(ch) * 32 ** (12 - i) for i, ch in enumerate(text[8:])) == number
+
+
+@pytest.mark.parametrize("number", [0, 6, MAX_NUMBER])
+def test_a_kl1_number_keeps_its_deal_in_kl2(number: int) -> None:
+    one, two = DealCode(number, 3, "V"), DealCode(number, 3, "V", KL2)
+    assert one != two and str(one) != str(two)
+    assert one.with_deal(5).format is KL1 and two.with_deal(5).format is KL2
+    a, b = Game(one), Game(two)
+    assert (a.columns, a.down, a.stock) == (b.columns, b.down, b.stock)
+
+
 @pytest.mark.parametrize(
     ("text", "words"),
     [
-        ("KL2-D1N-AAAAAAG", ["prefix", "'KL2'"]),
+        ("KL2-D1N-QAAAAAAAAAAAA", ["2^64 or more", "64 bits", "A to P"]),  # exactly 2^64
+        ("KL2-D1N-7777777777777", ["2^64 or more"]),  # 2^65 - 1, the most 13 digits hold
+        ("kl2-d1n-zaaaaaaaaaaaa", ["2^64 or more", "'ZAAAAAAAAAAAA'"]),
+        ("KL2-D1N-AAAAAAG", ["length", "7 characters", "expected 13 in a KL2 code"]),
+        ("KL1-D1N-AAAAAAAAAAAAG", ["length", "13 characters", "expected 7 in a KL1 code"]),
+        ("KL2-D1N-AAAAAAAAAAAA8", ["character", "'8'"]),
+        ("KL2-D3X-AAAAAAAAAAAAG", ["scoring letter"]),
+        ("KL3-D1N-AAAAAAAAAAAAG", ["prefix", "'KL3'", "'KL1' or 'KL2'"]),
+        ("KL2-D1N-AAAAAAAAAAAAı", ["a code is ASCII"]),
+    ],
+)
+def test_malformed_kl2_codes_say_which_part_is_wrong(text: str, words: list[str]) -> None:
+    with pytest.raises(InvalidDealCodeError) as info:
+        DealCode.parse(text)
+    for word in [repr(text), *words]:
+        assert word in str(info.value)
+
+
+@pytest.mark.parametrize(
+    ("number", "fmt", "words"),
+    [(2**64, KL2, "outside 0..18446744073709551615 of a KL2 code"),
+     (-1, KL2, "outside"),
+     (2**35, KL1, "outside 0..34359738367 of a KL1 code"),
+     (0, CodeFormat(3, 13, 64), "must be KL1 or KL2"),
+     (0, "KL2", "must be KL1 or KL2")],
+)
+def test_constructor_checks_the_number_against_its_format(number: int, fmt: CodeFormat,
+                                                          words: str) -> None:
+    with pytest.raises(InvalidDealCodeError, match=re.escape(words)):
+        DealCode(number, 1, "N", fmt)
+
+
+def test_formats_are_named_by_their_prefix_and_version() -> None:
+    assert FORMATS == {"KL1": KL1, "KL2": KL2}
+    assert (KL1.prefix, KL1.digits, KL1.bits, repr(KL1)) == ("KL1", 7, 35, "KL1")
+    assert (KL2.prefix, KL2.digits, KL2.bits, KL2.max_number) == ("KL2", 13, 64, 2**64 - 1)
+    assert code_format(1) is KL1 and code_format(2) is KL2
+    with pytest.raises(InvalidDealCodeError, match="version 3"):
+        code_format(3)
+
+
+@pytest.mark.parametrize(
+    ("text", "words"),
+    [
+        ("KL3-D1N-AAAAAAG", ["prefix", "'KL3'"]),
         ("KL-D1N-AAAAAAG", ["prefix"]),
         ("XKL1-D1N-AAAAAAG", ["prefix"]),
         ("KL1-D2N-AAAAAAG", ["draw digit", "'2'"]),
@@ -137,8 +247,9 @@ def test_constructor_checks_its_fields(number: int, draw: int, scoring: str) -> 
 @st.composite
 def near_codes(draw: st.DrawFn) -> str:
     """A valid code with one character replaced, inserted or deleted."""
-    code = str(DealCode(draw(st.integers(0, MAX_NUMBER)), draw(st.sampled_from([1, 3])),
-                        draw(st.sampled_from(["N", "V"]))))
+    fmt = draw(st.sampled_from([KL1, KL2]))
+    code = str(DealCode(draw(st.integers(0, fmt.max_number)), draw(st.sampled_from([1, 3])),
+                        draw(st.sampled_from(["N", "V"])), fmt))
     i = draw(st.integers(0, len(code)))
     ch = draw(st.sampled_from("0189AZ27-DdNnVv13 ı\u00e9") | st.characters())
     how = draw(st.sampled_from(["replace", "insert", "delete"]))
@@ -161,7 +272,7 @@ def test_any_text_parses_to_its_canonical_form_or_raises(text: str) -> None:
 
 
 @settings(deadline=None)
-@given(st.integers(0, MAX_NUMBER))
+@given(st.integers(0, MAX_NUMBER) | st.integers(0, 2**64 - 1))
 def test_shuffle_follows_rules_md(number: int) -> None:
     assert shuffled_deck(number) == reference_deck(number)
 

@@ -17,7 +17,7 @@ from hypothesis import strategies as st
 from kl_support import RulesModel, all_notations, engine_state, hidden_cards, reverses
 
 from server.klondike import UNDO_LIMIT, DealCode, Game, IllegalMoveError, Move, replay
-from server.klondike.codes import MAX_NUMBER
+from server.klondike.codes import KL1, KL2
 
 PROFILE = settings(settings.get_profile(os.environ.get("KLONDIKE_HYPOTHESIS_PROFILE", "klondike")))
 STEPS = 160  # enough to fill the 100-move undo history in most games
@@ -25,7 +25,10 @@ ALL = [Move.parse(text) for text in all_notations()]
 CARD_NAME = re.compile(r"\b[A2-9TJQK][SHDC]\b")
 
 codes = st.builds(
-    DealCode, st.integers(0, MAX_NUMBER), st.sampled_from([1, 3]), st.sampled_from(["N", "V"])
+    DealCode, st.integers(0, KL1.max_number), st.sampled_from([1, 3]), st.sampled_from(["N", "V"])
+) | st.builds(
+    DealCode, st.integers(0, KL2.max_number), st.sampled_from([1, 3]), st.sampled_from(["N", "V"]),
+    st.just(KL2),
 )
 
 

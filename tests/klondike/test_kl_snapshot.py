@@ -16,6 +16,7 @@ from server.klondike.snapshot import _HEAD
 
 HEAD = _HEAD.size  # magic, version, code, figures, foundations
 SCORING_OFFSET = 2 + 1 + 8 + 1  # after magic, version, number, draw
+FORMAT_OFFSET = SCORING_OFFSET + 1  # the code's format version: 1 KL1, 2 KL2
 
 
 def body(data: bytes) -> bytes:
@@ -41,7 +42,7 @@ def decodes_or_refuses(data: bytes) -> Game | None:
 def test_round_trip_along_every_vector_game(vector_game: dict[str, Any]) -> None:
     for game, _ in positions(vector_game["script"], vector_game["code"]):
         data = game.snapshot()
-        assert data[:3] == b"KG\x01"
+        assert data[:3] == b"KG\x02"
         assert len(data) < 1200, "a game of any length fits in about 1 KiB"
         back = Game.from_snapshot(data)
         assert back == game and back.snapshot() == data
@@ -131,7 +132,9 @@ def with_byte(data: bytes, offset: int, value: int) -> bytes:
     ("make", "words"),
     [
         (lambda d: b"XG" + d[2:], "format"),
-        (lambda d: with_byte(d, 2, 2), "format"),
+        (lambda d: with_byte(d, 2, 3), "format"),
+        (lambda d: with_byte(d, FORMAT_OFFSET, 3), "deal code format version 3"),
+        (lambda d: with_byte(d, FORMAT_OFFSET, 0), "deal code format version 0"),
         (lambda d: with_byte(d, SCORING_OFFSET - 1, 2), "not a game snapshot"),
         (lambda d: with_byte(d, SCORING_OFFSET, ord("X")), "not a game snapshot"),
         (lambda d: with_byte(d, SCORING_OFFSET, ord("n")), "not a game snapshot"),
@@ -169,6 +172,43 @@ def test_a_record_naming_no_move_is_refused() -> None:
         Game.from_snapshot(seal(data[:record] + bytes([6, 6, 1]) + data[record + 3:]))
     with pytest.raises(InvalidSnapshotError, match="wrong card"):
         Game.from_snapshot(seal(data[:record + 7] + b"\xff" + data[record + 8:]))
+
+
+def test_the_code_keeps_its_format_through_a_snapshot() -> None:
+    """KL2 number 6 and KL1 number 6 are the same deal but not the same code."""
+    for text in ("KL1-D1N-AAAAAAG", "KL2-D1N-AAAAAAAAAAAAG", "KL2-D3V-P777777777777"):
+        data = replay(text, ["draw"]).snapshot()
+        assert data[FORMAT_OFFSET] == int(text[2])
+        assert str(Game.from_snapshot(data).code) == text
+
+
+def test_a_kl1_format_byte_with_a_64_bit_number_is_refused() -> None:
+    data = body(Game("KL2-D1N-P777777777777").snapshot())
+    with pytest.raises(InvalidSnapshotError, match=r"outside 0\.\.34359738367 of a KL1 code"):
+        Game.from_snapshot(seal(with_byte(data, FORMAT_OFFSET, 1)))
+
+
+def as_version_1(data: bytes) -> bytes:
+    """A snapshot as written before KL2: version 1, no format byte."""
+    content = body(data)
+    return seal(content[:2] + b"\x01" + content[3:FORMAT_OFFSET] + content[FORMAT_OFFSET + 1:])
+
+
+@pytest.mark.parametrize("data", SAMPLES, ids=["fresh", "four-moves", "full-history"])
+def test_a_snapshot_written_before_kl2_still_loads_as_a_kl1_game(data: bytes) -> None:
+    """Games stored by a server of before KL2 go on after an upgrade."""
+    game = Game.from_snapshot(as_version_1(data))
+    assert game == Game.from_snapshot(data) and str(game.code).startswith("KL1-")
+    assert game.snapshot() == data  # written back in the current version
+
+
+def test_a_version_1_snapshot_is_checked_whole_too() -> None:
+    old = as_version_1(SAMPLES[1])
+    for end in range(len(old)):
+        with pytest.raises(InvalidSnapshotError):
+            Game.from_snapshot(old[:end])
+    with pytest.raises(InvalidSnapshotError, match="checksum"):
+        Game.from_snapshot(with_byte(old, 20, old[20] ^ 1))
 
 
 def test_non_ascii_scoring_byte_is_an_invalid_snapshot() -> None:

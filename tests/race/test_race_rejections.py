@@ -36,7 +36,7 @@ def test_a_float_draw_is_bad_settings_not_a_crash_when_dealing() -> None:
     exc = refusal(parse_settings, {"draw": 3.0, "scoring": "V"})
     assert exc.reason is Reason.BAD_SETTINGS
     s = parse_settings({"draw": 3, "scoring": "V"})
-    assert str(DealCode.random(s.draw, s.scoring)).startswith("KL1-D3V-")  # type: ignore[arg-type]
+    assert str(DealCode.random(s.draw, s.scoring)).startswith("KL2-D3V-")  # type: ignore[arg-type]
 
 
 @pytest.mark.parametrize(("data", "text"), [
@@ -63,9 +63,11 @@ def test_bad_settings_name_the_setting(data: dict[str, Any], text: str) -> None:
 
 
 @pytest.mark.parametrize(("code", "part"), [
-    ("KL2-D1N-AAAAAAA", "bad prefix 'KL2'"), ("KL1-D2N-AAAAAAA", "bad draw digit '2'"),
+    ("KL3-D1N-AAAAAAA", "bad prefix 'KL3'"), ("KL1-D2N-AAAAAAA", "bad draw digit '2'"),
     ("KL1-D1X-AAAAAAA", "bad scoring letter 'X'"), ("KL1-D1N-AAAAAA1", "bad character '1'"),
     ("KL1-D1N-AAAA", "bad deal number length"), ("AAAAAAA", "is not a deal code"),
+    ("KL2-D1N-AAAAAAA", "expected 13 in a KL2 code"), ("KL2-D2N-AAAAAAAAAAAAA", "bad draw digit"),
+    ("KL2-D1N-QAAAAAAAAAAAA", "2^64 or more"), ("KL2-D1N-AAAAAAAAAAAA0", "bad character '0'"),
 ])
 def test_bad_codes_name_the_wrong_part(code: str, part: str) -> None:
     exc = refusal(parse_settings, {"code": code})
@@ -75,6 +77,8 @@ def test_bad_codes_name_the_wrong_part(code: str, part: str) -> None:
 def test_a_code_decides_draw_and_scoring() -> None:
     s = parse_settings({"code": " kl1-d3v-aaaaaag ", "draw": 1, "scoring": "N"})
     assert (s.code, s.draw, s.scoring) == ("KL1-D3V-AAAAAAG", 3, "V")
+    s = parse_settings({"code": "\tkl2-d3n-p777777777777\n", "draw": 1, "scoring": "V"})
+    assert (s.code, s.draw, s.scoring) == ("KL2-D3N-P777777777777", 3, "N")
     assert refusal(parse_settings, {"code": 5}).reason is Reason.BAD_CODE
 
 

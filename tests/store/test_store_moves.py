@@ -10,7 +10,7 @@ import pytest
 from harness import RedisServer
 from store_support import new_room, room_id
 
-from server.store import Store, keys
+from server.store import SeatCommand, Store, keys
 
 
 @pytest.fixture
@@ -30,10 +30,9 @@ async def test_the_move_script_stores_no_command_past_the_seats_limit(store: Sto
     assert await store.attach(rid, 0, "c1", None)
 
     async def play(ver: int, limit: int, command: str = "draw") -> str:
-        applied = await store.apply(
-            store.seat_keys(rid, 1, 0), race=1, seat=0, conn="c1", ver=ver, seq=ver + 1,
-            command=command, snap=b"", entry=orjson.dumps({"seat": 0}), event=b'"kind":"x"}',
-            done=False, limit=limit)
+        applied = await store.apply(rid, SeatCommand(
+            race=1, seat=0, conn="c1", ver=ver, seq=ver + 1, command=command, snap=b"",
+            line=orjson.dumps({"seat": 0}), done=False, limit=limit), b'"kind":"x"}')
         return applied.status
 
     assert await play(0, 2) == "ok"

@@ -39,7 +39,7 @@ def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iter
 def solo(page: Page, code: str, assists: str) -> None:
     set_nickname(page, "ann")
     form = page.locator("form.solo")
-    form.get_by_label("A KL1 code").check()
+    form.get_by_label("A code").check()
     form.get_by_label("Solo deal code").fill(code)
     form.get_by_label("Assists").select_option(assists)
     form.get_by_role("button", name="Play solo").click()

@@ -26,7 +26,18 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import TOASTS_JS, hidden, one_line, ordinal, pile, play_fast, set_nickname, settle, stat
+from web_support import (
+    TOASTS_JS,
+    hidden,
+    kept_seat,
+    one_line,
+    ordinal,
+    pile,
+    play_fast,
+    set_nickname,
+    settle,
+    stat,
+)
 
 from server.klondike import Game, card_name
 
@@ -149,7 +160,7 @@ def shows_foundations(board: Locator, game: Game) -> None:
 def create_big_room(page: Page, *, late: bool = False) -> str:
     set_nickname(page, "ann")
     form = page.locator("form.create")
-    form.get_by_label("A KL1 code").check()
+    form.get_by_label("A code").check()
     form.get_by_label("Deal code").fill(CODE)
     expect(form.locator("fieldset.big-only")).to_be_hidden()  # a room of 8 is asked what it always was
     form.get_by_label("Players").select_option("50")
@@ -157,6 +168,7 @@ def create_big_room(page: Page, *, late: bool = False) -> str:
     expect(big).to_be_visible()
     big.get_by_label("Leaderboard shows the top").select_option(str(TOP))
     big.get_by_label("races on their own clock" if late else "not allowed").check()
+    form.get_by_label("Live", exact=True).check()  # spectators see the top boards as they change
     form.get_by_role("button", name="Create room").click()
     link = page.get_by_label("Room link", exact=True)
     expect(link).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))
@@ -216,8 +228,8 @@ def test_a_big_race_in_the_browser(tabs: Tabs, crowd: Crowd) -> None:
     play_fast(ann, SCRIPT[:ANN_MOVES])
     play_fast(pia, SCRIPT[:PIA_MOVES])
     busy.result(120)
-    ann_seat = ann.evaluate("async () => (await import('/js/state.js')).state.seat")
-    pia_seat = pia.evaluate("async () => (await import('/js/state.js')).state.seat")
+    ann_seat = kept_seat(ann)["seat"]
+    pia_seat = kept_seat(pia)["seat"]
     scripts[ann_seat] = SCRIPT[:ANN_MOVES]
     scripts[pia_seat] = SCRIPT[:PIA_MOVES]
 

@@ -35,7 +35,7 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Page, expect
-from web_support import TOASTS_JS, ordinal, play_fast, settle
+from web_support import TOASTS_JS, kept_seat, ordinal, play_fast, settle, times_of_day
 
 pytestmark = pytest.mark.browser
 
@@ -109,10 +109,18 @@ def round_page(crowd: Crowd, probe: Client, first: int, count: int) -> list[dict
     return list(crowd.ask(probe, "lb_page", {"first": first, "count": count}, "lb_page")["lines"])
 
 
+def tournament_seen(frames: list[str], tid: str) -> dict[str, Any]:
+    """The tournament as the last of these frames showed it (t_sync, t_event)."""
+    seen = [msg["d"]["tournament"] for msg in map(json.loads, frames)
+            if msg["t"] in ("t_sync", "t_event") and msg["d"].get("tournament", {}).get("id") == tid]
+    assert seen, f"no frame showed tournament {tid}"
+    return dict(seen[-1])
+
+
 def create(page: Page) -> str:
     form = page.locator("form.tournament-form")
     form.get_by_label("Tournament name").fill("Weekly cup")
-    form.get_by_label("KL1 codes").check()
+    form.get_by_label("Deal codes").check()
     form.get_by_label("Codes, one per line").fill(f"{CODE1}\n{CODE2}")
     form.get_by_label("Time per round").select_option("300")
     expect(form.locator(".t-big-only")).to_be_hidden()  # a small tournament is asked what it always was
@@ -163,7 +171,7 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     expect(pia.locator(".race .notice.countdown")).to_be_hidden(timeout=15_000)
     expect(pia.locator(".room-label")).to_contain_text("Weekly cup · round 1 of 2")
     expect(kim.locator(".race .notice.countdown")).to_be_hidden(timeout=15_000)  # kim stays idle
-    room = pia.evaluate("async () => (await import('/js/state.js')).state.roomId")
+    room = kept_seat(pia)["room"]
     came = [players[n] for n in names if n not in NO_SHOW]
     crowd.enter(room, came)
     scripts = {n: SCRIPT for n in WINNERS} | {n: SCRIPT[:k] for n, k in PARTIAL.items()}
@@ -326,9 +334,9 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
 
     # the next round: the late player plays it; the code of round 2 is still nobody's
     expect(spec.locator(".t-detail")).to_contain_text(re.compile(r"Next: round 2 of 2, at \d\d:\d\d:\d\d\."))
-    ended_at = spec.evaluate("async () => (await import('/js/state.js')).state.tour.t.rounds[0].ended_at")
-    at = spec.evaluate("async (ms) => (await import('/js/clock.js')).clockTime(ms)", ended_at + 60_000)
-    expect(spec.locator(".t-detail")).to_contain_text(f"Next: round 2 of 2, at {at}.")
+    ended_at = tournament_seen(tabs.frames[spec], tid)["rounds"][0]["ended_at"]
+    at = "|".join(times_of_day(spec, ended_at + 60_000))
+    expect(spec.locator(".t-detail")).to_contain_text(re.compile(rf"Next: round 2 of 2, at ({at})\."))
     no_code(tabs, [org, pia, spec, other], CODE2)
     for page, start in end_from.items():  # the code of round 1 came with its end, and in no frame before
         assert not any(CODE1 in raw for raw in tabs.frames[page][:start])

@@ -9,7 +9,7 @@ import pytest
 from conftest import Tabs
 from harness import load_kl1
 from playwright.sync_api import Page, expect
-from web_support import pile, play_fast, start_solo, stat
+from web_support import pile, play_fast, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -116,5 +116,20 @@ def test_the_stuck_notice_s_ways_out_the_n_key_and_the_code_of_a_solo_game(tabs:
     page.locator(".controls").get_by_role("button", name="Resign").click()
     page.locator(".controls").get_by_role("button", name="Really resign?").click()
     results = page.get_by_role("dialog", name="Game over")
-    expect(results.locator(".results-code")).to_have_text(re.compile(r"^KL1-D3V-[A-Z2-7]{7}$"))
+    expect(results.locator(".results-code")).to_have_text(re.compile(r"^KL2-D3V-[A-P][A-Z2-7]{12}$"))
     expect(page.locator(".topbar .room-code")).to_have_text(results.locator(".results-code").inner_text())
+
+
+def test_a_typed_kl2_code_deals_its_number_and_a_new_deal_keeps_its_mode(tabs: Tabs) -> None:
+    """A KL2 code goes wherever a KL1 one does: the same number is the same
+    deal, the code shown is its canonical form, and N deals a new random deal
+    of the typed code's mode (the client reads the mode of both formats)."""
+    one, two = tabs.page("/"), tabs.page("/")
+    start_solo(one, "kim", "KL1-D3V-AAAAAAG")
+    start_solo(two, "kai", " kl2-d3v-aaaaaaaaaaaag ")
+    assert table(two) == table(one)
+    expect(two.locator(".topbar .room-code")).to_have_text("KL2-D3V-AAAAAAAAAAAAG")
+    two.keyboard.press("n")
+    expect(two.locator(".topbar .room-code")).to_be_hidden()  # a random deal now: secret
+    expect(two.locator(".topbar .room-label")).to_have_text("Solo · Draw three · Vegas")
+    assert table(two) != table(one)

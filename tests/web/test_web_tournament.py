@@ -28,7 +28,10 @@ from server.klondike import Game, card_name
 pytestmark = pytest.mark.browser
 
 WINS = {w["code"]: w["script"] for w in load_wins()}
-ROUND1 = "KL1-D1V-ACT552B"  # ann wins it: from move 104 the server offers auto-complete
+# ann wins it: from move 104 the server offers auto-complete. Typed as the KL2
+# code of KL1-D1V-ACT552B (the same deal), beside a KL1 code for round 2.
+ROUND1 = "KL2-D1V-AAAAAAACT552B"
+WINS[ROUND1] = WINS["KL1-D1V-ACT552B"]
 ROUND2 = "KL1-D1V-ABYI5NK"
 FINISH_AT = 104
 VIEWPORT = {"width": 1000, "height": 760}
@@ -119,7 +122,11 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     org = tabs.page("/", viewport=VIEWPORT)
     form = org.locator("form.tournament-form")
     form.get_by_label("Tournament name").fill("Club night")
-    form.get_by_label("KL1 codes").check()
+    weak = form.get_by_text("For a prize, avoid KL1 codes")
+    expect(weak).to_be_hidden()  # random deals are KL2: nothing to warn of
+    form.get_by_label("Deal codes").check()
+    expect(weak).to_be_visible()
+    expect(weak).to_contain_text("work out a KL1 deal from its first face-up cards by a brute force")
     form.get_by_label("Codes, one per line").fill(f"{ROUND1}\n{ROUND2}")
     form.get_by_label("Time per round").select_option("300")
     form.locator('input[name="tboards"][value="live"]').check()

@@ -49,6 +49,30 @@ def table(page: Page) -> dict[str, list[str]]:
     return dict(page.evaluate(TABLE_JS))
 
 
+# the seat this page keeps for a reload (storage.js): the room played last, its seat and token
+KEPT_SEAT_JS = """() => { const room = JSON.parse(localStorage.getItem('kr.last'));
+  return room ? JSON.parse(localStorage.getItem('kr.seat.' + room)) : null; }"""
+
+
+def kept_seat(page: Page) -> dict[str, Any]:
+    """The seat the page keeps for a reload: {room, seat, token, ...}."""
+    seat = page.evaluate(KEPT_SEAT_JS)
+    assert seat, "the page keeps no seat"
+    return dict(seat)
+
+
+# a server time as the time of day a page shows it (clock.js), whatever its
+# estimate of the server's clock (on this machine, within half a second of
+# ours) did to the second: the two readings it can have
+TIME_OF_DAY_JS = """async (ms) => { const clock = (await import('/js/clock.js')).createClock();
+  return [...new Set([clock.timeOfDay(ms - 499), clock.timeOfDay(ms + 499)])]; }"""
+
+
+def times_of_day(page: Page, ms: int) -> list[str]:
+    """How ``page`` may write server time ``ms`` as a time of day: "20:30:05"."""
+    return list(page.evaluate(TIME_OF_DAY_JS, ms))
+
+
 def set_nickname(page: Page, name: str) -> None:
     page.get_by_label("Nickname").fill(name)
 
@@ -57,20 +81,25 @@ def start_solo(page: Page, nickname: str, code: str) -> None:
     """From the lobby: a solo game of ``code``; returns when its table is dealt."""
     set_nickname(page, nickname)
     solo = page.locator("form.solo")
-    solo.get_by_label("A KL1 code").check()
+    solo.get_by_label("A code").check()
     solo.get_by_label("Solo deal code").fill(code)
     solo.get_by_role("button", name="Play solo").click()
     expect(page.locator(".race .board .card").first).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
 
 
+BOARDS = {"live": "Live", "delayed": "Delayed", "after": "After the race"}
+
+
 def create_room(page: Page, nickname: str, *, code: str | None = None, undo: bool = True,
-                hints: bool = True) -> str:
-    """From the lobby: create a room; returns the room link shown to share."""
+                hints: bool = True, boards: str = "after") -> str:
+    """From the lobby: create a room (spectators see the boards as
+    ``boards`` says); returns the room link shown to share."""
     set_nickname(page, nickname)
     form = page.locator("form.create")
+    form.get_by_label(BOARDS[boards], exact=True).check()
     if code:
-        form.get_by_label("A KL1 code").check()
+        form.get_by_label("A code").check()
         form.get_by_label("Deal code").fill(code)
     if not undo:
         form.get_by_label("Undo").uncheck()
@@ -189,23 +218,50 @@ def shown_as(c: int) -> list[str]:
     return [f'data-card="{name}"', long_name(c), f"{rank}{SUIT_SYMBOL[name[1]]}"]
 
 
-# the page's own session plays the moves one after the other, each once the one
-# before is answered (for tests about what comes after many moves, not about input)
-PLAY_JS = """async (moves) => {
-  const session = await import('/js/session.js');
-  const { state } = await import('/js/state.js');
-  const idle = async () => { while (!session.canPlay()) await new Promise((r) => setTimeout(r, 5)); };
-  for (const m of moves) {
-    await idle();
-    if (!session.move(m)) throw new Error(`${m} could not be sent`);
-  }
-  while (state.pending.length) await new Promise((r) => setTimeout(r, 5));
-}"""
-
-
 def play_fast(page: Page, moves: list[str]) -> None:
-    """Play ``moves`` through the page's session (no gestures), waiting for each answer."""
-    page.evaluate(PLAY_JS, moves)
+    """Play ``moves`` with the table's keys, each once the one before is
+    answered, taking the cards a move names from the table as drawn: for the
+    tests about what comes after many moves, not about input (taps, drags
+    and keys are tested as such elsewhere). Starts once the table is dealt."""
+    expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)
+    expect(page.locator(".screen.race")).not_to_have_class(re.compile(r"\bbusy\b"))
+    ring = page.locator('.race .pile[tabindex="0"]')
+    ring.focus()  # into the table, as a keyboard player tabs there
+    at = ring.get_attribute("data-pile") or "stock"
+    played = int(stat(page, "Moves").inner_text())
+
+    def go(target: str) -> None:
+        nonlocal at
+        if target.startswith("t"):
+            page.keyboard.press(target[1])
+        else:
+            i, j = PILES.index(at), PILES.index(target)
+            right, left = (j - i) % len(PILES), (i - j) % len(PILES)
+            for _ in range(min(right, left)):
+                page.keyboard.press("ArrowRight" if right <= left else "ArrowLeft")
+        at = target
+
+    for m in moves:
+        if m == "undo":
+            page.keyboard.press("u")
+            played -= 1
+        elif m in ("draw", "recycle"):
+            page.keyboard.press(" ")
+            played += 1
+        else:
+            source, target = m.split(">")
+            source, _, count = source.partition(":")
+            n = int(count or 1)
+            if target == "f":  # the foundation of the card on top of the source
+                target = "f" + table(page)[source][-1][1].lower()
+            go(source)
+            for _ in range(n - 1):  # the first opens the chooser at two cards
+                page.keyboard.press("ArrowUp")
+            page.keyboard.press("Enter")  # picks the top card, or the chooser's cards
+            go(target)
+            page.keyboard.press("Enter")
+            played += 1
+        expect(stat(page, "Moves")).to_have_text(str(played))
 
 
 class Traffic:

@@ -5,22 +5,17 @@ tick (the top lines, the field's progress, counts), each player's own place
 (`lb_page`), a nickname's line (`lb_found`) and, to a spectator, the player
 they follow (`following`, then `follow` frames each tick).
 
-Everything lands in `state.field`; the screens read it through the
-functions at the end. Nothing here grows with the field: a page is at most
-PAGE lines, the rest stays on the server.
+Everything lands in `state.field` (state.js, freshField); the screens read
+it through the functions at the end. Nothing here grows with the field: a
+page is at most PAGE lines, the rest stays on the server.
 */
 
-import { state } from './state.js';
+import { keepFollow } from './navigation.js';
 import { say } from './messages.js';
+import { TEXT } from './text.js';
 
 export const PAGE = 25; // lines in a page of the field (the server allows 50)
-export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/ticks.py)
-
-let socket = null;
-
-export function init(sock) {
-  socket = sock;
-}
+export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/rooms/tick_spectators.py)
 
 /** Whether the room is a big one (its frames are this module's). */
 export function isBig(room) {
@@ -30,88 +25,93 @@ export function isBig(room) {
 // ------------------------------------------------------------------ frames
 
 export const HANDLERS = {
-  top(d) {
-    state.field.top = d;
+  top(app, d) {
+    app.state.field.top = d;
   },
 
-  me(d) {
-    state.field.place = d;
+  me(app, d) {
+    app.state.field.place = d;
   },
 
-  lb_page(d) {
-    if (d.first !== state.field.asked) return; // an answer to a page asked before the one awaited
-    state.field.asked = 0;
-    state.field.page = d;
+  lb_page(app, d) {
+    const f = app.state.field;
+    if (d.first !== f.asked) return; // an answer to a page asked before the one awaited
+    f.asked = 0;
+    f.page = d;
   },
 
-  lb_found(d) {
-    state.field.found = d;
-    if (d.rank > 0) askPage(pageOf(d.rank)); // the page the player is on
+  lb_found(app, d) {
+    app.state.field.found = d;
+    if (d.rank > 0) askPage(app, pageOf(d.rank)); // the page the player is on
   },
 
-  following(d) {
-    const field = state.field;
+  following(app, d) {
+    const s = app.state;
+    const f = s.field;
     if (d.seat == null) {
-      field.follow = null;
-      field.followName = '';
+      f.follow = null;
+      f.followName = '';
       return;
     }
-    field.followName = d.line ? d.line.nickname : field.followName;
-    field.follow = { seat: d.seat, rank: d.rank, of: field.top ? field.top.n : null, above: null, line: d.line, below: null };
-    keepInAddress(field.followName);
+    f.followName = d.line ? d.line.nickname : f.followName;
+    f.follow = { seat: d.seat, rank: d.rank, of: f.top ? f.top.n : null, above: null, line: d.line, below: null };
+    keepFollow(s.roomId, f.followName);
   },
 
-  follow(d) {
-    if (state.field.followName) state.field.follow = d;
+  follow(app, d) {
+    const f = app.state.field;
+    if (f.followName) f.follow = d;
   },
 };
 
 /** `sync`: a big room's carries its latest tick instead of lines. */
-export function onSync(d) {
-  if ('top' in d) state.field.top = d.top;
+export function onSync(s, d) {
+  if ('top' in d) s.field.top = d.top;
 }
 
 /** An `ack`'s rank: the own place moved. The neighbours come with the next
 `me`; until then only the own line is shown if the rank changed. */
-export function onAck(d) {
+export function onAck(s, d) {
   if (d.rank == null) return;
-  const place = state.field.place;
+  const f = s.field;
+  const place = f.place;
   if (!place) {
-    state.field.place = { rank: d.rank, of: d.of, above: null, line: null, below: null };
+    f.place = { rank: d.rank, of: d.of, above: null, line: null, below: null };
   } else if (place.rank !== d.rank) {
-    state.field.place = { ...place, rank: d.rank, of: d.of, above: null, below: null };
+    f.place = { ...place, rank: d.rank, of: d.of, above: null, below: null };
   } else {
-    state.field.place = { ...place, of: d.of };
+    f.place = { ...place, of: d.of };
   }
 }
 
 /** A room event: a new race forgets the places of the one before. */
-export function onRoomEvent(kind) {
-  const field = state.field;
+export function onRoomEvent(s, kind) {
+  const f = s.field;
   if (kind === 'start' || kind === 'rematch') {
-    field.place = null;
-    field.page = null;
-    field.found = null;
-    if (field.follow) field.follow = { ...field.follow, above: null, below: null };
+    f.place = null;
+    f.page = null;
+    f.found = null;
+    if (f.follow) f.follow = { ...f.follow, above: null, below: null };
   }
-  if (kind === 'rematch') field.ready = false;
+  if (kind === 'rematch') f.ready = false;
 }
 
 /** A refusal of one of this module's commands; true if it was one. */
-export function onReject(d) {
+export function onReject(s, d) {
+  const f = s.field;
   if (d.cmd === 'lb_find' && d.code === 'unknown_seat') {
-    state.field.found = { missing: lastFind };
+    f.found = { missing: f.lastFind };
     return true;
   }
   if (d.cmd === 'follow') {
-    say(d.code === 'unknown_seat' ? `Nobody is called ${lastFollow} in this room.` : d.msg, { bad: true });
-    const field = state.field; // the server still follows whom it followed
-    field.followName = field.follow && field.follow.line ? field.follow.line.nickname : '';
-    keepInAddress(field.followName);
+    say(d.code === 'unknown_seat' ? TEXT.nobodyInRoom(f.lastFollow) : d.msg, { bad: true });
+    // the server still follows whom it followed
+    f.followName = f.follow && f.follow.line ? f.follow.line.nickname : '';
+    keepFollow(s.roomId, f.followName);
     return true;
   }
   if (d.cmd === 'lb_page') {
-    state.field.asked = 0;
+    f.asked = 0;
     say(d.msg, { bad: true });
     return true;
   }
@@ -120,60 +120,47 @@ export function onReject(d) {
 
 // ------------------------------------------------------------------ commands
 
-let lastFind = '';
-let lastFollow = '';
-
 /** The first rank of the page that holds `rank`. */
 export function pageOf(rank) {
   return Math.floor((Math.max(1, rank) - 1) / PAGE) * PAGE + 1;
 }
 
 /** Ask for the page of the ranking from `first` on. */
-export function askPage(first) {
+export function askPage(app, first) {
   const from = Math.max(1, first);
-  if (socket.send('lb_page', { first: from, count: PAGE })) state.field.asked = from;
+  if (app.socket.send('lb_page', { first: from, count: PAGE })) app.state.field.asked = from;
 }
 
 /** Look a nickname up: its line and rank, and the page it is on. */
-export function find(nickname) {
+export function find(app, nickname) {
   const name = nickname.trim();
   if (!name) return;
-  lastFind = name;
-  state.field.found = null;
-  socket.send('lb_find', { nickname: name });
+  const f = app.state.field;
+  f.lastFind = name;
+  f.found = null;
+  app.socket.send('lb_find', { nickname: name });
 }
 
 /** A spectator follows a player by nickname (null: stop following). */
-export function follow(nickname) {
+export function follow(app, nickname) {
   const name = nickname == null ? null : nickname.trim();
   if (name === '') return;
-  lastFollow = name || '';
+  const s = app.state;
+  s.field.lastFollow = name || '';
   if (name == null) {
-    state.field.follow = null;
-    state.field.followName = '';
-    keepInAddress('');
+    s.field.follow = null;
+    s.field.followName = '';
+    keepFollow(s.roomId, '');
   }
-  socket.send('follow', { nickname: name });
-}
-
-/** Whether the address is already this room's spectator address. */
-export function watchAddress(room) {
-  return location.pathname === `/r/${room}` && new URLSearchParams(location.search).has('watch');
-}
-
-/** The followed player's nickname in the address (`/r/ID?watch&follow=bob`):
-a reload follows them again, and the address can be shared. */
-function keepInAddress(nickname) {
-  if (!state.roomId || !watchAddress(state.roomId)) return;
-  const path = `/r/${state.roomId}?watch${nickname ? `&follow=${encodeURIComponent(nickname)}` : ''}`;
-  if (location.pathname + location.search !== path) history.replaceState(null, '', path);
+  app.socket.send('follow', { nickname: name });
 }
 
 /** After a reconnect: the new connection follows the same player again. */
-export function followAgain() {
-  if (state.field.followName) {
-    lastFollow = state.field.followName;
-    socket.send('follow', { nickname: state.field.followName });
+export function followAgain(app) {
+  const f = app.state.field;
+  if (f.followName) {
+    f.lastFollow = f.followName;
+    app.socket.send('follow', { nickname: f.followName });
   }
 }
 

@@ -18,12 +18,12 @@ whether a second one follows: the first tap of a double tap has done its
 part (picked the card up) when the second comes.
 */
 
-import { state, changed } from './state.js';
-import * as session from './session.js';
+import * as commands from './commands.js';
 import { find, movesFrom, stockMove } from './legal.js';
 import { cardShort, foundationOf, SUIT_NAMES } from './cards.js';
 import { PILES, pickedCards, topCard } from './render.js';
 import { say } from './messages.js';
+import { TEXT } from './text.js';
 import { typing } from './dom.js';
 
 const DOUBLE_TAP = 300; // ms between the taps of a double tap
@@ -80,20 +80,23 @@ export function targetsOf(view, pick) {
   return out;
 }
 
-export function createInput(board) {
+/** The table's input: `board` the table (render.js), `app` the app (app.js). */
+export function createInput(board, app) {
   const queue = [];
   let lastTap = null; // {card, at, picked}: the tap acted on last
 
+  const state = app.state;
   const view = () => state.view;
   const ui = state.ui;
+  const changed = app.changed;
 
   // ---------------------------------------------------------------- the queue
 
   /** Act on an intent now if nothing awaits an answer, else once the answers are in. */
   function push(intent) {
-    if (!session.playing()) return false;
+    if (!commands.playing(app)) return false;
     if (queue.length >= QUEUE_MAX) {
-      say('Waiting for the server: that one was not taken.', { bad: true });
+      say(TEXT.queueFull, { bad: true });
       return false;
     }
     queue.push(intent);
@@ -102,11 +105,11 @@ export function createInput(board) {
   }
 
   function pump() {
-    while (queue.length && session.canPlay()) run(queue.shift());
-    if (queue.length && !session.playing()) queue.length = 0; // the race is over for us
-    state.ui.queued = queue.length;
+    while (queue.length && commands.canPlay(app)) run(queue.shift());
+    if (queue.length && !commands.playing(app)) queue.length = 0; // the race is over for us
+    ui.queued = queue.length;
   }
-  session.onSettled(pump);
+  app.settled.push(pump);
 
   function run(intent) {
     switch (intent.k) {
@@ -118,10 +121,10 @@ export function createInput(board) {
       case 'escape': clearMarks(); break;
       case 'step': panelStep(intent.pile, intent.delta); break;
       case 'take': confirmPanel(intent.count); break;
-      case 'undo': session.undo(); break;
-      case 'hint': session.hint(); break;
-      case 'complete': session.complete(); break;
-      case 'resign': session.resign(); break;
+      case 'undo': commands.undo(app); break;
+      case 'hint': commands.hint(app); break;
+      case 'complete': commands.complete(app); break;
+      case 'resign': commands.resign(app); break;
       default: break;
     }
   }
@@ -138,14 +141,14 @@ export function createInput(board) {
   function tell(pick, pile) {
     const lead = pickedCards(view(), pick)[0];
     if (!lead) return;
-    let where = 'there';
-    if (pile[0] === 'f') where = `to the ${SUIT_NAMES[pile[1].toUpperCase()]} foundation`;
+    let where = TEXT.there;
+    if (pile[0] === 'f') where = TEXT.toFoundation(SUIT_NAMES[pile[1].toUpperCase()]);
     else if (pile[0] === 't') {
       const top = topCard(view(), pile);
       const column = view().tableau[Number(pile.slice(1)) - 1];
-      where = top ? `on ${cardShort(top)}` : column.down ? 'there' : 'on an empty column';
+      where = top ? TEXT.onCard(cardShort(top)) : column.down ? TEXT.there : TEXT.onEmptyColumn;
     }
-    say(`${cardShort(lead)} can't go ${where}.`);
+    say(TEXT.cannotGo(cardShort(lead), where));
   }
 
   /** Try `pick` onto `pile`: "sent", "same" (its own pile) or "illegal". */
@@ -154,7 +157,7 @@ export function createInput(board) {
     const v = view();
     const to = targetName(v, pick, pile);
     const m = to && find(v.legal, pick.from, pick.count, to);
-    if (m && session.move(m)) {
+    if (m && commands.move(app, m)) {
       ui.ghost = true;
       ui.selected = null;
       ui.panel = null;
@@ -175,8 +178,8 @@ export function createInput(board) {
   function stockAction() {
     const m = stockMove(view() && view().legal);
     clearMarks();
-    if (m) session.move(m);
-    else if (view()) say(view().stock || view().waste_count ? 'No more passes through the stock.' : 'Nothing left to draw.');
+    if (m) commands.move(app, m);
+    else if (view()) say(view().stock || view().waste_count ? TEXT.noMorePasses : TEXT.nothingToDraw);
   }
 
   /** What a single tap does to `pick` (a foundation card is only picked up:
@@ -256,7 +259,7 @@ export function createInput(board) {
     ui.hint = null;
     const m = singleMove(pick);
     if (m) {
-      session.move(m);
+      commands.move(app, m);
       return;
     }
     ui.panel = null;
@@ -269,12 +272,12 @@ export function createInput(board) {
     const m = doubleMove(pick);
     if (m) {
       clearMarks();
-      session.move(m);
+      commands.move(app, m);
       return;
     }
     const lead = pickedCards(view(), pick)[0];
     clearMarks();
-    if (lead) say(`No column takes ${cardShort(lead)}.`);
+    if (lead) say(TEXT.noColumnTakes(cardShort(lead)));
   }
 
   function openPanel({ pile, index }) {
@@ -299,19 +302,19 @@ export function createInput(board) {
   }
 
   const handlers = {
-    pick: (pile, index) => (session.playing() ? pressed(pile, index) : null),
+    pick: (pile, index) => (commands.playing(app) ? pressed(pile, index) : null),
     targets: (pick) => targetsOf(view(), pick),
     drop(pick, pile) {
-      if (session.canPlay() && !queue.length) return drop(pick, pile);
+      if (commands.canPlay(app) && !queue.length) return drop(pick, pile);
       const lead = pickedCards(view(), pick)[0];
       return push({ k: 'drop', pick, pile, lead }) ? 'queued' : 'illegal';
     },
     tap(pile, index) {
-      if (!session.playing()) return;
+      if (!commands.playing(app)) return;
       push({ k: 'tap', pile, index, card: cardAt(pile, index), at: performance.now() });
     },
     longPress(pile, index) {
-      if (!session.playing() || !pressed(pile, index)) return false;
+      if (!commands.playing(app) || !pressed(pile, index)) return false;
       return push({ k: 'long', pile, index });
     },
     dragging(on, pick, targets, sent) {
@@ -382,7 +385,7 @@ export function createInput(board) {
     }
     const pick = pickAt(view(), pile, -1);
     if (!pick) {
-      say('Nothing to pick up there.');
+      say(TEXT.nothingToPick);
       return;
     }
     ui.hint = null;
@@ -446,7 +449,7 @@ export function createInput(board) {
   Stopping an auto-complete acts at once. */
   function act(what) {
     if (what === 'complete' && ui.completing) {
-      session.complete();
+      commands.complete(app);
       return;
     }
     push({ k: what });

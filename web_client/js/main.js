@@ -1,209 +1,108 @@
-/** Start the client: read the address, open the socket, pick the screen.
+/** Start the client: make the app (app.js), its dialogs and screens, follow
+the address (router.js, navigation.js), open the socket, and draw: the
+connection's banner and the screen the state calls for. */
 
-/            the lobby
-/r/ROOMID    the room: our seat if we kept one (resume), else the join card
-/r/ROOMID?watch  watch the room as a spectator
-/t/TOURID    a tournament: the player's page (register, play each round) or the spectator's
-/t/TOURID?admin  the organizer's page (with the organizer's key kept in this browser)
-/t/TOURID?admin#claim=CODE  the organizer's key moved to this browser with a one-time code
-*/
-
-import { state, subscribe, changed, resetRoom } from './state.js';
-import { Socket } from './socket.js';
-import * as session from './session.js';
-import * as tournament from './tournament.js';
-import * as field from './field.js';
-import * as tfield from './tfield.js';
-import { serverNow } from './clock.js';
-import * as storage from './storage.js';
+import { createApp } from './app.js';
+import { route, screenOf } from './router.js';
+import { takeBack } from './rooms.js';
 import { h, setText, show } from './dom.js';
 import { say } from './messages.js';
+import { TEXT } from './text.js';
+import { createHelp } from './views/help.js';
+import { createFieldPanel } from './views/fieldpanel.js';
 import { createLobby } from './views/lobby.js';
 import { createRoom } from './views/room.js';
 import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
-import { openIntro, openRules, seenIntro } from './views/help.js';
 
-const app = document.getElementById('app');
-app.replaceChildren();
+const SCREENS = {
+  lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
+  tournament: createTournament,
+};
 
-const socket = new Socket({
-  onOpen: () => (state.tour ? tournament.onOpen() : session.onOpen()),
-  onFrame: (msg) => {
-    if (tournament.owns(msg)) tournament.onFrame(msg);
-    else session.onFrame(msg);
-    tournament.reconcile();
-  },
-  onClose: (code) => {
-    if (code === 4001 && state.tour) tournament.kickedOut(); // out of a round: out of its tournament
-    session.onClose(code);
-  },
-  onStatus: (status) => {
-    if (state.conn !== 'taken' || status === 'open') state.conn = status;
-    changed();
-  },
-});
-session.init(socket);
-field.init(socket);
-tfield.init(socket);
-tournament.init(socket);
+/** The screens, each made the first time it shows; one shows at a time. */
+function createScreens(root, app) {
+  const made = {};
+  let current = null;
+  const loading = h('p', { class: 'boot', role: 'status' });
+  root.append(loading);
 
-const screens = {};
-let current = null;
-const loading = h('p', { class: 'boot', role: 'status' });
-app.append(loading);
-
-function screen(name) {
-  if (!screens[name]) {
-    const make = {
-      lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
-      tournament: createTournament,
-    }[name];
-    screens[name] = make(app);
-    screens[name].el.hidden = true;
+  function screen(name) {
+    if (!made[name]) {
+      made[name] = SCREENS[name](root, app);
+      made[name].el.hidden = true;
+    }
+    return made[name];
   }
-  return screens[name];
-}
 
-function parseRoute() {
-  if (location.pathname === '/rules') return { name: 'home', room: '', rules: true };
-  const t = location.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
-  if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: new URLSearchParams(location.search).has('admin') };
-  const m = location.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
-  if (!m) return { name: 'home', room: '' };
-  const room = m[1].toUpperCase();
-  const params = new URLSearchParams(location.search);
-  return { name: params.has('watch') ? 'watch' : 'room', room, follow: params.get('follow') || '' };
-}
-
-/** Follow the address: enter the room it names, or go back to the lobby. */
-function route() {
-  const r = parseRoute();
-  state.route = r;
-  if (r.rules) openRules();
-  if (r.name === 'tournament') {
-    routeTournament(r);
-    return;
-  }
-  if (r.room && r.room === state.roomId && state.role && !state.tour) {
-    changed();
-    return; // already there
-  }
-  if (state.roomId || state.tour) session.detach(); // keep the seat, leave this connection's room
-  tournament.close();
-  resetRoom();
-  if (r.name === 'room') {
-    const saved = storage.loadSeat(r.room);
-    if (saved && saved.tournament) { // a round's seat is played from its tournament's page
-      history.replaceState(null, '', `/t/${saved.tournament}`);
-      route();
+  function render(s) {
+    const name = screenOf(app);
+    if (name !== current) {
+      if (current) made[current].hide();
+      current = name;
+      if (name) screen(name).show();
+    }
+    show(loading, !name);
+    if (!name) {
+      const what = s.route.name === 'tournament' ? TEXT.openingTournament : TEXT.joiningRoom;
+      setText(loading, s.conn === 'open' ? what : TEXT.connecting);
       return;
     }
-    if (saved) session.restoreSeat(saved);
-  } else if (r.name === 'watch') {
-    session.watchRoom(r.room);
-    state.field.followName = r.follow; // a big room's player to follow (the address keeps it across a reload)
+    made[name].render(s);
   }
-  if (socket.ready) session.onOpen();
-  changed();
+
+  return { render };
 }
 
-function routeTournament(r) {
-  if (state.tour && state.tour.id === r.tid) {
-    if (state.tour.adminView !== r.admin) tournament.setView(r.admin);
-    tournament.reconcile();
-    changed();
-    return;
-  }
-  const busy = Boolean(state.roomId || state.tour);
-  if (busy) session.detach(); // its hello brings us back to onOpen
-  resetRoom();
-  tournament.close();
-  tournament.open(r.tid, r.admin);
-  // /t/ID?admin#claim=CODE: the organizer's key, moved here from another device (the fragment stays in the browser)
-  const claim = new URLSearchParams(location.hash.slice(1)).get('claim');
-  if (claim) {
-    history.replaceState(null, '', location.pathname + location.search);
-    state.tour.claiming = claim;
-  }
-  if (!busy && socket.ready) tournament.onOpen();
-  changed();
+/** The connection's banner: reconnecting, or the seat taken by another tab. */
+function createBanner(el, app) {
+  const text = h('span');
+  const button = h('button', { class: 'btn small', type: 'button', text: TEXT.playHere, onclick: () => takeBack(app) });
+  el.append(text, button);
+
+  return {
+    render(s) {
+      const inRoom = Boolean(s.roomId || s.tour);
+      let said = '';
+      if (s.conn === 'taken') said = TEXT.taken;
+      else if (s.conn === 'reconnecting' && inRoom) said = TEXT.reconnecting;
+      show(el, Boolean(said));
+      el.classList.toggle('bad', s.conn === 'taken');
+      setText(text, said);
+      show(button, s.conn === 'taken');
+      document.body.dataset.conn = s.conn;
+    },
+  };
 }
 
-/** A tournament's player goes to the round's table for its last seconds of
-countdown and the race; the rest of the time the tournament's page shows. */
-function tournamentScreen(s) {
-  const tour = s.tour;
-  if (!tour || (!tour.t && !tour.error)) return null;
-  const round = s.room && s.room.settings.tournament === tour.id;
-  if (tour.as === 'player' && s.role === 'player' && round && !tour.page) {
-    const phase = session.phase();
-    if (phase === 'racing') return 'race';
-    if (phase === 'countdown' && s.room.start_at - serverNow() <= 5000) return 'race';
-  }
-  return 'tournament';
+function start() {
+  const root = document.getElementById('app');
+  root.replaceChildren();
+  const app = createApp();
+  app.dialogs = { help: createHelp(), field: createFieldPanel(app) };
+  const banner = createBanner(document.getElementById('banner'), app);
+  const screens = createScreens(root, app);
+
+  // a bug of ours must not leave a dead page without a word
+  // (and it is logged, so that it shows in the console and fails the browser tests)
+  const oops = (event) => {
+    console.error('klondike-race: unexpected error:', event.message || event.reason || event);
+    say(TEXT.oops, { bad: true });
+  };
+  window.addEventListener('error', oops);
+  window.addEventListener('unhandledrejection', oops);
+
+  app.subscribe((s) => {
+    banner.render(s);
+    screens.render(s);
+  });
+  window.addEventListener('popstate', () => route(app));
+  route(app);
+  app.socket.connect();
+  // a newcomer (no seat anywhere, never here before) first sees how a race works
+  if (!app.dialogs.help.seenIntro() && !app.state.token && !app.state.route.rules) app.dialogs.help.openIntro();
 }
 
-function choose(s) {
-  if (s.route.name === 'tournament') return tournamentScreen(s);
-  if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
-  if (s.token && s.roomId) {
-    if (!s.room) return null;
-    if (s.room.phase !== 'lobby') return 'race';
-    return field.isBig(s.room) ? 'bigroom' : 'room';
-  }
-  return 'lobby';
-}
-
-const banner = document.getElementById('banner');
-const bannerText = h('span');
-const bannerButton = h('button', { class: 'btn small', type: 'button', text: 'Play here', onclick: () => session.takeBack() });
-banner.append(bannerText, bannerButton);
-
-function renderBanner(s) {
-  const inRoom = Boolean(s.roomId || s.tour);
-  let text = '';
-  if (s.conn === 'taken') text = 'This seat was opened in another tab or device.';
-  else if (s.conn === 'reconnecting' && inRoom) text = 'Connection lost: reconnecting…';
-  show(banner, Boolean(text));
-  banner.classList.toggle('bad', s.conn === 'taken');
-  setText(bannerText, text);
-  show(bannerButton, s.conn === 'taken');
-  document.body.dataset.conn = s.conn;
-}
-
-function render(s) {
-  renderBanner(s);
-  const name = choose(s);
-  if (name !== current) {
-    if (current) screens[current].hide();
-    current = name;
-    if (name) screen(name).show();
-  }
-  show(loading, !name);
-  if (!name) {
-    const what = s.route.name === 'tournament' ? 'Opening the tournament…' : 'Joining the room…';
-    setText(loading, s.conn === 'open' ? what : 'Connecting…');
-    return;
-  }
-  screens[name].render(s);
-}
-
-// a bug of ours must not leave a dead page without a word
-// (and it is logged, so that it shows in the console and fails the browser tests)
-const oops = (event) => {
-  console.error('klondike-race: unexpected error:', event.message || event.reason || event);
-  say('Something went wrong on this page: if the table looks wrong, reload it.', { bad: true });
-};
-window.addEventListener('error', oops);
-window.addEventListener('unhandledrejection', oops);
-
-subscribe(render);
-session.onNavigate(route);
-window.addEventListener('popstate', route);
-route();
-socket.connect();
-// a newcomer (no seat anywhere, never here before) first sees how a race works
-if (!seenIntro() && !state.token && !state.route.rules) openIntro();
+start();

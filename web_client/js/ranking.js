@@ -41,24 +41,21 @@ export function placeText(line, total, { solo = false } = {}) {
   return `You placed ${ordinal(line.rank)} of ${total}`;
 }
 
-/** Watches the lines of one race and tells who finished since the last look.
-The first look only learns (a reload must not announce old finishes again). */
-export function finishWatcher() {
-  let race = null;
-  let known = null; // seat → status, in `race`
-
-  return function look(raceId, lines) {
-    if (raceId !== race || known == null) {
-      race = raceId;
-      known = new Map(lines.map((x) => [x.seat, x.status]));
-      return [];
-    }
-    const fresh = [];
-    for (const line of lines) {
-      const before = known.get(line.seat);
-      if (line.status === 'finished' && before !== 'finished') fresh.push(line);
-      known.set(line.seat, line.status);
-    }
-    return fresh.sort((a, b) => a.rank - b.rank);
-  };
+/** The lines that finished since the last look at race `raceId`, by rank.
+`seen` ({race, known}, kept in the state) remembers each line's status; the
+first look at a race only learns (a reload must not announce old finishes
+again). */
+export function newFinishes(seen, raceId, lines) {
+  if (raceId !== seen.race || seen.known == null) {
+    seen.race = raceId;
+    seen.known = new Map(lines.map((x) => [x.seat, x.status]));
+    return [];
+  }
+  const fresh = [];
+  for (const line of lines) {
+    const before = seen.known.get(line.seat);
+    if (line.status === 'finished' && before !== 'finished') fresh.push(line);
+    seen.known.set(line.seat, line.status);
+  }
+  return fresh.sort((a, b) => a.rank - b.rank);
 }

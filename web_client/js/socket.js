@@ -4,11 +4,10 @@ One connection at a time. After each `hello` the owner's `onOpen` decides how
 to enter (resume a seat, watch, or nothing yet). A lost connection is opened
 again with a growing, jittered delay, except when the server said not to
 (4000: the seat was opened elsewhere; 4001: removed by the host; 4002: left).
-Pings measure the clock and notice a dead link (a phone that slept, a
-network that changed) that the browser has not noticed yet.
+Pings measure the clock (the page's, clock.js) and notice a dead link (a
+phone that slept, a network that changed) that the browser has not noticed
+yet.
 */
-
-import { sample } from './clock.js';
 
 const PROTOCOL = 'klondike-race.v1';
 const NO_RETRY = new Set([4000, 4001, 4002]);
@@ -18,8 +17,8 @@ const RATE = 15; // frames a second we allow ourselves (the server allows 20)
 const BURST = 40;
 
 export class Socket {
-  constructor({ onOpen, onFrame, onClose, onStatus }) {
-    Object.assign(this, { onOpen, onFrame, onClose, onStatus });
+  constructor({ clock, onOpen, onFrame, onClose, onStatus }) {
+    Object.assign(this, { clock, onOpen, onFrame, onClose, onStatus });
     this.ws = null;
     this.ready = false; // open and greeted
     this.attempt = 0;
@@ -93,7 +92,7 @@ export class Socket {
     }
     if (!msg || typeof msg.t !== 'string') return;
     if (msg.t === 'hello') {
-      sample(msg.d.now, null);
+      this.clock.sample(msg.d.now, null);
       this.ready = true;
       this.attempt = 0;
       this.startHeartbeat();
@@ -102,7 +101,7 @@ export class Socket {
       return;
     }
     if (msg.t === 'pong') {
-      if (this.pingSent != null) sample(msg.d.now, this.pingSent);
+      if (this.pingSent != null) this.clock.sample(msg.d.now, this.pingSent);
       this.pingSent = null;
       return;
     }
@@ -127,12 +126,12 @@ export class Socket {
     this.retryTimer = setTimeout(() => this.connect(), delay);
   }
 
-  /** Send a frame if greeted; false when it could not go (the caller resends later). */
   /** Open, greeted and not closing. */
   live() {
     return this.ready && this.ws != null && this.ws.readyState === WebSocket.OPEN;
   }
 
+  /** Send a frame if greeted; false when it could not go (the caller resends later). */
   send(t, d) {
     if (!this.live()) return false;
     const text = JSON.stringify(d ? { t, d } : { t });

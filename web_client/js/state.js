@@ -1,53 +1,59 @@
-/** The client's state: one plain object, changed in place, drawn once per
-animation frame however many changes came in between. */
+/** The client's state: one plain object per page, made by `createState()`
+and passed to whatever reads or changes it (as chessground passes its state
+to render), never imported. `createRedraw` draws it once per animation
+frame, however many changes came in between. */
 
-export const state = {
-  route: { name: 'home', room: '' }, // from the address: home, room (/r/ID), watch (/r/ID?watch), tournament (/t/ID)
-  conn: 'connecting', // connecting, open, reconnecting, taken (seat opened elsewhere)
-  entering: null, // the command entering a room, while its answer is awaited
-  formError: '', // the last refusal of an entering command
+export function createState() {
+  return {
+    route: { name: 'home', room: '' }, // from the address (navigation.js): home, room, watch, tournament
+    conn: 'connecting', // connecting, open, reconnecting, taken (seat opened elsewhere)
+    entering: null, // the command entering a room, while its answer is awaited: {t, d, sent}
+    formError: '', // the last refusal of an entering command
+    after: null, // what to do once the current room is left: {t, d}
 
-  role: null, // "player" or "spectator" once in a room
-  roomId: '',
-  seat: -1,
-  token: '',
-  v: 0, // highest room event version seen
-  room: null, // the room as anyone may see it
-  entries: [], // leaderboard lines, ranked
+    role: null, // "player" or "spectator" once in a room
+    roomId: '',
+    seat: -1,
+    token: '',
+    v: 0, // highest room event version seen
+    room: null, // the room as anyone may see it
+    entries: [], // leaderboard lines, ranked
 
-  race: 0, // the race of `view`
-  view: null, // own game, as the server last sent it
-  done: false, // own race over (won or resigned)
-  seq: 0, // last sequence number used in this race
-  viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
-  pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
+    race: 0, // the race of `view`
+    view: null, // own game, as the server last sent it
+    done: false, // own race over (won or resigned)
+    seq: 0, // last sequence number used in this race
+    viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
+    pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
-  boards: {}, // spectators: seat → public view
-  field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
-  ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
-  afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
+    boards: {}, // spectators: seat → public view
+    field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
+    ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
+    afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
+    finishes: { race: null, known: null }, // the finishes already announced (ranking.js, newFinishes)
 
-  tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
-  tcreate: { busy: false, error: '' }, // the lobby's tournament form: awaiting t_created, or its refusal
+    tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
+    tcreate: { busy: false, error: '', then: null }, // the lobby's tournament form: awaiting t_created, or its refusal
 
-  ui: {
-    focus: 'stock', // the pile with the keyboard focus
-    selected: null, // {from, count}: cards picked, waiting for a target
-    panel: null, // {from, count}: the sequence chooser of a column
-    hint: null, // {m, from, count, to}
-    ghost: false, // dropped cards stay where they fell until the answer
-    completing: null, // {moves, i}: auto-complete in progress
-    stuckHidden: false,
-    lostHidden: false, // the "no longer winnable" notice put aside (until the game is winnable again)
-    idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
-    undoing: 0, // undos still to send, one per answer: back to the last winnable position
-    resultsHidden: false,
-    confirmResign: false,
-    bigSeat: null, // spectators: the board shown large
-    queued: 0, // intents waiting for an answer (input.js)
-    justWon: false, // the last answer won the game: the table celebrates
-  },
-};
+    ui: {
+      focus: 'stock', // the pile with the keyboard focus
+      selected: null, // {from, count}: cards picked, waiting for a target
+      panel: null, // {from, count}: the sequence chooser of a column
+      hint: null, // {m, from, count, to}
+      ghost: false, // dropped cards stay where they fell until the answer
+      completing: null, // {moves, i}: auto-complete in progress
+      stuckHidden: false,
+      lostHidden: false, // the "no longer winnable" notice put aside (until the game is winnable again)
+      idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
+      undoing: 0, // undos still to send, one per answer: back to the last winnable position
+      resultsHidden: false,
+      confirmResign: false,
+      bigSeat: null, // spectators: the board shown large
+      queued: 0, // intents waiting for an answer (input.js)
+      justWon: false, // the last answer won the game: the table celebrates
+    },
+  };
+}
 
 /** What a big room's frames say (docs/protocol.md, "Big rooms"); empty in a small room. */
 export function freshField() {
@@ -57,41 +63,46 @@ export function freshField() {
     page: null, // the page of the ranking shown last: {first, of, lines}
     asked: 0, // the first rank of the page asked for (0: none awaited)
     found: null, // the answer to the last look-up: {seat, rank, line}, or {missing: nickname}
+    lastFind: '', // the nickname looked up last (its refusal names it)
     follow: null, // spectators: the player followed, {seat, rank, of, above, line, below}
     followName: '', // and their nickname (followed again after a reconnect)
+    lastFollow: '', // the nickname asked to follow last (its refusal names it)
     ready: false, // the own ready flag in a big room's lobby (the server announces none)
   };
 }
 
-const listeners = [];
-let frame = 0;
-
-export function subscribe(fn) {
-  listeners.push(fn);
-}
-
-/** Ask for a redraw; all changes before the next frame are drawn together. */
-export function changed() {
-  if (!frame) frame = requestAnimationFrame(flush);
-}
-
-function flush() {
-  frame = 0;
-  for (const fn of listeners) fn(state);
+/** Redraws merged per animation frame: `changed()` asks for one, and every
+`subscribe`d function draws the state then. */
+export function createRedraw(state) {
+  const listeners = [];
+  let frame = 0;
+  const flush = () => {
+    frame = 0;
+    for (const fn of listeners) fn(state);
+  };
+  return {
+    changed() {
+      if (!frame) frame = requestAnimationFrame(flush);
+    },
+    subscribe(fn) {
+      listeners.push(fn);
+    },
+  };
 }
 
 /** Forget the room (left, kicked, gone). */
-export function resetRoom() {
-  Object.assign(state, {
+export function resetRoom(s) {
+  Object.assign(s, {
     role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
     race: 0, view: null, done: false, seq: 0, viewSeq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
     field: freshField(),
   });
-  resetUi();
+  resetUi(s);
 }
 
-export function resetUi() {
-  Object.assign(state.ui, {
+/** Forget what the table showed of the game before (a new race, a rematch). */
+export function resetUi(s) {
+  Object.assign(s.ui, {
     selected: null, panel: null, hint: null, ghost: false, completing: null,
     stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
     lostHidden: false, idleHidden: false, undoing: 0,

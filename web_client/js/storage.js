@@ -1,7 +1,11 @@
 /** What survives a reload, in localStorage: the seat (room, token, race, last
 sequence number, unacknowledged commands, last event version and the room
 as last seen), the nickname, and per tournament the organizer's key and the
-player's token. Tokens live here only, never in an address. */
+player's token. Tokens live here only, never in an address.
+
+The seat is written from the state after every change that matters (a
+command sent, an answer, a room event: `saveSeat`) and read back into it
+when the page opens the room again (`restoreSeat`). */
 
 const SEAT = 'kr.seat.';
 const LAST = 'kr.last';
@@ -38,9 +42,27 @@ export function loadSeat(room) {
   return seat && seat.token ? seat : null;
 }
 
-export function saveSeat(seat) {
-  write(SEAT + seat.room, seat);
-  write(LAST, seat.room);
+/** Keep the seat of the state's room (a player's only: a spectator has none). */
+export function saveSeat(s) {
+  if (s.role !== 'player' || !s.token) return;
+  write(SEAT + s.roomId, {
+    room: s.roomId, seat: s.seat, token: s.token, race: s.race, s: s.seq,
+    pending: s.pending, v: s.v, room_state: s.room, entries: s.entries,
+    own_code: s.ownCode || undefined, ready: s.field.ready || undefined,
+    tournament: (s.room && s.room.settings.tournament) || (s.tour && s.tour.id) || undefined,
+  });
+  write(LAST, s.roomId);
+}
+
+/** Take back a seat kept from before a reload (`loadSeat`), or a tournament's round seat. */
+export function restoreSeat(s, saved) {
+  Object.assign(s, {
+    roomId: saved.room, seat: saved.seat, token: saved.token, race: saved.race || 0,
+    seq: saved.s || 0, pending: Array.isArray(saved.pending) ? saved.pending : [],
+    v: saved.room_state ? saved.v || 0 : 0, room: saved.room_state || null,
+    entries: saved.entries || [], ownCode: saved.own_code || '',
+  });
+  s.field.ready = Boolean(saved.ready);
 }
 
 export function dropSeat(room) {

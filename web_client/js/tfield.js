@@ -10,16 +10,10 @@ small tournament where that is the same question (who am I, what did I do
 in round n), so that the page asks once whatever the size.
 */
 
-import { state } from './state.js';
 import { say } from './messages.js';
+import { TEXT } from './text.js';
 
 export const PAGE = 25; // standings lines in a page (the server allows 50)
-
-let socket = null;
-
-export function init(sock) {
-  socket = sock;
-}
 
 export function freshField() {
   return {
@@ -28,6 +22,7 @@ export function freshField() {
     asked: 0, // the first rank of the page awaited (0: none)
     browsing: false, // the standings' browser is open: its page follows the rounds
     found: null, // the line picked (a look-up, or a line of a page): {player, rank, line}, or {missing}
+    lastFind: '', // the nickname looked up last (its refusal names it)
     withdrawn: false, // this browser's player withdrew (a big tournament announces no withdrawal)
   };
 }
@@ -40,48 +35,46 @@ export function isBig(t) {
 // ------------------------------------------------------------------ frames
 
 export const HANDLERS = {
-  t_me(d) {
-    const tour = state.tour;
+  t_me(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     tour.field.place = d;
     const found = tour.field.found;
     if (found && found.player === tour.player && d.line) tour.field.found = { player: tour.player, rank: d.rank, line: d.line };
   },
 
-  t_field(d) {
-    const tour = state.tour;
+  t_field(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id || !tour.t) return;
     tour.t = { ...tour.t, field: d.field };
   },
 
-  t_page(d) {
-    const tour = state.tour;
+  t_page(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id || d.first !== tour.field.asked) return; // not the page awaited
     tour.field.asked = 0;
     tour.field.page = d;
   },
 
-  t_found(d) {
-    const tour = state.tour;
+  t_found(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     tour.field.found = { player: d.player, rank: d.rank, line: d.line };
-    if (tour.field.browsing && d.rank > 0) askPage(pageOf(d.rank));
+    if (tour.field.browsing && d.rank > 0) askPage(app, pageOf(d.rank));
   },
 
-  t_withdrawn(d) {
-    const tour = state.tour;
+  t_withdrawn(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id || d.player !== tour.player) return;
     tour.field.withdrawn = true;
-    say('You have withdrawn from the tournament.');
+    say(TEXT.withdrawn);
   },
 };
 
 /** A refusal of one of this module's commands; true if it was one. */
-export function onReject(d) {
-  const tour = state.tour;
-  if (!tour) return false;
+export function onReject(tour, d) {
   if (d.cmd === 't_find' && d.code === 'unknown_seat') {
-    tour.field.found = { missing: lastFind };
+    tour.field.found = { missing: tour.field.lastFind };
     return true;
   }
   if (d.cmd === 't_page') {
@@ -93,44 +86,43 @@ export function onReject(d) {
 }
 
 /** A round has ended: the standings moved, so the page shown is asked again. */
-export function onRoundEnded() {
-  const f = state.tour.field;
-  if (f.browsing && f.page) askPage(f.page.first);
-  if (f.found && f.found.line) find(f.found.line.nickname);
+export function onRoundEnded(app) {
+  const f = app.state.tour.field;
+  if (f.browsing && f.page) askPage(app, f.page.first);
+  if (f.found && f.found.line) find(app, f.found.line.nickname);
 }
 
 // ------------------------------------------------------------------ commands
-
-let lastFind = '';
 
 /** The first rank of the page that holds `rank`. */
 export function pageOf(rank) {
   return Math.floor((Math.max(1, rank) - 1) / PAGE) * PAGE + 1;
 }
 
-export function askPage(first) {
-  const tour = state.tour;
+export function askPage(app, first) {
+  const tour = app.state.tour;
   const from = Math.max(1, first);
-  if (socket.send('t_page', { id: tour.id, first: from, count: PAGE })) tour.field.asked = from;
+  if (app.socket.send('t_page', { id: tour.id, first: from, count: PAGE })) tour.field.asked = from;
 }
 
 /** Open (or close) the standings' browser: the page of the own place, else the first. */
-export function browse(on) {
-  const f = state.tour.field;
+export function browse(app, on) {
+  const f = app.state.tour.field;
   f.browsing = on;
-  if (on && !f.page && !f.asked) askPage(f.place ? pageOf(f.place.rank) : 1);
+  if (on && !f.page && !f.asked) askPage(app, f.place ? pageOf(f.place.rank) : 1);
 }
 
-export function find(nickname) {
+export function find(app, nickname) {
   const name = nickname.trim();
   if (!name) return;
-  lastFind = name;
-  socket.send('t_find', { id: state.tour.id, nickname: name });
+  const tour = app.state.tour;
+  tour.field.lastFind = name;
+  app.socket.send('t_find', { id: tour.id, nickname: name });
 }
 
 /** Pick a line already at hand (a page's): it shows with its rounds and actions. */
-export function pick(line) {
-  state.tour.field.found = line ? { player: line.player, rank: line.rank, line } : null;
+export function pick(tour, line) {
+  tour.field.found = line ? { player: line.player, rank: line.rank, line } : null;
 }
 
 // ------------------------------------------------------------------ reading

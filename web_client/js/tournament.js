@@ -3,38 +3,34 @@ tournament this connection follows besides its room, the organizer's and the
 players' commands, and which round's room the connection should be in.
 
 A round is a room. A seated player resumes it with the tournament token, so
-the race screen and session.js play it as any race (the seat kept per room
-in storage, resends and all); the organizer and spectators watch it for its
-leaderboard and boards. When the room to be in changes (a new round, a
-withdrawal), the connection is opened afresh and enters the new one: a
-player never sends `leave` to a round's room.
+the race screen and the room's modules (rooms.js, frames.js, commands.js)
+play it as any race (the seat kept per room in storage, resends and all);
+the organizer and spectators watch it for its leaderboard and boards. When
+the room to be in changes (a new round, a withdrawal), the connection is
+opened afresh and enters the new one: a player never sends `leave` to a
+round's room.
 
 The organizer's key and the player's token are kept in localStorage per
 tournament (storage.js), never in the address: the link to share is /t/ID.
 The key moves to another device by a one-time code (`t_handoff`), opened
 there as /t/ID?admin#claim=CODE or typed in (`t_claim`). A big tournament's
 own frames (the player's place, pages of the standings) are tfield.js's.
+
+Everything lands in `state.tour`; every function that acts takes the app.
 */
 
-import { state, changed, resetRoom } from './state.js';
+import { resetRoom } from './state.js';
 import * as storage from './storage.js';
-import * as session from './session.js';
+import { go } from './navigation.js';
+import { enterRoom, watchRoom } from './rooms.js';
 import * as tfield from './tfield.js';
 import { say } from './messages.js';
-
-let socket = null;
-let sent = ''; // the room this connection was asked to enter: "player:ROOM" or "spectator:ROOM"
-let retryTimer = 0;
-let onCreated = null; // the lobby's form clears its codes once the tournament exists
-
-export function init(sock) {
-  socket = sock;
-}
+import { TEXT } from './text.js';
 
 /** Follow tournament `id` on this page: as its organizer (`admin`, with the
 key kept here), as the player this browser registered, or as a spectator. */
-export function open(id, admin) {
-  state.tour = {
+export function open(s, id, admin) {
+  s.tour = {
     id, admin: '', token: '', player: -1, as: 'spectator', adminView: false,
     v: 0, t: null, // the tournament as anyone may see it (t_sync, t_event)
     error: '', // the tournament cannot be shown (unknown id)
@@ -42,17 +38,17 @@ export function open(id, admin) {
     busy: '', // a command awaiting its answer: "register"
     page: false, // a player looks at the tournament page during their round
     refused: '', // a room the server refused to let us enter
+    sent: '', // the room this connection was asked to enter: "player:ROOM" or "spectator:ROOM"
     field: tfield.freshField(), // a big tournament's place, pages and look-ups (tfield.js)
     handoff: null, // the organizer's one-time code for another device: {code, until}
     claiming: '', // a handoff code sent, awaiting its answer
     nickname: '', // the player's, as registered here (a big tournament lists nobody)
   };
-  setView(admin);
+  setView(s.tour, admin);
 }
 
 /** The organizer's page or the player's/spectator's page of the same tournament. */
-export function setView(admin) {
-  const tour = state.tour;
+export function setView(tour, admin) {
   const keys = storage.loadTournament(tour.id);
   Object.assign(tour, {
     adminView: admin, admin: keys.admin || '', token: keys.token || '',
@@ -61,27 +57,26 @@ export function setView(admin) {
   tour.as = admin ? (tour.admin ? 'admin' : 'spectator') : (tour.token ? 'player' : 'spectator');
 }
 
-export function close() {
-  state.tour = null;
-  sent = '';
+export function close(s) {
+  s.tour = null;
 }
 
 // ------------------------------------------------------------------ the connection
 
 /** After `hello`: follow the tournament, and enter the round's room we are in. */
-export function onOpen() {
-  sent = '';
-  const tour = state.tour;
+export function onOpen(app) {
+  const tour = app.state.tour;
   if (!tour) return;
-  if (tour.token) socket.send('t_resume', { id: tour.id, token: tour.token });
-  else socket.send('t_watch', { id: tour.id });
-  if (tour.claiming) socket.send('t_claim', { id: tour.id, code: tour.claiming });
-  reconcile();
+  tour.sent = '';
+  if (tour.token) app.socket.send('t_resume', { id: tour.id, token: tour.token });
+  else app.socket.send('t_watch', { id: tour.id });
+  if (tour.claiming) app.socket.send('t_claim', { id: tour.id, code: tour.claiming });
+  reconcile(app);
 }
 
-function roomKey() {
-  if (!state.roomId) return '';
-  return `${state.token ? 'player' : 'spectator'}:${state.roomId}`;
+function roomKey(s) {
+  if (!s.roomId) return '';
+  return `${s.token ? 'player' : 'spectator'}:${s.roomId}`;
 }
 
 /** The room to be in now: the running round's, as a player if seated in it. */
@@ -94,89 +89,91 @@ function wanted(tour) {
 
 /** Be in the room `wanted` says (called after every frame). Between rounds
 the room of the round before stays: nothing to do there, nothing to leave. */
-export function reconcile() {
-  const tour = state.tour;
+export function reconcile(app) {
+  const s = app.state;
+  const tour = s.tour;
   if (!tour || !tour.t) return;
   const want = wanted(tour);
-  if (want && want !== roomKey() && want !== tour.refused) {
+  if (want && want !== roomKey(s) && want !== tour.refused) {
     const [as, room] = want.split(':');
-    const busy = sent !== '';
-    resetRoom();
+    const busy = tour.sent !== '';
+    resetRoom(s);
     tour.page = false;
     if (as === 'player') {
       const saved = storage.loadSeat(room);
-      session.restoreSeat(saved && saved.token === tour.token ? saved
-        : { room, seat: tour.player, token: tour.token });
+      const seat = saved && saved.token === tour.token ? saved : { room, seat: tour.player, token: tour.token };
+      storage.restoreSeat(s, seat);
     } else {
-      session.watchRoom(room);
+      watchRoom(s, room);
     }
     if (busy) {
-      sent = '';
-      socket.restart({ fresh: true }); // its hello comes back to onOpen
+      tour.sent = '';
+      app.socket.restart({ fresh: true }); // its hello comes back to onOpen
       return;
     }
   }
-  const key = roomKey();
-  if (key && key !== sent && socket.ready && session.enterRoom()) sent = key;
+  const key = roomKey(s);
+  if (key && key !== tour.sent && app.socket.ready && enterRoom(app)) tour.sent = key;
 }
 
 // ------------------------------------------------------------------ frames
 
 /** Whether a frame is this module's: tournament frames, refusals of tournament
 commands, and (on a tournament page) refusals to enter a round's room. */
-export function owns(msg) {
+export function owns(s, msg) {
   if (msg.t.startsWith('t_')) return true;
   if (msg.t !== 'reject' || !msg.d) return false;
   const cmd = msg.d.cmd || '';
-  return cmd.startsWith('t_') || (state.tour != null && (cmd === 'resume' || cmd === 'watch'));
+  return cmd.startsWith('t_') || (s.tour != null && (cmd === 'resume' || cmd === 'watch'));
 }
 
-export function onFrame(msg) {
+export function onFrame(app, msg) {
   const handler = HANDLERS[msg.t] || tfield.HANDLERS[msg.t];
-  if (handler) handler(msg.d || {});
-  changed();
+  if (handler) handler(app, msg.d || {});
+  app.changed();
 }
 
 const HANDLERS = {
-  t_created(d) {
+  t_created(app, d) {
+    const s = app.state;
     storage.saveTournament(d.id, { admin: d.admin, invite: d.invite }); // the invite code is given this once
-    state.tcreate = { busy: false, error: '' };
-    if (onCreated) onCreated(d.id);
-    onCreated = null;
-    session.go(`/t/${d.id}?admin`);
+    const then = s.tcreate.then;
+    s.tcreate = { busy: false, error: '', then: null };
+    if (then) then(d.id);
+    go(`/t/${d.id}?admin`);
   },
 
-  t_registered(d) {
-    const tour = state.tour;
+  t_registered(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     storage.saveTournament(d.id, { token: d.token, player: d.player, nickname: tour.nickname || undefined });
     Object.assign(tour, { token: d.token, player: d.player, busy: '', formError: '' });
     if (!tour.adminView) tour.as = 'player';
   },
 
-  t_sync(d) {
-    const tour = state.tour;
+  t_sync(app, d) {
+    const tour = app.state.tour;
     if (!tour || !d.tournament || d.tournament.id !== tour.id) return;
     tour.v = d.v;
     tour.t = d.tournament;
     tour.error = '';
   },
 
-  t_event(d) {
-    const tour = state.tour;
+  t_event(app, d) {
+    const tour = app.state.tour;
     if (!tour || !d.tournament || d.tournament.id !== tour.id || d.v <= tour.v) return;
     tour.v = d.v;
     tour.t = d.tournament;
     switch (d.kind) {
       case 'round_ended':
         tour.page = false;
-        if (tfield.isBig(d.tournament)) tfield.onRoundEnded();
+        if (tfield.isBig(d.tournament)) tfield.onRoundEnded(app);
         break;
       case 'withdrawn':
-        if (d.player === tour.player && tour.as === 'player') say('You have withdrawn from the tournament.');
+        if (d.player === tour.player && tour.as === 'player') say(TEXT.withdrawn);
         break;
       case 'kicked':
-        if (d.player === tour.player && tour.as === 'player') kickedOut();
+        if (d.player === tour.player && tour.as === 'player') kickedOut(app);
         else if (tour.field.found && tour.field.found.player === d.player) tour.field.found = null;
         break;
       default:
@@ -186,52 +183,55 @@ const HANDLERS = {
 
   t_standings() {},
 
-  t_handoff(d) {
-    const tour = state.tour;
+  t_handoff(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     tour.handoff = { code: d.code, until: d.until };
   },
 
-  t_claimed(d) {
-    const tour = state.tour;
+  t_claimed(app, d) {
+    const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     storage.saveTournament(d.id, { admin: d.admin });
     tour.claiming = '';
-    setView(tour.adminView);
-    say('This device now holds the organizer\'s key.');
+    setView(tour, tour.adminView);
+    say(TEXT.holdsOrganizerKey);
   },
 
-  reject(d) {
-    const tour = state.tour;
-    if (tour && tfield.onReject(d)) return;
+  reject(app, d) {
+    const s = app.state;
+    const tour = s.tour;
+    if (tour && tfield.onReject(tour, d)) return;
     if (d.cmd === 't_create') {
-      state.tcreate = { busy: false, error: d.msg };
+      s.tcreate = { busy: false, error: d.msg, then: null };
       return;
     }
     if (!tour) return;
     if (d.cmd === 'resume' || d.cmd === 'watch') {
       if (d.code === 'unavailable' || d.code === 'internal') {
         say(d.msg, { bad: true });
-        clearTimeout(retryTimer);
-        retryTimer = setTimeout(() => { sent = ''; socket.restart(); }, 2000);
+        app.timers.after('tournament.retry', 2000, () => {
+          if (s.tour) s.tour.sent = '';
+          app.socket.restart();
+        });
         return;
       }
-      tour.refused = roomKey();
-      if (d.cmd === 'resume') storage.dropSeat(state.roomId);
-      resetRoom();
-      sent = '';
+      tour.refused = roomKey(s);
+      if (d.cmd === 'resume') storage.dropSeat(s.roomId);
+      resetRoom(s);
+      tour.sent = '';
       say(d.msg, { bad: true });
       return;
     }
     if (d.cmd === 't_resume' && d.code === 'bad_token') {
       storage.saveTournament(tour.id, { token: '', player: null });
-      setView(tour.adminView);
-      socket.send('t_watch', { id: tour.id });
-      say('This browser is no longer registered in the tournament: you are watching it.', { bad: true });
+      setView(tour, tour.adminView);
+      app.socket.send('t_watch', { id: tour.id });
+      say(TEXT.noLongerRegistered, { bad: true });
       return;
     }
     if ((d.cmd === 't_watch' || d.cmd === 't_resume') && d.code === 'unknown_room') {
-      tour.error = `There is no tournament ${tour.id} (or it is over and gone).`;
+      tour.error = TEXT.noTournament(tour.id);
       return;
     }
     if (d.cmd === 't_register') {
@@ -241,7 +241,7 @@ const HANDLERS = {
     }
     if (d.cmd === 't_claim') {
       tour.claiming = '';
-      tour.formError = d.code === 'bad_handoff' ? 'That code is wrong, used or expired: ask for a new one.' : d.msg;
+      tour.formError = d.code === 'bad_handoff' ? TEXT.badHandoff : d.msg;
       return;
     }
     say(d.msg, { bad: true });
@@ -250,91 +250,92 @@ const HANDLERS = {
 
 // ------------------------------------------------------------------ commands
 
-function send(t, d) {
-  if (socket.send(t, d)) return true;
-  say('Not connected: wait a moment and try again.', { bad: true });
+function send(app, t, d) {
+  if (app.socket.send(t, d)) return true;
+  say(TEXT.offline, { bad: true });
   return false;
 }
 
 /** Organize a tournament (from the lobby); the answer opens its organizer page
-(after `created(id)`). */
-export function create(name, settings, created = null) {
-  onCreated = created;
-  if (send('t_create', { name, settings })) state.tcreate = { busy: true, error: '' };
-  changed();
+(after `then(id)`: the form forgets its codes). */
+export function create(app, name, settings, then = null) {
+  const s = app.state;
+  s.tcreate.then = then;
+  if (send(app, 't_create', { name, settings })) s.tcreate = { busy: true, error: '', then };
+  app.changed();
 }
 
 /** Register as `nickname`; `invite`: the tournament's invite code, when it asks for one. */
-export function register(nickname, invite = '') {
-  const tour = state.tour;
+export function register(app, nickname, invite = '') {
+  const tour = app.state.tour;
   tour.formError = '';
   tour.nickname = nickname;
   const d = { id: tour.id, nickname, ...(tour.t && tour.t.settings.invite ? { invite } : {}) };
-  if (send('t_register', d)) tour.busy = 'register';
+  if (send(app, 't_register', d)) tour.busy = 'register';
   storage.saveNickname(nickname);
-  changed();
+  app.changed();
 }
 
-export function withdraw() {
-  const tour = state.tour;
-  send('t_withdraw', { id: tour.id, token: tour.token });
+export function withdraw(app) {
+  const tour = app.state.tour;
+  send(app, 't_withdraw', { id: tour.id, token: tour.token });
 }
 
-export function closeRegistration() {
-  const tour = state.tour;
-  send('t_close', { id: tour.id, admin: tour.admin });
+export function closeRegistration(app) {
+  const tour = app.state.tour;
+  send(app, 't_close', { id: tour.id, admin: tour.admin });
 }
 
 /** The next round: now (after the countdown), or at `at` on the server's clock (ms). */
-export function startRound(at = 0) {
-  const tour = state.tour;
-  send('t_start', { id: tour.id, admin: tour.admin, at: Math.round(at) });
+export function startRound(app, at = 0) {
+  const tour = app.state.tour;
+  send(app, 't_start', { id: tour.id, admin: tour.admin, at: Math.round(at) });
 }
 
-export function endRound() {
-  const tour = state.tour;
-  send('t_end', { id: tour.id, admin: tour.admin });
+export function endRound(app) {
+  const tour = app.state.tour;
+  send(app, 't_end', { id: tour.id, admin: tour.admin });
 }
 
 /** Take player `player` out of the tournament; `ban`: their nickname too. */
-export function kick(player, ban) {
-  const tour = state.tour;
-  send('t_kick', { id: tour.id, admin: tour.admin, player, ban });
+export function kick(app, player, ban) {
+  const tour = app.state.tour;
+  send(app, 't_kick', { id: tour.id, admin: tour.admin, player, ban });
 }
 
 /** A one-time code that gives another device the organizer's key. */
-export function handoff() {
-  const tour = state.tour;
-  send('t_handoff', { id: tour.id, admin: tour.admin });
+export function handoff(app) {
+  const tour = app.state.tour;
+  send(app, 't_handoff', { id: tour.id, admin: tour.admin });
 }
 
 /** This device takes the organizer's key with a code from the other one. */
-export function claim(code) {
-  const tour = state.tour;
+export function claim(app, code) {
+  const tour = app.state.tour;
   const text = code.trim();
   if (!text) return;
   tour.formError = '';
   tour.claiming = text;
-  if (!socket.ready) return; // sent once connected (onOpen)
-  send('t_claim', { id: tour.id, code: text });
-  changed();
+  if (!app.socket.ready) return; // sent once connected (onOpen)
+  send(app, 't_claim', { id: tour.id, code: text });
+  app.changed();
 }
 
 /** The organizer took this player out (the event, or the round's room
 closing with 4001): the token no longer works; the page goes on as a
 spectator's. */
-export function kickedOut() {
-  const tour = state.tour;
+export function kickedOut(app) {
+  const tour = app.state.tour;
   if (!tour || tour.as !== 'player') return;
   storage.saveTournament(tour.id, { token: '', player: null });
-  setView(tour.adminView);
-  say('The organizer removed you from the tournament: you can still watch it.', { bad: true });
-  changed();
+  setView(tour, tour.adminView);
+  say(TEXT.removedByOrganizer, { bad: true });
+  app.changed();
 }
 
 /** A player looks at the tournament page during their round, or goes back to the table. */
-export function showPage(on) {
-  if (!state.tour) return;
-  state.tour.page = on;
-  changed();
+export function showPage(app, on) {
+  if (!app.state.tour) return;
+  app.state.tour.page = on;
+  app.changed();
 }

@@ -5,25 +5,25 @@ never waited for) or sets a time; and that time's countdown, the same for
 everyone on the server's clock. Players may join until the race starts. */
 
 import { h, setText, show, toggle } from '../dom.js';
-import * as session from '../session.js';
+import * as rooms from '../rooms.js';
 import * as field from '../field.js';
-import { clockTime, serverNow } from '../clock.js';
 import { count, duration } from '../format.js';
 import { createInvite } from './room.js';
 import { createSchedule } from './schedule.js';
 
 const SOME = 6; // names shown of the players in the lobby
 
-export function createBigRoom(root) {
+export function createBigRoom(root, app) {
+  const clock = app.clock;
   const title = h('h1', { id: 'bigroom-title' });
   const invite = createInvite();
   const counts = h('p', { class: 'field-counts', role: 'status' });
   const hostText = h('p', { class: 'field-host' });
   const some = h('p', { class: 'field-some' });
   const when = h('p', { class: 'field-when', role: 'timer', 'aria-live': 'off' });
-  const readyBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => session.ready(!ready) });
-  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race now', onclick: () => session.start() });
-  const schedule = createSchedule({ id: 'bigroom-at', className: 'field-schedule', onAt: (at) => session.startAt(at) });
+  const readyBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => rooms.ready(app, !ready) });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race now', onclick: () => rooms.start(app) });
+  const schedule = createSchedule({ id: 'bigroom-at', className: 'field-schedule', clock, onAt: (at) => rooms.startAt(app, at) });
   const el = h('section', { class: 'screen room bigroom panel-page', 'aria-labelledby': 'bigroom-title' },
     title,
     invite.el,
@@ -31,25 +31,25 @@ export function createBigRoom(root) {
       h('h2', { text: 'Players' }),
       counts, hostText, some, when,
       h('div', { class: 'buttons' }, readyBtn, startBtn, schedule.el,
-        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => session.leave() }))));
+        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => rooms.leave(app) }))));
   root.append(el);
   let ready = false;
   let timer = 0;
-  let room = null;
 
   /** The scheduled start and its countdown, on the server's clock. */
   function tick() {
+    const room = app.state.room;
     if (!room) return;
     const at = room.start_at;
     show(when, Boolean(at));
     if (at) {
-      const left = at - serverNow();
-      setText(when, left > 0 ? `The race starts at ${clockTime(at)}, in ${duration(left + 999)}.` : 'The race is starting…');
+      const left = at - clock.now();
+      setText(when, left > 0 ? `The race starts at ${clock.timeOfDay(at)}, in ${duration(left + 999)}.` : 'The race is starting…');
     }
   }
 
   function render(s) {
-    room = s.room;
+    const room = s.room;
     const host = room.host === s.seat;
     setText(title, `Room ${room.id}`);
     document.title = `Klondike Race — room ${room.id}`;

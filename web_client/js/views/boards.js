@@ -3,12 +3,11 @@ frames): small in a grid, one large on click or Enter. Used by the
 spectator's screen of a room and by a tournament's page. */
 
 import { h, setText, show, toggle } from '../dom.js';
-import { state, changed } from '../state.js';
 import { score } from '../format.js';
 import { Board } from '../render.js';
 import { statusText } from './leaderboard.js';
 
-export function createBoardsGrid(host) {
+export function createBoardsGrid(host, app) {
   const el = h('div', { class: 'boards-grid' });
   host.append(el);
   const tiles = new Map(); // seat → {fig, caption, board}
@@ -22,8 +21,9 @@ export function createBoardsGrid(host) {
       caption, boardHost);
     const board = new Board(boardHost, { interactive: false, mini: true, label: `board of seat ${seat}` });
     const toggleBig = () => {
-      state.ui.bigSeat = state.ui.bigSeat === seat ? null : seat;
-      changed();
+      const ui = app.state.ui;
+      ui.bigSeat = ui.bigSeat === seat ? null : seat;
+      app.changed();
     };
     fig.addEventListener('click', toggleBig);
     fig.addEventListener('keydown', (e) => {

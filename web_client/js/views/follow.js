@@ -10,14 +10,14 @@ import { placeOf } from '../format.js';
 import { Board } from '../render.js';
 import { createLeaderboard } from './leaderboard.js';
 
-export function createFollow(host) {
+export function createFollow(host, app) {
   const input = h('input', { type: 'search', name: 'follow', maxLength: 20, autocomplete: 'off', spellcheck: false,
     placeholder: 'Nickname', 'aria-label': 'Nickname to follow', enterKeyHint: 'go' });
   const form = h('form', { class: 'follow-find', role: 'search' },
     h('label', { class: 'follow-label', for: 'follow-name', text: 'Follow a player' }), input,
     h('button', { class: 'btn primary', type: 'submit', text: 'Follow' }));
   input.id = 'follow-name';
-  const stop = h('button', { class: 'btn small', type: 'button', text: 'Stop following', onclick: () => field.follow(null) });
+  const stop = h('button', { class: 'btn small', type: 'button', text: 'Stop following', onclick: () => field.follow(app, null) });
   const title = h('h2', { class: 'follow-title' });
   const note = h('p', { class: 'follow-note' });
   const boardHost = h('div', { class: 'follow-board' });
@@ -33,7 +33,7 @@ export function createFollow(host) {
 
   form.addEventListener('submit', (e) => {
     e.preventDefault();
-    field.follow(input.value);
+    field.follow(app, input.value);
     input.blur(); // a phone's keyboard goes away: the board shows
   });
 

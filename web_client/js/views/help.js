@@ -5,13 +5,20 @@ which is the project's rule book itself: docs/rules.md, served as
 restates a rule).
 
 Both are modal <dialog>s: above everything, the focus kept inside, Escape
-closes. The rules also have an address of their own, /rules.
+closes. The rules also have an address of their own, /rules. One help per
+page (main.js makes it, app.dialogs.help); its dialogs are built the first
+time one opens.
 */
 
 import { h } from '../dom.js';
 import { render } from '../markdown.js';
 
 const SEEN = 'kr.intro';
+
+/** What live and delayed boards let a racer see, under the create forms' choice
+(docs/protocol.md, "What each client may see"). */
+export const BOARDS_NOTE = 'Live or delayed, a racer could watch in a second tab: with everyone on the same '
+  + "deal, the others' boards show cards still face down on the racer's own table.";
 
 const STEPS = [
   ['Same deal for everyone', 'Everyone in the room gets the same cards, dealt at the same moment after a short countdown.'],
@@ -24,49 +31,13 @@ const STEPS = [
   ['Stuck?', 'Undo, or resign. The deal\'s code is secret until the race ends; then you can play it again alone.'],
 ];
 
-let dialogs = null;
-
-function build() {
-  const introTitle = h('h2', { id: 'intro-title', text: 'How a race works' });
-  const rulesBtn = h('button', { class: 'btn', type: 'button', text: 'Read the rules', onclick: () => openRules() });
-  const intro = h('dialog', { class: 'dialog intro', 'aria-labelledby': 'intro-title' },
-    introTitle,
-    h('ol', { class: 'intro-steps' }, ...STEPS.map(([title, text], i) => h('li', {},
-      h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
-      h('div', {}, h('strong', { text: title }), h('p', { text }))))),
-    h('div', { class: 'dialog-actions' }, rulesBtn,
-      h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
-  intro.addEventListener('close', () => {
-    remember();
-    after('intro');
-  });
-
-  const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
-  const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
-    h('div', { class: 'dialog-head' },
-      h('h2', { id: 'rules-title', text: 'Rules' }),
-      h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
-    body);
-  rules.addEventListener('close', () => {
-    if (location.pathname === '/rules') history.replaceState(null, '', '/');
-    document.title = before || document.title;
-    after('rules');
-  });
-  document.body.append(intro, rules);
-  return { intro, rules, body, loaded: false };
-}
-
-const onClose = { intro: null, rules: null };
-
-function after(which) {
-  const fn = onClose[which];
-  onClose[which] = null;
-  if (fn) fn();
-}
-
-function ensure() {
-  if (!dialogs) dialogs = build();
-  return dialogs;
+/** Whether this browser has seen the introduction. */
+function seenIntro() {
+  try {
+    return localStorage.getItem(SEEN) === '1';
+  } catch {
+    return true;
+  }
 }
 
 function remember() {
@@ -77,57 +48,95 @@ function remember() {
   }
 }
 
-/** Whether this browser has seen the introduction. */
-export function seenIntro() {
-  try {
-    return localStorage.getItem(SEEN) === '1';
-  } catch {
-    return true;
+export function createHelp() {
+  let dialogs = null; // built the first time one opens
+  let before = ''; // the page's title while the rules show
+  const onClose = { intro: null, rules: null };
+
+  function build() {
+    const introTitle = h('h2', { id: 'intro-title', text: 'How a race works' });
+    const rulesBtn = h('button', { class: 'btn', type: 'button', text: 'Read the rules', onclick: () => openRules() });
+    const intro = h('dialog', { class: 'dialog intro', 'aria-labelledby': 'intro-title' },
+      introTitle,
+      h('ol', { class: 'intro-steps' }, ...STEPS.map(([title, text], i) => h('li', {},
+        h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
+        h('div', {}, h('strong', { text: title }), h('p', { text }))))),
+      h('div', { class: 'dialog-actions' }, rulesBtn,
+        h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
+    intro.addEventListener('close', () => {
+      remember();
+      after('intro');
+    });
+
+    const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
+    const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
+      h('div', { class: 'dialog-head' },
+        h('h2', { id: 'rules-title', text: 'Rules' }),
+        h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
+      body);
+    rules.addEventListener('close', () => {
+      if (location.pathname === '/rules') history.replaceState(null, '', '/');
+      document.title = before || document.title;
+      after('rules');
+    });
+    document.body.append(intro, rules);
+    return { intro, rules, body, loaded: false };
   }
-}
 
-/** `then` runs once it is closed (the table takes its keyboard focus back). */
-export function openIntro({ then = null } = {}) {
-  const d = ensure();
-  onClose.intro = then;
-  if (!d.intro.open) d.intro.showModal();
-}
-
-let before = '';
-
-/** The rules, fetched once (revalidated by its ETag, so a second visit costs a 304). */
-export async function openRules({ then = null } = {}) {
-  const d = ensure();
-  if (d.intro.open) {
-    onClose.rules = onClose.intro; // from the introduction: back where it was opened from
-    onClose.intro = null;
-    d.intro.close();
+  function after(which) {
+    const fn = onClose[which];
+    onClose[which] = null;
+    if (fn) fn();
   }
-  if (then) onClose.rules = then;
-  before = document.title;
-  document.title = 'Klondike Race — rules';
-  if (!d.rules.open) d.rules.showModal();
-  if (d.loaded) return;
-  try {
-    const res = await fetch('/rules.md');
-    if (!res.ok) throw new Error(`HTTP ${res.status}`);
-    const text = await res.text();
-    const nodes = render(text, { prefix: 'rules-' });
-    // the book's own title becomes the dialog's
-    if (nodes[0] && nodes[0].tagName === 'H1') d.rules.querySelector('#rules-title').textContent = nodes.shift().textContent;
-    d.body.replaceChildren(...nodes);
-    d.loaded = true;
-  } catch {
-    d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
+
+  function ensure() {
+    if (!dialogs) dialogs = build();
+    return dialogs;
   }
-}
 
-/** A "Rules" link for a page: /rules, opened over the page. */
-export function rulesLink(props = {}) {
-  return h('a', { href: '/rules', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
-}
+  /** `then` runs once it is closed (the table takes its keyboard focus back). */
+  function openIntro({ then = null } = {}) {
+    const d = ensure();
+    onClose.intro = then;
+    if (!d.intro.open) d.intro.showModal();
+  }
 
-export function closeAll() {
-  if (!dialogs) return;
-  for (const d of [dialogs.intro, dialogs.rules]) if (d.open) d.close();
+  /** The rules, fetched once (revalidated by its ETag, so a second visit costs a 304). */
+  async function openRules({ then = null } = {}) {
+    const d = ensure();
+    if (d.intro.open) {
+      onClose.rules = onClose.intro; // from the introduction: back where it was opened from
+      onClose.intro = null;
+      d.intro.close();
+    }
+    if (then) onClose.rules = then;
+    before = document.title;
+    document.title = 'Klondike Race — rules';
+    if (!d.rules.open) d.rules.showModal();
+    if (d.loaded) return;
+    try {
+      const res = await fetch('/rules.md');
+      if (!res.ok) throw new Error(`HTTP ${res.status}`);
+      const text = await res.text();
+      const nodes = render(text, { prefix: 'rules-' });
+      // the book's own title becomes the dialog's
+      if (nodes[0] && nodes[0].tagName === 'H1') d.rules.querySelector('#rules-title').textContent = nodes.shift().textContent;
+      d.body.replaceChildren(...nodes);
+      d.loaded = true;
+    } catch {
+      d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
+    }
+  }
+
+  /** A "Rules" link for a page: /rules, opened over the page. */
+  function rulesLink(props = {}) {
+    return h('a', { href: '/rules', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
+  }
+
+  function closeAll() {
+    if (!dialogs) return;
+    for (const d of [dialogs.intro, dialogs.rules]) if (d.open) d.close();
+  }
+
+  return { seenIntro, openIntro, openRules, rulesLink, closeAll };
 }

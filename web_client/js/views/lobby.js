@@ -3,11 +3,11 @@ A room link without a seat of ours shows the join card for that room. */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
-import { state, changed } from '../state.js';
-import * as session from '../session.js';
+import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
+import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
-import { openIntro, rulesLink } from './help.js';
+import { BOARDS_NOTE } from './help.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -42,7 +42,8 @@ function value(form, name) {
   return el ? el.value : '';
 }
 
-export function createLobby(root) {
+export function createLobby(root, app) {
+  const help = app.dialogs.help;
   const nick = h('input', {
     type: 'text', id: 'nickname', name: 'nickname', maxLength: 20, autocomplete: 'nickname',
     placeholder: 'Your name in the race', required: true, value: storage.nickname(),
@@ -54,7 +55,7 @@ export function createLobby(root) {
   const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-title' },
     h('h2', { id: 'create-title', text: 'Create a room' }),
     h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('deal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A KL1 code']], 'random'),
+      radios('deal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A code']], 'random'),
       h('input', { type: 'text', name: 'code', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Deal code',
         autocomplete: 'off', spellcheck: false, hidden: true })),
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('draw', [['1', 'One'], ['3', 'Three']], '1')),
@@ -77,9 +78,10 @@ export function createLobby(root) {
       h('p', { class: 'field-note', text: 'Arriving once the race has started:' }),
       radios('late', [['refuse', 'not allowed'], ['admit', 'races on their own clock']], 'refuse')),
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
-      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'live'),
+      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late')),
+        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
@@ -109,7 +111,7 @@ export function createLobby(root) {
       settings.scoring = value(f, 'scoring');
       if (value(f, 'deal') === 'winnable') settings.deal = 'winnable';
     }
-    session.enter('create', { nickname: nick.value.trim(), settings });
+    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings });
   });
 
   // ---------------------------------------------------------------- join
@@ -125,7 +127,7 @@ export function createLobby(root) {
     e.preventDefault();
     const tid = tournamentFromText(joinText.value);
     if (tid) {
-      open(`/t/${tid}`);
+      go(`/t/${tid}`);
       return;
     }
     const room = roomFromText(joinText.value);
@@ -133,14 +135,14 @@ export function createLobby(root) {
       fail('A room id is 8 letters and digits, like V62WEAFY (or paste the room link).');
       return;
     }
-    if (checkNick()) session.enter('join', { room, nickname: nick.value.trim() });
+    if (checkNick()) rooms.enter(app, 'join', { room, nickname: nick.value.trim() });
   });
 
   // ---------------------------------------------------------------- solo
   const soloForm = h('form', { class: 'panel solo', 'aria-labelledby': 'solo-title' },
     h('h2', { id: 'solo-title', text: 'Play solo' }),
     h('fieldset', {}, h('legend', { text: 'Deal' }),
-      radios('sdeal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A KL1 code']], 'random'),
+      radios('sdeal', [['random', 'Random'], ['winnable', 'Random, winnable'], ['code', 'A code']], 'random'),
       h('input', { type: 'text', name: 'scode', placeholder: 'KL1-D1N-AAAAAAG', 'aria-label': 'Solo deal code',
         autocomplete: 'off', spellcheck: false, hidden: true })),
     h('fieldset', { class: 'mode' }, h('legend', { text: 'Draw' }), radios('sdraw', [['1', 'One'], ['3', 'Three']], '1')),
@@ -161,7 +163,7 @@ export function createLobby(root) {
       d.scoring = value(soloForm, 'sscoring');
       if (value(soloForm, 'sdeal') === 'winnable') d.deal = 'winnable';
     }
-    session.enter('solo', d);
+    rooms.enter(app, 'solo', d);
   });
 
   // ---------------------------------------------------------------- a room link
@@ -171,11 +173,11 @@ export function createLobby(root) {
     h('p', { text: 'Pick a nickname and join the race, or just watch.' }),
     h('div', { class: 'buttons' },
       h('button', { class: 'btn primary', type: 'submit', text: 'Join the race' }),
-      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(state.route.room) }),
-      h('a', { class: 'btn ghost', href: '/', text: 'Back to the lobby', onclick: (e) => { e.preventDefault(); home(); } })));
+      h('button', { class: 'btn', type: 'button', text: 'Watch', onclick: () => watch(app.state.route.room) }),
+      h('a', { class: 'btn ghost', href: '/', text: 'Back to the lobby', onclick: (e) => { e.preventDefault(); go('/'); } })));
   linkCard.addEventListener('submit', (e) => {
     e.preventDefault();
-    if (checkNick()) session.enter('join', { room: state.route.room, nickname: nick.value.trim() });
+    if (checkNick()) rooms.enter(app, 'join', { room: app.state.route.room, nickname: nick.value.trim() });
   });
 
   const resumeText = h('span');
@@ -189,13 +191,13 @@ export function createLobby(root) {
       h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
       h('p', { class: 'tagline', text: 'Everyone plays the same deal. First to put all 52 cards home wins.' }),
       h('p', { class: 'lobby-help' },
-        h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => openIntro() }),
-        rulesLink())),
+        h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => help.openIntro() }),
+        help.rulesLink())),
     h('div', { class: 'panel nick' }, field('Nickname', nick), error),
     resume,
     linkCard,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
-  const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'));
+  const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
   root.append(el);
 
   function checkNick() {
@@ -210,8 +212,8 @@ export function createLobby(root) {
   }
 
   function fail(text) {
-    state.formError = text;
-    changed();
+    app.state.formError = text;
+    app.changed();
   }
 
   function watch(text) {
@@ -220,28 +222,18 @@ export function createLobby(root) {
       fail('Which room? Paste its link or id.');
       return;
     }
-    session.enter('watch', { room, since: 0 });
-  }
-
-  function home() {
-    history.pushState(null, '', '/');
-    window.dispatchEvent(new PopStateEvent('popstate'));
-  }
-
-  function open(path) {
-    history.pushState(null, '', path);
-    window.dispatchEvent(new PopStateEvent('popstate'));
+    rooms.enter(app, 'watch', rooms.watchRequest(app.state, room, 0));
   }
 
   function goBack() {
     const seat = storage.lastSeat();
-    if (seat) open(seat.tournament ? `/t/${seat.tournament}` : `/r/${seat.room}`);
+    if (seat) go(seat.tournament ? `/t/${seat.tournament}` : `/r/${seat.room}`);
   }
 
   function forget() {
     const seat = storage.lastSeat();
     if (seat) storage.dropSeat(seat.room);
-    changed();
+    app.changed();
   }
 
   function render(s) {

@@ -8,26 +8,26 @@ one). */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as tournament from '../tournament.js';
-import { clockTime, serverNow } from '../clock.js';
 import { count } from '../format.js';
 import * as tfield from '../tfield.js';
 import { copy } from './room.js';
 import { modeOf } from './rounds.js';
 import { createSchedule } from './schedule.js';
 
-export function createOrganizer(host) {
+export function createOrganizer(host, app) {
+  const clock = app.clock;
   const regText = h('p', { class: 't-admin-line' });
   const closeBtn = h('button', { class: 'btn', type: 'button', text: 'Close registration',
-    onclick: () => tournament.closeRegistration() });
+    onclick: () => tournament.closeRegistration(app) });
   const nextText = h('p', { class: 't-admin-line' });
-  const startBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => tournament.startRound(0) });
-  const schedule = createSchedule({ id: 't-start-at', className: 't-schedule', onAt: (at) => tournament.startRound(at) });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', onclick: () => tournament.startRound(app, 0) });
+  const schedule = createSchedule({ id: 't-start-at', className: 't-schedule', clock, onAt: (at) => tournament.startRound(app, at) });
   const atForm = schedule.el;
   const atBtn = schedule.button;
   const curText = h('p', { class: 't-admin-line' });
   const endBtn = h('button', { class: 'btn', type: 'button', onclick: () => end() });
   const handText = h('p', { class: 't-admin-line', text: 'Organize from another device too (a phone, a second screen):' });
-  const handBtn = h('button', { class: 'btn', type: 'button', text: 'Make a one-time code', onclick: () => tournament.handoff() });
+  const handBtn = h('button', { class: 'btn', type: 'button', text: 'Make a one-time code', onclick: () => tournament.handoff(app) });
   const handCode = h('code', { class: 't-handoff-code' });
   const handLink = h('input', { type: 'text', readOnly: true, class: 'share-link', 'aria-label': 'Organizer\'s link for the other device' });
   const handWhen = h('p', { class: 't-note' });
@@ -58,7 +58,7 @@ export function createOrganizer(host) {
       return;
     }
     confirmEnd = 0;
-    tournament.endRound();
+    tournament.endRound(app);
     paint();
   }
 
@@ -91,7 +91,7 @@ export function createOrganizer(host) {
     if (next && !current && !active) setText(nextText, `Round ${next.n} can start once a player has registered.`);
 
     if (current) {
-      const now = serverNow();
+      const now = clock.now();
       const top = big && s.field.top && s.room && s.room.settings.round === current.n ? s.field.top : null;
       const racing = top ? top.status.racing || 0
         : entries.filter((e) => e.status === 'racing' || e.status === 'disconnected').length;
@@ -99,7 +99,7 @@ export function createOrganizer(host) {
       const playing = big && top ? `: ${count(racing)} still playing, ${count(top.n)} came of ${count(current.players ?? top.n)}`
         : known ? `: ${racing} still playing` : '';
       setText(curText, current.start_at > now
-        ? `Round ${current.n} starts at ${clockTime(current.start_at)}.`
+        ? `Round ${current.n} starts at ${clock.timeOfDay(current.start_at)}.`
         : `Round ${current.n} is being played${playing}.`);
       setText(endBtn, confirmEnd === current.n ? `Really end round ${current.n}?` : `End round ${current.n}`);
       toggle(endBtn, 'danger', confirmEnd === current.n);
@@ -109,7 +109,7 @@ export function createOrganizer(host) {
     show(endBtn, Boolean(current && current.status === 'running'));
 
     const hand = s.tour.handoff;
-    const live = Boolean(hand && hand.until > serverNow());
+    const live = Boolean(hand && hand.until > clock.now());
     show(handOut, live);
     setText(handBtn, live ? 'Make a new code' : 'Make a one-time code');
     if (live) {
@@ -118,7 +118,7 @@ export function createOrganizer(host) {
       const url = `${location.origin}/t/${t.id}?admin#claim=${hand.code}`;
       if (handLink.value !== url) handLink.value = url;
       setText(handWhen, `Open the link on the other device, or type the code on its organizer's page, `
-        + `before ${clockTime(hand.until)}. It works once; a new one replaces it.`);
+        + `before ${clock.timeOfDay(hand.until)}. It works once; a new one replaces it.`);
     }
   }
 

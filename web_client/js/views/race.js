@@ -3,10 +3,9 @@ and the leaderboard beside it, and the notices (countdown, stuck, finished),
 the winner's cascade and the results over it. */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
-import { state, changed } from '../state.js';
-import * as session from '../session.js';
+import * as commands from '../commands.js';
+import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
-import { serverNow } from '../clock.js';
 import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, SUIT_NAMES } from '../cards.js';
@@ -18,12 +17,10 @@ import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
 import { createLeaderboard } from './leaderboard.js';
 import { createHistogram } from './histogram.js';
-import { openField } from './fieldpanel.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
 import { createSeqPanel } from './seqpanel.js';
-import { confirm, asking } from './confirm.js';
-import { openIntro, openRules } from './help.js';
+import { createConfirm } from './confirm.js';
 import * as storage from '../storage.js';
 
 function stat(label, short = label) {
@@ -60,20 +57,26 @@ function noticeKind(view) {
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
-/** The mode of a typed code: "KL1-D3V-…" → {draw: 3, scoring: "V"}. */
+/** The mode of a typed code: "KL1-D3V-…" or "KL2-D3V-…" → {draw: 3, scoring: "V"}. */
 function modeOfCode(code) {
-  const m = /^KL1-D([13])([NV])-/.exec(code || '');
+  const m = /^KL[12]-D([13])([NV])-/.exec(code || '');
   return m ? { draw: Number(m[1]), scoring: m[2] } : null;
 }
 
-export function createRace(root) {
+export function createRace(root, app) {
+  const state = app.state;
+  const changed = app.changed;
+  const clock = app.clock;
+  const help = app.dialogs.help;
+  const openField = (options) => app.dialogs.field.open(options);
+  const { confirm, asking } = createConfirm();
   const roomLabel = h('span', { class: 'room-label' });
   const codeLabel = h('code', { class: 'room-code', title: 'The deal of this solo game' });
   const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
   const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': 'How to play',
-    onclick: () => openIntro({ then: backToTable }) });
+    onclick: () => help.openIntro({ then: backToTable }) });
   const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Rules',
-    onclick: () => openRules({ then: backToTable }) });
+    onclick: () => help.openRules({ then: backToTable }) });
   // in a tournament's round the seat is kept: the button shows the tournament's page instead
   const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => leave() });
   const stats = {
@@ -87,7 +90,7 @@ export function createRace(root) {
   const boardHost = h('div', { class: 'board-host' });
   tableEl.append(boardHost);
   const board = new Board(boardHost, { interactive: true, label: 'Your table' });
-  const input = createInput(board);
+  const input = createInput(board, app);
   attachDrag(board, input.handlers);
   board.el.addEventListener('focusin', (e) => {
     const pile = e.target.closest('.pile');
@@ -105,7 +108,7 @@ export function createRace(root) {
   const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => input.act('undo') });
   // the "no longer winnable" notice: back to the last position the solver found winnable
   const stuckBack = h('button', { class: 'btn primary', type: 'button',
-    onclick: () => { if (state.view && state.view.back) session.undoBack(state.view.back); } });
+    onclick: () => { if (state.view && state.view.back) commands.undoBack(app, state.view.back); } });
   const stuckTitle = h('p', { id: 'stuck-title', class: 'notice-title', text: 'No moves left.' });
   const stuckNew = h('button', { class: 'btn', type: 'button', text: 'A new deal', onclick: () => newDeal() });
   const stuckAgain = h('button', { class: 'btn', type: 'button', text: 'The same deal again', onclick: () => sameAgain() });
@@ -172,14 +175,14 @@ export function createRace(root) {
     return { hist, fieldBtn, place };
   }
 
-  const nickname = () => storage.nickname() || session.nicknameOf(state.seat) || 'player';
+  const nickname = () => storage.nickname() || rooms.nicknameOf(state, state.seat) || 'player';
   const results = createResults(root, {
     field: () => openField({ me: state.seat }),
-    rematch: () => session.rematch(),
-    solo: (code) => session.solo({ nickname: nickname(), code, assists: session.keptAssists(state.room) }),
+    rematch: () => rooms.rematch(app),
+    solo: (code) => rooms.solo(app, { nickname: nickname(), code, assists: rooms.keptAssists(state.room) }),
     fresh: () => freshSolo(),
     hide: () => { state.ui.resultsHidden = true; changed(); },
-    leave: () => session.leave(),
+    leave: () => rooms.leave(app),
   });
 
   const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
@@ -208,10 +211,10 @@ export function createRace(root) {
   async function leave() {
     const room = state.room;
     if (state.tour) {
-      tournament.showPage(true);
+      tournament.showPage(app, true);
       return;
     }
-    const phase = session.phase();
+    const phase = commands.phase(app);
     const on = phase === 'countdown' || phase === 'racing';
     if (on) {
       const solo = room && room.settings.solo;
@@ -226,19 +229,19 @@ export function createRace(root) {
           yes: solo ? 'Leave the game' : 'Leave the race' });
       if (!ok) return;
     }
-    session.leave();
+    rooms.leave(app);
   }
 
   function freshSolo() {
     const s = state.room.settings;
     const mode = modeOfCode(state.ownCode) || { draw: s.draw, scoring: s.scoring };
-    const d = { nickname: nickname(), draw: mode.draw, scoring: mode.scoring, assists: session.keptAssists(state.room) };
+    const d = { nickname: nickname(), draw: mode.draw, scoring: mode.scoring, assists: rooms.keptAssists(state.room) };
     if (s.deal === 'winnable' && !state.ownCode) d.deal = 'winnable'; // a new deal of the same kind
-    session.solo(d);
+    rooms.solo(app, d);
   }
 
   function inProgress() {
-    return Boolean(state.view && state.view.moves > 0 && !state.done && session.phase() === 'racing');
+    return Boolean(state.view && state.view.moves > 0 && !state.done && commands.phase(app) === 'racing');
   }
 
   /** N, or the stuck notice's "A new deal": in a solo game, a new random deal of
@@ -248,7 +251,7 @@ export function createRace(root) {
     const room = state.room;
     if (!room) return;
     if (!room.settings.solo) {
-      if (room.phase === 'ended' && room.host === state.seat) session.rematch();
+      if (room.phase === 'ended' && room.host === state.seat) rooms.rematch(app);
       else if (room.phase === 'ended') say('The host deals the next race (Rematch).');
       else say('A race is dealt again after it ends: Resign to stop, then Rematch.');
       return;
@@ -270,9 +273,9 @@ export function createRace(root) {
     changed();
   }
 
-  /** The stuck notice's "The same deal again" (solo only: see session.sameDealAgain). */
+  /** The stuck notice's "The same deal again" (solo only: see rooms.sameDealAgain). */
   function sameAgain() {
-    session.sameDealAgain(nickname(), () => input.act('resign'));
+    rooms.sameDealAgain(app, nickname(), () => input.act('resign'));
   }
 
   function onKey(e) {
@@ -300,8 +303,8 @@ export function createRace(root) {
   function tick() {
     const room = state.room;
     if (!room) return;
-    const now = serverNow();
-    const phase = session.phase();
+    const now = clock.now();
+    const phase = commands.phase(app);
     if (phase === 'countdown') {
       const left = Math.max(0, room.start_at - now);
       setText(countdownNumber, String(Math.ceil(left / 1000)));
@@ -351,7 +354,7 @@ export function createRace(root) {
   function render(s) {
     const room = s.room;
     const view = s.view;
-    const phase = session.phase();
+    const phase = commands.phase(app);
     if (phase !== lastPhase && phase === 'racing') doneHidden = false;
     lastPhase = phase;
     const settings = room.settings;
@@ -439,12 +442,12 @@ export function createRace(root) {
     if (over) {
       setText(doneTitle, finished ? `${finishText(mine, { mine: true })}!`
         : view && view.state === 'won' ? 'You finished!' : 'Your race is over.');
-      const left = room.deadline && settings.time_limit ? ` It ends at the latest in ${duration(room.deadline - serverNow())}.` : '';
+      const left = room.deadline && settings.time_limit ? ` It ends at the latest in ${duration(room.deadline - clock.now())}.` : '';
       setText(doneText, `Waiting for the others: the race ends when everyone has finished or resigned.${left}`);
       donePodium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 });
     }
 
-    const playing = session.playing();
+    const playing = commands.playing(app);
     const live = phase === 'racing' && !s.done;
     show(undoBtn, Boolean(settings.undo));
     undoBtn.disabled = !playing || !view || view.undo === 0;

@@ -2,7 +2,7 @@
 ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
-import * as session from '../session.js';
+import * as rooms from '../rooms.js';
 import { count, modeText } from '../format.js';
 import { say } from '../messages.js';
 
@@ -31,7 +31,7 @@ export async function copy(input, what) {
   }
 }
 
-function playerItem(p, room, me) {
+function playerItem(app, p, room, me) {
   const isHost = p.seat === room.host;
   return h('li', { class: p.ready || isHost ? 'ready' : '' },
     h('span', { class: 'player-name', text: p.nickname + (p.seat === me ? ' (you)' : '') }),
@@ -39,7 +39,7 @@ function playerItem(p, room, me) {
     h('span', { class: 'player-ready', text: isHost ? 'starts the race' : p.ready ? '✓ ready' : 'not ready' }),
     room.host === me && p.seat !== me
       ? h('button', { class: 'btn small ghost', type: 'button', text: 'Remove', 'aria-label': `Remove ${p.nickname}`,
-        onclick: () => session.kick(p.seat) })
+        onclick: () => rooms.kick(app, p.seat) })
       : null);
 }
 
@@ -66,12 +66,12 @@ export function createInvite() {
   return { el, render };
 }
 
-export function createRoom(root) {
+export function createRoom(root, app) {
   const title = h('h1', { id: 'room-title' });
   const invite = createInvite();
   const players = h('ul', { class: 'players', 'aria-label': 'Players' });
   const readyBtn = h('button', { class: 'btn primary', type: 'button' });
-  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race', onclick: () => session.start() });
+  const startBtn = h('button', { class: 'btn primary', type: 'button', text: 'Start the race', onclick: () => rooms.start(app) });
   const waitText = h('p', { class: 'room-wait', role: 'status' });
   const el = h('section', { class: 'screen room panel-page', 'aria-labelledby': 'room-title' },
     title,
@@ -81,11 +81,11 @@ export function createRoom(root) {
       players,
       waitText,
       h('div', { class: 'buttons' }, readyBtn, startBtn,
-        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => session.leave() }))));
+        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the room', onclick: () => rooms.leave(app) }))));
   root.append(el);
   let ready = false;
   let drawn = '';
-  readyBtn.addEventListener('click', () => session.ready(!ready));
+  readyBtn.addEventListener('click', () => rooms.ready(app, !ready));
 
   function render(s) {
     const room = s.room;
@@ -98,7 +98,7 @@ export function createRoom(root) {
     const key = JSON.stringify([present, room.host, s.seat]);
     if (key !== drawn) {
       drawn = key;
-      players.replaceChildren(...present.map((p) => playerItem(p, room, s.seat)));
+      players.replaceChildren(...present.map((p) => playerItem(app, p, room, s.seat)));
     }
 
     const me = present.find((p) => p.seat === s.seat);

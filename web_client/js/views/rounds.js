@@ -8,7 +8,6 @@ import { h } from '../dom.js';
 import { count, duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { say } from '../messages.js';
-import { clockTime } from '../clock.js';
 
 const STATUS = { pending: 'to come', starting: 'starting', running: 'being played', ended: 'over' };
 
@@ -25,8 +24,9 @@ async function copy(code) {
   }
 }
 
-/** actions.replay(round, player, nickname): open a player's replay of a round. */
-export function createRounds(host, actions) {
+/** replay(round, player, nickname): open a player's replay of a round;
+clock: the page's (clock.js). */
+export function createRounds(host, { replay, clock }) {
   const list = h('ol', { class: 't-rounds', 'aria-label': 'Rounds' });
   const el = h('section', { class: 'panel t-rounds-panel', 'aria-labelledby': 't-rounds-title' },
     h('h2', { id: 't-rounds-title', text: 'Rounds' }), list);
@@ -46,7 +46,7 @@ export function createRounds(host, actions) {
       h('td', { class: 't-replays' }, h('span', {},
         h('button', {
           class: 'btn small', type: 'button', text: 'Replay', 'aria-label': `Replay ${e.nickname}'s round ${round.n}`,
-          onclick: () => actions.replay(round.n, e.seat, e.nickname),
+          onclick: () => replay(round.n, e.seat, e.nickname),
         }),
         h('a', {
           href: `/api/tournaments/${tid}/rounds/${round.n}/replay/${e.seat}`, text: 'JSON',
@@ -72,7 +72,7 @@ export function createRounds(host, actions) {
         h('span', { class: 't-mode', text: modeOf(t.settings.modes[round.n - 1]) }),
         h('span', { class: `badge t-status-${round.status}`, text: STATUS[round.status] })));
     if (round.status === 'starting' || round.status === 'running') {
-      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clockTime(round.start_at)}`
+      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clock.timeOfDay(round.start_at)}`
         + (round.players != null && t.settings.big ? ` · ${count(round.players)} may play it` : '') }));
     }
     if (round.status === 'ended' && t.settings.big) {

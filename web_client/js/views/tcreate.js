@@ -7,7 +7,7 @@ The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
-import { state, changed } from '../state.js';
+import { BOARDS_NOTE } from './help.js';
 import * as tournament from '../tournament.js';
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -29,7 +29,7 @@ function field(label, control) {
   return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
-export function createTournamentForm(host) {
+export function createTournamentForm(host, app) {
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { class: 'btn primary', type: 'submit', text: 'Create tournament' });
   const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tcreate-title' },
@@ -38,13 +38,15 @@ export function createTournamentForm(host) {
     field('Tournament name', h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
       placeholder: 'Club night', autocomplete: 'off' })),
     h('fieldset', {}, h('legend', { text: 'Deals' }),
-      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'KL1 codes']], 'random'),
+      radios('tdeals', [['random', 'Random'], ['winnable', 'Random, winnable'], ['codes', 'Deal codes']], 'random'),
       h('div', { class: 'row t-random' },
         field('Rounds', h('input', { type: 'number', name: 'rounds', min: 1, max: 20, value: 3 })),
         field('Draw', h('select', { name: 'tdraw' }, h('option', { value: '1', text: 'One' }), h('option', { value: '3', text: 'Three' }))),
         field('Scoring', h('select', { name: 'tscoring' }, h('option', { value: 'V', text: 'Vegas' }), h('option', { value: 'N', text: 'Normal' })))),
       h('label', { class: 'field t-codes', hidden: true }, h('span', { text: 'Codes, one per line (one round each)' }),
-        h('textarea', { name: 'codes', rows: 3, spellcheck: false, autocomplete: 'off', placeholder: 'KL1-D1N-AAAAAAG' }))),
+        h('textarea', { name: 'codes', rows: 3, spellcheck: false, autocomplete: 'off', placeholder: 'KL2-D1N-AAAAAAAAAAAAG' })),
+      h('p', { class: 't-note t-codes', hidden: true,
+        text: 'For a prize, avoid KL1 codes: anyone can work out a KL1 deal from its first face-up cards by a brute force. Random deals are safe.' })),
     h('div', { class: 'row' },
       field('Time per round', h('select', { name: 'ttime' },
         ...[[60, '1 min'], [120, '2 min'], [300, '5 min'], [600, '10 min'], [900, '15 min'], [1200, '20 min'], [1800, '30 min'], [3600, '1 hour']]
@@ -73,7 +75,8 @@ export function createTournamentForm(host) {
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
       radios('tboards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the round']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late')),
+        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     error,
     submit);
   host.append(form);
@@ -82,7 +85,7 @@ export function createTournamentForm(host) {
   form.addEventListener('change', () => {
     const codes = els.tdeals.value === 'codes';
     form.querySelector('.t-random').hidden = codes;
-    form.querySelector('.t-codes').hidden = !codes;
+    for (const el of form.querySelectorAll('.t-codes')) el.hidden = !codes;
     form.querySelector('.delay').hidden = els.tboards.value !== 'delayed';
     form.querySelector('.t-big-only').hidden = Number(els.tmax.value) <= SMALL;
   });
@@ -105,7 +108,7 @@ export function createTournamentForm(host) {
     if (els.tdeals.value === 'codes') {
       settings.codes = els.codes.value.split(/[\s,]+/).filter(Boolean);
       if (!settings.codes.length) {
-        fail('Give one KL1 code per round, one per line.');
+        fail('Give one deal code per round, one per line.');
         return;
       }
     } else {
@@ -118,15 +121,15 @@ export function createTournamentForm(host) {
       fail('Give the tournament a name.');
       return;
     }
-    tournament.create(name, settings, () => { // the codes leave the page: secret until played
+    tournament.create(app, name, settings, () => { // the codes leave the page: secret until played
       form.reset();
       form.dispatchEvent(new Event('change'));
     });
   });
 
   function fail(text) {
-    state.tcreate = { busy: false, error: text };
-    changed();
+    app.state.tcreate = { busy: false, error: text, then: null };
+    app.changed();
   }
 
   function render(s) {

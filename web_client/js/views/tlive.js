@@ -9,13 +9,12 @@ follow.js, boards.js); this only puts them together on the page. */
 import { h, setText, show } from '../dom.js';
 import * as field from '../field.js';
 import { count, placeOf } from '../format.js';
-import { openField } from './fieldpanel.js';
 import { createBoardsGrid } from './boards.js';
 import { createFollow } from './follow.js';
 import { createHistogram } from './histogram.js';
 import { createLeaderboard } from './leaderboard.js';
 
-export function createBigLive(host) {
+export function createBigLive(host, app) {
   const el = h('div', { class: 't-biglive' });
   host.append(el);
   const cols = h('div', { class: 't-biglive-cols' });
@@ -29,12 +28,12 @@ export function createBigLive(host) {
   const fieldBtn = h('button', { class: 'btn small field-open', type: 'button' });
   tops.append(fieldBtn);
   const note = h('p', { class: 't-note' });
-  const follow = createFollow(el);
+  const follow = createFollow(el, app);
   el.append(note);
-  const grid = createBoardsGrid(el);
+  const grid = createBoardsGrid(el, app);
   let spectator = false;
   let me = -1;
-  fieldBtn.addEventListener('click', () => openField({ me, spectator }));
+  fieldBtn.addEventListener('click', () => app.dialogs.field.open({ me, spectator }));
 
   /** s: the state (in the round's room); me: our seat, -1 for a spectator;
   phase: the room's; boardsWhen: "live", "10 s late", "after the round". */

@@ -13,12 +13,12 @@ and a browser of the rest (tstandings.js), and the round as a big room's
 spectator sees it (tlive.js). */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
-import { state, changed, phaseAt } from '../state.js';
+import { phaseAt } from '../state.js';
 import * as tournament from '../tournament.js';
 import * as tfield from '../tfield.js';
 import * as field from '../field.js';
 import * as storage from '../storage.js';
-import { clockTime, serverNow } from '../clock.js';
+import { go } from '../navigation.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard, statusText } from './leaderboard.js';
@@ -29,7 +29,7 @@ import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
 import { createBigStandings } from './tstandings.js';
 import { createBigLive } from './tlive.js';
-import { kickButtons, pending } from './kick.js';
+import { createKick } from './kick.js';
 
 const BOARDS_WHEN = { live: 'live', after: 'after the round' };
 
@@ -44,16 +44,13 @@ function settingsText(t) {
     .filter(Boolean).join(' · ');
 }
 
-function go(path) {
-  history.pushState(null, '', path);
-  window.dispatchEvent(new PopStateEvent('popstate'));
-}
-
 function link(text, path, props = {}) {
   return h('a', { href: path, text, ...props, onclick: (e) => { e.preventDefault(); go(path); } });
 }
 
-export function createTournament(root) {
+export function createTournament(root, app) {
+  const clock = app.clock;
+  const kick = createKick(app);
   // ---------------------------------------------------------------- top
   const roleBadge = h('span', { class: 'badge t-role' });
   const otherView = h('a', { class: 'btn small ghost' });
@@ -73,7 +70,7 @@ export function createTournament(root) {
   claimInput.id = 't-claim-code';
   claimForm.addEventListener('submit', (e) => {
     e.preventDefault();
-    tournament.claim(claimInput.value);
+    tournament.claim(app, claimInput.value);
   });
   const problem = h('div', { class: 'panel t-problem' }, problemText, claimForm);
 
@@ -81,7 +78,7 @@ export function createTournament(root) {
   const headline = h('h2', { class: 't-headline', id: 't-now-title' });
   const detail = h('p', { class: 't-detail' });
   const backBtn = h('button', { class: 'btn primary', type: 'button', text: 'Back to your table',
-    onclick: () => tournament.showPage(false) });
+    onclick: () => tournament.showPage(app, false) });
   // read out when what is happening changes, not at each second of a countdown
   const announce = h('p', { class: 'visually-hidden', role: 'status' });
   const now = h('section', { class: 'panel t-now', 'aria-labelledby': 't-now-title' },
@@ -106,34 +103,34 @@ export function createTournament(root) {
     e.preventDefault();
     const name = nick.value.trim();
     if (!name) {
-      state.tour.formError = 'Choose a nickname first.';
-      changed();
+      app.state.tour.formError = 'Choose a nickname first.';
+      app.changed();
       nick.focus();
       return;
     }
-    tournament.register(name, invite.value.trim());
+    tournament.register(app, name, invite.value.trim());
   });
 
   // ---------------------------------------------------------------- columns
   const main = h('div', { class: 't-main' });
   const side = h('aside', { class: 't-side' });
   main.append(register);
-  const organizer = createOrganizer(main);
+  const organizer = createOrganizer(main, app);
 
   const liveTitle = h('h2', { id: 't-live-title' });
   const liveNote = h('p', { class: 't-note' });
   const live = h('section', { class: 'panel t-live', 'aria-labelledby': 't-live-title' }, liveTitle);
   const leaderboard = createLeaderboard(live, { title: 'Leaderboard of the round' });
   live.append(liveNote);
-  const grid = createBoardsGrid(live);
+  const grid = createBoardsGrid(live, app);
   main.append(live);
   let bigLive = null; // a big round's parts, made when one is shown
 
   const replay = createReplay(root);
-  const rounds = createRounds(main, { replay: (n, player, nickname) => openReplay(n, player, nickname) });
+  const rounds = createRounds(main, { clock, replay: (n, player, nickname) => openReplay(n, player, nickname) });
 
   const standings = createStandings(side);
-  const openReplay = (n, player, nickname) => replay.open(`/api/tournaments/${state.tour.id}/rounds/${n}/replay/${player}`,
+  const openReplay = (n, player, nickname) => replay.open(`/api/tournaments/${app.state.tour.id}/rounds/${n}/replay/${player}`,
     `Round ${n} · ${nickname}`);
   let bigStandings = null; // a big tournament's, made when one is shown
   const players = h('ul', { class: 'players t-players', 'aria-labelledby': 't-players-title' });
@@ -177,13 +174,13 @@ export function createTournament(root) {
     if (!confirmWithdraw) {
       confirmWithdraw = true;
       clearTimeout(withdrawTimer);
-      withdrawTimer = setTimeout(() => { confirmWithdraw = false; changed(); }, 4000);
-      changed();
+      withdrawTimer = setTimeout(() => { confirmWithdraw = false; app.changed(); }, 4000);
+      app.changed();
       return;
     }
     confirmWithdraw = false;
-    tournament.withdraw();
-    changed();
+    tournament.withdraw(app);
+    app.changed();
   }
 
   // ---------------------------------------------------------------- what is happening now
@@ -211,15 +208,15 @@ export function createTournament(root) {
   /** When round `next` starts by itself, if it does: a set time, or an interval after the last one ended. */
   function nextStart(t, next, last) {
     const starts = t.settings.starts || [];
-    if (starts[next.n - 1]) return `at ${clockTime(starts[next.n - 1])}`;
-    if (t.settings.interval && last && last.ended_at) return `at ${clockTime(last.ended_at + t.settings.interval * 1000)}`;
+    if (starts[next.n - 1]) return `at ${clock.timeOfDay(starts[next.n - 1])}`;
+    if (t.settings.interval && last && last.ended_at) return `at ${clock.timeOfDay(last.ended_at + t.settings.interval * 1000)}`;
     return 'when the organizer starts it';
   }
 
   function paintNow(s) {
     const tour = s.tour;
     const t = tour.t;
-    const at = serverNow();
+    const at = clock.now();
     const me = mine(tour);
     const big = tfield.isBig(t);
     const current = t.rounds.find((r) => r.status === 'starting' || r.status === 'running');
@@ -232,7 +229,7 @@ export function createTournament(root) {
     let back = false;
     if (current && current.start_at && current.start_at > at) {
       head = `Round ${current.n} starts in ${duration(current.start_at - at + 999)}`;
-      parts.push(`at ${clockTime(current.start_at)} · ${modeOf(t.settings.modes[current.n - 1])}`
+      parts.push(`at ${clock.timeOfDay(current.start_at)} · ${modeOf(t.settings.modes[current.n - 1])}`
         + ` · ${duration(t.settings.time_limit * 1000)} to play`);
       if (seated) parts.push('Your table opens 5 seconds before the start.');
       else if (me && me.withdrawn) parts.push('You have withdrawn: you can follow the round here.');
@@ -315,7 +312,7 @@ export function createTournament(root) {
     const me = mine(s.tour);
     const admin = s.tour.as === 'admin';
     const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player,
-      admin, pending()]);
+      admin, kick.pending()]);
     if (key === playersKey) return;
     playersKey = key;
     players.replaceChildren(...t.players.map((p) => {
@@ -330,7 +327,7 @@ export function createTournament(root) {
       return h('li', { class: p.withdrawn ? 'withdrawn' : e && e.status === 'finished' ? 'ready' : '', dataset: { player: String(p.player), status: e ? e.status : p.withdrawn ? 'withdrawn' : 'registered' } },
         h('span', { class: 'player-name', text: p.nickname + (me && me.player === p.player ? ' (you)' : '') }),
         h('span', { class: 'player-ready', text: status }),
-        admin ? kickButtons(p, { short: true }) : null);
+        admin ? kick.buttons(p, { short: true }) : null);
     }));
     if (!t.players.length) players.append(h('li', { class: 't-empty', text: 'Nobody has registered yet.' }));
   }
@@ -384,13 +381,13 @@ export function createTournament(root) {
     // the round's room, as this page is in it: its leaderboard, and boards for spectators
     show(live, Boolean(inRound));
     if (inRound) {
-      const phase = phaseAt(inRound, serverNow());
+      const phase = phaseAt(inRound, clock.now());
       const n = inRound.settings.round;
       const mode = inRound.settings.boards;
       const when = BOARDS_WHEN[mode] ?? `${inRound.settings.delay} s late`;
       setText(liveTitle, phase === 'ended' ? `Round ${n}: how it ended` : `Round ${n}: live`);
       const roomBig = field.isBig(inRound);
-      if (roomBig && !bigLive) bigLive = createBigLive(live);
+      if (roomBig && !bigLive) bigLive = createBigLive(live, app);
       for (const part of [leaderboard.el, liveNote, grid.el]) show(part, !roomBig);
       if (bigLive) show(bigLive.el, roomBig);
       if (roomBig) {
@@ -407,7 +404,7 @@ export function createTournament(root) {
 
     rounds.render(t);
     if (big && !bigStandings) {
-      bigStandings = createBigStandings(side, { replay: openReplay });
+      bigStandings = createBigStandings(side, app, { replay: openReplay, kick });
       side.prepend(bigStandings.el); // first on the side, as the small standings are
     }
     show(standings.el, !big);
@@ -444,9 +441,10 @@ export function createTournament(root) {
   }
 
   function tick() {
-    if (!state.tour || !state.tour.t) return;
-    if (ticking) changed(); // a countdown runs: redraw it (and the table opens in time)
-    else if (state.tour.t.rounds.some((r) => r.status === 'running')) paintNow(state);
+    const s = app.state;
+    if (!s.tour || !s.tour.t) return;
+    if (ticking) app.changed(); // a countdown runs: redraw it (and the table opens in time)
+    else if (s.tour.t.rounds.some((r) => r.status === 'running')) paintNow(s);
   }
 
   return {

@@ -3,30 +3,30 @@
 and below and the rank ("41st of 4 212", from `t_me`), and a browser of the
 whole field: a search by nickname (`t_find`) and pages (`t_page`). A line
 found or picked from a page shows with each of its rounds, a replay of each
-round played, and for the organizer the ways to remove the player (kick.js). Everything is drawn from `state.tour.field` (tfield.js); the server
-keeps the rest of the standings. */
+round played, and for the organizer the ways to remove the player (kick.js).
+Everything is drawn from `state.tour.field` (tfield.js); the server keeps
+the rest of the standings. */
 
 import { h, setText, toggle } from '../dom.js';
-import { changed } from '../state.js';
 import * as tfield from '../tfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
-import { kickButtons, pending } from './kick.js';
 import { createFindForm, createPager } from './pager.js';
 
-/** actions.replay(round, player, nickname): open a player's replay of a round. */
-export function createBigStandings(host, actions) {
+/** actions.replay(round, player, nickname): open a player's replay of a round;
+kick: the page's removal buttons (kick.js). */
+export function createBigStandings(host, app, { replay, kick }) {
   const head = h('tr');
   const body = h('tbody');
   const of = h('p', { class: 't-of' });
   const note = h('p', { class: 't-note' });
 
   const { form } = createFindForm({ name: 'tfind', label: 'Nickname to find in the standings',
-    find: (nickname) => tfield.find(nickname) });
+    find: (nickname) => tfield.find(app, nickname) });
   const found = h('div', { class: 't-found', role: 'status' });
-  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(from), label: 'Pages of the standings',
-    mine: () => (tour && tour.field.place ? tour.field.place.rank : null) });
+  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(app, from), label: 'Pages of the standings',
+    mine: () => { const tour = app.state.tour; return tour && tour.field.place ? tour.field.place.rank : null; } });
   const pageHead = h('tr');
   const pageBody = h('tbody');
   const summary = h('summary');
@@ -41,21 +41,21 @@ export function createBigStandings(host, actions) {
     note, browser);
   host.append(el);
 
-  let tour = null;
   let drawn = '';
 
   browser.addEventListener('toggle', () => {
-    tfield.browse(browser.open);
-    changed();
+    tfield.browse(app, browser.open);
+    app.changed();
   });
 
   /** A page's name cell: a button that shows the line with its rounds. */
   function pickable(line) {
     return (text) => h('button', { class: 'link-button', type: 'button', text, 'aria-label': `Show ${line.nickname}`,
-      onclick: () => { tfield.pick(line); changed(); } });
+      onclick: () => { tfield.pick(app.state.tour, line); app.changed(); } });
   }
 
-  function card(f, { me, admin }) {
+  function card(tour, { me, admin }) {
+    const f = tour.field;
     if (!f.found) return [];
     if (f.found.missing) return [h('p', { class: 'field-missing', text: `Nobody is called ${f.found.missing} in this tournament.` })];
     const line = { ...f.found.line, rank: f.found.rank };
@@ -67,7 +67,7 @@ export function createBigStandings(host, actions) {
         : 'did not play · -$52',
       r.played ? h('button', { class: 'btn small', type: 'button', text: 'Replay',
         'aria-label': `Replay ${line.nickname}'s round ${r.round}`,
-        onclick: () => actions.replay(r.round, line.player, line.nickname) }) : null));
+        onclick: () => replay(r.round, line.player, line.nickname) }) : null));
     const out = [
       h('p', { class: 't-found-head' },
         h('b', { class: 't-found-name', text: line.nickname + (line.player === me ? ' (you)' : '') }),
@@ -76,18 +76,18 @@ export function createBigStandings(host, actions) {
           + (line.withdrawn ? ' · withdrawn' : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin) out.push(kickButtons(line));
+    if (admin) out.push(kick.buttons(line));
     return out;
   }
 
   /** s: the state; me: our player number or -1; admin: the organizer's page. */
   function render(s, { me = -1, admin = false } = {}) {
-    tour = s.tour;
+    const tour = s.tour;
     const t = tour.t;
     const f = tour.field;
     const ended = t.rounds.filter((r) => r.status === 'ended').map((r) => r.n);
     const total = tfield.ranked(tour);
-    const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, pending()]);
+    const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, kick.pending()]);
     if (key === drawn) return;
     drawn = key;
     const top = t.top || [];
@@ -111,7 +111,7 @@ export function createBigStandings(host, actions) {
       : ended.length ? STANDINGS_NOTE : 'No round has ended yet: standings count Vegas dollars over the rounds.');
 
     setText(summary, `All ${count(total)} players · find one`);
-    found.replaceChildren(...card(f, { me, admin }));
+    found.replaceChildren(...card(tour, { me, admin }));
     pageHead.replaceChildren(...standingsHead(ended));
     const page = f.page;
     const lines = page ? page.lines : [];

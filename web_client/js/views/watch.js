@@ -7,15 +7,12 @@ top lines, the field's progress picture, the whole field a page at a time,
 and one player followed by nickname, their place and board shown first. */
 
 import { h, setText, show } from '../dom.js';
-import { state, changed, phaseAt } from '../state.js';
-import * as session from '../session.js';
-import { serverNow } from '../clock.js';
+import { phaseAt } from '../state.js';
+import * as rooms from '../rooms.js';
 import { count, duration, modeText } from '../format.js';
 import * as field from '../field.js';
-import { clockTime } from '../clock.js';
 import { createFollow } from './follow.js';
 import { createHistogram } from './histogram.js';
-import { openField } from './fieldpanel.js';
 import { createBoardsGrid } from './boards.js';
 import { createLeaderboard } from './leaderboard.js';
 import { createPodium } from './podium.js';
@@ -23,31 +20,33 @@ import { createResults } from './results.js';
 import { standing } from '../ranking.js';
 import * as storage from '../storage.js';
 
-export function createWatch(root) {
+export function createWatch(root, app) {
+  const clock = app.clock;
+  const openField = (options) => app.dialogs.field.open(options);
   const title = h('h1', { class: 'watch-title' });
   const phaseText = h('p', { class: 'watch-phase', role: 'status' });
   const note = h('p', { class: 'watch-note' });
   const main = h('div', { class: 'watch-main' }, note);
-  const grid = createBoardsGrid(main);
+  const grid = createBoardsGrid(main, app);
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: 'Results',
-    onclick: () => { state.ui.resultsHidden = false; changed(); } });
+    onclick: () => { app.state.ui.resultsHidden = false; app.changed(); } });
   const podium = createPodium(side);
   const leaderboard = createLeaderboard(side);
   const results = createResults(root, {
     field: () => openField({ spectator: true }),
     rematch: () => {},
-    solo: (code) => session.solo({ nickname: storage.nickname() || 'player', code }),
+    solo: (code) => rooms.solo(app, { nickname: storage.nickname() || 'player', code }),
     fresh: () => {},
-    hide: () => { state.ui.resultsHidden = true; changed(); },
-    leave: () => session.leave(),
+    hide: () => { app.state.ui.resultsHidden = true; app.changed(); },
+    leave: () => rooms.leave(app),
   });
   const el = h('section', { class: 'screen watch', 'aria-label': 'Watching a race' },
     h('header', { class: 'topbar' },
       h('span', { class: 'brand', text: 'Klondike Race' }),
       title,
       resultsBtn,
-      h('button', { class: 'btn small ghost', type: 'button', text: 'Stop watching', onclick: () => session.leave() })),
+      h('button', { class: 'btn small ghost', type: 'button', text: 'Stop watching', onclick: () => rooms.leave(app) })),
     phaseText,
     h('div', { class: 'watch-body' }, main, side),
     results.el);
@@ -57,7 +56,7 @@ export function createWatch(root) {
   let bigParts = null; // a big room's parts, made when one is shown
 
   function makeBig() {
-    const follow = createFollow(main);
+    const follow = createFollow(main, app);
     main.prepend(follow.el); // the followed player comes first
     const hist = createHistogram(side, { title: 'The field' });
     side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
@@ -68,9 +67,9 @@ export function createWatch(root) {
   }
 
   function tick() {
-    const room = state.room;
+    const room = app.state.room;
     if (!room) return;
-    const now = serverNow();
+    const now = clock.now();
     const phase = phaseAt(room, now);
     if (phase === 'countdown') setText(phaseText, `Starting in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
     else if (phase === 'racing') setText(phaseText, `Racing · ${duration(now - room.start_at)}`);
@@ -80,10 +79,10 @@ export function createWatch(root) {
   }
 
   function bigLobbyText(room, now) {
-    const n = field.lobbyCounts(room, state.field);
+    const n = field.lobbyCounts(room, app.state.field);
     const who = `In the lobby: ${count(n.players)} player${n.players === 1 ? '' : 's'}, ${count(n.ready)} ready`;
     if (room.start_at && room.start_at > now) {
-      return `${who} · starts at ${clockTime(room.start_at)}, in ${duration(room.start_at - now + 999)}`;
+      return `${who} · starts at ${clock.timeOfDay(room.start_at)}, in ${duration(room.start_at - now + 999)}`;
     }
     return `${who} · waiting for the host to start`;
   }
@@ -97,7 +96,7 @@ export function createWatch(root) {
     setText(title, `Watching room ${room.id} · ${modeText(room.settings)}`);
     document.title = `Klondike Race — watching ${room.id}`;
     tick();
-    const phase = phaseAt(room, serverNow());
+    const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;
     const big = field.isBig(room);
     const boards = big ? field.gridBoards(s.field, s.boards) : s.boards;

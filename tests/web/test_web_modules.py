@@ -1,0 +1,81 @@
+"""The web client's modules as files (no browser): how they import one
+another, and that none of them keeps the page's state at its top level
+(docs/web_client.md, "Architecture")."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+JS = Path(__file__).resolve().parents[2] / "web_client" / "js"
+IMPORT = re.compile(r"""^\s*(?:import|export)\b[^'"]*?\bfrom\s+['"](\.{1,2}/[^'"]+)['"]""", re.M)
+TOP_LEVEL_VARIABLE = re.compile(r"^(?:let|var)\s+(\w+)", re.M)
+
+
+def modules() -> dict[str, list[str]]:
+    """Each module (a path under js/) with the modules it imports."""
+    graph: dict[str, list[str]] = {}
+    for path in sorted(JS.rglob("*.js")):
+        name = path.relative_to(JS).as_posix()
+        graph[name] = [(path.parent / target).resolve().relative_to(JS).as_posix()
+                       for target in IMPORT.findall(path.read_text())]
+    return graph
+
+
+def cycle(graph: dict[str, list[str]]) -> list[str]:
+    """One import cycle, as the modules along it; [] if there is none."""
+    done: set[str] = set()
+    path: list[str] = []
+
+    def visit(name: str) -> list[str]:
+        if name in path:
+            return [*path[path.index(name):], name]
+        if name in done:
+            return []
+        path.append(name)
+        for target in graph[name]:
+            found = visit(target)
+            if found:
+                return found
+        path.pop()
+        done.add(name)
+        return []
+
+    for name in graph:
+        found = visit(name)
+        if found:
+            return found
+    return []
+
+
+def test_every_import_names_a_module_of_the_client() -> None:
+    graph = modules()
+    missing = {(name, target) for name, targets in graph.items() for target in targets if target not in graph}
+    assert not missing
+
+
+def test_the_web_client_s_modules_import_one_another_without_a_cycle() -> None:
+    graph = modules()
+    assert len(graph) > 40
+    assert cycle(graph) == []
+
+
+def test_a_cycle_is_found_when_there_is_one() -> None:
+    assert cycle({"a.js": ["b.js"], "b.js": ["c.js"], "c.js": ["a.js"]}) == ["a.js", "b.js", "c.js", "a.js"]
+    assert cycle({"a.js": ["b.js"], "b.js": []}) == []
+
+
+def test_no_module_keeps_a_variable_at_its_top_level() -> None:
+    """The state lives in the app that main.js makes (app.js), passed to
+    whoever needs it; a module holds constants and functions only."""
+    found = {path.relative_to(JS).as_posix(): TOP_LEVEL_VARIABLE.findall(path.read_text())
+             for path in sorted(JS.rglob("*.js"))}
+    assert {name: names for name, names in found.items() if names} == {}
+
+
+def test_the_state_is_made_once_by_the_app_and_imported_by_nobody() -> None:
+    call = re.compile(r"=\s*createState\(\)")
+    makers = [name for name in modules() if call.search((JS / name).read_text())]
+    assert makers == ["app.js"]
+    for path in JS.rglob("*.js"):
+        assert not re.search(r"import\s*\{[^}]*\bstate\b[^}]*\}", path.read_text()), path.name
