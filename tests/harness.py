@@ -398,6 +398,8 @@ class ServerProcess:
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
                     "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_ADDRESS_SHARE": "100",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
                     "PYTHONUNBUFFERED": "1", **(env or {})}

@@ -1,42 +1,6 @@
 """The server's configuration: command line over environment over defaults,
 read once at start and checked; a bad value stops the start with one line.
 
-option                         environment variable                  default
-=============================  ====================================  ================================
---host                         KLONDIKE_HOST                         127.0.0.1
---port                         KLONDIKE_PORT                         8080 (0: any free port)
---redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
---redis-cluster                KLONDIKE_REDIS_CLUSTER                off (a flag; env 1/0: any node)
---durability                   KLONDIKE_DURABILITY                   os (or fsync, replica)
---data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
---redis-maxmemory              KLONDIKE_REDIS_MAXMEMORY              40 % of the machine (embedded)
---log-level                    KLONDIKE_LOG_LEVEL                    info
---countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
---tick                         KLONDIKE_TICK                         1.25 (s: big rooms' lb, counts)
---finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
---lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
---tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)
---msg-rate                     KLONDIKE_MSG_RATE                     20 (messages/s per connection)
---msg-burst                    KLONDIKE_MSG_BURST                    60 (messages in a burst)
---ping-rate                    KLONDIKE_PING_RATE                    1 (free pings a second)
---ping-burst                   KLONDIKE_PING_BURST                   10 (free pings in a burst)
---slow-buffer                  KLONDIKE_SLOW_BUFFER                  262144 (bytes: a socket behind)
---slow-grace                   KLONDIKE_SLOW_GRACE                   10 (s behind before 1011)
---max-connections              KLONDIKE_MAX_CONNECTIONS              10000 (websockets at once)
---max-connections-per-address  KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS  100 (from one address)
---creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
---max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
---max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
---proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
---redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
---presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
---solver-workers               KLONDIKE_SOLVER_WORKERS               1 (solver processes; 0: none)
---solver-queue                 KLONDIKE_SOLVER_QUEUE                 8 (solver jobs waiting, at most)
---winnable-pool                KLONDIKE_WINNABLE_POOL                20 (winnable codes kept per mode)
---winnable-modes               KLONDIKE_WINNABLE_MODES               D1N,D3N,D1V,D3V (modes kept ready)
---static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
-=============================  ====================================  ================================
-=======
 Every option is one :class:`Option` of :data:`GROUPS`: its value's form and
 check, and what it does. ``klondike-race serve --help`` is made from that
 table, and so is the option table of docs/operations.md
@@ -55,6 +19,7 @@ from typing import Any, Final
 from urllib.parse import urlparse
 
 from ...store import DURABILITIES
+from ..edge.origins import origin_key
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
@@ -98,7 +63,12 @@ class Config:
     creations_per_minute: int = 30
     max_rooms: int = 100_000
     max_tournaments: int = 10_000
+    address_share: float = 1.0  # percent of max_rooms (max_tournaments) one address may hold
+    unjoined_hold: int = 600
+    registrations_per_minute: int = 20
     proxy_header: str | None = None
+    allowed_origins: tuple[str, ...] = ()  # besides the server's own (see admission.py)
+    request_timeout: float = 5.0
     # the solver (app/solving.py, app/winnable.py)
     solver_workers: int = 1
     solver_queue: int = 8
@@ -141,6 +111,13 @@ def _non_negative_int(v: str) -> int:
     x = int(v)
     if x < 0:
         raise ValueError("must be 0 or more")
+    return x
+
+
+def _percent(v: str) -> float:
+    x = float(v)
+    if not 0 < x <= 100:
+        raise ValueError("a percentage: more than 0, at most 100")
     return x
 
 
@@ -220,6 +197,22 @@ def _header(v: str) -> str:
     if not name or not all(ch.isalnum() or ch == "-" for ch in name):
         raise ValueError("expected a header name such as X-Forwarded-For")
     return name
+
+
+def _origins(v: str) -> tuple[str, ...]:
+    """Origins such as ``https://play.example.com``, comma-separated, as
+    ``scheme://host:port``."""
+    out = []
+    for given in (o.strip() for o in v.split(",")):
+        if not given:
+            continue
+        key = origin_key(given)
+        if key is None:
+            raise ValueError(f"{given!r} is not an origin such as https://play.example.com "
+                             "(a scheme, http or https, and a host; a port if not the default)")
+        scheme, host, port = key
+        out.append(f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}")
+    return tuple(dict.fromkeys(out))
 
 
 def _host(v: str) -> str:
@@ -314,18 +307,32 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
     )),
     ("caps", (
         Option("max_connections", _positive_int, "websockets open at once on this process (at most its "
-               "open-file limit less 64); more get HTTP 503", "N"),
-        Option("max_connections_per_address", _positive_int, "websockets open at once from one address "
-               "(a school behind one NAT fits); more get HTTP 429", "N"),
+               "open-file limit less 128); more get HTTP 503", "N"),
+        Option("max_connections_per_address", _positive_int, "connections (and websockets) open at once "
+               "from one address (a school behind one NAT fits); more are closed, or get HTTP 429", "N",
+               more="[caps](#caps-and-hostile-clients)"),
         Option("creations_per_minute", _positive_int, "rooms, solo games and tournaments one address may "
                "create in a minute, over every process (attempts count); more get `too_many`", "N"),
-        Option("max_rooms", _positive_int, "rooms created in the last `--lobby-ttl` seconds, over every "
-               "process; more get `server_full`", "N"),
-        Option("max_tournaments", _positive_int, "tournaments created in the last `--lobby-ttl` seconds, "
-               "over every process; more get `server_full`", "N"),
+        Option("max_rooms", _positive_int, "rooms holding a place at once, over every process; more get "
+               "`server_full`", "N", more="[places](#caps-and-hostile-clients)"),
+        Option("max_tournaments", _positive_int, "the same for tournaments", "N"),
+        Option("address_share", _percent, "the per cent of `--max-rooms` (and of `--max-tournaments`) the "
+               "rooms (tournaments) made from one address may hold, at least one place each; more get "
+               "`address_full`", "PERCENT"),
+        Option("unjoined_hold", _positive_int, "seconds a room nobody joined (a tournament nobody registered "
+               "for) holds its place; a join (a registration) holds it `--lobby-ttl` seconds from then",
+               "SECONDS"),
+        Option("registrations_per_minute", _positive_int, "`t_register` attempts one address may make in a "
+               "minute, over every process; more get `too_many`", "N"),
         Option("proxy_header", _header, "behind a proxy you trust, the header that names the client "
                "(`X-Forwarded-For`: its last address counts); none: the peer's address", "HEADER",
                default="none"),
+        Option("allowed_origins", _origins, "pages of other sites whose browsers may open the websocket, "
+               "comma-separated (`https://play.example.com`); the server's own pages always may, and so "
+               "may programs that send no `Origin`", "ORIGINS", default="none",
+               more="[origin](#which-pages-may-open-the-websocket)"),
+        Option("request_timeout", _positive_float, "seconds a connection has, from its opening, to send "
+               "the whole head of its request; then it is closed", "SECONDS"),
     )),
     ("the solver", (
         Option("solver_workers", _workers, "solver processes (0 to 64; 0: none, solver assists say "

@@ -17,7 +17,15 @@ import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, load_wins
 from race_support import Clock, app_on, start_fast_server
-from tournament_support import Entrant, Organizer, http_get, reject_of, replay_of, t_seen
+from tournament_support import (
+    Entrant,
+    Organizer,
+    http_get,
+    reject_of,
+    replay_of,
+    t_seen,
+    whole_replay,
+)
 
 from server.app.rooms.ids import round_room_id
 from server.race.ranking import standing_score
@@ -349,7 +357,7 @@ async def test_results_csv_and_replays_of_a_big_tournament_come_a_page_at_a_time
     assert rows[1] == ["0", "p0", "1", CODE, "1", "finished", "208", "52", str(g.moves),
                        str(whole["standings"][0]["time_ms"]), "1"]
     assert rows[2][2] == "total" and rows[2][-1] == "1"
-    steps = (await replay_of(server, org.id, 1, 1)).json()["steps"]
+    steps = (await whole_replay(server, org.id, 1, 1))["steps"]
     assert [s["command"] for s in steps] == [None, *people[1].commands]
     missing = await replay_of(server, org.id, 1, 4)  # never came
     assert missing.status == 404 and missing.json()["error"] == "unknown_seat"

@@ -40,6 +40,7 @@ from tournament_support import (
     results,
     results_csv,
     t_seen,
+    whole_replay,
 )
 
 from server.app.rooms.ids import round_room_id
@@ -324,9 +325,7 @@ async def three_rounds(a: Served, b: Served, clients: Clients, clock: Clock) -> 
 
     # ---- replays: the stored commands and the board after each
     for (n, p), cmds in commands.items():
-        reply = await replay_of(a if p % 2 else b, org.id, n, p)
-        assert reply.status == 200, (n, p, reply)
-        body = reply.json()
+        body = await whole_replay(a if p % 2 else b, org.id, n, p)
         assert (body["tournament"], body["round"], body["player"], body["code"]) == (
             org.id, n, p, CODES[n - 1])
         steps = body["steps"]
@@ -561,11 +560,11 @@ async def test_processes_killed_during_registration_mid_round_and_between_rounds
     commands1 = {0: [str(Move.parse(m)) for m in script1], 1: [
         *(str(Move.parse(m)) for m in script1[:50]), "resign"], 2: ["resign"]}
     for p, cmds in commands1.items():
-        body = (await replay_of(c, org.id, 1, p)).json()
+        body = await whole_replay(c, org.id, 1, p)
         assert [s["command"] for s in body["steps"]] == [None, *cmds]
         assert [s["view"] for s in body["steps"]] == views_of(code1, cmds)
     for e in (ann, bob, cat):
-        body = (await replay_of(c, org.id, 2, e.player)).json()
+        body = await whole_replay(c, org.id, 2, e.player)
         assert [s["command"] for s in body["steps"]] == [None, *e.commands]
         assert [s["view"] for s in body["steps"]] == views_of(code2, e.commands)
 
