@@ -358,6 +358,8 @@ class Server:
                # every simulated player comes from 127.0.0.1: lift the per-address caps
                "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                "KLONDIKE_CREATIONS_PER_MINUTE": "100000",
+               "KLONDIKE_REGISTRATIONS_PER_MINUTE": "100000",
+               "KLONDIKE_ADDRESS_SHARE": "100",
                "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None

@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -20,7 +21,7 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 import redis
@@ -33,6 +34,11 @@ SUBPROTOCOL = "klondike-race.v1"
 
 
 _GIVEN: set[int] = set()
+#: where free ports are looked for: below the kernel's ephemeral ports (Linux's
+#: default starts at 32768), which it gives any outgoing connection or bind to
+#: port 0 — the browser's, the servers' — and so could take between the choice
+#: of a port and redis-server's bind
+PORTS: Final = range(20_000, 32_768)
 
 
 def free_port() -> int:
@@ -40,12 +46,16 @@ def free_port() -> int:
     that picks several ports before it starts anything (a cluster's nodes and
     their buses) must not be given the same one twice."""
     while True:
+        port = random.choice(PORTS)
+        if port in _GIVEN:
+            continue
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port not in _GIVEN:
-            _GIVEN.add(port)
-            return port
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _GIVEN.add(port)
+        return port
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
@@ -94,6 +104,7 @@ class RedisServer:
         self.appendfsync = appendfsync
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None
+        self._started = False  # once started, a restart keeps the port
 
     @property
     def url(self) -> str:
@@ -104,15 +115,42 @@ class RedisServer:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> RedisServer:
+        """Start redis-server and wait until it answers, itself and not some
+        other process on its port. A port free when chosen may be taken before
+        redis-server binds it (by another test run on this machine, say):
+        redis-server exits, and it is started on other ports. A restart keeps
+        its port (its clients know it), or fails."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", str(self.dir),
-             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"),
-             "--repl-diskless-sync-delay", "0", *self.args],  # a replica syncs at once
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self.ping, what="redis-server to answer")
-        return self
+        for _ in range(5):
+            proc = self.proc = subprocess.Popen(
+                [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", str(self.dir),
+                 "--daemonize", "no", "--logfile", str(self.dir / "redis.log"),
+                 "--repl-diskless-sync-delay", "0", *self.args],  # a replica syncs at once
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_until(lambda p=proc: p.poll() is not None or self._serves(p.pid), timeout=60,
+                       what="redis-server to answer")
+            if proc.poll() is None:
+                self._started = True
+                return self
+            if self._started:
+                break
+            self.port = free_port()
+            if "--cluster-port" in self.args:  # its bus's port may have been the one taken
+                self.args[self.args.index("--cluster-port") + 1] = str(free_port())
+        log = self.dir / "redis.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"redis-server did not start on port {self.port}:\n{tail}")
+
+    def _serves(self, pid: int) -> bool:
+        """The process ``pid`` answers on our port."""
+        r = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+        try:
+            return int(r.info("server")["process_id"]) == pid
+        except (redis.RedisError, OSError):
+            return False
+        finally:
+            r.close()
 
     def client(self) -> redis.Redis:
         """A plain redis-py client of this server (close it)."""
@@ -360,6 +398,8 @@ class ServerProcess:
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
                     "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_ADDRESS_SHARE": "100",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
                     "PYTHONUNBUFFERED": "1", **(env or {})}

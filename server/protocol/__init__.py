@@ -10,10 +10,15 @@ from .reasons import DEFAULT_TEXT, CloseCode, Reason
 SUBPROTOCOL = "klondike-race.v1"
 #: frames larger than this are refused by closing with 1009
 MAX_FRAME = 4096
+#: the game commands (moves, undos, a resign) a seat may store in one race:
+#: a long human game takes a few hundred, so this is several of them; the
+#: last place is kept for a resign. It bounds a seat's log, and so its replay.
+MAX_COMMANDS = 2000
 
 __all__ = [
     "COMMANDS",
     "DEFAULT_TEXT",
+    "MAX_COMMANDS",
     "MAX_FRAME",
     "SUBPROTOCOL",
     "CloseCode",

@@ -21,7 +21,8 @@ key                     type  holds
 ======================  ====  ==================================================
 kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
                               version), live (race number while racing, else 0),
-                              active (seats still playing the live race)
+                              active (seats still playing the live race), by (the
+                              address it was made from, for its place)
 kr:{R}:ev               list  the last room events, JSON, each with its version
 kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
                               room keeps only a line's fields)
@@ -49,7 +50,8 @@ kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as
                               first (the first round not started), players
                               (registered, kicked ones not counted), next (the next
                               player number), withdrawn, kicked (counts), in{f}
-                              (players registered whose first round is f)
+                              (players registered whose first round is f), by (the
+                              address it was made from, for its place)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first} (JSON)
@@ -68,10 +70,17 @@ kt:due                  zset  tournament id -> when a round it is starting must 
 kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
                               kt:due, kr:live, kt:live)
 kr:proc:ID              str   a live server process's heartbeat (expires)
-kr:live / kt:live       zset  room / tournament id -> until when its creation
-                              counts against --max-rooms / --max-tournaments (ms)
-kr:made:ADDR            zset  creations from one address -> when (ms), the last
+kr:live / kt:live       zset  room / tournament id -> until when it holds a place
+                              under --max-rooms / --max-tournaments (ms)
+kr:made:{ADDR}          zset  creations from one address -> when (ms), the last
                               minute's (expires)
+kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) made
+                              from one address -> until when each holds its place
+                              (ms); also a creation's reservation until it is made
+kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
+                              last minute's (expires)
+kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
+kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
@@ -143,7 +152,25 @@ def winnable_kl1(mode: str) -> str:
 
 
 def creations(address: str) -> str:
-    return f"kr:made:{address}"
+    return f"kr:made:{{{address}}}"
+
+
+def held(address: str, kind: str) -> str:
+    """The places the rooms or tournaments (``kind``) made from an address
+    hold: in the slot of its creations, so one script checks both."""
+    return f"kr:held:{{{address}}}:{kind}"
+
+
+def registrations(address: str) -> str:
+    return f"kr:reg:{{{address}}}"
+
+
+def invite_guesses(address: str) -> str:
+    return f"kr:guess:{{{address}}}"
+
+
+def tournament_guesses(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:guess"
 
 
 def proc(proc_id: str) -> str:

@@ -107,6 +107,9 @@ SINCE: Final = load("since")
 STOP: Final = load("stop")
 CLAIM_DUE: Final = load("claim_due")
 CREATION: Final = load("creation")
+HOLD: Final = load("hold")
+MADE_BY: Final = load("made_by")
+WINDOW: Final = load("window")
 LIVE_COUNT: Final = load("live_count")
 JOIN: Final = load("join")
 LEAVE: Final = load("leave")
@@ -124,5 +127,5 @@ ROUND_OUT: Final = load("round_out")
 RELEASE: Final = load("release")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
-              CREATION, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER,
-              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE)
+              CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
+              FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE)

@@ -12,7 +12,7 @@ import pytest
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
-from web_support import pile, poll, set_nickname, stat
+from web_support import pile, poll, set_nickname, start_solo, stat
 
 from server.store import keys
 
@@ -37,13 +37,7 @@ def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def solo(page: Page, code: str, assists: str) -> None:
-    set_nickname(page, "ann")
-    form = page.locator("form.solo")
-    form.get_by_label("A code").check()
-    form.get_by_label("Solo deal code").fill(code)
-    form.get_by_label("Assists").select_option(assists)
-    form.get_by_role("button", name="Play solo").click()
-    expect(stat(page, "Moves")).to_have_text("0")
+    start_solo(page, "ann", code, assists=assists)
 
 
 def draw_all(page: Page) -> None:

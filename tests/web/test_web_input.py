@@ -83,3 +83,21 @@ def moves(tabs: Tabs, page: Page) -> list[tuple[int, str]]:
         if frame.get("t") == "move":
             out.append((frame["d"]["s"], frame["d"]["m"]))
     return out
+
+
+def test_a_tap_on_the_stock_while_the_card_drawn_before_slides_off_it_draws_again(tabs: Tabs) -> None:
+    """A drawn card slides from the stock to the waste; a tap on the stock
+    meanwhile is a tap on the stock, not on that card (which is the waste's).
+    A slow phone, or a slow answer, starts the slide just as the next tap
+    comes: here the page's animations are slowed down until it surely does."""
+    page = tabs.page("/", **PHONE)
+    start_solo(page, "pia", CODE)
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Animation.enable")
+    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.001})  # 240 ms: four minutes
+    x, y = spot(page, "stock")
+    page.touchscreen.tap(x, y)
+    expect(page.locator('.race .pile[data-pile="w"] .card.moving')).to_have_count(1)  # over the stock still
+    page.touchscreen.tap(x, y)
+    expect(pile(page, "stock")).to_have_attribute("aria-label", "stock, 22 cards")
+    expect(stat(page, "Moves")).to_have_text("2")

@@ -77,12 +77,15 @@ def set_nickname(page: Page, name: str) -> None:
     page.get_by_label("Nickname").fill(name)
 
 
-def start_solo(page: Page, nickname: str, code: str) -> None:
-    """From the lobby: a solo game of ``code``; returns when its table is dealt."""
+def start_solo(page: Page, nickname: str, code: str, *, assists: str | None = None) -> None:
+    """From the lobby: a solo game of ``code`` (with ``assists``, else the
+    form's); returns when its table is dealt."""
     set_nickname(page, nickname)
     solo = page.locator("form.solo")
     solo.get_by_label("A code").check()
     solo.get_by_label("Solo deal code").fill(code)
+    if assists is not None:
+        solo.get_by_label("Assists").select_option(assists)
     solo.get_by_role("button", name="Play solo").click()
     expect(page.locator(".race .board .card").first).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
@@ -281,7 +284,7 @@ class Traffic:
     def _sent(self, e: dict[str, Any]) -> None:
         if e["request"]["url"].startswith("http"):
             self.seen[e["requestId"]] = {"url": e["request"]["url"], "cache": False, "status": 0,
-                                         "headers": {}}
+                                         "headers": {}, "answered": False}
 
     def _set(self, e: dict[str, Any], **values: Any) -> None:
         if e["requestId"] in self.seen:
@@ -293,6 +296,12 @@ class Traffic:
             r["headers"] = {k.lower(): v for k, v in e["response"]["headers"].items()}
             r["cache"] = r["cache"] or bool(e["response"].get("fromDiskCache"))
             r["status"] = r["status"] or e["response"]["status"]
+            r["answered"] = True
+
+    def answered(self) -> bool:
+        """Every request seen has had its answer or came from the cache
+        (Chromium's events for a request may come after the page is idle)."""
+        return all(r["answered"] or r["cache"] for r in self.seen.values())
 
     def requests(self) -> list[dict[str, Any]]:
         return list(self.seen.values())

@@ -6,14 +6,21 @@
                                                  a player's ended round, move by move
 
 A big tournament's results come a page at a time: ``?first=1&count=100``
-(the defaults; ``count`` at most 1000), in rank order.
+(the defaults; ``count`` at most 1000), in rank order. A replay comes a page
+of steps at a time: ``?first=0&count=100`` (step 0 is the deal; ``count`` at
+most 100), with ``of``, the steps in all.
+
+Every request that is not one of these gets a 4xx with a JSON body
+``{"error", "message"}``; nothing a client sends makes a 500 (numbers are
+ASCII digits, an id is an id before it goes anywhere, such as a header).
 """
 
 from __future__ import annotations
 
+import re
 from http import HTTPStatus
-from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from typing import Any, Final
+from urllib.parse import parse_qs
 
 import orjson
 import structlog
@@ -22,16 +29,29 @@ from websockets.http11 import Response
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import StoreUnavailable
+from ..rooms.ids import is_room_id
+from ..tournaments.replays import PAGE_MAX, Busy
 from ..tournaments.tournament_service import Tournaments
-from .http_routes import ApiHandler, response
+from .http_routes import ApiHandler, error, response
 
 log = structlog.get_logger("app.edge.results_api")
 
-_NOT_FOUND = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
+_NOT_FOUND: Final = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
+_WHOLE: Final = re.compile(r"[0-9]{1,9}")
 
 
 def _json(status: HTTPStatus, body: Any) -> Response:
     return response(status, orjson.dumps(body), "application/json")
+
+
+def whole(text: str) -> int | None:
+    """A whole number written with 1 to 9 ASCII digits, else ``None``
+    (``str.isdigit`` also takes ``²``, which ``int`` refuses).
+
+    >>> whole("42"), whole("²"), whole("-1"), whole("1" * 10), whole("")
+    (42, None, None, None, None)
+    """
+    return int(text) if _WHOLE.fullmatch(text) else None
 
 
 def _number(query: dict[str, list[str]], name: str) -> int | None:
@@ -39,20 +59,24 @@ def _number(query: dict[str, list[str]], name: str) -> int | None:
     values = query.get(name)
     if not values:
         return None
-    if not values[-1].isdigit() or len(values[-1]) > 9:
-        raise RaceError(Reason.BAD_FIELD, f"{name} must be a whole number")
-    return int(values[-1])
+    number = whole(values[-1])
+    if number is None:
+        raise RaceError(Reason.BAD_FIELD, f"{name} must be a whole number (at most 9 digits)")
+    return number
 
 
 def api(tournaments: Tournaments) -> ApiHandler:
     async def handle(target: str) -> Response | None:
-        split = urlsplit(target)
-        parts = split.path.strip("/").split("/")
+        path, _, query_text = target.partition("#")[0].partition("?")
+        parts = path.strip("/").split("/")
         if len(parts) < 4 or parts[:2] != ["api", "tournaments"]:
             return None
         tid, rest = parts[2].upper(), parts[3:]
+        if not (tid.isascii() and is_room_id(tid)):
+            return error(HTTPStatus.NOT_FOUND, Reason.UNKNOWN_ROOM.value,
+                         "there is no such tournament")
         try:
-            query = parse_qs(split.query)
+            query = parse_qs(query_text, max_num_fields=20)
             first, count = _number(query, "first"), _number(query, "count")
             if rest == ["results"]:
                 return _json(HTTPStatus.OK, await tournaments.results(tid, first, count))
@@ -61,16 +85,27 @@ def api(tournaments: Tournaments) -> ApiHandler:
                 return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {
                     "Content-Disposition": f'attachment; filename="tournament-{tid}.csv"'})
             if len(rest) == 4 and rest[0] == "rounds" and rest[2] == "replay":
-                if not (rest[1].isdigit() and rest[3].isdigit()):
+                n, player = whole(rest[1]), whole(rest[3])
+                if n is None or player is None:
                     return None
-                return _json(HTTPStatus.OK,
-                             await tournaments.replay(tid, int(rest[1]), int(rest[3])))
+                body = await tournaments.replay(tid, n, player, first or 0,
+                                                PAGE_MAX if count is None else count)
+                return response(HTTPStatus.OK, body, "application/json")
         except RaceError as exc:
             status = HTTPStatus.NOT_FOUND if exc.reason in _NOT_FOUND else HTTPStatus.BAD_REQUEST
-            return _json(status, {"error": exc.reason.value, "message": exc.text})
+            return error(status, exc.reason.value, exc.text)
+        except ValueError:  # parse_qs: more fields than a request of ours has
+            return error(HTTPStatus.BAD_REQUEST, Reason.BAD_FIELD.value, "too many query fields")
         except StoreUnavailable:
-            return _json(HTTPStatus.SERVICE_UNAVAILABLE,
-                         {"error": "unavailable", "message": "storage unreachable"})
+            return error(HTTPStatus.SERVICE_UNAVAILABLE, Reason.UNAVAILABLE.value,
+                         "storage unreachable")
+        except Busy:
+            return error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many replays are being "
+                         "built right now: try again in a moment", {"Retry-After": "1"})
+        except Exception:  # a bug: said once in the log, never a traceback to the client
+            log.exception("api_failed", path=path[:200])
+            return error(HTTPStatus.INTERNAL_SERVER_ERROR, Reason.INTERNAL.value,
+                         "something went wrong on the server")
         return None
 
     return handle

@@ -34,19 +34,19 @@ def room_id_of(text: str) -> str:
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
-    await quotas.creation(conn.address, "room")
-    room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
-    await quotas.created("room", room.id)
+    async with quotas.creating(conn.address, "room") as place:
+        room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
+        await quotas.created(place, room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
 async def on_solo(conn: Connection, cmd: c.Solo) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
-    await quotas.creation(conn.address, "room")
-    room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring,
-                                                 cmd.deal, cmd.assists)
-    await quotas.created("room", room.id)
+    async with quotas.creating(conn.address, "room") as place:
+        room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw,
+                                                     cmd.scoring, cmd.deal, cmd.assists)
+        await quotas.created(place, room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
@@ -54,6 +54,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
     seat, token, _ = await conn.services.rooms.join(room_id, cmd.nickname)
+    await conn.services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 
 

@@ -17,7 +17,7 @@ from typing import Any, Final
 import orjson
 
 from ...klondike import Game, IllegalMoveError, InvalidNotationError, Move, NothingToUndoError
-from ...protocol import Reason, frame
+from ...protocol import MAX_COMMANDS, Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
 from ...store import SeatCommand, StoreUnavailable
@@ -78,9 +78,11 @@ async def board_at_start(conn: Connection, race: int) -> None:
         async with conn.lock:
             if play.game is None or play.race != race:
                 await load_game(conn, race)
-        wait = ((hub.public.get("start_at") or 0) - conn.services.now_ms()) / 1000
-        if wait > 0:
-            await asyncio.sleep(wait)
+        # by the server's clock, which moves are checked against: a timer may
+        # end a little before it (uvloop counts whole milliseconds), and a
+        # move sent on a board dealt early would be refused as not started
+        while (wait := (hub.public.get("start_at") or 0) - conn.services.now_ms()) > 0:
+            await asyncio.sleep(wait / 1000)
         if conn.hub is hub and play.race == race and play.boarded != race:
             async with conn.lock:
                 await send_board(conn)
@@ -156,6 +158,25 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
     return play.game
 
 
+def _limit(command: str) -> int:
+    """How many commands the seat's log may hold once ``command`` is in it:
+    the last place is kept for a resign, so a player at the cap can still end
+    their race."""
+    return MAX_COMMANDS if command == "resign" else MAX_COMMANDS - 1
+
+
+def _room_in_log(conn: Connection, command: str) -> None:
+    """Refuse ``command`` before it is played when the seat's log is full
+    (the ``move`` script refuses it too: this spares the round trip)."""
+    if conn.play.ver >= _limit(command):
+        raise _log_full()
+
+
+def _log_full() -> RaceError:
+    return RaceError(Reason.TOO_MANY_MOVES, f"this seat has stored as many commands as a race "
+                     f"allows ({MAX_COMMANDS}, a resign included): you may still resign")
+
+
 def _resent(conn: Connection, seq: int, command: str) -> bool:
     """A sequence number already used: ``True`` if it is the same command
     (acknowledged again), else the command is stale."""
@@ -180,6 +201,7 @@ async def on_move(conn: Connection, cmd: c.MoveCommand) -> None:
     reason = game.reason_illegal(move)
     if reason is not None:
         raise RaceError(Reason.ILLEGAL_MOVE, IllegalMoveError(move, reason).reason)
+    _room_in_log(conn, str(move))
     before = game.position() if solver_assists(conn) else None
     game.push_unchecked(move)
     await _commit(conn, cmd.s, str(move), before=before)
@@ -193,6 +215,7 @@ async def on_undo(conn: Connection, cmd: c.Undo) -> None:
     assert hub is not None
     if not hub.public["settings"]["undo"]:
         raise RaceError(Reason.UNDO_DISABLED)
+    _room_in_log(conn, "undo")
     try:
         game.pop()
     except NothingToUndoError:
@@ -254,7 +277,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     entry = board.line_of(entry)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
-                         done=done)
+                         done=done, limit=_limit(command))
     try:
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
                                      view=view, boards_mode=hub.boards_mode, now=now,
@@ -270,6 +293,8 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         if applied.status == "taken_over":
             conn.taken_over()
             return
+        if applied.status == "full":
+            raise _log_full()
         if applied.status == "seq":  # applied meanwhile, through another connection
             await load_game(conn, play.race)
             if _resent(conn, seq, command):

@@ -6,6 +6,7 @@ import argparse
 import asyncio
 import gc
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import NoReturn
 
@@ -32,21 +33,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, wrapping lines at spaces only: an option named in a help
+    line (``--redis-url``) is never cut at its hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="klondike-race",
-                                     description="Klondike Race: solitaire races on one deal.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    serve = commands.add_parser("serve", help="serve the web client and the game on one port")
+    parser = argparse.ArgumentParser(
+        prog="klondike-race", description="Klondike Race: solitaire races on one deal.",
+        epilog="'klondike-race COMMAND --help' tells a command's options.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                     title="commands", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve", help="serve the web client and the game on one port", usage="%(prog)s [options]",
+        formatter_class=lambda prog: _HelpFormatter(prog, max_help_position=34),
+        description="Serve the web client, the websocket (/ws), /healthz and /metrics on one port. "
+                    "Each option can be set in the environment too (its env); the command line "
+                    "wins. docs/operations.md tells more of each.")
     config_mod.add_arguments(serve)
     solve = commands.add_parser(
-        "solve", help="say whether a deal can be won, and how",
+        "solve", help="say whether a deal can be won, and how (no server needed)",
         description="Solve a deal from its start: print 'winnable' and a winning line, one "
                     "move per line, or 'lost', or 'unknown' when the budget ran out. Exit "
                     "status 0 winnable, 1 lost, 2 unknown, 64 for a bad code.")
     solve.usage_status = EX_USAGE
     solve.add_argument("code", help="a KL1 or KL2 deal code, like KL2-D1N-AAAAAAAAAAAAG")
     solve.add_argument("--budget", type=_seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
-                       help=f"search for at most this long (default {DEFAULT_SECONDS:g})")
+                       help=f"search for at most this long [default: {DEFAULT_SECONDS:g}]")
     args = parser.parse_args(argv)
     if args.command == "solve":
         return _solve(args.code, args.budget)

@@ -24,8 +24,10 @@ from websockets.http11 import Request, Response
 
 from ...protocol import MAX_FRAME, SUBPROTOCOL
 from ...store import Channels, Store, StoreUnavailable
+from ..edge.admission import guarded
 from ..edge.connection import Connection
-from ..edge.http_routes import StaticFiles, router, text
+from ..edge.http_routes import StaticFiles, error, json_errors, router
+from ..edge.origins import Origins
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
 from ..handlers import dispatch
@@ -76,6 +78,8 @@ class App:
         self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
             weakref.WeakKeyDictionary())
         self._closing_waits: set[asyncio.Future[None]] = set()
+        self.origins = Origins(config.allowed_origins)
+        self._origins_logged: set[str] = set()
         self.url = ""
 
     def now_ms(self) -> int:
@@ -135,6 +139,10 @@ class App:
                                    admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
+            process_response=json_errors,
+            create_connection=guarded(self.quotas, by_peer=config.proxy_header is None,
+                                      request_timeout=config.request_timeout,
+                                      on_timeout=self.metrics.request_timeouts.inc),
         )
         sock = next(iter(self._server.sockets))
         host, port = sock.getsockname()[:2]
@@ -193,13 +201,26 @@ class App:
         self.thubs.on_reconnect()
 
     def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
-        """A place under the connection caps for a websocket handshake, held
-        until its connection closes (whether or not the handshake succeeds)."""
+        """A websocket handshake from a page allowed here (see
+        :mod:`.admission`), then a place under the connection caps for it,
+        held until its connection closes (whether or not the handshake
+        succeeds)."""
         address = client_address(ws, request, self.config.proxy_header)
+        if not self.origins.allows(request):
+            self.metrics.refused_connections.labels(reason="origin").inc()
+            origin = request.headers.get_all("Origin")[0][:100]
+            if origin not in self._origins_logged and len(self._origins_logged) < 100:
+                self._origins_logged.add(origin)  # once per origin (a hundred at most)
+                log.warning("origin_refused", origin=origin, address=address)
+            return error(HTTPStatus.FORBIDDEN, "origin", "a page of another site may not open "
+                         "a websocket here (see --allowed-origins)")
         status = self.quotas.admit(address)
         if status is not None:
-            answer = text(status, "too many connections from your address\n"
-                          if status is HTTPStatus.TOO_MANY_REQUESTS else "server full\n")
+            if status is HTTPStatus.TOO_MANY_REQUESTS:
+                answer = error(status, "too_many", "too many connections from your address")
+            else:
+                answer = error(status, "server_full", "the server holds as many connections "
+                               "as it may")
             answer.headers["Retry-After"] = "10"
             return answer
         self._addresses[ws] = address

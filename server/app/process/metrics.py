@@ -26,8 +26,15 @@ class Metrics:
         self.closed = Counter("klondike_closed", "Connections closed by the server, by close code",
                               ["code"], registry=r)
         self.refused_connections = Counter(
-            "klondike_refused_connections", "Websocket handshakes refused by a connection cap",
+            "klondike_refused_connections",
+            "Connections closed at once and websocket handshakes refused, by reason",
             ["reason"], registry=r)
+        self.open_sockets = Gauge("klondike_open_sockets",
+                                  "TCP connections open: websockets, pages, requests on their way",
+                                  registry=r)
+        self.request_timeouts = Counter("klondike_request_timeouts",
+                                        "Connections closed for a request not complete in time",
+                                        registry=r)
         self.move_latency = Histogram("klondike_move_seconds",
                                       "From a game command's arrival to its acknowledgement",
                                       buckets=_LATENCY, registry=r)

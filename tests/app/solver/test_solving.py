@@ -9,6 +9,9 @@ import signal
 import threading
 import time
 from concurrent.futures.process import _ExecutorManagerThread
+from pathlib import Path
+
+from harness import eventually
 
 from server.app.solver import jobs
 from server.app.solver.pool import WORKER_NICE, SolverPool
@@ -20,7 +23,7 @@ async def test_a_full_pool_refuses_at_once_and_background_work_waits_for_an_idle
     try:
         running = asyncio.ensure_future(pool.run(5, time.sleep, 1.0))
         waiting = asyncio.ensure_future(pool.run(5, time.sleep, 0.1))
-        await asyncio.sleep(0.05)
+        await asyncio.sleep(0)  # both jobs take their first step: they are in flight
         assert pool.in_flight == 2
         assert (await pool.run(5, time.sleep, 0.1)).status == "busy"  # over workers + queue
         assert (await pool.run(5, time.sleep, 0.1, background=True)).status == "busy"
@@ -33,14 +36,21 @@ async def test_a_full_pool_refuses_at_once_and_background_work_waits_for_an_idle
         await pool.close()
 
 
-async def test_a_dead_worker_fails_its_job_and_the_next_job_gets_a_fresh_one() -> None:
+def _mark_then_sleep(mark: str, seconds: float) -> None:
+    """A job that says it has begun (a file), then takes its time."""
+    Path(mark).touch()
+    time.sleep(seconds)
+
+
+async def test_a_dead_worker_fails_its_job_and_the_next_job_gets_a_fresh_one(tmp_path: Path) -> None:
     pool = SolverPool(1, 0)
     try:
         assert (await pool.run(5, os.getpid)).status == "done"
         pid = (await pool.run(5, os.getpid)).value
         assert isinstance(pid, int)
-        job = asyncio.ensure_future(pool.run(5, time.sleep, 2.0))
-        await asyncio.sleep(0.2)
+        mark = tmp_path / "begun"
+        job = asyncio.ensure_future(pool.run(30, _mark_then_sleep, str(mark), 30.0))
+        await eventually(mark.exists, timeout=60, what="the job running in the worker")
         os.kill(pid, signal.SIGKILL)
         assert (await job).status == "failed"
         again = await pool.run(5, os.getpid)
@@ -53,10 +63,11 @@ async def test_a_dead_worker_fails_its_job_and_the_next_job_gets_a_fresh_one() -
     assert not _managers_alive()
 
 
-async def test_close_stops_a_search_in_flight_and_later_jobs_are_off() -> None:
+async def test_close_stops_a_search_in_flight_and_later_jobs_are_off(tmp_path: Path) -> None:
     pool = SolverPool(1, 0)
-    job = asyncio.ensure_future(pool.run(30, time.sleep, 30))
-    await asyncio.sleep(0.3)
+    mark = tmp_path / "begun"
+    job = asyncio.ensure_future(pool.run(30, _mark_then_sleep, str(mark), 30.0))
+    await eventually(mark.exists, timeout=60, what="the job running in the worker")
     started = time.monotonic()
     await pool.close()
     assert not _managers_alive()

@@ -5,12 +5,13 @@ which is the project's rule book itself: docs/rules.md, served as
 restates a rule).
 
 Both are modal <dialog>s: above everything, the focus kept inside, Escape
-closes. The rules also have an address of their own, /rules. One help per
-page (main.js makes it, app.dialogs.help); its dialogs are built the first
-time one opens.
+closes, and so does a click outside. The rules also have an address of their
+own, /rules. One help per page (main.js makes it, app.dialogs.help); its
+dialogs are built the first time one opens. Whoever opens one may say what
+happens once it is closed (`then`: the table takes its keyboard back).
 */
 
-import { h } from '../dom.js';
+import { closeOnBackdrop, h } from '../dom.js';
 import { render } from '../markdown.js';
 
 const SEEN = 'kr.intro';
@@ -48,6 +49,8 @@ function remember() {
   }
 }
 
+const TITLE = 'Klondike Race — rules';
+
 export function createHelp() {
   let dialogs = null; // built the first time one opens
   let before = ''; // the page's title while the rules show
@@ -75,10 +78,12 @@ export function createHelp() {
         h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
       body);
     rules.addEventListener('close', () => {
+      if (rules.open) return; // opened again before this event came
       if (location.pathname === '/rules') history.replaceState(null, '', '/');
       document.title = before || document.title;
       after('rules');
     });
+    for (const d of [intro, rules]) closeOnBackdrop(d);
     document.body.append(intro, rules);
     return { intro, rules, body, loaded: false };
   }
@@ -110,8 +115,8 @@ export function createHelp() {
       d.intro.close();
     }
     if (then) onClose.rules = then;
-    before = document.title;
-    document.title = 'Klondike Race — rules';
+    if (document.title !== TITLE) before = document.title;
+    document.title = TITLE;
     if (!d.rules.open) d.rules.showModal();
     if (d.loaded) return;
     try {

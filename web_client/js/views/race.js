@@ -73,10 +73,17 @@ export function createRace(root, app) {
   const roomLabel = h('span', { class: 'room-label' });
   const codeLabel = h('code', { class: 'room-code', title: 'The deal of this solo game' });
   const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
+  // A modal dialog gives the focus back, as it closes, to what had it when it
+  // opened: the table, so the next key plays (a closing's own event comes too
+  // late for that: a key pressed at once would beat it to the opener's button).
+  const overTable = (open) => () => {
+    backToTable();
+    open();
+  };
   const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': 'How to play',
-    onclick: () => help.openIntro({ then: backToTable }) });
+    onclick: overTable(() => help.openIntro()) });
   const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Rules',
-    onclick: () => help.openRules({ then: backToTable }) });
+    onclick: overTable(() => help.openRules()) });
   // in a tournament's round the seat is kept: the button shows the tournament's page instead
   const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => leave() });
   const stats = {
@@ -123,7 +130,7 @@ export function createRace(root, app) {
 
   const doneTitle = h('p', { class: 'notice-title' });
   const doneText = h('p', { class: 'notice-note' });
-  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => { doneHidden = true; changed(); } });
+  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => hideDone() });
   const doneLeave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => leave() });
   const done = h('div', { class: 'notice done', role: 'status', 'aria-labelledby': 'done-title' },
     h('div', { id: 'done-title' }, doneTitle), doneText);
@@ -151,8 +158,15 @@ export function createRace(root, app) {
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
   const finishedBtn = h('button', { class: 'btn primary', type: 'button', text: 'Your finish',
     onclick: () => { doneHidden = false; changed(); } });
+  // the list of keys, a reference to play by: opening or closing it leaves the keys with the table
+  const keysSummary = h('summary', { text: 'Keys',
+    onclick: (e) => {
+      e.preventDefault();
+      keys.open = !keys.open;
+      backToTable();
+    } });
   const keys = h('details', { class: 'keys' },
-    h('summary', { text: 'Keys' }),
+    keysSummary,
     h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
       + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
   const controls = h('div', { class: 'controls' },
@@ -169,7 +183,7 @@ export function createRace(root, app) {
     const hist = createHistogram(side);
     side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
     const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
-      onclick: () => openField({ me: state.seat, then: backToTable }) });
+      onclick: overTable(() => openField({ me: state.seat })) });
     side.append(fieldBtn);
     const place = createLeaderboard(side, { title: 'Your place', kind: 'lb-place' });
     return { hist, fieldBtn, place };
@@ -181,9 +195,17 @@ export function createRace(root, app) {
     rematch: () => rooms.rematch(app),
     solo: (code) => rooms.solo(app, { nickname: nickname(), code, assists: rooms.keptAssists(state.room) }),
     fresh: () => freshSolo(),
-    hide: () => { state.ui.resultsHidden = true; changed(); },
+    hide: () => hideResults(),
     leave: () => rooms.leave(app),
   });
+  // A layer's button gives the keys back to the table before it acts: after
+  // "View the board" Space draws (the button, hidden only at the next frame,
+  // would take it), and a dialog a button opens gives the focus back there.
+  for (const layer of [stuck, done, panel.el, results.el]) {
+    layer.addEventListener('click', (e) => {
+      if (e.target.closest('button') && !e.target.closest('.results-deal')) backToTable(); // "Copy code" stays
+    }, true);
+  }
 
   const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
     h('header', { class: 'topbar' },
@@ -218,6 +240,7 @@ export function createRace(root, app) {
     const on = phase === 'countdown' || phase === 'racing';
     if (on) {
       const solo = room && room.settings.solo;
+      backToTable(); // where the focus goes back to if the player stays
       const ok = await confirm(state.done
         ? { title: solo ? 'Leave this game?' : 'Leave the race?',
           text: solo ? 'It is over: you go back to the lobby.'
@@ -257,11 +280,39 @@ export function createRace(root, app) {
       return;
     }
     if (inProgress() && !noticeKind(state.view)) {
+      backToTable(); // where the focus goes back to if the player keeps playing
       const ok = await confirm({ title: 'Start a new deal?', text: 'This game ends here, unfinished.', yes: 'New deal',
         no: 'Keep playing' });
       if (!ok) return;
     }
     freshSolo();
+  }
+
+  function hideResults() {
+    state.ui.resultsHidden = true;
+    changed();
+  }
+
+  function hideDone() {
+    doneHidden = true;
+    changed();
+  }
+
+  /** What Escape puts aside, the top layer over the table, as its own button
+  would; null if none shows. */
+  function topLayer() {
+    if (keys.open) return () => { keys.open = false; };
+    if (!results.el.hidden) return hideResults;
+    if (!stuck.hidden) return hideNotice;
+    if (!done.hidden) return hideDone;
+    return null;
+  }
+
+  /** A press outside the keys list closes it, as for a dialog the player
+  opened; the press goes on to do what it does. (The notices and the results
+  came unasked, often mid-play: a press on the table is play, not an answer.) */
+  function onPress(e) {
+    if (keys.open && !keys.contains(e.target)) keys.open = false;
   }
 
   /** "View the board": the notice showing now is put aside. */
@@ -280,6 +331,13 @@ export function createRace(root, app) {
 
   function onKey(e) {
     if (asking() || document.querySelector('dialog[open]')) return;
+    const putAside = e.key === 'Escape' ? topLayer() : null;
+    if (putAside) {
+      e.preventDefault();
+      putAside();
+      backToTable();
+      return;
+    }
     if (input.keydown(e)) {
       document.body.dataset.input = 'keys';
       return;
@@ -499,11 +557,13 @@ export function createRace(root, app) {
     show() {
       el.hidden = false;
       document.addEventListener('keydown', onKey);
+      document.addEventListener('pointerdown', onPress, true);
       timer = setInterval(tick, 250);
     },
     hide() {
       el.hidden = true;
       document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPress, true);
       clearInterval(timer);
       if (stopCascade) stopCascade();
     },

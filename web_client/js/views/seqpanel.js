@@ -48,5 +48,5 @@ export function createSeqPanel(host, input) {
     setText(title, Q.title(n, cards(panel.count), cardShort(up[start])));
   }
 
-  return { render };
+  return { el, render };
 }
