@@ -157,6 +157,8 @@ export default {
     no_autocomplete: 'The game cannot be finished automatically yet.',
     stale: 'That move was already sent.',
     rolled_back: 'The server lost your latest moves: your board is as it was stored, play on from there.',
+    too_many_moves: 'You have played as many moves as a race allows: you may still resign.',
+    address_full: 'The rooms (or tournaments) made from your address hold as many places as one address may.',
     too_many: 'Too many rooms or tournaments created from your address: wait a minute.',
     no_winnable_deal: 'No winnable deal of this mode is ready right now: try again in a little while, or choose a random deal.',
     server_full: 'The server is full: try again later.',

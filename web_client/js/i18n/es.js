@@ -154,6 +154,8 @@ export default {
     no_autocomplete: 'La partida aún no se puede terminar sola.',
     stale: 'Ese movimiento ya se envió.',
     rolled_back: 'El servidor perdió tus últimos movimientos: tu mesa está como se guardó, sigue desde ahí.',
+    too_many_moves: 'Has hecho tantos movimientos como permite una carrera: aún puedes rendirte.',
+    address_full: 'Las salas (o torneos) creados desde tu dirección ya tienen tantas plazas como permite una dirección.',
     too_many: 'Demasiadas salas o torneos creados desde tu dirección: espera un minuto.',
     no_winnable_deal: 'Ahora no hay ningún reparto ganable de esta modalidad: vuelve a intentarlo en un rato o elige un reparto al azar.',
     server_full: 'El servidor está lleno: vuelve a intentarlo más tarde.',
