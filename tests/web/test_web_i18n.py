@@ -29,7 +29,13 @@ def parse(text: str) -> Catalogue:
     keys: Catalogue = {}
     path: list[str] = []
     depth = 1  # the object's own braces
+    in_template = False  # inside a template literal that runs over lines (a page's Markdown)
     for line in body.splitlines()[1:]:
+        was_in_template = in_template
+        if len(re.findall(r"(?<!\\)`", line)) % 2:
+            in_template = not in_template
+        if was_in_template:
+            continue
         m = KEY.match(line)
         indent = len(line) - len(line.lstrip(" "))
         if line.strip() in ("},", "};") and indent == 2 * depth - 2:
@@ -106,9 +112,12 @@ def test_the_parser_reads_sections_functions_and_continued_lines() -> None:
     d: 'it: {',
   },
   e: 'E',
+  page: `# A page
+  f: not a key,
+    g: nor this`,
 };
 """
-    assert parse(text) == {"a": None, "b": ("n", "m"), "s.c": ("x",), "s.d": None, "e": None}
+    assert parse(text) == {"a": None, "b": ("n", "m"), "s.c": ("x",), "s.d": None, "e": None, "page": None}
     with pytest.raises(AssertionError):
         parse("export default {\n  a: 'A',\n  a: 'B',\n};\n")
 
@@ -118,7 +127,7 @@ def test_the_parser_reads_sections_functions_and_continued_lines() -> None:
 #: a string literal or a template literal (a template's ${…} kept whole)
 LITERAL = re.compile(r"""'(?:[^'\\\n]|\\.)*'|"(?:[^"\\\n]|\\.)*"|`(?:[^`\\]|\\.)*`""")
 #: what a reader reads: a capital and two letters, or two words of letters
-WORDS = re.compile(r"[A-Z][a-z]{2,}|[a-z]{2,} [a-z]{2,}")
+WORDS = re.compile(r"[A-Z][a-z]{2,}|[a-z]{2,} +[a-z]{2,}")
 #: places where a literal is a name for the code, not a text: a CSS class, a
 #: selector, an event, a key, a tag, a data attribute
 NAMES = re.compile(
@@ -144,6 +153,7 @@ def code_of(source: str) -> str:
 def reads_as_words(literal: str) -> bool:
     inner = re.sub(r"\$\{[^}]*\}", " ", literal[1:-1])
     inner = re.sub(r"[\w:-]+=\"[^\"]*\"|</?\w+", " ", inner)  # markup: an SVG's tags and attributes
+    inner = re.sub(r"\b(?:px|em|rem|ms|deg|vh|vw)\b", " ", inner)  # CSS units after a ${…}
     return literal not in NOT_TEXT and bool(WORDS.search(inner))
 
 

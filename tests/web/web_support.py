@@ -41,8 +41,13 @@ def card(page: Page, name: str) -> Locator:
     return page.locator(f'.race .card[data-card="{name}"]')
 
 
+#: the status bar's figures by their English label (race.js names each with data-stat, in every language)
+STATS = {"Score": "score", "Moves": "moves", "Passes": "passes", "Cards": "cards", "Time": "clock", "Rank": "rank"}
+
+
 def stat(page: Page, label: str) -> Locator:
-    return page.locator(".race .stat", has_text=label).locator(".stat-value")
+    """The value of the status bar's figure ``label`` ("Moves"), whatever the page's language."""
+    return page.locator(f'.race .stat[data-stat="{STATS[label]}"]').locator(".stat-value")
 
 
 def table(page: Page) -> dict[str, list[str]]:

@@ -22,28 +22,21 @@ import { createResults } from './results.js';
 import { createSeqPanel } from './seqpanel.js';
 import { createConfirm } from './confirm.js';
 import * as storage from '../storage.js';
+import { languageSwitch } from './language.js';
+import { TEXT } from '../text.js';
 
-function stat(label, short = label) {
+const R = TEXT.race;
+
+/** A figure of the status bar: `key` names it in the catalogue (TEXT.race.stats) and in `data-stat`. */
+function stat(key) {
+  const label = R.stats[key];
   const value = h('b', { class: 'stat-value' });
-  const el = h('span', { class: 'stat' },
-    h('span', { class: 'stat-label', 'aria-hidden': 'true', text: short }),
+  const el = h('span', { class: 'stat', dataset: { stat: key } },
+    h('span', { class: 'stat-label', 'aria-hidden': 'true', text: label }),
     h('span', { class: 'visually-hidden', text: `${label} ` }),
     value);
-  el.dataset.label = label;
   return { el, value };
 }
-
-const NOTICE_TITLES = {
-  stuck: 'No moves left.', lost: 'This game can no longer be won.', idle: 'No useful move left.',
-};
-const NOTICE_BUTTONS = { stuck: 'No moves left…', lost: 'Not winnable…', idle: 'No useful move…' };
-const BADGES = { yes: 'Winnable', no: 'Not winnable', unknown: 'Winnable?', pending: 'Checking…' };
-const BADGE_TITLES = {
-  yes: 'The solver found a way to win from here',
-  no: 'The solver proved no line of play wins from here',
-  unknown: 'The solver could not tell in time',
-  pending: 'The solver is looking at this position',
-};
 
 /** Which notice the view calls for: "stuck" (no legal move), "lost" (the solver
 proved it cannot be won), "idle" (no line of play makes progress), or null. */
@@ -54,8 +47,6 @@ function noticeKind(view) {
   if (view.no_progress) return 'idle';
   return null;
 }
-
-const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
 
 /** The mode of a typed code: "KL1-D3V-…" or "KL2-D3V-…" → {draw: 3, scoring: "V"}. */
 function modeOfCode(code) {
@@ -71,7 +62,7 @@ export function createRace(root, app) {
   const openField = (options) => app.dialogs.field.open(options);
   const { confirm, asking } = createConfirm();
   const roomLabel = h('span', { class: 'room-label' });
-  const codeLabel = h('code', { class: 'room-code', title: 'The deal of this solo game' });
+  const codeLabel = h('code', { class: 'room-code', title: R.soloCode });
   const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
   // A modal dialog gives the focus back, as it closes, to what had it when it
   // opened: the table, so the next key plays (a closing's own event comes too
@@ -80,23 +71,23 @@ export function createRace(root, app) {
     backToTable();
     open();
   };
-  const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': 'How to play',
+  const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': R.howToPlay,
     onclick: overTable(() => help.openIntro()) });
-  const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Rules',
+  const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: R.rules,
     onclick: overTable(() => help.openRules()) });
   // in a tournament's round the seat is kept: the button shows the tournament's page instead
-  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => leave() });
+  const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: R.leave, onclick: () => leave() });
   const stats = {
-    score: stat('Score'), moves: stat('Moves'), passes: stat('Passes'), cards: stat('Cards'),
-    clock: stat('Time'), rank: stat('Rank'),
+    score: stat('score'), moves: stat('moves'), passes: stat('passes'), cards: stat('cards'),
+    clock: stat('clock'), rank: stat('rank'),
   };
-  const statusBar = h('div', { class: 'statusbar', role: 'group', 'aria-label': 'Your game' },
+  const statusBar = h('div', { class: 'statusbar', role: 'group', 'aria-label': R.yourGame },
     ...Object.values(stats).map((s) => s.el));
 
   const tableEl = h('div', { class: 'table' });
   const boardHost = h('div', { class: 'board-host' });
   tableEl.append(boardHost);
-  const board = new Board(boardHost, { interactive: true, label: 'Your table' });
+  const board = new Board(boardHost, { interactive: true, label: TEXT.board.table });
   const input = createInput(board, app);
   attachDrag(board, input.handlers);
   board.el.addEventListener('focusin', (e) => {
@@ -110,56 +101,56 @@ export function createRace(root, app) {
   // ---------------------------------------------------------------- notices
   const countdownNumber = h('b');
   const countdown = h('div', { class: 'notice countdown', 'aria-live': 'assertive' },
-    h('span', { text: 'Starting in' }), countdownNumber);
+    h('span', { text: R.startingIn }), countdownNumber);
 
-  const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: 'Undo', onclick: () => input.act('undo') });
+  const stuckUndo = h('button', { class: 'btn primary', type: 'button', text: R.undo, onclick: () => input.act('undo') });
   // the "no longer winnable" notice: back to the last position the solver found winnable
   const stuckBack = h('button', { class: 'btn primary', type: 'button',
     onclick: () => { if (state.view && state.view.back) commands.undoBack(app, state.view.back); } });
-  const stuckTitle = h('p', { id: 'stuck-title', class: 'notice-title', text: 'No moves left.' });
-  const stuckNew = h('button', { class: 'btn', type: 'button', text: 'A new deal', onclick: () => newDeal() });
-  const stuckAgain = h('button', { class: 'btn', type: 'button', text: 'The same deal again', onclick: () => sameAgain() });
+  const stuckTitle = h('p', { id: 'stuck-title', class: 'notice-title', text: R.noticeTitles.stuck });
+  const stuckNew = h('button', { class: 'btn', type: 'button', text: R.newDeal2, onclick: () => newDeal() });
+  const stuckAgain = h('button', { class: 'btn', type: 'button', text: R.sameAgain, onclick: () => sameAgain() });
   const stuckNote = h('p', { class: 'notice-note' });
   const stuck = h('div', { class: 'notice stuck', role: 'alertdialog', 'aria-labelledby': 'stuck-title' },
     stuckTitle,
     stuckNote,
     h('div', { class: 'notice-actions' },
       stuckBack, stuckUndo, stuckNew, stuckAgain,
-      h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => hideNotice() }),
-      h('button', { class: 'btn danger', type: 'button', text: 'Resign', onclick: () => input.act('resign') })));
+      h('button', { class: 'btn', type: 'button', text: R.viewBoard, onclick: () => hideNotice() }),
+      h('button', { class: 'btn danger', type: 'button', text: R.resign, onclick: () => input.act('resign') })));
 
   const doneTitle = h('p', { class: 'notice-title' });
   const doneText = h('p', { class: 'notice-note' });
-  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => hideDone() });
-  const doneLeave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => leave() });
+  const doneHide = h('button', { class: 'btn', type: 'button', text: R.viewBoard, onclick: () => hideDone() });
+  const doneLeave = h('button', { class: 'btn ghost', type: 'button', text: R.backToLobby, onclick: () => leave() });
   const done = h('div', { class: 'notice done', role: 'status', 'aria-labelledby': 'done-title' },
     h('div', { id: 'done-title' }, doneTitle), doneText);
-  const donePodium = createPodium(done, { label: 'Podium so far' });
+  const donePodium = createPodium(done, { label: R.podiumSoFar });
   done.append(h('div', { class: 'notice-actions' }, doneHide, doneLeave));
   let doneHidden = false;
 
-  const waiting = h('div', { class: 'notice waiting', text: 'Dealing…' });
+  const waiting = h('div', { class: 'notice waiting', text: R.dealing });
   tableEl.append(countdown, stuck, done, waiting);
   const panel = createSeqPanel(tableEl, input);
 
   // ---------------------------------------------------------------- controls
-  const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, 'Undo', h('kbd', { text: 'U' }));
-  const hintBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('hint') }, 'Hint', h('kbd', { text: 'H' }));
-  const completeLabel = h('span', { text: 'Complete' });
+  const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, R.undo, h('kbd', { text: 'U' }));
+  const hintBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('hint') }, R.hint, h('kbd', { text: 'H' }));
+  const completeLabel = h('span', { text: R.complete });
   const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => input.act('complete') },
     completeLabel, h('kbd', { text: 'F' }));
-  const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: 'No moves left…',
+  const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: R.noticeButtons.stuck,
     onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostHidden: false, idleHidden: false }); changed(); } });
   // the solver's word on the position (rooms with solver assists): winnable, not, or not known
   const badge = h('span', { class: 'winnable-badge', role: 'status', 'aria-live': 'polite' });
-  const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, 'New deal', h('kbd', { text: 'N' }));
-  const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, 'Resign');
-  const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: 'Results',
+  const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, R.newDeal, h('kbd', { text: 'N' }));
+  const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, R.resign);
+  const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: R.results,
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
-  const finishedBtn = h('button', { class: 'btn primary', type: 'button', text: 'Your finish',
+  const finishedBtn = h('button', { class: 'btn primary', type: 'button', text: R.yourFinish,
     onclick: () => { doneHidden = false; changed(); } });
   // the list of keys, a reference to play by: opening or closing it leaves the keys with the table
-  const keysSummary = h('summary', { text: 'Keys',
+  const keysSummary = h('summary', { text: R.keys,
     onclick: (e) => {
       e.preventDefault();
       keys.open = !keys.open;
@@ -167,8 +158,7 @@ export function createRace(root, app) {
     } });
   const keys = h('details', { class: 'keys' },
     keysSummary,
-    h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
-      + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
+    h('p', { text: R.keysText }));
   const controls = h('div', { class: 'controls' },
     undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
 
@@ -185,7 +175,7 @@ export function createRace(root, app) {
     const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
       onclick: overTable(() => openField({ me: state.seat })) });
     side.append(fieldBtn);
-    const place = createLeaderboard(side, { title: 'Your place', kind: 'lb-place' });
+    const place = createLeaderboard(side, { title: R.yourPlace, kind: 'lb-place' });
     return { hist, fieldBtn, place };
   }
 
@@ -207,10 +197,10 @@ export function createRace(root, app) {
     }, true);
   }
 
-  const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
+  const el = h('section', { class: 'screen race', 'aria-label': R.label },
     h('header', { class: 'topbar' },
-      h('h1', { class: 'brand' }, h('span', { class: 'brand-long', text: 'Klondike Race' })),
-      h('span', { class: 'room-info' }, roomLabel, codeLabel), helpBtn, rulesBtn, leaveBtn),
+      h('h1', { class: 'brand' }, h('span', { class: 'brand-long', text: TEXT.title })),
+      h('span', { class: 'room-info' }, roomLabel, codeLabel), languageSwitch(), helpBtn, rulesBtn, leaveBtn),
     statusBar,
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
@@ -242,14 +232,14 @@ export function createRace(root, app) {
       const solo = room && room.settings.solo;
       backToTable(); // where the focus goes back to if the player stays
       const ok = await confirm(state.done
-        ? { title: solo ? 'Leave this game?' : 'Leave the race?',
-          text: solo ? 'It is over: you go back to the lobby.'
-            : 'Your result stays in the race; you will not see its results here.',
-          yes: solo ? 'Leave' : 'Leave the race' }
-        : { title: solo ? 'Leave this game?' : 'Leave the race?',
-          text: solo ? 'The game ends here: you cannot come back to it.'
-            : 'You give up your seat: you are out of this race, marked “left”, and cannot come back to it.',
-          yes: solo ? 'Leave the game' : 'Leave the race' });
+        ? { title: solo ? R.leaveGameQ : R.leaveRaceQ,
+          text: solo ? R.overSolo
+            : R.overRace,
+          yes: solo ? R.leave : R.leaveRace }
+        : { title: solo ? R.leaveGameQ : R.leaveRaceQ,
+          text: solo ? R.endsSolo
+            : R.endsRace,
+          yes: solo ? R.leaveGame : R.leaveRace });
       if (!ok) return;
     }
     rooms.leave(app);
@@ -275,14 +265,14 @@ export function createRace(root, app) {
     if (!room) return;
     if (!room.settings.solo) {
       if (room.phase === 'ended' && room.host === state.seat) rooms.rematch(app);
-      else if (room.phase === 'ended') say('The host deals the next race (Rematch).');
-      else say('A race is dealt again after it ends: Resign to stop, then Rematch.');
+      else if (room.phase === 'ended') say(R.hostDeals);
+      else say(R.dealtAfter);
       return;
     }
     if (inProgress() && !noticeKind(state.view)) {
       backToTable(); // where the focus goes back to if the player keeps playing
-      const ok = await confirm({ title: 'Start a new deal?', text: 'This game ends here, unfinished.', yes: 'New deal',
-        no: 'Keep playing' });
+      const ok = await confirm({ title: R.newDealQ, text: R.endsUnfinished, yes: R.newDeal,
+        no: R.keepPlaying });
       if (!ok) return;
     }
     freshSolo();
@@ -372,7 +362,7 @@ export function createRace(root, app) {
     const started = me && me.late && me.started ? me.started : room.start_at; // a late arrival's own clock
     if (me && me.status === 'finished') setText(stats.clock.value, duration(me.finish_ms));
     else if (phase === 'countdown' && room.start_at) {
-      setText(stats.clock.value, `starts in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
+      setText(stats.clock.value, R.startsIn(Math.ceil(Math.max(0, room.start_at - now) / 1000)));
     } else if (phase === 'racing' && room.start_at) {
       setText(stats.clock.value, room.deadline && room.settings.time_limit
         ? `${duration(room.deadline - now)} left` : duration(now - started));
@@ -382,12 +372,12 @@ export function createRace(root, app) {
   }
 
   function hintText(view, hint) {
-    if (hint.m === 'draw') return 'Hint: draw from the stock';
-    if (hint.m === 'recycle') return 'Hint: turn the waste over';
+    if (hint.m === 'draw') return R.hintDraw;
+    if (hint.m === 'recycle') return R.hintRecycle;
     const cards = pickedCards(view, hint);
-    const what = cards.length > 1 ? `${cardShort(cards[0])} and the cards on it` : cardShort(cards[0]);
-    const where = hint.to === 'f' ? `to the ${suitName(cards[0][1])} foundation` : `onto column ${hint.to.slice(1)}`;
-    return `Hint: ${what} ${where} (H again plays it)`;
+    const what = cards.length > 1 ? R.hintRun(cardShort(cards[0])) : R.hintCard(cardShort(cards[0]));
+    const where = hint.to === 'f' ? R.hintHome(suitName(cards[0][1])) : R.hintColumn(hint.to.slice(1));
+    return R.hintText(what, where);
   }
 
   /** The winner's moment: the cascade on the table, once per race won. */
@@ -419,16 +409,16 @@ export function createRace(root, app) {
     const tour = settings.tournament && s.tour && s.tour.t && s.tour.id === settings.tournament ? s.tour.t : null;
     const solo = Boolean(settings.solo);
     const code = solo ? s.ownCode || (phase === 'ended' ? room.code || '' : '') : '';
-    setText(roomLabel, solo ? (code ? 'Solo' : `Solo · ${modeText(settings)}`)
-      : tour ? `${tour.name} · round ${settings.round} of ${tour.rounds.length} · ${modeText(settings)}`
-        : `Room ${room.id} · ${modeText(settings)}`);
+    setText(roomLabel, solo ? (code ? R.solo : R.soloMode(modeText(settings)))
+      : tour ? R.roundMode(tour.name, settings.round, tour.rounds.length, modeText(settings))
+        : R.roomMode(room.id, modeText(settings)));
     setText(codeLabel, code);
     show(codeLabel, Boolean(code));
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
-    setText(leaveBtn, tour ? 'Tournament' : 'Leave');
-    setAttr(leaveBtn, 'aria-label', tour ? 'Tournament page' : null);
-    document.title = solo ? 'Klondike Race — solo'
-      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`;
+    setText(leaveBtn, tour ? R.tournament : R.leave);
+    setAttr(leaveBtn, 'aria-label', tour ? R.tournamentPage : null);
+    document.title = solo ? R.pageSolo
+      : tour ? R.pageRound(tour.name, settings.round) : TEXT.common.pageRoom(room.id);
 
     const ui = s.ui;
     const pick = ui.selected || ui.panel;
@@ -474,34 +464,31 @@ export function createRace(root, app) {
     const canUndo = Boolean(settings.undo && view && view.undo > 0);
     const back = kind === 'lost' && settings.undo && view.back ? view.back : 0;
     show(stuck, Boolean(kind) && !hidden);
-    setText(stuckTitle, NOTICE_TITLES[kind] || NOTICE_TITLES.stuck);
-    setText(stuckBack, back === 1 ? 'Undo the last move: winnable again' : `Undo ${back} moves: winnable again`);
+    setText(stuckTitle, R.noticeTitles[kind] || R.noticeTitles.stuck);
+    setText(stuckBack, R.undoBack(back));
     show(stuckBack, back > 0);
     show(stuckUndo, canUndo && back === 0);
     show(stuckNew, solo);
     show(stuckAgain, solo); // a race's code is secret until it ends: its results offer the deal again
-    const way = back ? 'undo back to where it could still be won'
-      : canUndo ? 'undo a move' : '';
-    setText(stuckNote, solo ? `${way ? `${capital(way)}, deal` : 'Deal'} again, look at the board, or resign.`
-      : way ? `${capital(way)} and try another way, or resign: the race goes on without you.`
-        : 'Resign: the race goes on without you, and its results offer this deal again.');
+    const way = back ? 'back' : canUndo ? 'undo' : 'none';
+    setText(stuckNote, R.stuckNotes[solo ? 'solo' : 'race'][way]);
     show(stuckBtn, Boolean(kind) && hidden);
-    setText(stuckBtn, NOTICE_BUTTONS[kind] || NOTICE_BUTTONS.stuck);
+    setText(stuckBtn, R.noticeButtons[kind] || R.noticeButtons.stuck);
     const status = view && 'winnable' in view && phase === 'racing' && !s.done ? view.winnable : undefined;
     show(badge, status !== undefined);
     badge.dataset.winnable = status == null ? 'pending' : status;
-    setText(badge, BADGES[status == null ? 'pending' : status] || '');
-    setAttr(badge, 'title', BADGE_TITLES[status == null ? 'pending' : status] || null);
+    setText(badge, R.badges[status == null ? 'pending' : status] || '');
+    setAttr(badge, 'title', R.badgeTitles[status == null ? 'pending' : status] || null);
 
     const finished = mine && mine.status === 'finished';
     const over = s.done && phase === 'racing';
     show(done, Boolean(over) && !doneHidden);
     show(finishedBtn, Boolean(over) && doneHidden);
     if (over) {
-      setText(doneTitle, finished ? `${finishText(mine, { mine: true })}!`
-        : view && view.state === 'won' ? 'You finished!' : 'Your race is over.');
-      const left = room.deadline && settings.time_limit ? ` It ends at the latest in ${duration(room.deadline - clock.now())}.` : '';
-      setText(doneText, `Waiting for the others: the race ends when everyone has finished or resigned.${left}`);
+      setText(doneTitle, finished ? R.finishedTitle(finishText(mine, { mine: true }))
+        : view && view.state === 'won' ? R.youFinished : R.raceOver);
+      const left = room.deadline && settings.time_limit ? R.endsAtLatest(duration(room.deadline - clock.now())) : '';
+      setText(doneText, R.waitingOthers(left));
       donePodium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 });
     }
 
@@ -512,10 +499,10 @@ export function createRace(root, app) {
     show(hintBtn, Boolean(settings.hints));
     hintBtn.disabled = !playing;
     show(completeBtn, Boolean(live && view && (view.autocomplete || ui.completing)));
-    setText(completeLabel, ui.completing ? 'Stop' : 'Complete');
+    setText(completeLabel, ui.completing ? R.stop : R.complete);
     show(newBtn, solo);
     show(resignBtn, live);
-    resignBtn.firstChild.textContent = ui.confirmResign ? 'Really resign?' : 'Resign';
+    resignBtn.firstChild.textContent = ui.confirmResign ? R.reallyResign : R.resign;
     toggle(resignBtn, 'danger', ui.confirmResign);
     show(resultsBtn, phase === 'ended' && ui.resultsHidden);
     toggle(el, 'busy', s.pending.length > 0);
@@ -537,7 +524,7 @@ export function createRace(root, app) {
     const f = s.field;
     const top = f.top;
     leaderboard.render(ranking.lines, { me: s.seat, total: top ? top.n : ranking.total, scoring, phase, stuck,
-      title: 'Leaderboard' });
+      title: TEXT.leaderboard.title });
     const racing = phase === 'racing' || phase === 'ended';
     bigSide.hist.el.dataset.on = top && racing ? '1' : '';
     if (top && racing) {
@@ -547,9 +534,9 @@ export function createRace(root, app) {
     bigSide.place.el.dataset.on = place && racing ? '1' : '';
     if (place && racing) {
       bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
-        title: `You: ${placeOf(place.rank, place.of)}` });
+        title: R.you(placeOf(place.rank, place.of)) });
     }
-    setText(bigSide.fieldBtn, `Find a player · all ${count(top ? top.n : ranking.total)}`);
+    setText(bigSide.fieldBtn, R.findPlayer(count(top ? top.n : ranking.total)));
   }
 
   return {
