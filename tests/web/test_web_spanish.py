@@ -125,7 +125,8 @@ def test_a_race_in_spanish_from_the_lobby_to_the_results(tabs: Tabs) -> None:
     expect(results).to_be_visible()
     expect(results.locator("tbody tr").nth(0)).to_contain_text("beto")
     expect(results.locator("tbody tr").nth(1)).to_contain_text("ana (tú)")
-    expect(results.locator("tbody tr").nth(1)).to_contain_text("Se rindió")
+    expect(results.locator("tbody tr").nth(1)).to_contain_text("se rindió")
+    expect(results.locator(".results-mine")).to_contain_text("Te rendiste")
     expect(results.locator(".results-code")).to_have_text(CODE)
     screenshot(ana, "results-es")
 

@@ -9,36 +9,36 @@ import { placeText } from '../ranking.js';
 import { statusText } from './leaderboard.js';
 import { createPodium } from './podium.js';
 import { say } from '../messages.js';
+import { TEXT } from '../text.js';
 
-/** What became of a line that did not finish, in a sentence's words. */
-const ENDINGS = { resigned: 'Resigned', left: 'Left the race', unfinished: 'Time ran out', disconnected: 'Disconnected' };
+const S = TEXT.results;
 
 export function createResults(host, actions) {
   const heading = h('h2', { id: 'results-title' });
   const mine = h('p', { class: 'results-mine' });
   const body = h('tbody');
   const code = h('code', { class: 'results-code' });
-  const copy = h('button', { class: 'btn small', type: 'button', text: 'Copy code', onclick: () => copyCode() });
-  const rematch = h('button', { class: 'btn primary', type: 'button', text: 'Rematch', onclick: () => actions.rematch() });
-  const solo = h('button', { class: 'btn accent', type: 'button', text: 'Play this deal solo', onclick: () => actions.solo(code.textContent) });
-  const fresh = h('button', { class: 'btn', type: 'button', text: 'New solo deal', onclick: () => actions.fresh() });
-  const close = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => actions.hide() });
-  const leave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => actions.leave() });
+  const copy = h('button', { class: 'btn small', type: 'button', text: S.copyCode, onclick: () => copyCode() });
+  const rematch = h('button', { class: 'btn primary', type: 'button', text: S.rematch, onclick: () => actions.rematch() });
+  const solo = h('button', { class: 'btn accent', type: 'button', text: S.playSolo, onclick: () => actions.solo(code.textContent) });
+  const fresh = h('button', { class: 'btn', type: 'button', text: S.newSolo, onclick: () => actions.fresh() });
+  const close = h('button', { class: 'btn', type: 'button', text: S.viewBoard, onclick: () => actions.hide() });
+  const leave = h('button', { class: 'btn ghost', type: 'button', text: S.backToLobby, onclick: () => actions.leave() });
   const rest = h('p', { class: 'results-rest', hidden: true });
-  const whole = h('button', { class: 'btn small', type: 'button', text: 'The whole field',
+  const whole = h('button', { class: 'btn small', type: 'button', text: S.whole,
     onclick: () => actions.field && actions.field() });
   const el = h('section', { class: 'results', role: 'dialog', 'aria-labelledby': 'results-title', hidden: true },
     heading,
     mine);
-  const podium = createPodium(el, { label: 'Podium of the race' });
+  const podium = createPodium(el, { label: S.podium });
   const table = h('table', { class: 'results-table' },
     h('thead', {}, h('tr', {},
-      ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', { scope: 'col', text: t })))),
+      ...['#', S.player, S.result, S.cards, S.moves, S.passes, S.score].map((t) => h('th', { scope: 'col', text: t })))),
     body);
   el.append(
     table,
     rest,
-    h('p', { class: 'results-deal' }, h('span', { text: 'The deal: ' }), code, copy),
+    h('p', { class: 'results-deal' }, h('span', { text: S.deal }), code, copy),
     h('div', { class: 'results-actions' }, rematch, solo, fresh, close, leave));
   host.append(el);
   let drawn = '';
@@ -47,20 +47,20 @@ export function createResults(host, actions) {
     const text = code.textContent;
     try {
       await navigator.clipboard.writeText(text);
-      say(`Copied ${text}`);
+      say(S.copied(text));
     } catch {
       const range = document.createRange();
       range.selectNodeContents(code);
       getSelection().removeAllRanges();
       getSelection().addRange(range);
-      say('Selected: press Ctrl+C (or ⌘C) to copy.');
+      say(TEXT.common.selected);
     }
   }
 
   function row(e, me, scoring, apart = false) {
     const tr = h('tr', { class: e.seat === me ? 'me' : '' },
       h('td', { text: String(e.rank) }),
-      h('td', { text: e.nickname + (e.seat === me ? ' (you)' : '') }),
+      h('td', { text: e.seat === me ? TEXT.common.you(e.nickname) : e.nickname }),
       h('td', { text: statusText(e) }),
       h('td', { text: `${e.foundation}/52` }),
       h('td', { text: e.moves == null ? '' : String(e.moves) }),
@@ -91,20 +91,20 @@ export function createResults(host, actions) {
       const more = total - results.length - (own && !listed ? 1 : 0);
       show(rest, Boolean(field));
       if (field) {
-        rest.replaceChildren(...(more > 0 ? [h('span', { text: `and ${count(more)} more in the field ` })] : []), whole);
+        rest.replaceChildren(...(more > 0 ? [h('span', { text: S.more(count(more)) })] : []), whole);
       }
       if (own) {
         const won = own.status === 'finished';
         setText(heading, placeText(own, total, { solo: soloGame }));
-        const how = won ? `${soloGame ? 'Solved in' : 'Your time'} ${duration(own.finish_ms)}`
-          : ENDINGS[own.status] ?? statusText(own);
-        setText(mine, [how, `${own.moves} moves`, own.recycles == null ? null : `${own.recycles} passes`,
-          `${own.foundation} cards placed`, scoreText(own, scoring)].filter(Boolean).join(' · '));
+        const how = won ? (soloGame ? S.solvedIn : S.yourTime)(duration(own.finish_ms))
+          : S.endings[own.status] ?? statusText(own);
+        setText(mine, [how, S.ownMoves(own.moves), own.recycles == null ? null : S.ownPasses(own.recycles),
+          S.placed(own.foundation), scoreText(own, scoring)].filter(Boolean).join(' · '));
       } else {
-        setText(heading, 'The race is over');
+        setText(heading, S.raceOver);
         const first = results[0];
-        setText(mine, first ? (first.status === 'finished' ? `Won by ${first.nickname} in ${duration(first.finish_ms)}`
-          : `Nobody finished: ${first.nickname} went furthest`) : '');
+        setText(mine, first ? (first.status === 'finished' ? S.wonBy(first.nickname, duration(first.finish_ms))
+          : S.nobody(first.nickname)) : '');
       }
       podium.render(results, { me, visible: !soloGame && results.length > 1 });
     }
