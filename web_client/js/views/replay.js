@@ -5,29 +5,30 @@ steps in all), and the table renderer draws it. Nothing is computed here;
 fetched when a step of it is first shown (the next one a little ahead). */
 
 import { h, setText, show } from '../dom.js';
+import { TEXT } from '../text.js';
 import { Board } from '../render.js';
 
-const STEP_WORDS = { draw: 'draw from the stock', recycle: 'turn the waste over', undo: 'undo', resign: 'resign' };
+const Y = TEXT.replay;
 const PAGE = 100; // steps the server sends at most at once
 
 export function createReplay(host) {
   const heading = h('h2', { id: 'replay-title' });
   const status = h('p', { class: 'replay-step', role: 'status' });
   const boardHost = h('div', { class: 'replay-board' });
-  const slider = h('input', { type: 'range', min: 0, max: 0, value: 0, 'aria-label': 'Step' });
-  const first = h('button', { class: 'btn small', type: 'button', text: '⏮', 'aria-label': 'First step', onclick: () => go(0) });
-  const back = h('button', { class: 'btn small', type: 'button', text: '◀', 'aria-label': 'Step back', onclick: () => go(i - 1) });
-  const next = h('button', { class: 'btn small', type: 'button', text: '▶', 'aria-label': 'Next step', onclick: () => go(i + 1) });
-  const last = h('button', { class: 'btn small', type: 'button', text: '⏭', 'aria-label': 'Last step', onclick: () => go(total - 1) });
-  const play = h('button', { class: 'btn small primary', type: 'button', text: 'Play', onclick: () => toggle() });
-  const closeBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Close', onclick: () => close() });
+  const slider = h('input', { type: 'range', min: 0, max: 0, value: 0, 'aria-label': Y.step });
+  const first = h('button', { class: 'btn small', type: 'button', text: '⏮', 'aria-label': Y.firstStep, onclick: () => go(0) });
+  const back = h('button', { class: 'btn small', type: 'button', text: '◀', 'aria-label': Y.stepBack, onclick: () => go(i - 1) });
+  const next = h('button', { class: 'btn small', type: 'button', text: '▶', 'aria-label': Y.nextStep, onclick: () => go(i + 1) });
+  const last = h('button', { class: 'btn small', type: 'button', text: '⏭', 'aria-label': Y.lastStep, onclick: () => go(total - 1) });
+  const play = h('button', { class: 'btn small primary', type: 'button', text: Y.play, onclick: () => toggle() });
+  const closeBtn = h('button', { class: 'btn small ghost', type: 'button', text: Y.close, onclick: () => close() });
   const el = h('section', { class: 'replay', role: 'dialog', 'aria-modal': 'true', 'aria-labelledby': 'replay-title', hidden: true },
     h('div', { class: 'replay-head' }, heading, closeBtn),
     boardHost,
     status,
     h('div', { class: 'replay-controls' }, first, back, play, next, last, slider));
   host.append(el);
-  const board = new Board(boardHost, { interactive: false, label: 'Replayed table' });
+  const board = new Board(boardHost, { interactive: false, label: Y.table });
   let steps = []; // every step, once its page came (a hole until then)
   let total = 0;
   let pages = new Map(); // first step of a page -> its fetch
@@ -56,14 +57,14 @@ export function createReplay(host) {
     if (i + PAGE / 4 < total) page(i + PAGE / 4); // ahead of a player walking forward
     const step = steps[i];
     if (!step) {
-      setText(status, `Step ${i} of ${total - 1}: loading…`);
+      setText(status, Y.loadingStep(i, total - 1));
       const wanted = i;
       page(i).then(() => { if (i === wanted && steps[i]) go(i); });
       return;
     }
     board.update(step.view, {});
-    const what = step.command == null ? 'the deal' : (STEP_WORDS[step.command] ?? step.command);
-    setText(status, `Step ${i} of ${total - 1}: ${what} · ${step.view.foundation_cards}/52 cards · ${step.view.moves} moves`);
+    const what = step.command == null ? Y.deal : (Y.commands[step.command] ?? step.command);
+    setText(status, Y.stepText(i, total - 1, what, step.view.foundation_cards, step.view.moves));
   }
 
   /** The page holding step `n`, fetched once; resolves when its steps are in. */
@@ -88,7 +89,7 @@ export function createReplay(host) {
   function stop() {
     clearInterval(timer);
     timer = 0;
-    setText(play, 'Play');
+    setText(play, Y.play);
   }
 
   function toggle() {
@@ -97,7 +98,7 @@ export function createReplay(host) {
       return;
     }
     if (i === total - 1) go(0);
-    setText(play, 'Pause');
+    setText(play, Y.pause);
     timer = setInterval(() => { if (steps[i]) go(i + 1); }, 350); // waits for a page on its way
   }
 
@@ -111,7 +112,7 @@ export function createReplay(host) {
     source = url;
     stop();
     setText(heading, title);
-    setText(status, 'Loading the replay…');
+    setText(status, Y.loading);
     show(el, true);
     closeBtn.focus();
     try {
@@ -123,7 +124,7 @@ export function createReplay(host) {
       slider.max = String(Math.max(0, total - 1));
       go(0);
     } catch {
-      if (ticket === asked) setText(status, 'The replay could not be loaded.');
+      if (ticket === asked) setText(status, Y.failed);
     }
   }
 

@@ -8,8 +8,9 @@ import { h } from '../dom.js';
 import { count, duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { say } from '../messages.js';
+import { TEXT } from '../text.js';
 
-const STATUS = { pending: 'to come', starting: 'starting', running: 'being played', ended: 'over' };
+const O = TEXT.rounds;
 
 export function modeOf(mode) {
   return modeText({ draw: Number(mode[1]), scoring: mode[2] });
@@ -18,18 +19,18 @@ export function modeOf(mode) {
 async function copy(code) {
   try {
     await navigator.clipboard.writeText(code);
-    say(`Copied ${code}`);
+    say(O.copied(code));
   } catch {
-    say(`The deal: ${code}`);
+    say(O.deal(code));
   }
 }
 
 /** replay(round, player, nickname): open a player's replay of a round;
 clock: the page's (clock.js). */
 export function createRounds(host, { replay, clock }) {
-  const list = h('ol', { class: 't-rounds', 'aria-label': 'Rounds' });
+  const list = h('ol', { class: 't-rounds', 'aria-label': O.rounds });
   const el = h('section', { class: 'panel t-rounds-panel', 'aria-labelledby': 't-rounds-title' },
-    h('h2', { id: 't-rounds-title', text: 'Rounds' }), list);
+    h('h2', { id: 't-rounds-title', text: O.rounds }), list);
   host.append(el);
   let drawn = '';
   let tid = '';
@@ -45,48 +46,47 @@ export function createRounds(host, { replay, clock }) {
       h('td', { text: money(e.vegas) }),
       h('td', { class: 't-replays' }, h('span', {},
         h('button', {
-          class: 'btn small', type: 'button', text: 'Replay', 'aria-label': `Replay ${e.nickname}'s round ${round.n}`,
+          class: 'btn small', type: 'button', text: O.replay, 'aria-label': O.replayLabel(e.nickname, round.n),
           onclick: () => replay(round.n, e.seat, e.nickname),
         }),
         h('a', {
           href: `/api/tournaments/${tid}/rounds/${round.n}/replay/${e.seat}`, text: 'JSON',
-          'aria-label': `${e.nickname}'s moves in round ${round.n} (JSON)`,
+          'aria-label': O.json(e.nickname, round.n),
         })))));
-    return h('div', { class: 't-scroll' }, h('table', { class: 't-table', 'aria-label': `Results of round ${round.n}` },
-      h('thead', {}, h('tr', {}, ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Score', 'Replay']
+    return h('div', { class: 't-scroll' }, h('table', { class: 't-table', 'aria-label': O.table(round.n) },
+      h('thead', {}, h('tr', {}, ...['#', O.player, O.result, O.cards, O.moves, O.score, O.replay]
         .map((text) => h('th', { scope: 'col', text })))),
       h('tbody', {}, ...rows)));
   }
 
   function dealLine(round) {
-    return h('p', { class: 't-round-deal' }, h('span', { text: 'The deal: ' }),
+    return h('p', { class: 't-round-deal' }, h('span', { text: O.theDeal }),
         h('code', { class: 't-code', text: round.code }),
-        h('button', { class: 'btn small', type: 'button', text: 'Copy', 'aria-label': `Copy the code of round ${round.n}`,
+        h('button', { class: 'btn small', type: 'button', text: O.copy, 'aria-label': O.copyLabel(round.n),
           onclick: () => copy(round.code) }));
   }
 
   function item(round, t) {
     const li = h('li', { class: `t-round ${round.status}`, dataset: { round: String(round.n), status: round.status } },
       h('div', { class: 't-round-head' },
-        h('b', { text: `Round ${round.n}` }),
+        h('b', { text: O.round(round.n) }),
         h('span', { class: 't-mode', text: modeOf(t.settings.modes[round.n - 1]) }),
-        h('span', { class: `badge t-status-${round.status}`, text: STATUS[round.status] })));
+        h('span', { class: `badge t-status-${round.status}`, text: O.status[round.status] })));
     if (round.status === 'starting' || round.status === 'running') {
-      if (round.start_at) li.append(h('p', { class: 't-when', text: `Start: ${clock.timeOfDay(round.start_at)}`
-        + (round.players != null && t.settings.big ? ` · ${count(round.players)} may play it` : '') }));
+      if (round.start_at) li.append(h('p', { class: 't-when', text: O.start(clock.timeOfDay(round.start_at))
+        + (round.players != null && t.settings.big ? O.mayPlay(count(round.players)) : '') }));
     }
     if (round.status === 'ended' && t.settings.big) {
       li.append(dealLine(round));
-      li.append(h('p', { class: 't-when', text: `${count(round.played ?? 0)} of ${count(round.players ?? 0)} played it · `
-        + 'find a player in the standings for their result and replay.' }));
+      li.append(h('p', { class: 't-when', text: O.played(count(round.played ?? 0), count(round.players ?? 0)) }));
     } else if (round.status === 'ended') {
       const results = round.results || [];
       const winner = results.find((e) => e.rank === 1 && e.status === 'finished');
       li.append(dealLine(round));
-      li.append(h('p', { class: 't-when', text: winner ? `Won by ${winner.nickname} in ${duration(winner.finish_ms ?? 0)}`
-        : results.length ? `Nobody finished the deal; best: ${results[0].nickname}` : 'Nobody played it.' }));
+      li.append(h('p', { class: 't-when', text: winner ? O.wonBy(winner.nickname, duration(winner.finish_ms ?? 0))
+        : results.length ? O.best(results[0].nickname) : O.nobody }));
       const details = h('details', { class: 't-results', open: open.has(round.n) },
-        h('summary', { text: 'Results and replays' }), resultsTable(round));
+        h('summary', { text: O.details }), resultsTable(round));
       details.addEventListener('toggle', () => {
         if (details.open) open.add(round.n);
         else open.delete(round.n);

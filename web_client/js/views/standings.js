@@ -4,17 +4,20 @@ foundations, wins and their time. The client adds nothing up itself. */
 
 import { h } from '../dom.js';
 import { duration, money } from '../format.js';
+import { TEXT } from '../text.js';
+
+const N = TEXT.standings;
 
 function roundCell(item) {
-  if (!item.played) return h('td', { class: 'missed', title: 'did not play: counts -$52', text: `${money(item.vegas)}*` });
+  if (!item.played) return h('td', { class: 'missed', title: N.missed, text: `${money(item.vegas)}*` });
   const won = item.status === 'finished';
-  const title = won ? `finished in ${duration(item.finish_ms ?? 0)}` : item.status;
+  const title = won ? N.finishedIn(duration(item.finish_ms ?? 0)) : TEXT.leaderboard.status[item.status] ?? item.status;
   return h('td', { class: won ? 'won' : '', title, text: money(item.vegas) + (won ? ' ✓' : '') });
 }
 
 /** The header cells: rank, player, total, a column per ended round, cards, wins, time. */
 export function standingsHead(ended) {
-  return ['#', 'Player', 'Total', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time']
+  return ['#', N.player, N.total, ...ended.map((n) => N.round(n)), N.cards, N.wins, N.time]
     .map((text) => h('th', { scope: 'col', text }));
 }
 
@@ -22,7 +25,8 @@ export function standingsHead(ended) {
 `rounds`: the line's rounds as objects (a big tournament's come as arrays,
 tfield.roundsOf); `name`: the name cell's content when it is more than text. */
 export function standingRow(line, { me = -1, rounds = line.rounds, name = null } = {}) {
-  const text = line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '');
+  const named = line.player === me ? TEXT.common.you(line.nickname) : line.nickname;
+  const text = line.withdrawn ? N.withdrawn(named) : named;
   return h('tr', {
     class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
     dataset: { player: String(line.player) },
@@ -36,15 +40,12 @@ export function standingRow(line, { me = -1, rounds = line.rounds, name = null }
   h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }));
 }
 
-export const STANDINGS_NOTE = 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). '
-  + 'Ties: cards, then time of the won rounds.';
-
 export function createStandings(host) {
   const head = h('tr');
   const body = h('tbody');
   const note = h('p', { class: 't-note' });
   const el = h('section', { class: 'panel t-standings', 'aria-labelledby': 't-standings-title' },
-    h('h2', { id: 't-standings-title', text: 'Standings' }),
+    h('h2', { id: 't-standings-title', text: N.title }),
     h('div', { class: 't-scroll' },
       h('table', { class: 't-table', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
     note);
@@ -60,8 +61,8 @@ export function createStandings(host) {
     head.replaceChildren(...standingsHead(ended));
     body.replaceChildren(...t.standings.map((line) => standingRow(line, { me })));
     note.textContent = ended.length
-      ? STANDINGS_NOTE
-      : 'No round has ended yet: standings count Vegas dollars over the rounds.';
+      ? N.note
+      : N.noneEnded;
   }
 
   return { el, render };

@@ -11,8 +11,12 @@ import { h, setText, toggle } from '../dom.js';
 import * as tfield from '../tfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
-import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
+import { standingRow, standingsHead } from './standings.js';
 import { createFindForm, createPager } from './pager.js';
+import { TEXT } from '../text.js';
+
+const Z = TEXT.tstandings;
+const N = TEXT.standings;
 
 /** actions.replay(round, player, nickname): open a player's replay of a round;
 kick: the page's removal buttons (kick.js). */
@@ -22,20 +26,20 @@ export function createBigStandings(host, app, { replay, kick }) {
   const of = h('p', { class: 't-of' });
   const note = h('p', { class: 't-note' });
 
-  const { form } = createFindForm({ name: 'tfind', label: 'Nickname to find in the standings',
+  const { form } = createFindForm({ name: 'tfind', label: Z.toFind,
     find: (nickname) => tfield.find(app, nickname) });
   const found = h('div', { class: 't-found', role: 'status' });
-  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(app, from), label: 'Pages of the standings',
+  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(app, from), label: Z.pages,
     mine: () => { const tour = app.state.tour; return tour && tour.field.place ? tour.field.place.rank : null; } });
   const pageHead = h('tr');
   const pageBody = h('tbody');
   const summary = h('summary');
   const browser = h('details', { class: 't-browse' }, summary, form, found,
     pager.el,
-    h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': 'A page of the standings' },
+    h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': Z.page },
       h('thead', {}, pageHead), pageBody)));
   const el = h('section', { class: 'panel t-standings t-big', 'aria-labelledby': 't-standings-title' },
-    h('h2', { id: 't-standings-title', text: 'Standings' }), of,
+    h('h2', { id: 't-standings-title', text: N.title }), of,
     h('div', { class: 't-scroll' },
       h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
     note, browser);
@@ -50,30 +54,30 @@ export function createBigStandings(host, app, { replay, kick }) {
 
   /** A page's name cell: a button that shows the line with its rounds. */
   function pickable(line) {
-    return (text) => h('button', { class: 'link-button', type: 'button', text, 'aria-label': `Show ${line.nickname}`,
+    return (text) => h('button', { class: 'link-button', type: 'button', text, 'aria-label': Z.show(line.nickname),
       onclick: () => { tfield.pick(app.state.tour, line); app.changed(); } });
   }
 
   function card(tour, { me, admin }) {
     const f = tour.field;
     if (!f.found) return [];
-    if (f.found.missing) return [h('p', { class: 'field-missing', text: `Nobody is called ${f.found.missing} in this tournament.` })];
+    if (f.found.missing) return [h('p', { class: 'field-missing', text: Z.nobodyCalled(f.found.missing) })];
     const line = { ...f.found.line, rank: f.found.rank };
     const total = tfield.ranked(tour);
     const items = tfield.roundsOf(line).map((r) => h('li', { dataset: { round: String(r.round) } },
-      h('b', { text: `Round ${r.round}: ` }),
-      r.played ? `${statusText(r)} · ${r.foundation}/52 · ${r.moves} moves · ${money(r.vegas)}`
-        + (r.rank ? ` · ${ordinal(r.rank)} in the round` : '')
-        : 'did not play · -$52',
-      r.played ? h('button', { class: 'btn small', type: 'button', text: 'Replay',
-        'aria-label': `Replay ${line.nickname}'s round ${r.round}`,
+      h('b', { text: Z.round(r.round) }),
+      r.played ? `${statusText(r)} · ${r.foundation}/52 · ${TEXT.boards.moves(r.moves)} · ${money(r.vegas)}`
+        + (r.rank ? Z.inRound(ordinal(r.rank)) : '')
+        : Z.didNotPlay,
+      r.played ? h('button', { class: 'btn small', type: 'button', text: Z.replay,
+        'aria-label': Z.replayLabel(line.nickname, r.round),
         onclick: () => replay(r.round, line.player, line.nickname) }) : null));
     const out = [
       h('p', { class: 't-found-head' },
-        h('b', { class: 't-found-name', text: line.nickname + (line.player === me ? ' (you)' : '') }),
-        ` · ${placeOf(line.rank, total)} · ${money(line.vegas)} · ${line.foundation} cards · `
-          + `${line.wins} win${line.wins === 1 ? '' : 's'}${line.wins ? ` in ${duration(line.time_ms)}` : ''}`
-          + (line.withdrawn ? ' · withdrawn' : '')),
+        h('b', { class: 't-found-name', text: line.player === me ? TEXT.common.you(line.nickname) : line.nickname }),
+        ` · ${placeOf(line.rank, total)} · ${money(line.vegas)} · ${Z.cards(line.foundation)} · `
+          + (line.wins ? Z.winsIn(line.wins, duration(line.time_ms)) : Z.noWin)
+          + (line.withdrawn ? ` · ${TEXT.tournament.withdrawn}` : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
     if (admin) out.push(kick.buttons(line));
@@ -91,7 +95,7 @@ export function createBigStandings(host, app, { replay, kick }) {
     if (key === drawn) return;
     drawn = key;
     const top = t.top || [];
-    setText(of, top.length ? `The top ${count(top.length)} of ${count(total)}` : 'Nobody has registered yet.');
+    setText(of, top.length ? Z.topOf(count(top.length), count(total)) : Z.nobody);
     head.replaceChildren(...standingsHead(ended));
     const rows = top.map((line) => standingRow(line, { me, rounds: tfield.roundsOf(line) }));
     const near = tfield.around(f.place).filter((line) => !top.some((x) => x.player === line.player));
@@ -107,10 +111,10 @@ export function createBigStandings(host, app, { replay, kick }) {
     }
     body.replaceChildren(...rows);
     const place = f.place;
-    setText(note, place && place.line ? `You: ${placeOf(place.rank, place.of)}. ${ended.length ? STANDINGS_NOTE : ''}`
-      : ended.length ? STANDINGS_NOTE : 'No round has ended yet: standings count Vegas dollars over the rounds.');
+    setText(note, place && place.line ? Z.you(placeOf(place.rank, place.of), ended.length ? N.note : '')
+      : ended.length ? N.note : N.noneEnded);
 
-    setText(summary, `All ${count(total)} players · find one`);
+    setText(summary, Z.all(count(total)));
     found.replaceChildren(...card(tour, { me, admin }));
     pageHead.replaceChildren(...standingsHead(ended));
     const page = f.page;
