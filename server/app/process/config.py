@@ -35,6 +35,9 @@ option                         environment variable                  default
 --solver-queue                 KLONDIKE_SOLVER_QUEUE                 8 (solver jobs waiting, at most)
 --winnable-pool                KLONDIKE_WINNABLE_POOL                20 (winnable codes kept per mode)
 --winnable-modes               KLONDIKE_WINNABLE_MODES               D1N,D3N,D1V,D3V (modes kept ready)
+--player-ttl                   KLONDIKE_PLAYER_TTL                   31536000 (s a player is kept idle)
+--players-per-hour             KLONDIKE_PLAYERS_PER_HOUR             60 (new player keys per address)
+--claims-per-minute            KLONDIKE_CLAIMS_PER_MINUTE            10 (device-move codes tried)
 --static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
 =============================  ====================================  ================================
 """
@@ -78,6 +81,10 @@ class Config:
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
     tournament_ttl: int = 30 * 86400
+    # players (app/players)
+    player_ttl: int = 365 * 86400
+    players_per_hour: int = 60
+    claims_per_minute: int = 10
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -236,6 +243,9 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("finished_ttl", _positive_int),
     ("lobby_ttl", _positive_int),
     ("tournament_ttl", _positive_int),
+    ("player_ttl", _positive_int),
+    ("players_per_hour", _positive_int),
+    ("claims_per_minute", _positive_int),
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
     ("ping_rate", _positive_float),
