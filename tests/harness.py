@@ -360,6 +360,7 @@ class ServerProcess:
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
                     "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
                     "PYTHONUNBUFFERED": "1", **(env or {})}

@@ -39,6 +39,7 @@ from typing import Any, Final, Literal
 
 import orjson
 
+from ..klondike import DealCode
 from .leaderboard import Entry
 from .room import Room
 from .seating import final_line
@@ -198,9 +199,10 @@ def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     rank in a field of ``of``): the race's code is public by then."""
     s = room.settings
     seat = int(line["seat"])
+    deal = DealCode.parse(room.code)
     return GameResult(
         ref=f"{room.id}/{room.race}/{seat}", kind=room_kind(s), at=room.ended_at or 0,
-        mode=f"D{s.draw}{s.scoring}", nickname=str(line["nickname"]),
+        mode=f"D{deal.draw}{deal.scoring}", nickname=str(line["nickname"]),
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=room.code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None)
