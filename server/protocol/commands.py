@@ -341,6 +341,14 @@ class PHistory(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class PProfile(Command):
+    """Any player's public profile, by their public id (as ``GET /api/players/{id}``)."""
+
+    type: ClassVar[str] = "p_profile"
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
 class PMove(Command):
     """A one-time code that moves the identified player to another device."""
 
@@ -367,8 +375,8 @@ COMMANDS: Final[dict[str, type[Command]]] = {
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
               TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
-              TPage, TFind, TKick, THandoff, TClaim, Identify, PRename, PHistory, PMove, PClaim,
-              PForget)
+              TPage, TFind, TKick, THandoff, TClaim, Identify, PRename, PHistory, PProfile, PMove,
+              PClaim, PForget)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer

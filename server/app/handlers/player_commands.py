@@ -6,7 +6,8 @@ holds, or takes from then on, counts for that player (the first player who
 held it keeps it). The ``p_*`` commands act on the identified player: a new
 nickname, a page of their history, a code that moves them to another
 device, forgetting them. ``p_claim`` makes this connection the player of a
-device-move code, whoever it was before.
+device-move code, whoever it was before; ``p_profile`` reads anyone's
+public profile.
 """
 
 from __future__ import annotations
@@ -65,6 +66,14 @@ async def on_p_history(conn: Connection, cmd: c.PHistory) -> None:
         cmd.first, total, b",".join(entries)))
 
 
+async def on_p_profile(conn: Connection, cmd: c.PProfile) -> None:
+    """Anyone's public profile: what ``GET /api/players/{id}`` answers."""
+    found = await conn.services.players.public(cmd.id.strip().upper())
+    if found is None:
+        raise RaceError(Reason.UNKNOWN_PLAYER, "there is no such player")
+    await conn.send(frame("p_profile", found))
+
+
 async def on_p_move(conn: Connection, cmd: c.PMove) -> None:
     code, until = await conn.services.players.offer_move(need_player(conn))
     await conn.send(frame("p_move", {"code": code, "until": until}))
@@ -84,5 +93,6 @@ async def on_p_forget(conn: Connection, cmd: c.PForget) -> None:
 
 HANDLERS: dict[str, Any] = {
     "identify": on_identify, "p_rename": on_p_rename, "p_history": on_p_history,
-    "p_move": on_p_move, "p_claim": on_p_claim, "p_forget": on_p_forget,
+    "p_profile": on_p_profile, "p_move": on_p_move, "p_claim": on_p_claim,
+    "p_forget": on_p_forget,
 }

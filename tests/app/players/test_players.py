@@ -143,6 +143,11 @@ async def test_the_public_page_names_only_what_is_public_and_404s_anything_else(
     for bad in ("NOBODYHERE", "short", "x" * 300, "..%2F..%2Fetc", me["key"]):
         status, body = await public(server, bad)
         assert status == 404 and body["error"] == "unknown_player", bad
+    # the same on the socket (the web client's page reads it there), for anyone
+    stranger = await connect("stranger")
+    await stranger.send("p_profile", {"id": me["id"].lower()})
+    assert await stranger.expect("p_profile") == shown
+    assert (await refused(stranger, "p_profile", {"id": "NOBODYHERE"}))["code"] == "unknown_player"
 
 
 async def test_a_forgotten_player_is_gone_and_their_results_stay_in_the_room(
