@@ -49,7 +49,7 @@ Kind = Literal["race", "solo", "tournament", "challenge", "daily"]
 KINDS: Final = ("race", "solo", "tournament", "challenge", "daily")
 MODES: Final = ("D1N", "D3N", "D1V", "D3V")
 #: results a player's history keeps (the oldest go first); the totals count every one
-HISTORY_CAP: Final = 200
+HISTORY_CAP: Final = 100
 #: a history page: at most this many results
 MAX_PAGE: Final = 50
 #: what is shown in place of a player who asked to be forgotten

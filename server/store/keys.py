@@ -79,14 +79,15 @@ kr:live / kt:live       zset  room / tournament id -> until when its creation
 kr:made:ADDR            zset  creations from one address -> when (ms), the last
                               minute's (expires)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
-kp:{P}:p                hash  a player (P, their public id): nick, created, seen (ms),
-                              games, wins, finished, best:{MODE} (ms), streak,
-                              streak_best, streak_day (days since 1970-01-01), move and
-                              move_until (a pending device-move code's digest, expiry)
-kp:{P}:k                zset  the digests of the player's keys -> when each was given (ms)
-kp:{P}:h                list  the player's results (JSON), newest first, capped
+kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
+                              finished, best:{MODE} (ms), streak, streak_best, streak_day
+                              (days since 1970-01-01), move and move_until (a pending
+                              device-move code's digest, expiry), k:{D} (a key's digest
+                              D -> when it was given, ms: one per device)
+kp:{P}:h                list  the player's results, newest first, capped: each a JSON
+                              array [ref, flags, kind, at, mode, ...] (player_state.py)
 kp:key:{D}              str   a player key's digest D -> P: how a key is found (the
-                              profile's kp:{P}:k is the truth: a key it no longer holds
+                              profile's k:{D} is the truth: a key it no longer holds
                               finds nobody)
 kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
 kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
@@ -295,10 +296,6 @@ def is_tournament_channel(name: str) -> bool:
 
 def player(player_id: str) -> str:
     return f"kp:{{{player_id}}}:p"
-
-
-def player_keys(player_id: str) -> str:
-    return f"kp:{{{player_id}}}:k"
 
 
 def player_history(player_id: str) -> str:

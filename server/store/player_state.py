@@ -40,6 +40,40 @@ def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else str(value)
 
 
+#: a stored result: a JSON array of these fields, after its ref and flags
+#: (1 if finished, plus 2 if won), trailing nulls left out: about half the
+#: bytes of the same result as an object
+_STORED: Final = ("kind", "at", "mode", "nickname", "status", "place", "of", "time_ms", "vegas",
+                  "points", "code", "room", "race", "tournament", "round", "day")
+
+
+def _flags(result: GameResult) -> int:
+    return int(result.finished) + 2 * int(result.won)
+
+
+def stored_result(result: GameResult) -> bytes:
+    """A result as a history keeps it (see :data:`_STORED`).
+
+    >>> r = GameResult(ref="R/1/0", kind="solo", at=5, mode="D1V", nickname="ann",
+    ...                status="finished", place=1, of=1, time_ms=9000, vegas=208)
+    >>> stored_result(r)
+    b'["R/1/0",1,"solo",5,"D1V","ann","finished",1,1,9000,208]'
+    >>> result_of(stored_result(r)) == r
+    True
+    """
+    values = [result.ref, _flags(result), *(getattr(result, f) for f in _STORED)]
+    while values[-1] is None:
+        values.pop()
+    return orjson.dumps(values)
+
+
+def result_of(raw: bytes) -> GameResult:
+    """A stored result read back."""
+    values = orjson.loads(raw)
+    fields = dict(zip(_STORED, values[2:], strict=False))
+    return GameResult(ref=values[0], **fields)
+
+
 class PlayerState(Section):
     """Players' profiles, keys, histories and seats."""
 
@@ -49,8 +83,7 @@ class PlayerState(Section):
                             ttl_ms: int) -> bool:
         """A new profile with one key (``False``: the id is taken, draw another)."""
         ttl = min(ttl_ms, EMPTY_TTL_MS)
-        made = await self._run(scripts.P_CREATE, [keys.player(player_id),
-                                                  keys.player_keys(player_id)],
+        made = await self._run(scripts.P_CREATE, [keys.player(player_id)],
                                [nickname, now_ms, key_digest, ttl])
         if not made:
             return False
@@ -68,7 +101,7 @@ class PlayerState(Section):
             return None
         player_id = _text(found)
         nick = await self._run(scripts.P_IDENTIFY, [
-            keys.player(player_id), keys.player_keys(player_id), keys.player_history(player_id)],
+            keys.player(player_id), keys.player_history(player_id)],
             [key_digest, now_ms, ttl_ms, min(ttl_ms, EMPTY_TTL_MS)])
         if not nick:
             await self.call("DEL", index)  # a key revoked or forgotten: its index goes too
@@ -98,24 +131,23 @@ class PlayerState(Section):
         """A result into the player's history and totals (see the
         ``p_record`` script): ``new``, ``replaced`` (the same ``ref`` was
         recorded before) or ``gone`` (no such player)."""
-        entry = result.to_json()
-        prefix = b'{"ref":' + orjson.dumps(result.ref) + b","  # how the entry begins
+        entry = stored_result(result)
+        prefix = b"[" + orjson.dumps(result.ref) + b","  # how the entry begins
         assert entry.startswith(prefix)
         outcome = await self._run(scripts.P_RECORD, [
-            keys.player(player_id), keys.player_history(player_id), keys.player_keys(player_id)],
-            [prefix, entry, int(result.won), int(result.finished),
-             "" if result.time_ms is None else result.time_ms, result.mode, cap, ttl_ms,
-             "" if result.day is None else day_number(result.day)])
+            keys.player(player_id), keys.player_history(player_id)],
+            [prefix, entry, _flags(result), "" if result.time_ms is None else result.time_ms,
+             result.mode, cap, ttl_ms, "" if result.day is None else day_number(result.day)])
         return _text(outcome)
 
     async def player_history(self, player_id: str, first: int, count: int
-                             ) -> tuple[int, list[bytes]]:
+                             ) -> tuple[int, list[GameResult]]:
         """How many results the history holds, and ``count`` of them from
-        the ``first`` (1 is the newest), as stored (JSON)."""
+        the ``first`` (1 is the newest)."""
         history = keys.player_history(player_id)
         total, found = await asyncio.gather(
             self.call("LLEN", history), self.call("LRANGE", history, first - 1, first + count - 2))
-        return int(total), [bytes(e) for e in found]
+        return int(total), [result_of(bytes(e)) for e in found]
 
     # ------------------------------------------------------------------ moving to a device
 
@@ -136,8 +168,7 @@ class PlayerState(Section):
         if found is None:
             return None
         player_id = _text(found)
-        reply = await self._run(scripts.P_CLAIM, [keys.player(player_id),
-                                                  keys.player_keys(player_id)],
+        reply = await self._run(scripts.P_CLAIM, [keys.player(player_id)],
                                 [code_digest, now_ms, key_digest, max_keys])
         if _text(reply[0]) != "ok":
             return None
@@ -148,8 +179,7 @@ class PlayerState(Section):
     async def forget_player(self, player_id: str) -> bool:
         """Delete a player's profile, keys and history (whether there was one)."""
         digests = await self._run(scripts.P_FORGET, [
-            keys.player(player_id), keys.player_keys(player_id), keys.player_history(player_id)],
-            [])
+            keys.player(player_id), keys.player_history(player_id)], [])
         await self._drop_key_indexes([_text(d) for d in digests])
         return bool(digests)
 

@@ -63,7 +63,7 @@ async def on_p_history(conn: Connection, cmd: c.PHistory) -> None:
         raise RaceError(Reason.BAD_FIELD, f"p_history: count is at most {MAX_PAGE}")
     total, entries = await conn.services.players.history(player, cmd.first, cmd.count)
     await conn.send(b'{"t":"p_history","d":{"first":%d,"of":%d,"results":[%s]}}' % (
-        cmd.first, total, b",".join(entries)))
+        cmd.first, total, b",".join(r.to_json() for r in entries)))
 
 
 async def on_p_profile(conn: Connection, cmd: c.PProfile) -> None:

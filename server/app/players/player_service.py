@@ -166,9 +166,10 @@ class Players:
             return None
         return public_profile(player_id, fields, today=self.now_ms() // 86_400_000)
 
-    async def history(self, player_id: str, first: int, count: int) -> tuple[int, list[bytes]]:
+    async def history(self, player_id: str, first: int, count: int
+                      ) -> tuple[int, list[GameResult]]:
         """How many results the player's history holds and a page of them
-        (JSON, newest first)."""
+        (newest first)."""
         return await self.store.player_history(player_id, first, count)
 
     async def nicknames(self, player_ids: Iterable[str]) -> dict[str, str]:

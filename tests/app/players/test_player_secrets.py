@@ -65,7 +65,7 @@ async def test_redis_holds_only_digests_of_player_keys_and_device_codes(
                 assert form.encode() not in stored, secret
         for key in (me["key"], second):  # a key is found by its digest, and the profile holds it
             assert r.get(keys.key_index(hash_token(key))) == me["id"].encode()
-            assert r.zscore(keys.player_keys(me["id"]), hash_token(key)) is not None
+            assert r.hget(keys.player(me["id"]), "k:" + hash_token(key)) is not None
         assert r.hget(keys.player(me["id"]), "move") == hash_token(pending).encode()
     finally:
         r.close()
