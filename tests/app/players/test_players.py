@@ -12,6 +12,7 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
 from player_support import history, history_of, identify, play_solo, public, refused
 from race_support import Racer, open_room, start_fast_server, start_race, win
+from tournament_support import Entrant, Organizer
 
 from server.race.profile import MAX_PAGE
 from server.store import keys
@@ -260,3 +261,50 @@ async def test_results_wait_for_the_race_to_end(connect: type[Client]) -> None:
     await Racer(bob, "KL1-D3N-AAAAAAG").resign()
     [r] = await history_of(ann, 1)
     assert r["code"] == "KL1-D3N-AAAAAAG"
+
+
+@pytest.mark.parametrize("max_players", [8, 40])
+async def test_a_tournament_round_counts_as_a_tournament_result_in_a_small_and_a_big_field(
+        connect: type[Client], max_players: int) -> None:
+    """cat plays the round identified, dan not: cat's history has the round,
+    its place in the round's field (a big round's from its ranking), and the
+    code once the round is over."""
+    code = "KL1-D1N-AAAAAAG"
+    org = Organizer(await connect("org"))
+    await org.create("Club night", codes=[code], max_players=max_players)
+    cat, dan = Entrant(await connect("cat"), "cat"), Entrant(await connect("dan"), "dan")
+    await identify(cat.client, nickname="cat")
+    for e in (cat, dan):
+        await e.register(org.id)
+    room = await org.start(1)
+    for e in (cat, dan):
+        await e.enter(room, code)
+    await dan.resign()
+    await cat.resign()
+    [r] = await history_of(cat.client, 1)
+    assert (r["kind"], r["tournament"], r["round"], r["room"], r["code"], r["of"]) == (
+        "tournament", org.id, 1, room, code, 2)
+    assert r["place"] in (1, 2) and r["status"] == "resigned"
+
+
+async def test_a_big_room_counts_its_identified_players_with_their_place_in_the_field(
+        connect: type[Client]) -> None:
+    clients = [await connect(n) for n in ("ann", "bob", "cat")]
+    ann, bob, cat = clients
+    for c in (ann, cat):
+        await identify(c, nickname=c.name)
+    await ann.create("ann", code=WON["code"], max_players=40)
+    for c in (bob, cat):
+        await c.join(ann.room, c.name)
+    await ann.send("start")
+    for c in clients:
+        await c.expect("board")
+    racers = [Racer(c, WON["code"]) for c in clients]
+    await racers[0].resign()
+    await racers[1].play(WON["script"])  # bob wins
+    await racers[2].resign()
+    [a] = await history_of(ann, 1)
+    [c] = await history_of(cat, 1)
+    assert (a["of"], c["of"]) == (3, 3)
+    assert sorted([a["place"], c["place"]]) == [2, 3]
+    assert a["kind"] == "race" and a["code"] == WON["code"] and not a["won"]
