@@ -400,6 +400,7 @@ class ServerProcess:
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
                     "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
                     "KLONDIKE_ADDRESS_SHARE": "100",
+                    "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
                     "PYTHONUNBUFFERED": "1", **(env or {})}

@@ -1,6 +1,6 @@
 /** What the client says to the player outside the screens' own labels: the
 messages (toasts), form errors and banners of the protocol side (rooms.js,
-frames.js, commands.js, field.js, tournament.js, tfield.js), the table's
+frames.js, commands.js, field.js, tournament.js, tfield.js, player.js), the table's
 input (input.js) and the start-up (main.js). One place, so that a sentence
 is found, reworded or translated once. A screen's labels and sentences are
 in its view (views/), next to the element they name. */
@@ -49,4 +49,9 @@ export const TEXT = {
   noTournament: (id) => `There is no tournament ${id} (or it is over and gone).`,
   badHandoff: 'That code is wrong, used or expired: ask for a new one.',
   removedByOrganizer: 'The organizer removed you from the tournament: you can still watch it.',
+
+  // the player this browser is
+  playerMovedHere: (nickname) => `This device now plays as ${nickname}.`,
+  playerForgotten: 'You are forgotten: your profile, history and key are deleted.',
+  badDeviceCode: 'That code is wrong, used or expired: make a new one on the other device.',
 };

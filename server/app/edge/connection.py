@@ -116,7 +116,8 @@ class SeatGame:
 
 class Connection:
     """A websocket and where it is: the room it is in (``hub``) as a player
-    (``seat``) or a spectator, and the tournament it follows (``thub``)."""
+    (``seat``) or a spectator, and the tournament it follows (``thub``); and
+    who it is, once it said (``player_id``, see :mod:`~server.app.players`)."""
 
     def __init__(self, services: Services, ws: ServerConnection, *,
                  handlers: Mapping[str, Handler], on_room_event: RoomEventHook,
@@ -133,6 +134,7 @@ class Connection:
         self.hub: Hub | None = None
         self.thub: TournamentHub | None = None  # a tournament followed, besides any room
         self.t_player = -1  # the player of that tournament this connection is (-1: none)
+        self.player_id = ""  # the player (app/players) this connection identified as ("": none)
         self.room_id = ""
         self.seat = -1
         self.token = ""

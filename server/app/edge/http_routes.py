@@ -286,6 +286,19 @@ class StaticFiles:
         return response(HTTPStatus.OK, body, asset.content_type, meta)
 
 
+def first_answer(*handlers: ApiHandler) -> ApiHandler:
+    """One API handler of several (each answers its own paths, ``None`` to the rest)."""
+
+    async def handle(target: str) -> Response | None:
+        for handler in handlers:
+            answer = await handler(target)
+            if answer is not None:
+                return answer
+        return None
+
+    return handle
+
+
 Admit = Callable[[ServerConnection, Request], Response | None]
 
 

@@ -48,6 +48,10 @@ class Config:
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
     tournament_ttl: int = 30 * 86400
+    # players (app/players)
+    player_ttl: int = 365 * 86400
+    players_per_hour: int = 60
+    claims_per_minute: int = 10
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -333,6 +337,15 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                more="[origin](#which-pages-may-open-the-websocket)"),
         Option("request_timeout", _positive_float, "seconds a connection has, from its opening, to send "
                "the whole head of its request; then it is closed", "SECONDS"),
+    )),
+    ("players", (
+        Option("player_ttl", _positive_int, "seconds a player is kept untouched (no connection identified "
+               "with their key, no result recorded); a player who never had a result is kept at most 30 days",
+               "SECONDS", more="[players](#players-data)"),
+        Option("players_per_hour", _positive_int, "new players (keys) one address may ask for in an hour, "
+               "over every process; more get `too_many` (the browser then plays without a player)", "N"),
+        Option("claims_per_minute", _positive_int, "device-move codes one address may try in a minute, over "
+               "every process (right or wrong); more get `too_many`", "N"),
     )),
     ("the solver", (
         Option("solver_workers", _workers, "solver processes (0 to 64; 0: none, solver assists say "

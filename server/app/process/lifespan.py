@@ -26,11 +26,13 @@ from ...protocol import MAX_FRAME, SUBPROTOCOL
 from ...store import Channels, Store, StoreUnavailable
 from ..edge.admission import guarded
 from ..edge.connection import Connection
-from ..edge.http_routes import StaticFiles, error, json_errors, router
+from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
 from ..edge.origins import Origins
+from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
 from ..handlers import dispatch
+from ..players.player_service import Players
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -61,6 +63,7 @@ class App:
     tournaments: Tournaments
     thubs: TournamentHubs
     winnable: WinnableDeals
+    players: Players
 
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
         self.config = config
@@ -110,6 +113,8 @@ class App:
                                       config.winnable_modes)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
+        self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
+        self.rooms.on_race_over.append(self.players.race_over)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
@@ -122,7 +127,7 @@ class App:
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver)
+            solver=self.solver, players=self.players)
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
@@ -135,7 +140,9 @@ class App:
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
-                                   metrics=self.metrics.render, api=api(self.tournaments),
+                                   metrics=self.metrics.render,
+                                   api=first_answer(api(self.tournaments),
+                                                    players_api(self.players)),
                                    admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",

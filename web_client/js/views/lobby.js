@@ -1,10 +1,12 @@
 /** The lobby: create a room, join one by link or id, watch, or play solo.
-A room link without a seat of ours shows the join card for that room. */
+A room link without a seat of ours shows the join card for that room. The
+player this browser is has a link to their page (their games and record). */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
 import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
+import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
@@ -180,6 +182,9 @@ export function createLobby(root, app) {
     if (checkNick()) rooms.enter(app, 'join', { room: app.state.route.room, nickname: nick.value.trim() });
   });
 
+  const playerLink = h('a', { href: '/', onclick: (e) => { e.preventDefault(); go(playerLink.getAttribute('href')); } });
+  const playerLine = h('p', { class: 'player-line', hidden: true }, 'Your games and record: ', playerLink);
+
   const resumeText = h('span');
   const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': 'Your last room' },
     resumeText,
@@ -193,7 +198,7 @@ export function createLobby(root, app) {
       h('p', { class: 'lobby-help' },
         h('button', { class: 'linklike', type: 'button', text: 'How a race works', onclick: () => help.openIntro() }),
         help.rulesLink())),
-    h('div', { class: 'panel nick' }, field('Nickname', nick), error),
+    h('div', { class: 'panel nick' }, field('Nickname', nick), error, playerLine),
     resume,
     linkCard,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
@@ -208,6 +213,7 @@ export function createLobby(root, app) {
       return false;
     }
     storage.saveNickname(name);
+    player.adopt(app, name);
     return true;
   }
 
@@ -249,6 +255,11 @@ export function createLobby(root, app) {
     show(resume, Boolean(seat));
     if (seat) setText(resumeText, seat.tournament ? `You play in tournament ${seat.tournament}.` : `You have a seat in room ${seat.room}.`);
     tournamentForm.render(s);
+    show(playerLine, Boolean(s.player.id));
+    if (s.player.id) {
+      playerLink.setAttribute('href', `/p/${s.player.id}`);
+      setText(playerLink, `${s.player.nickname}'s page`);
+    }
   }
 
   return {
