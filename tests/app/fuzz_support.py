@@ -30,7 +30,7 @@ from websockets.exceptions import ConnectionClosed, InvalidHandshake
 __all__ = ["CLASSES", "CODE", "Honest", "InvalidHandshake", "Tally", "flooder", "honest_race",
            "hostile_worker", "j", "open_socket", "quantiles"]
 
-SUBPROTOCOL: Final = "klondike-race.v1"
+SUBPROTOCOL: Final = "klondike-race.v2"
 #: a fixed deal: the honest race plays ``draw`` and ``undo`` on it for ever
 CODE: Final = "KL1-D1N-AAAAAAA"
 MAX_FRAME: Final = 4096
@@ -305,7 +305,7 @@ class Honest:
             if msg["t"] == "ack":
                 self.latencies.append(time.perf_counter() - sent)
                 self.acks += 1
-                self.moves = d["view"]["moves"]
+                self.moves = (d["view"] if "view" in d else d["change"])["moves"]
             else:
                 self.rejects.append(d)
             await asyncio.sleep(max(0.0, 1 / rate - (time.perf_counter() - sent)))

@@ -323,18 +323,24 @@ class LiveBoard:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     view: dict[str, Any], boards_mode: str, now: int, start_at: int) -> Applied:
+                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
+                     start_at: int) -> Applied:
         """Store a move, recorded as the room's next event with the line and,
-        as the room shows boards to spectators, the public board."""
+        as the room shows boards to spectators, the public board (``board()``:
+        built only then, without what only the player sees)."""
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
-            event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+            event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}
         return await store.apply(room_id, cmd, event_body(event))
 
     @staticmethod
     def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
         """An ``ack``'s data: as it is (every line comes with the leaderboard)."""
         return d
+
+    def send_ack(self, session: Listener, data: bytes) -> None:
+        """Write a player's ``ack``."""
+        self.hub.send((session,), data, essential=True)
 
     @staticmethod
     def line_of(entry: Entry) -> Entry:
