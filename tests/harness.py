@@ -28,9 +28,11 @@ import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from server.klondike.views import apply_change
+
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
-SUBPROTOCOL = "klondike-race.v1"
+SUBPROTOCOL = "klondike-race.v2"
 
 
 _GIVEN: set[int] = set()
@@ -500,7 +502,14 @@ class Servers:
 # ---------------------------------------------------------------------- clients
 
 class Client:
-    """A websocket client that keeps every frame it received (for secrecy scans)."""
+    """A websocket client that keeps every frame it received (for secrecy scans).
+
+    Like the web client, it keeps its player's view (``view``): whole from a
+    ``board`` or an ``ack`` that carries one, else the ``ack``'s ``change``
+    applied to it (``klondike-race.v2``), and a ``status`` merged in. Such an
+    ack is kept with that view beside its change (``d["view"]``), so that
+    tests compare it with the engine's; ``raw`` keeps every frame as sent.
+    """
 
     def __init__(self, ws: ClientConnection, name: str = "") -> None:
         self.ws = ws
@@ -516,11 +525,25 @@ class Client:
         self.v = 0
         self.close_code: int | None = None
         self.close_reason = ""
+        self.view: dict[str, Any] | None = None  # the player's view, as the client made it
 
     @classmethod
-    async def open(cls, url: str, name: str = "") -> Client:
-        ws = await connect(url, subprotocols=[SUBPROTOCOL], max_size=2**22)  # type: ignore[list-item]
+    async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL) -> Client:
+        ws = await connect(url, subprotocols=[protocol], max_size=2**22)  # type: ignore[list-item]
         return cls(ws, name)
+
+    def _own_view(self, msg: dict[str, Any]) -> None:
+        """Keep the player's view as the web client does (see the class)."""
+        d = msg.get("d")
+        if not isinstance(d, dict):
+            return
+        if msg["t"] in ("board", "ack") and isinstance(d.get("view"), dict):
+            self.view = d["view"]
+        elif msg["t"] == "ack" and isinstance(d.get("change"), dict):
+            self.view = d["view"] = None if self.view is None else apply_change(self.view,
+                                                                                 d["change"])
+        elif msg["t"] == "status" and self.view is not None:
+            self.view = {**self.view, **{k: v for k, v in d.items() if k != "s"}}
 
     async def _read(self) -> None:
         try:
@@ -528,6 +551,7 @@ class Client:
                 text = raw if isinstance(raw, str) else raw.decode()
                 self.raw.append(text)
                 msg = orjson.loads(text)
+                self._own_view(msg)
                 self.frames.append(msg)
                 d = msg.get("d") or {}
                 if isinstance(d, dict) and isinstance(d.get("v"), int):

@@ -22,7 +22,7 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from ...protocol import MAX_FRAME, SUBPROTOCOL
+from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
 from ..edge.admission import guarded
 from ..edge.connection import Connection
@@ -138,7 +138,7 @@ class App:
         self.winnable.start()
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
-            subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
             process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
                                    metrics=self.metrics.render,
                                    api=first_answer(api(self.tournaments),
