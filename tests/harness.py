@@ -362,6 +362,8 @@ class ServerProcess:
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
+                    # one process per server unless a test asks for workers
+                    "KLONDIKE_WORKERS": "1",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None

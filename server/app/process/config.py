@@ -6,6 +6,7 @@ option                         environment variable                  default
 =============================  ====================================  ================================
 --host                         KLONDIKE_HOST                         127.0.0.1
 --port                         KLONDIKE_PORT                         8080 (0: any free port)
+--workers                      KLONDIKE_WORKERS                      the cores it may use (1: one process)
 --redis-url                    KLONDIKE_REDIS_URL                    none: start an embedded Redis
 --redis-cluster                KLONDIKE_REDIS_CLUSTER                off (a flag; env 1/0: any node)
 --durability                   KLONDIKE_DURABILITY                   os (or fsync, replica)
@@ -44,7 +45,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlparse
@@ -53,6 +54,23 @@ from ...store import DURABILITIES
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
+MAX_WORKERS: Final = 256
+_CPU_MAX: Final = "/sys/fs/cgroup/cpu.max"  # cgroup v2: "quota period", or "max period"
+
+
+def available_cores() -> int:
+    """The cores this process may use: those it may run on
+    (``sched_getaffinity``), fewer when its container's CPU quota is lower
+    (cgroup v2 ``cpu.max``, rounded up). The default of ``--workers``."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    try:
+        quota, period = Path(_CPU_MAX).read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return min(cores, MAX_WORKERS)
 
 
 class ConfigError(Exception):
@@ -64,6 +82,7 @@ class Config:
     # where to listen
     host: str = "127.0.0.1"
     port: int = 8080
+    workers: int = field(default_factory=available_cores)  # server processes on the port
     # state
     redis_url: str | None = None
     redis_cluster: bool = False
@@ -139,10 +158,17 @@ def _non_negative_int(v: str) -> int:
     return x
 
 
-def _workers(v: str) -> int:
+def _solver_workers(v: str) -> int:
     x = _non_negative_int(v)
     if x > 64:
         raise ValueError("at most 64 (one per core is plenty)")
+    return x
+
+
+def _worker_count(v: str) -> int:
+    x = _positive_int(v)
+    if x > MAX_WORKERS:
+        raise ValueError(f"at most {MAX_WORKERS}")
     return x
 
 
@@ -226,6 +252,7 @@ def _host(v: str) -> str:
 _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("host", _host),
     ("port", _port),
+    ("workers", _worker_count),
     ("redis_url", _redis_url),
     ("redis_cluster", _flag),
     ("durability", _durability),
@@ -251,7 +278,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
     ("tick", _tick),
-    ("solver_workers", _workers),
+    ("solver_workers", _solver_workers),
     ("solver_queue", _non_negative_int),
     ("winnable_pool", _non_negative_int),
     ("winnable_modes", _modes),

@@ -83,6 +83,8 @@ class EmbeddedRedis:
         self._binary = ""
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
+        self.up = False
+        self.restarts = 0  # times it died and was started again
 
     @property
     def url(self) -> str:
@@ -110,10 +112,12 @@ class EmbeddedRedis:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise ConfigError(f"{self.data_dir} is in use by another server; to run several "
-                              "processes, share one Redis with --redis-url") from None
+                              "processes, give one server --workers, or share one Redis with "
+                              "--redis-url") from None
         why = await self._spawn(timeout)
         if why is not None:
             raise ConfigError(why)
+        self.up = True
         log.info("embedded_redis_started", socket=str(self.socket), pid=self.pid,
                  appendfsync="always" if self.fsync else "everysec", maxmemory=self.maxmemory)
         self._supervisor = asyncio.create_task(self._supervise(), name="embedded-redis")
@@ -137,6 +141,9 @@ class EmbeddedRedis:
             "--maxmemory", str(self.maxmemory), "--maxmemory-policy", "noeviction",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL, preexec_fn=_die_with_parent,
+            # a session of its own: Ctrl-C in a terminal reaches the server, which
+            # drains its sockets (commands still reach Redis) and then stops it
+            start_new_session=True,
         )
         loop = asyncio.get_running_loop()
         until = loop.time() + timeout
@@ -166,6 +173,7 @@ class EmbeddedRedis:
             if self._stopping:
                 return
             died_at = loop.time()
+            self.up = False
             log.warning("embedded_redis_died", pid=proc.pid, code=code,
                         log=str(self.data_dir / "redis.log"))
             if self._on_died is not None:
@@ -180,6 +188,8 @@ class EmbeddedRedis:
                 log.warning("embedded_redis_restart_failed", attempt=attempt, error=why,
                             retry_in=min(delay * 2, _MAX_BACKOFF))
                 delay = min(delay * 2, _MAX_BACKOFF)
+            self.up = True
+            self.restarts += 1
             log.info("embedded_redis_restarted", pid=self.pid, attempt=attempt,
                      down_s=round(loop.time() - died_at, 2))
             if self._on_restarted is not None:
@@ -200,6 +210,7 @@ class EmbeddedRedis:
                 proc.kill()
                 await proc.wait()
             log.info("embedded_redis_stopped")
+        self.up = False
         if self._lock is not None:
             self._lock.close()
             self._lock = None
