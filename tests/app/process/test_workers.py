@@ -301,12 +301,27 @@ async def test_one_worker_is_the_single_process_of_before(
     assert status == 200 and "workers" not in report
 
 
+def test_without_the_option_the_server_runs_a_worker_per_core(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """The README's command gives no --workers."""
+    server = servers.start(redis_server.url, env={"KLONDIKE_WORKERS": ""}, name="default")
+    assert server.proc is not None
+    cores = config.available_cores()
+    listening = events_named(server, "listening")
+    if cores == 1:  # one process, as before
+        assert [x["pid"] for x in listening] == [server.proc.pid]
+    else:
+        [ready] = events_named(server, "workers_ready")
+        assert ready["workers"] == cores == len(ready["pids"])
+        assert sorted(x["worker"] for x in listening) == list(range(cores))
+
+
 # ---------------------------------------------------------------------- the port
 
 def test_the_port_is_chosen_once_and_held_against_anyone_else() -> None:
     port, held = reserve("127.0.0.1", 0)
     try:
-        with socket.socket() as other, pytest.raises(OSError, match="(?i)address already in use"):
+        with socket.socket() as other, pytest.raises(OSError, match=r"(?i)address already in use"):
             other.bind(("127.0.0.1", port))
         with socket.socket() as worker:  # as a worker binds: beside the reservation
             worker.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
