@@ -36,7 +36,6 @@ from .metrics import Metrics
 log = structlog.get_logger("app.process.siblings")
 
 ASK_TIMEOUT: Final = 2.0  # s a sibling has to answer
-_MAX_ANSWER: Final = 16 * 2**20
 
 Report = tuple[bool, dict[str, Any]]
 
@@ -98,11 +97,10 @@ class Siblings:
         writer: asyncio.StreamWriter | None = None
         try:
             async with asyncio.timeout(ASK_TIMEOUT):
-                reader, writer = await asyncio.open_unix_connection(
-                    str(self.spec.socket(index)), limit=_MAX_ANSWER)
+                reader, writer = await asyncio.open_unix_connection(str(self.spec.socket(index)))
                 writer.write(question + b"\n")
                 await writer.drain()
-                return await reader.read(_MAX_ANSWER)
+                return await reader.read()  # to its end: the sibling closes once it has answered
         except (OSError, TimeoutError):
             return None
         finally:

@@ -58,6 +58,7 @@ MAX_BACKOFF: Final = 30.0
 STABLE: Final = 60.0  # s a worker must have run for its next death to restart it at once
 START_TIMEOUT: Final = 120.0  # s a worker has to listen, or it is killed and counted failed
 STOP_TIMEOUT: Final = 60.0  # s the workers have to drain, then they are killed
+_SUN_PATH_MAX: Final = 107  # bytes of a unix socket's path
 
 
 class StartFailed(Exception):
@@ -167,6 +168,9 @@ class Supervisor:
         port, self._held = reserve(config.host, config.port)
         self.url = shown_url(self._held[0].getsockname()[0], port)
         self._rundir = Path(tempfile.mkdtemp(prefix="klondike-race-"))  # mode 700
+        if len(str(self._rundir / f"worker-{self.count}.sock")) > _SUN_PATH_MAX:
+            raise ConfigError(f"the temporary folder's path is too long for the workers' unix "
+                              f"sockets ({self._rundir}): set TMPDIR to a shorter one")
         url = config.redis_url
         if url is None:
             self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
