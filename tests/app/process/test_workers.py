@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import os
 import signal
 import socket
 import subprocess
@@ -357,3 +358,13 @@ def test_workers_default_to_the_cores_this_process_may_use() -> None:
     for bad in ("0", "-1", "two", str(config.MAX_WORKERS + 1)):
         with pytest.raises(config.ConfigError, match="--workers"):
             config.parse(["--workers", bad], env={})
+
+
+@pytest.mark.parametrize(("cpu_max", "cores"), [
+    ("50000 100000", 1), ("150000 100000", 2), ("max 100000", None), ("garbage", None)])
+def test_a_containers_cpu_quota_lowers_the_default(
+        cpu_max: str, cores: int | None, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    affinity = len(os.sched_getaffinity(0))
+    (tmp_path / "cpu.max").write_text(cpu_max + "\n")
+    monkeypatch.setattr(config, "_CPU_MAX", str(tmp_path / "cpu.max"))
+    assert config.available_cores() == (affinity if cores is None else min(cores, affinity))
