@@ -27,7 +27,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from .config import ConfigError
+from .config import Config, ConfigError
 
 log = structlog.get_logger("app.process.embedded_redis")
 
@@ -65,19 +65,18 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
 class EmbeddedRedis:
     """The child ``redis-server``, supervised: if it dies, it is started again
     on the same data directory (backing off from 0.1 s to 5 s between tries),
-    with a log line each time and ``on_died``/``on_restarted`` for the
-    metrics. Meanwhile commands fail ``unavailable`` and ``/healthz`` says 503;
-    the append-only file brings the data back."""
+    with a log line each time, and ``on_change`` called (``up`` and
+    ``restarts`` say what became of it: for the metrics). Meanwhile commands
+    fail ``unavailable`` and ``/healthz`` says 503; the append-only file
+    brings the data back."""
 
     def __init__(self, data_dir: Path, *, fsync: bool = False, maxmemory: int | None = None,
-                 on_died: Callable[[], None] | None = None,
-                 on_restarted: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None) -> None:
         self.data_dir = data_dir.resolve()
         self.socket = self.data_dir / "redis.sock"
         self.fsync = fsync
         self.maxmemory = default_maxmemory() if maxmemory is None else maxmemory
-        self._on_died = on_died
-        self._on_restarted = on_restarted
+        self._on_change = on_change
         self._proc: asyncio.subprocess.Process | None = None
         self._lock: IO[str] | None = None
         self._binary = ""
@@ -85,6 +84,12 @@ class EmbeddedRedis:
         self._stopping = False
         self.up = False
         self.restarts = 0  # times it died and was started again
+
+    @classmethod
+    def configured(cls, config: Config, on_change: Callable[[], None]) -> EmbeddedRedis:
+        """The embedded Redis that ``config`` asks for."""
+        return cls(config.data_dir, fsync=config.durability == "fsync",
+                   maxmemory=config.redis_maxmemory, on_change=on_change)
 
     @property
     def url(self) -> str:
@@ -176,8 +181,8 @@ class EmbeddedRedis:
             self.up = False
             log.warning("embedded_redis_died", pid=proc.pid, code=code,
                         log=str(self.data_dir / "redis.log"))
-            if self._on_died is not None:
-                self._on_died()
+            if self._on_change is not None:
+                self._on_change()
             delay, attempt = _FIRST_BACKOFF, 0
             while True:
                 attempt += 1
@@ -192,8 +197,8 @@ class EmbeddedRedis:
             self.restarts += 1
             log.info("embedded_redis_restarted", pid=self.pid, attempt=attempt,
                      down_s=round(loop.time() - died_at, 2))
-            if self._on_restarted is not None:
-                self._on_restarted()
+            if self._on_change is not None:
+                self._on_change()
 
     async def stop(self) -> None:
         self._stopping = True

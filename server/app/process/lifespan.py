@@ -106,12 +106,9 @@ class App:
         config = self.config
         url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
-                                           maxmemory=config.redis_maxmemory,
-                                           on_died=self._embedded_died,
-                                           on_restarted=self._embedded_restarted)
+            self._embedded = EmbeddedRedis.configured(config, self._embedded_changed)
             url = await self._embedded.start()
-            self.metrics.embedded(True, 0)
+            self._embedded_changed()
         self.store = await Store.open(url, cluster=config.redis_cluster,
                                       durability=config.durability, lanes=config.redis_lanes,
                                       event_cap=config.event_cap, observer=self.health)
@@ -203,13 +200,9 @@ class App:
         else:
             log.warning("durability_replica_missing", problems=problems)
 
-    def _embedded_died(self) -> None:
+    def _embedded_changed(self) -> None:
         if self._embedded is not None:
-            self.metrics.embedded(False, self._embedded.restarts)
-
-    def _embedded_restarted(self) -> None:
-        if self._embedded is not None:
-            self.metrics.embedded(True, self._embedded.restarts)
+            self.metrics.embedded(self._embedded.up, self._embedded.restarts)
 
     def _stamp(self, ws: ServerConnection, request: Request, response: Response) -> None:
         """Every answer of a worker says which one gave it."""

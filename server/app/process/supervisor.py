@@ -173,10 +173,7 @@ class Supervisor:
                               f"sockets ({self._rundir}): set TMPDIR to a shorter one")
         url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
-                                           maxmemory=config.redis_maxmemory,
-                                           on_died=self._tell_redis,
-                                           on_restarted=self._tell_redis)
+            self._embedded = EmbeddedRedis.configured(config, self._tell_redis)
             url = await self._embedded.start()
         self._configs = [
             dataclasses.replace(config, port=port, redis_url=url, redis_maxmemory=None,

@@ -10,7 +10,6 @@ turns up (the kernel spreads them over the workers; ``TRIES`` bounds it).
 from __future__ import annotations
 
 import asyncio
-import http.client
 import os
 import signal
 import socket
@@ -40,6 +39,7 @@ from play_support import (
     watch,
 )
 from prometheus_client.parser import text_string_to_metric_families
+from tournament_support import http_get
 
 from server.app.process import config
 from server.app.process.supervisor import reserve
@@ -93,16 +93,6 @@ async def openings(two: ServerProcess) -> AsyncIterator[Openings]:
     await opened.close()
 
 
-def get(server: ServerProcess, path: str) -> tuple[int, dict[str, str], bytes]:
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
-    try:
-        conn.request("GET", path)
-        resp = conn.getresponse()
-        return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
-    finally:
-        conn.close()
-
-
 def listening_pid(server: ServerProcess, worker: int) -> int:
     """The pid of the last worker ``worker`` that said it listens."""
     lines = [x for x in events_named(server, "listening") if x.get("worker") == worker]
@@ -136,9 +126,9 @@ async def test_a_race_whose_players_are_on_different_workers(openings: Openings)
 async def test_every_answer_says_which_worker_gave_it(two: ServerProcess) -> None:
     seen_workers = set()
     for _ in range(TRIES):
-        status, headers, _ = await asyncio.to_thread(get, two, "/healthz")
-        assert status == 200
-        seen_workers.add(int(headers["klondike-worker"]))
+        reply = await http_get(two, "/healthz")
+        assert reply.status == 200
+        seen_workers.add(int(reply.headers["Klondike-Worker"]))
         if seen_workers == {0, 1}:
             return
     raise AssertionError(f"only workers {seen_workers} answered")
@@ -148,9 +138,9 @@ async def test_metrics_give_every_worker_labelled_and_server_wide_figures_once(
         openings: Openings) -> None:
     await openings.on(1, "ann")
     await openings.on(0, "bob")
-    status, _, body = await asyncio.to_thread(get, openings.server, "/metrics")
-    assert status == 200
-    families = {f.name: f for f in text_string_to_metric_families(body.decode())}
+    reply = await http_get(openings.server, "/metrics")
+    assert reply.status == 200
+    families = {f.name: f for f in text_string_to_metric_families(reply.text)}
     connections = {s.labels["worker"]: s.value for s in families["klondike_connections"].samples}
     assert set(connections) == {"0", "1"} and min(connections.values()) >= 1
     for name, family in families.items():
@@ -296,8 +286,8 @@ async def test_one_worker_is_the_single_process_of_before(
         assert ann.ws.response is not None and "Klondike-Worker" not in ann.ws.response.headers
     finally:
         await ann.close()
-    _, headers, body = await asyncio.to_thread(get, server, "/metrics")
-    assert "klondike-worker" not in headers and b"worker=" not in body
+    reply = await http_get(server, "/metrics")
+    assert "Klondike-Worker" not in reply.headers and "worker=" not in reply.text
     status, report = await health(server)
     assert status == 200 and "workers" not in report
 
