@@ -224,11 +224,12 @@ async def test_a_worker_that_keeps_dying_waits_longer_each_time(
 
 # ---------------------------------------------------------------------- stopped together
 
-@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
+@pytest.mark.parametrize("ctrl_c", [False, True], ids=["SIGTERM", "Ctrl-C to its process group"])
 async def test_a_signal_drains_every_worker_and_the_embedded_redis_then_exits_0(
-        sig: signal.Signals, tmp_path: Path, servers: Servers) -> None:
+        ctrl_c: bool, tmp_path: Path, servers: Servers) -> None:
     env = {**TWO, "KLONDIKE_WINNABLE_POOL": "1", "KLONDIKE_WINNABLE_MODES": "D1N"}
-    server = servers.start(None, env=env, args=["--data-dir", str(tmp_path / "data")], name="stop")
+    server = servers.start(None, env=env, args=["--data-dir", str(tmp_path / "data")], name="stop",
+                           session=True)
     assert server.proc is not None
     [embedded] = redis_children(server.proc.pid)
     opened = Openings(server)
@@ -241,7 +242,10 @@ async def test_a_signal_drains_every_worker_and_the_embedded_redis_then_exits_0(
     listening = {x["worker"]: x for x in events_named(server, "listening")}
     assert [listening[w]["redis"] for w in (0, 1)] == ["embedded", "embedded"]
     assert [listening[w]["winnable_pool"] for w in (0, 1)] == [1, 0]
-    server.proc.send_signal(sig)
+    if ctrl_c:  # as a terminal does: SIGINT to every process of its foreground group
+        os.killpg(server.proc.pid, signal.SIGINT)
+    else:
+        server.proc.send_signal(signal.SIGTERM)
     for player in players:
         assert await player.closed() == 1001
     assert await asyncio.to_thread(server.proc.wait, 60) == 0
