@@ -8,6 +8,7 @@ Run from the project's root::
     .venv/bin/python bench/race.py --repeat 3 --limit --json out.json
     .venv/bin/python bench/race.py --mode closed --players 64 --profile py-spy
     .venv/bin/python bench/race.py --cluster --durability all --players 64 512 --repeat 3
+    .venv/bin/python bench/race.py --workers 1 2 --case closed:512 --case open:5000 --load-procs 2
 
 Each case starts its own ``redis-server`` (free port, a /tmp directory,
 append-only file with ``appendfsync everysec``, as the embedded one) and one
@@ -39,6 +40,14 @@ tests' fixture, ``redis-cli --cluster create``), the server given one node
 and ``--redis-cluster``; Redis CPU is then the sum of the nodes', and a round
 trip is one batch to one node. Every process started here is stopped at the
 end, also on Ctrl-C or SIGTERM.
+
+Server processes: ``--workers N...`` runs every case with each of these
+``serve --workers`` counts (default 1: one process), back to back in each
+repeat; with more than one, the server's CPU is the supervisor's and its
+workers' (solver processes apart), its memory their sum, its ``/metrics``
+summed over the ``worker`` label, and the summary compares each count's
+moves/s with one worker's of the same repeat (targets: closed 512 with 2
+workers ≥ 1.6 × one worker, open 5 000 with 2 workers at p99 ≤ 50 ms).
 """
 
 from __future__ import annotations
@@ -91,6 +100,9 @@ OPEN_TARGET_PLAYERS: Final = 3000
 CPU_TARGET: Final = 1.0  # closed loop: the limit's server CPU per message over the race's per move
 OPEN_CPU_TARGET_US: Final = 150.0  # open 3 000: server CPU per move
 BEFORE: Final = "before:"  # the label's prefix for a case run with --baseline's server
+WORKERS_TARGET: Final = 1.6  # closed 512 with 2 workers, × one worker's moves/s
+WORKERS_CLOSED_PLAYERS: Final = 512
+WORKERS_OPEN_PLAYERS: Final = 5000
 now = time.monotonic
 
 
@@ -174,6 +186,25 @@ def children_cpu_s(pid: int) -> float:
     """utime + stime of the live child processes of ``pid`` (a server's
     solver workers), in seconds."""
     total = 0.0
+    for _, fields in _children(pid):
+        total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return total
+
+
+def child_pids(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (a supervisor's workers)."""
+    return sorted(child for child, _ in _children(pid))
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _children(pid: int) -> Iterator[tuple[int, list[str]]]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -183,9 +214,8 @@ def children_cpu_s(pid: int) -> float:
         except OSError:
             continue
         fields = s[s.rfind(")") + 2:].split()
-        if int(fields[1]) == pid:
-            total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-    return total
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            yield int(entry), fields
 
 
 def rss_kb(pid: int) -> int:
@@ -270,10 +300,11 @@ class Setup:
 
     redis: str  # "single" or "cluster"
     durability: str = "os"
+    workers: int = 1  # serve --workers
 
     @property
     def label(self) -> str:
-        return f"{self.redis}/{self.durability}"
+        return f"{self.redis}/{self.durability}" + (f"/w{self.workers}" if self.workers > 1 else "")
 
 
 class Backend:
@@ -354,10 +385,10 @@ runpy.run_module("server", run_name="__main__", alter_sys=True)
 
 
 class Server:
-    """``python -m server serve`` on a free port, against ``redis_url``."""
+    """``python -m server serve --workers N`` on a free port, against ``redis_url``."""
 
     def __init__(self, redis_url: str, workdir: Path, *, gc_stats: bool = False,
-                 extra_env: Sequence[str] = (), root: Path = ROOT) -> None:
+                 extra_env: Sequence[str] = (), root: Path = ROOT, workers: int = 1) -> None:
         self.log = workdir / f"server-{time.monotonic_ns()}.log"
         env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
                # every simulated player comes from 127.0.0.1: lift the per-address caps
@@ -374,6 +405,7 @@ class Server:
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
+                 *(() if root != ROOT and workers == 1 else ("--workers", str(workers))),
                  "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -385,15 +417,27 @@ class Server:
             raise RuntimeError(f"server did not start: {line!r}\n{self.log.read_text()[-2000:]}")
         self.port = int(m.group(1))
         self.pid = self.proc.pid
+        # the processes that run event loops: this one, or its workers
+        self.loops = [self.pid] if workers == 1 else [
+            p for p in child_pids(self.pid) if b"spawn_main" in _cmdline(p)]  # (not its tracker)
+        if len(self.loops) != workers:
+            raise RuntimeError(f"{workers} workers asked for, {len(self.loops)} found")
+        self.pids = [self.pid] if workers == 1 else [self.pid, *self.loops]
 
     def metrics(self) -> dict[str, float]:
-        with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
-            text = r.read().decode()
+        """Every sample by name and labels, summed over the workers' ``worker`` label."""
+        try:
+            with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                text = r.read().decode()
+        except OSError as exc:
+            raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
+                               "it is far behind") from None
         values: dict[str, float] = {}
         for line in text.splitlines():
             if line.startswith("klondike_") and " " in line:
                 name, _, value = line.rpartition(" ")
-                values[name] = float(value)
+                name = re.sub(r',?worker="\d+"', "", name).replace("{,", "{").replace("{}", "")
+                values[name] = values.get(name, 0.0) + float(value)
         return values
 
     def gc(self) -> dict[str, list[float]] | None:
@@ -491,9 +535,10 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
     try:
         env = [*redis.server_env, *a.server_env,
                *([f"BENCH_GC_THRESHOLD={a.gc_threshold}"] if a.gc_threshold else [])]
-        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env, root=root)
+        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env, root=root,
+                        workers=setup.workers)
         time.sleep(0.5)
-        rss0 = rss_kb(server.pid)
+        rss0 = _rss(server)
         with _workers(server.port, players, a.load_procs) as workers:
             t0 = now()
             for _, pipe in workers:
@@ -501,7 +546,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
             wpids = [_recv(pipe, "joined", 600)[1] for _, pipe in workers]
             t_joined = now() - t0
             time.sleep(1.0)
-            rss1 = rss_kb(server.pid)
+            rss1 = _rss(server)
             for _, pipe in workers:
                 pipe.send(("start",))
             for _, pipe in workers:
@@ -512,17 +557,18 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
             for _, pipe in workers:
                 pipe.send(("go", mode, t_start, t_end, 3.0))
             if a.profile.startswith("py-spy"):
-                spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
+                spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native",
+                                    subprocesses=setup.workers > 1)
             gc0 = server.gc() if a.gc_stats and t_start - now() > 0.7 else None
             time.sleep(max(0.0, t_start - now()))
-            m0, c0 = server.metrics(), _cpu(server.pid, redis.pids, wpids)
+            m0, c0 = server.metrics(), _cpu(server, redis.pids, wpids)
             w0 = now()
             time.sleep(max(0.0, t_end - now()))
-            c1, m1 = _cpu(server.pid, redis.pids, wpids), server.metrics()
+            c1, m1 = _cpu(server, redis.pids, wpids), server.metrics()
             window = now() - w0
             gc1 = server.gc()
             stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
-            rss2 = rss_kb(server.pid)
+            rss2 = _rss(server)
         before = "before-" if root != ROOT else ""
         profile = _finish_py_spy(spy, a, f"{before}{mode}{players}") if spy is not None else None
         code = server.stop()
@@ -562,11 +608,18 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
         redis.stop()
 
 
-def _cpu(server: int, redis: list[int], workers: list[int]) -> dict[str, float]:
+def _cpu(server: Server | int, redis: list[int], workers: list[int]) -> dict[str, float]:
+    """CPU seconds so far: the server's processes (a supervisor and its
+    workers), their solver processes, Redis, the load generators, the machine."""
     busy, total = machine_cpu()
-    return {"server": cpu_s(server), "redis": sum(cpu_s(p) for p in redis),
-            "load": sum(cpu_s(p) for p in workers), "solver": children_cpu_s(server),
+    pids, loops = (server.pids, server.loops) if isinstance(server, Server) else ([server], [server])
+    return {"server": sum(cpu_s(p) for p in pids), "redis": sum(cpu_s(p) for p in redis),
+            "load": sum(cpu_s(p) for p in workers), "solver": sum(children_cpu_s(p) for p in loops),
             "busy": busy / CLK_TCK, "total": total / CLK_TCK}
+
+
+def _rss(server: Server) -> int:
+    return sum(rss_kb(p) for p in server.pids)
 
 
 def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
@@ -629,7 +682,7 @@ def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dic
 
 
 def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
-                  native: bool) -> subprocess.Popen[bytes]:
+                  native: bool, *, subprocesses: bool = False) -> subprocess.Popen[bytes]:
     spy_bin = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if spy_bin is None:
         raise RuntimeError("py-spy is not installed: .venv/bin/pip install py-spy")
@@ -637,7 +690,8 @@ def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
     out_file = workdir / f"py-spy-{pid}.txt"
     return PROCS.start([spy_bin, "record", "--pid", str(pid), "--duration", str(int(duration)),
                         "--rate", "200", "--format", "raw", "--full-filenames",
-                        *(["--native"] if native else []), "--output", str(out_file)],
+                        *(["--native"] if native else []),
+                        *(["--subprocesses"] if subprocesses else []), "--output", str(out_file)],
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -1052,7 +1106,7 @@ def summary(results: list[Result], repeat: int) -> list[str]:
                 "left out where a case has quiet runs" if noisy else ""), ""]
     order = {label: i for i, label in enumerate(SETUP_ORDER)}
     cases = sorted({(r.setup, r.mode, r.players) for r in results if r.kind == "race"},
-                   key=lambda c: (c[1] != "closed", c[2], order.get(_plain(c[0]), 99),
+                   key=lambda c: (c[1] != "closed", c[2], order.get(_one_worker(_plain(c[0])), 99),
                                   not c[0].startswith(BEFORE), c[0]))
     head = ("| case | redis | " + " | ".join(label for _, label in RACE_COLS)
             + " | race/limit | target |")
@@ -1095,9 +1149,10 @@ def summary(results: list[Result], repeat: int) -> list[str]:
             else:
                 target = f"({target})"
         trips = _med([r.figures["trips_per_move"] for r in runs])[0]
-        target += f"; trips/mv ≤ 1: {'met' if trips <= 1.0 else 'NOT met'}"
+        target += ("; " if target else "") + f"trips/mv ≤ 1: {'met' if trips <= 1.0 else 'NOT met'}"
         lines.append(f"| {mode} {n} | {setup} | " + " | ".join(cells) + f" | {ratio_txt} | {target} |")
     lines += baseline_summary(results)
+    lines += workers_summary(results)
     lim_cases = sorted({r.players for r in results if r.kind == "limit"})
     if lim_cases:
         lines += ["", "Limit (c) (../shared/limit: websockets + orjson + 1 EVALSHA + fan-out to 8):",
@@ -1149,6 +1204,53 @@ def baseline_summary(results: list[Result]) -> list[str]:
     return lines
 
 
+def _one_worker(label: str) -> str:
+    """The setup's label with one worker: ``single/os/w2`` -> ``single/os``."""
+    return re.sub(r"/w\d+$", "", label)
+
+
+def _workers_of(label: str) -> int:
+    m = re.search(r"/w(\d+)$", label)
+    return int(m.group(1)) if m else 1
+
+
+def workers_summary(results: list[Result]) -> list[str]:
+    """Each case with N workers against one worker in the same repeat."""
+    many = sorted({(r.setup, r.mode, r.players) for r in results
+                   if r.kind == "race" and _workers_of(r.setup) > 1},
+                  key=lambda c: (c[1] != "closed", c[2], c[0]))
+    if not many:
+        return []
+    lines = ["", "Workers (--workers N against one worker, same repeat; medians, min-max):", ""]
+    for setup, mode, n in many:
+        runs = [r for r in results if r.kind == "race" and r.setup == setup and r.mode == mode
+                and r.players == n]
+        pairs = [(r, o) for r in runs for o in results
+                 if o.kind == "race" and o.setup == _one_worker(setup) and o.mode == mode
+                 and o.players == n and o.figures["rep"] == r.figures["rep"] and o.figures["moves_s"]]
+        quiet = [(r, o) for r, o in pairs if not (r.figures.get("noisy") or o.figures.get("noisy"))]
+        used = quiet or pairs
+        ratio, lo, hi = _med([r.figures["moves_s"] / o.figures["moves_s"] for r, o in used])
+        cpu = _med([r.figures["cpu_ms_per_1k"] / o.figures["cpu_ms_per_1k"] for r, o in used])[0]
+        p99 = _med([r.figures["p99_ms"] for r in _quiet(runs)])[0]
+        rate = _med([r.figures["moves_s"] for r in _quiet(runs)])[0]
+        text = (f"- {mode} {n}, {setup}: moves/s × {ratio:.2f} one worker's"
+                + (f" ({lo:.2f}-{hi:.2f})" if len(used) > 1 else "")
+                + f", server CPU per move × {cpu:.2f}; p99 {_fmt(p99)} ms")
+        w = _workers_of(setup)
+        if mode == "closed" and n == WORKERS_CLOSED_PLAYERS and w == 2:
+            text += (f"; target ≥ {WORKERS_TARGET:g} × one worker: "
+                     f"{'met' if ratio >= WORKERS_TARGET else 'NOT met'}")
+        if mode == "open" and n == WORKERS_OPEN_PLAYERS and w == 2:
+            ok = p99 <= OPEN_P99_TARGET_MS and rate >= 0.97 * n
+            text += (f"; target p99 ≤ {OPEN_P99_TARGET_MS:g} ms at {n}/s offered: "
+                     f"{'met' if ok else 'NOT met'}")
+        if not pairs:
+            text += " (no one-worker run to compare with: add 1 to --workers)"
+        lines.append(text)
+    return lines
+
+
 # ---------------------------------------------------------------------- main
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -1192,6 +1294,10 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--case", action="append", default=[], metavar="MODE:N", dest="cases",
                    help="run exactly these cases (closed:512, open:5000; repeatable) instead of "
                         "--mode and --players")
+    p.add_argument("--workers", type=int, nargs="+", default=[1], metavar="N",
+                   help="run every case with a server of each of these --workers counts "
+                        "(default 1: one process); beside 1, each is compared with one worker's "
+                        "moves/s in the same repeat")
     p.add_argument("--big", action="store_true",
                    help=f"one room of --big-players (default {BIG_PLAYERS}) over --big-servers server "
                         "processes, each player sending a command every --big-period s; beside it "
@@ -1232,14 +1338,18 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--case takes MODE:N, such as closed:512 or open:5000")
     if any(m not in ("closed", "open") or not 1 <= n <= 5000 for m, n in a.cases):
         p.error("--case: closed or open, 1..5000 players")
+    if any(not 1 <= n <= 64 for n in a.workers):
+        p.error("--workers: 1..64 each")
+    a.workers = sorted(set(a.workers))
     return a
 
 
 def setups(a: argparse.Namespace) -> list[Setup]:
-    """Where each case runs: one Redis per durability mode, then the cluster."""
-    out = [Setup("single", d) for d in a.durability]
+    """Where each case runs: one Redis per durability mode, then the
+    cluster; each with every ``--workers`` count."""
+    out = [Setup("single", d, w) for d in a.durability for w in a.workers]
     if a.cluster:
-        out.append(Setup("cluster", "os"))
+        out += [Setup("cluster", "os", w) for w in a.workers]
     return out
 
 

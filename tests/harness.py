@@ -392,7 +392,8 @@ class ServerProcess:
     """``python -m server serve`` in a process of its own."""
 
     def __init__(self, redis_url: str | None, logdir: Path, *, env: dict[str, str] | None = None,
-                 args: list[str] | None = None, name: str = "server") -> None:
+                 args: list[str] | None = None, name: str = "server",
+                 session: bool = False) -> None:
         self.redis_url = redis_url
         self.logfile = logdir / f"{name}-{time.monotonic_ns()}.log"
         # every test client comes from 127.0.0.1, and many tests share a
@@ -405,8 +406,11 @@ class ServerProcess:
                     "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
+                    # one process per server unless a test asks for workers
+                    "KLONDIKE_WORKERS": "1",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
+        self.session = session  # a session (and process group) of its own, as under a terminal
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.allowed_errors: set[str] = set()
@@ -426,7 +430,7 @@ class ServerProcess:
             cmd += ["--redis-url", self.redis_url]
         self._log = open(self.logfile, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
-                                     stderr=self._log)
+                                     stderr=self._log, start_new_session=self.session)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if "open http://" not in line:
