@@ -109,7 +109,8 @@ class Stack:
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         self.log = workdir / "server.log"
         env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning",
-               "PYTHONPATH": str(server_root)}
+               "PYTHONPATH": str(server_root),
+               "KLONDIKE_WORKERS": "1"}  # one process, as measured before (an older server ignores it)
         time.sleep(0.3)
         with open(self.log, "wb") as log:
             self.server = subprocess.Popen(

@@ -28,9 +28,11 @@ import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from server.klondike.views import apply_change
+
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
-SUBPROTOCOL = "klondike-race.v1"
+SUBPROTOCOL = "klondike-race.v2"
 
 
 _GIVEN: set[int] = set()
@@ -390,7 +392,8 @@ class ServerProcess:
     """``python -m server serve`` in a process of its own."""
 
     def __init__(self, redis_url: str | None, logdir: Path, *, env: dict[str, str] | None = None,
-                 args: list[str] | None = None, name: str = "server") -> None:
+                 args: list[str] | None = None, name: str = "server",
+                 session: bool = False) -> None:
         self.redis_url = redis_url
         self.logfile = logdir / f"{name}-{time.monotonic_ns()}.log"
         # every test client comes from 127.0.0.1, and many tests share a
@@ -400,10 +403,14 @@ class ServerProcess:
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
                     "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
                     "KLONDIKE_ADDRESS_SHARE": "100",
+                    "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
+                    # one process per server unless a test asks for workers
+                    "KLONDIKE_WORKERS": "1",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
+        self.session = session  # a session (and process group) of its own, as under a terminal
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.allowed_errors: set[str] = set()
@@ -423,7 +430,7 @@ class ServerProcess:
             cmd += ["--redis-url", self.redis_url]
         self._log = open(self.logfile, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
-                                     stderr=self._log)
+                                     stderr=self._log, start_new_session=self.session)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if "open http://" not in line:
@@ -499,7 +506,14 @@ class Servers:
 # ---------------------------------------------------------------------- clients
 
 class Client:
-    """A websocket client that keeps every frame it received (for secrecy scans)."""
+    """A websocket client that keeps every frame it received (for secrecy scans).
+
+    Like the web client, it keeps its player's view (``view``): whole from a
+    ``board`` or an ``ack`` that carries one, else the ``ack``'s ``change``
+    applied to it (``klondike-race.v2``), and a ``status`` merged in. Such an
+    ack is kept with that view beside its change (``d["view"]``), so that
+    tests compare it with the engine's; ``raw`` keeps every frame as sent.
+    """
 
     def __init__(self, ws: ClientConnection, name: str = "") -> None:
         self.ws = ws
@@ -515,11 +529,25 @@ class Client:
         self.v = 0
         self.close_code: int | None = None
         self.close_reason = ""
+        self.view: dict[str, Any] | None = None  # the player's view, as the client made it
 
     @classmethod
-    async def open(cls, url: str, name: str = "") -> Client:
-        ws = await connect(url, subprotocols=[SUBPROTOCOL], max_size=2**22)  # type: ignore[list-item]
+    async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL) -> Client:
+        ws = await connect(url, subprotocols=[protocol], max_size=2**22)  # type: ignore[list-item]
         return cls(ws, name)
+
+    def _own_view(self, msg: dict[str, Any]) -> None:
+        """Keep the player's view as the web client does (see the class)."""
+        d = msg.get("d")
+        if not isinstance(d, dict):
+            return
+        if msg["t"] in ("board", "ack") and isinstance(d.get("view"), dict):
+            self.view = d["view"]
+        elif msg["t"] == "ack" and isinstance(d.get("change"), dict):
+            self.view = d["view"] = None if self.view is None else apply_change(self.view,
+                                                                                 d["change"])
+        elif msg["t"] == "status" and self.view is not None:
+            self.view = {**self.view, **{k: v for k, v in d.items() if k != "s"}}
 
     async def _read(self) -> None:
         try:
@@ -527,6 +555,7 @@ class Client:
                 text = raw if isinstance(raw, str) else raw.decode()
                 self.raw.append(text)
                 msg = orjson.loads(text)
+                self._own_view(msg)
                 self.frames.append(msg)
                 d = msg.get("d") or {}
                 if isinstance(d, dict) and isinstance(d.get("v"), int):

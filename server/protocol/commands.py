@@ -313,12 +313,70 @@ class TClaim(Command):
     code: str
 
 
+@dataclass(frozen=True, slots=True)
+class Identify(Command):
+    """Say which player this connection is: by the player's ``key``, or,
+    with none, as a new player (named ``nickname``) whose key comes back."""
+
+    type: ClassVar[str] = "identify"
+    key: str | None = None
+    nickname: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class PRename(Command):
+    """The identified player's new nickname."""
+
+    type: ClassVar[str] = "p_rename"
+    nickname: str
+
+
+@dataclass(frozen=True, slots=True)
+class PHistory(Command):
+    """A page of the identified player's results, from the ``first`` (1 is the newest)."""
+
+    type: ClassVar[str] = "p_history"
+    first: int = 1
+    count: int = 20
+
+
+@dataclass(frozen=True, slots=True)
+class PProfile(Command):
+    """Any player's public profile, by their public id (as ``GET /api/players/{id}``)."""
+
+    type: ClassVar[str] = "p_profile"
+    id: str
+
+
+@dataclass(frozen=True, slots=True)
+class PMove(Command):
+    """A one-time code that moves the identified player to another device."""
+
+    type: ClassVar[str] = "p_move"
+
+
+@dataclass(frozen=True, slots=True)
+class PClaim(Command):
+    """This device becomes the player whose device-move code this is."""
+
+    type: ClassVar[str] = "p_claim"
+    code: str
+
+
+@dataclass(frozen=True, slots=True)
+class PForget(Command):
+    """Delete the identified player: their profile, keys and history."""
+
+    type: ClassVar[str] = "p_forget"
+
+
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
               TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
-              TPage, TFind, TKick, THandoff, TClaim)
+              TPage, TFind, TKick, THandoff, TClaim, Identify, PRename, PHistory, PProfile, PMove,
+              PClaim, PForget)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer

@@ -42,6 +42,9 @@ class Reason(StrEnum):
     BAD_INVITE = "bad_invite"
     BANNED = "banned"
     BAD_HANDOFF = "bad_handoff"
+    # players
+    UNKNOWN_PLAYER = "unknown_player"
+    NOT_IDENTIFIED = "not_identified"
     # playing
     NOT_STARTED = "not_started"
     NOT_PLAYING = "not_playing"
@@ -94,6 +97,9 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.BAD_INVITE: "this tournament needs its invite code to register",
     Reason.BANNED: "the organizer has banned that nickname from this tournament",
     Reason.BAD_HANDOFF: "that handoff code is not valid: it is wrong, used or expired",
+    Reason.UNKNOWN_PLAYER: ("this player key is not known (forgotten, revoked or expired): "
+                            "identify without a key for a new one"),
+    Reason.NOT_IDENTIFIED: "identify first: this connection has no player",
     Reason.NOT_STARTED: "the race has not started yet",
     Reason.NOT_PLAYING: "you are not playing a game now",
     Reason.BAD_NOTATION: "that is not a move in KL1 notation",

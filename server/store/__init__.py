@@ -7,6 +7,7 @@ from .changes import Changes
 from .client import DURABILITIES, Observer
 from .documents import Committed, event_body
 from .indexes import Creation
+from .player_state import Claimed
 from .pubsub import Channels, Subscriber
 from .room_state import RoomData
 from .seat_hashes import Joined, Left
@@ -14,6 +15,6 @@ from .seat_state import Applied, Ranked, SeatCommand, SeatData
 from .store import Store
 from .tournament_state import PlayerOf, Registered, TournamentData
 
-__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Committed", "Creation", "Joined",
+__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "Creation", "Joined",
            "Left", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData", "SeatCommand",
            "SeatData", "Store", "StoreUnavailable", "Subscriber", "TournamentData", "event_body"]

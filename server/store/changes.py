@@ -34,7 +34,7 @@ def room_keys(r: str) -> tuple[str, ...]:
     """Every key of a room but its seats' (those of a room with hashed seats too)."""
     return (keys.room(r), keys.events(r), keys.board(r), keys.online(r), keys.ranking(r),
             keys.histogram(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.ready(r),
-            keys.left(r), keys.top(r))
+            keys.left(r), keys.top(r), keys.seat_players(r))
 
 
 class Changes:

@@ -14,7 +14,10 @@ which no room script touches, and the process heartbeats:
   evenly spaced slots (so on masters that split the slots evenly, each holds
   its share), a room or tournament going to the shard of its id
   (:func:`due_shards`, :func:`due`);
-- a heartbeat key has no hash tag: each process's lands on a slot of its own.
+- a heartbeat key has no hash tag: each process's lands on a slot of its own;
+- a player's keys share the hash tag of their public id ``{P}``; the indexes
+  that find a player by a key's or a device-move code's digest have the
+  digest for their hash tag (a slot each, reached by single-key commands).
 
 ======================  ====  ==================================================
 key                     type  holds
@@ -45,6 +48,9 @@ kr:{R}:ready            set   seats marked ready in the lobby
 kr:{R}:left             set   seats that left during or after the race (gone at the
                               rematch; their lines stay in its results)
 kr:{R}:top              str   the latest leaderboard tick as published
+kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
+                              for: the first identified player who held it; rec -> the
+                              last race whose results went to those players
 kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as a
                               room's); max, reg (1 while registration is open),
                               first (the first round not started), players
@@ -82,6 +88,19 @@ kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
 kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
 kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
+kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
+                              finished, best:{MODE} (ms), streak, streak_best, streak_day
+                              (days since 1970-01-01), move and move_until (a pending
+                              device-move code's digest, expiry), k:{D} (a key's digest
+                              D -> when it was given, ms: one per device)
+kp:{P}:h                list  the player's results, newest first, capped: each a JSON
+                              array [ref, flags, kind, at, mode, ...] (player_state.py)
+kp:key:{D}              str   a player key's digest D -> P: how a key is found (the
+                              profile's k:{D} is the truth: a key it no longer holds
+                              finds nobody)
+kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
+kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
+kp:claim:ADDR           zset  device-move codes tried from one address, the last minute's
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -233,6 +252,10 @@ def top(room_id: str) -> str:
     return f"kr:{{{room_id}}}:top"
 
 
+def seat_players(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:pp"
+
+
 def channel(room_id: str) -> str:
     return f"kr:{{{room_id}}}:ch"
 
@@ -296,3 +319,29 @@ def id_of_channel(name: str) -> str:
 
 def is_tournament_channel(name: str) -> bool:
     return name.startswith("kt:")
+
+
+def player(player_id: str) -> str:
+    return f"kp:{{{player_id}}}:p"
+
+
+def player_history(player_id: str) -> str:
+    return f"kp:{{{player_id}}}:h"
+
+
+def key_index(digest: str) -> str:
+    """Where a player key's digest finds its player."""
+    return f"kp:key:{{{digest}}}"
+
+
+def move_index(digest: str) -> str:
+    """Where a device-move code's digest finds its player."""
+    return f"kp:mv:{{{digest}}}"
+
+
+def new_players(address: str) -> str:
+    return f"kp:made:{address}"
+
+
+def move_claims(address: str) -> str:
+    return f"kp:claim:{address}"

@@ -125,7 +125,16 @@ T_COUNT: Final = load("t_count")
 ROUND_SEAT: Final = load("round_seat")
 ROUND_OUT: Final = load("round_out")
 RELEASE: Final = load("release")
+P_CREATE: Final = load("p_create")
+P_IDENTIFY: Final = load("p_identify")
+P_RENAME: Final = load("p_rename")
+P_RECORD: Final = load("p_record")
+P_MOVE: Final = load("p_move")
+P_CLAIM: Final = load("p_claim")
+P_FORGET: Final = load("p_forget")
+P_LINK: Final = load("p_link")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
               CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
-              FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE)
+              FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
+              P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK)

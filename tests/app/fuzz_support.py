@@ -33,7 +33,7 @@ __all__ = ["CLASSES", "CODE", "HTTP_SECRETS", "Honest", "InvalidHandshake", "Tal
            "honest_race", "hostile_worker", "http_campaign", "http_exchange", "http_problem",
            "http_request", "http_status", "j", "open_socket", "quantiles", "walk"]
 
-SUBPROTOCOL: Final = "klondike-race.v1"
+SUBPROTOCOL: Final = "klondike-race.v2"
 #: a fixed deal: the honest race plays ``draw`` and ``undo`` on it for ever
 CODE: Final = "KL1-D1N-AAAAAAA"
 MAX_FRAME: Final = 4096
@@ -308,7 +308,7 @@ class Honest:
             if msg["t"] == "ack":
                 self.latencies.append(time.perf_counter() - sent)
                 self.acks += 1
-                self.moves = d["view"]["moves"]
+                self.moves = (d["view"] if "view" in d else d["change"])["moves"]
             else:
                 self.rejects.append(d)
             await asyncio.sleep(max(0.0, 1 / rate - (time.perf_counter() - sent)))

@@ -51,6 +51,9 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "t_claim": {"id": "ABCDEFGH", "code": "K7QP2MXA3B"},
         "lb_page": {"first": 11, "count": 10}, "lb_find": {"nickname": "ann"},
         "follow": {"nickname": None},
+        "identify": {"key": "nPpiqccXLdnGtT_QkMiaadjX"}, "p_rename": {"nickname": "ann"},
+        "p_history": {"first": 21, "count": 20}, "p_move": {}, "p_claim": {"code": "K7QP2MXA3B"},
+        "p_forget": {}, "p_profile": {"id": "ABCDEFGHJK"},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():

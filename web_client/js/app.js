@@ -12,8 +12,10 @@ variable of its own between calls.
                  may have made room for the next command)
   app.dialogs    the page's shared dialogs, set by main.js: {help, field}
 
-Each frame goes to its owner: a tournament's to tournament.js, the rest to
-frames.js (a room's, and field.js's for a big room).
+Each frame goes to its owner: the player's to player.js, a tournament's to
+tournament.js, the rest to frames.js (a room's, and field.js's for a big
+room). A connection says who the player is (player.js) before it enters
+anything.
 */
 
 import { createState, createRedraw } from './state.js';
@@ -23,6 +25,7 @@ import { Socket } from './socket.js';
 import * as rooms from './rooms.js';
 import * as frames from './frames.js';
 import * as tournament from './tournament.js';
+import * as player from './player.js';
 
 export function createApp() {
   const state = createState();
@@ -32,9 +35,14 @@ export function createApp() {
   };
   app.socket = new Socket({
     clock: app.clock,
-    onOpen: () => (state.tour ? tournament.onOpen(app) : rooms.onOpen(app)),
+    onOpen: () => {
+      player.onOpen(app);
+      if (state.tour) tournament.onOpen(app);
+      else rooms.onOpen(app);
+    },
     onFrame: (msg) => {
-      if (tournament.owns(state, msg)) tournament.onFrame(app, msg);
+      if (player.owns(msg)) player.onFrame(app, msg);
+      else if (tournament.owns(state, msg)) tournament.onFrame(app, msg);
       else frames.onFrame(app, msg);
       tournament.reconcile(app);
     },

@@ -41,6 +41,18 @@ function announce(app) {
   }
 }
 
+/** An ack's `change` applied to the view it follows: each column and
+foundation it names replaced, anything else whole (docs/protocol.md, `ack`). */
+function applyChange(view, change) {
+  const next = { ...view, ...change };
+  if (change.tableau) {
+    next.tableau = view.tableau.slice();
+    for (const [i, column] of Object.entries(change.tableau)) next.tableau[Number(i)] = column;
+  }
+  if (change.foundations) next.foundations = { ...view.foundations, ...change.foundations };
+  return next;
+}
+
 /** A notice put aside comes back once its cause has gone and returns. */
 function noticesAfter(s, view) {
   if (view.winnable !== 'no') s.ui.lostHidden = false;
@@ -142,26 +154,33 @@ const HANDLERS = {
 
   ack(app, d) {
     const s = app.state;
+    if (!d.view && !s.view) { // a change with nothing to apply it to: the resume's board is whole
+      app.socket.restart();
+      return;
+    }
     const i = s.pending.findIndex((c) => c.d.s === d.s);
     const cmd = i >= 0 ? s.pending[i] : null;
     if (i >= 0) s.pending.splice(0, i + 1);
-    if (d.view.state === 'won' && s.view && s.view.state !== 'won') s.ui.justWon = true;
-    s.view = d.view;
+    const view = d.view || applyChange(s.view, d.change);
+    if (view.state === 'won' && s.view && s.view.state !== 'won') s.ui.justWon = true;
+    s.view = view;
     s.viewSeq = d.s;
-    s.done = s.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
+    s.done = s.done || view.state === 'won' || (cmd != null && cmd.t === 'resign');
     Object.assign(s.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
-    noticesAfter(s, d.view);
+    noticesAfter(s, view);
     field.onAck(s, d);
     storage.saveSeat(s);
     nextStep(app);
   },
 
-  /** The solver's word on the position after command `s` (rooms with solver assists). */
+  /** What was judged of the position after command `s` once we paused: the
+  solver's word (`winnable`, `back`), or `no_progress`; only the fields it has. */
   status(app, d) {
     const s = app.state;
     if (!s.view || d.s !== s.viewSeq) return; // about a position we have left
-    s.view = { ...s.view, winnable: d.winnable, back: d.back };
+    const { s: _, ...judged } = d;
+    s.view = { ...s.view, ...judged };
     noticesAfter(s, s.view);
   },
 

@@ -7,17 +7,21 @@
 /t/TOURID    a tournament: the player's page (register, play each round) or the spectator's
 /t/TOURID?admin  the organizer's page (with the organizer's key kept in this browser)
 /t/TOURID?admin#claim=CODE  the organizer's key moved to this browser with a one-time code
+/p/PLAYERID  a player's page: anyone's public profile; the own one with its history
+/p/PLAYERID#claim=CODE  this browser becomes that player, with a one-time code from their device
 
 `go` pushes an address as a link would and tells the page as the browser's
 Back does (a `popstate`), so one listener (router.js) follows them all.
 */
 
-/** What the address asks for: {name: home|room|watch|tournament, room, …}. */
+/** What the address asks for: {name: home|room|watch|tournament|player, room, …}. */
 export function parseRoute(loc = location) {
   if (loc.pathname === '/rules') return { name: 'home', room: '', rules: true };
   const params = new URLSearchParams(loc.search);
   const t = loc.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
   if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: params.has('admin') };
+  const p = loc.pathname.match(/^\/p\/([A-Za-z0-9]{10})\/?$/);
+  if (p) return { name: 'player', room: '', pid: p[1].toUpperCase() };
   const m = loc.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);
   if (!m) return { name: 'home', room: '' };
   return { name: params.has('watch') ? 'watch' : 'room', room: m[1].toUpperCase(), follow: params.get('follow') || '' };

@@ -1,6 +1,7 @@
 /** Following the address (navigation.js): enter the room or follow the
-tournament it names, or go back to the lobby; and which screen the state
-calls for. main.js calls `route` at start and on every change of address. */
+tournament it names, show a player's page, or go back to the lobby; and
+which screen the state calls for. main.js calls `route` at start and on
+every change of address. */
 
 import { resetRoom } from './state.js';
 import * as storage from './storage.js';
@@ -9,6 +10,7 @@ import { phase } from './commands.js';
 import * as rooms from './rooms.js';
 import * as tournament from './tournament.js';
 import * as field from './field.js';
+import * as player from './player.js';
 
 /** Follow the address: enter the room it names, or go back to the lobby. */
 export function route(app) {
@@ -27,6 +29,7 @@ export function route(app) {
   if (s.roomId || s.tour) rooms.detach(app); // keep the seat, leave this connection's room
   tournament.close(s);
   resetRoom(s);
+  if (r.name === 'player') routePlayer(app, r);
   if (r.name === 'room') {
     const saved = storage.loadSeat(r.room);
     if (saved && saved.tournament) { // a round's seat is played from its tournament's page
@@ -41,6 +44,20 @@ export function route(app) {
   }
   if (app.socket.ready) rooms.onOpen(app);
   app.changed();
+}
+
+/** A player's page: their public profile, read afresh (and the own history
+from its first page); /p/ID#claim=CODE makes this browser that player. */
+function routePlayer(app, r) {
+  const p = app.state.player;
+  const claim = new URLSearchParams(location.hash.slice(1)).get('claim');
+  if (claim) {
+    history.replaceState(null, '', location.pathname); // the code stays out of the history
+    player.claim(app, claim);
+  }
+  if (!p.profile || p.profile.id !== r.pid) p.profile = null;
+  player.loadProfile(app, r.pid);
+  if (r.pid === p.id) player.askHistory(app, 1);
 }
 
 function routeTournament(app, r) {
@@ -85,6 +102,7 @@ function tournamentScreen(app) {
 export function screenOf(app) {
   const s = app.state;
   if (s.route.name === 'tournament') return tournamentScreen(app);
+  if (s.route.name === 'player') return 'profile';
   if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
   if (s.token && s.roomId) {
     if (!s.room) return null;

@@ -1,7 +1,8 @@
 /** What survives a reload, in localStorage: the seat (room, token, race, last
 sequence number, unacknowledged commands, last event version and the room
-as last seen), the nickname, and per tournament the organizer's key and the
-player's token. Tokens live here only, never in an address.
+as last seen), the nickname, per tournament the organizer's key and the
+player's token, and the player this browser is (their key, id and
+nickname). Tokens and keys live here only, never in an address.
 
 The seat is written from the state after every change that matters (a
 command sent, an answer, a room event: `saveSeat`) and read back into it
@@ -11,6 +12,7 @@ const SEAT = 'kr.seat.';
 const LAST = 'kr.last';
 const NICK = 'kr.nickname';
 const TOUR = 'kr.tour.';
+const PLAYER = 'kr.player';
 
 function read(key) {
   try {
@@ -96,6 +98,32 @@ export function saveTournament(id, keys) {
     if (v == null || v === '') delete merged[k];
   }
   write(TOUR + id, merged);
+}
+
+/** Whether this browser keeps what is written here (not in a private mode
+that refuses it, not full): a player's key is asked for only where it can be kept. */
+export function canKeep() {
+  try {
+    localStorage.setItem('kr.probe', '1');
+    localStorage.removeItem('kr.probe');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** The player this browser is: {key, id, nickname}, or null (none yet). */
+export function loadPlayer() {
+  const p = read(PLAYER);
+  return p && typeof p.key === 'string' && p.key ? p : null;
+}
+
+export function savePlayer(p) {
+  write(PLAYER, { key: p.key, id: p.id, nickname: p.nickname });
+}
+
+export function dropPlayer() {
+  remove(PLAYER);
 }
 
 const LANGUAGE = 'kr.language';

@@ -29,14 +29,14 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from ...klondike import Game
-from ...protocol import CloseCode, ProtocolError, Reason, decode, frame, reject
+from ...protocol import SUBPROTOCOL, CloseCode, ProtocolError, Reason, decode, frame, reject
 from ...protocol import commands as c
 from ...race import Entry, RaceError
 from ...store import StoreUnavailable
 from ..process.services import Services
 from ..process.tasks import spawn
 from ..rooms.room_hub import Hub
-from ..solver.seat_assists import SeatAssist
+from ..solver.seat_assists import ProgressTrail, SeatAssist
 from ..tournaments.tournament_hub import TournamentHub
 from .backpressure import Backpressure
 
@@ -111,12 +111,15 @@ class SeatGame:
     exists: bool = False  # the seat plays this race (a big room's racers are not listed)
     boarded: int = 0  # the race whose board this connection has sent
     assist: SeatAssist = field(default_factory=SeatAssist)  # solver assists (see .assists)
+    trail: ProgressTrail = field(default_factory=ProgressTrail)  # "no progress", move by move
+    judging: bool = False  # a "no progress" judgement is waiting for the player to pause
     hinting: bool = False  # a solver hint is being searched for this seat
 
 
 class Connection:
     """A websocket and where it is: the room it is in (``hub``) as a player
-    (``seat``) or a spectator, and the tournament it follows (``thub``)."""
+    (``seat``) or a spectator, and the tournament it follows (``thub``); and
+    who it is, once it said (``player_id``, see :mod:`~server.app.players`)."""
 
     def __init__(self, services: Services, ws: ServerConnection, *,
                  handlers: Mapping[str, Handler], on_room_event: RoomEventHook,
@@ -124,6 +127,7 @@ class Connection:
         self.services = services
         self.ws = ws
         self.address = address  # the client's, for the caps on creations (see quotas)
+        self.subprotocol = str(ws.subprotocol or SUBPROTOCOL)  # as negotiated at the handshake
         self.conn_id = f"{services.proc_id}.{next(_ids)}"
         self._handlers = handlers
         self._on_room_event = on_room_event
@@ -133,6 +137,7 @@ class Connection:
         self.hub: Hub | None = None
         self.thub: TournamentHub | None = None  # a tournament followed, besides any room
         self.t_player = -1  # the player of that tournament this connection is (-1: none)
+        self.player_id = ""  # the player (app/players) this connection identified as ("": none)
         self.room_id = ""
         self.seat = -1
         self.token = ""
@@ -159,7 +164,7 @@ class Connection:
     async def run(self) -> None:
         metrics = self.services.metrics
         metrics.connections.inc()
-        await self.send(frame("hello", {"server": "klondike-race", "protocol": "klondike-race.v1",
+        await self.send(frame("hello", {"server": "klondike-race", "protocol": self.subprotocol,
                                         "now": self.services.now_ms()}))
         try:
             async for raw in self.ws:

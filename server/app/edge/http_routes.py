@@ -286,6 +286,19 @@ class StaticFiles:
         return response(HTTPStatus.OK, body, asset.content_type, meta)
 
 
+def first_answer(*handlers: ApiHandler) -> ApiHandler:
+    """One API handler of several (each answers its own paths, ``None`` to the rest)."""
+
+    async def handle(target: str) -> Response | None:
+        for handler in handlers:
+            answer = await handler(target)
+            if answer is not None:
+                return answer
+        return None
+
+    return handle
+
+
 Admit = Callable[[ServerConnection, Request], Response | None]
 
 
@@ -309,7 +322,7 @@ def json_errors(connection: ServerConnection, request: Request, answer: Response
 
 
 def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, object]]],
-           metrics: Callable[[], bytes], api: ApiHandler | None = None,
+           metrics: Callable[[], Awaitable[bytes]], api: ApiHandler | None = None,
            admit: Admit | None = None
            ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """The ``process_request`` hook: answer HTTP, or let ``/ws`` upgrade
@@ -326,7 +339,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
             return response(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE,
                             json.dumps(body).encode(), "application/json")
         if path == "/metrics":
-            return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
+            return response(HTTPStatus.OK, await metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):
             answer = await api(request.path)  # with its query: a page of the results
             return answer or not_found()

@@ -16,6 +16,7 @@ import orjson
 from ...protocol import CloseCode, Reason, frame, reject
 from ...protocol import commands as c
 from ...race import RaceError
+from ...store import StoreUnavailable
 from ..edge.connection import Connection
 from ..process.tasks import spawn
 from ..rooms.ids import is_room_id
@@ -126,6 +127,8 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
         raise
     await conn.send(frame("joined", {"room": room_id, "seat": seat, "token": token,
                                      "role": "player"}))
+    if conn.player_id:
+        await link_seat(conn)
     await catch_up(conn, since, spectator=False)
     if hub.phase in ("countdown", "racing", "ended"):
         await playing.load_game(conn, hub.race)  # whether the seat races is the store's to say
@@ -135,6 +138,16 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
             else:
                 spawn(playing.board_at_start(conn, hub.race))
         await hub.leaderboard.joined(conn)
+
+
+async def link_seat(conn: Connection) -> None:
+    """The seat counts for the connection's player (unless another player
+    held it first). Redis's trouble here costs the player this seat's
+    results, never the seat: the seat is taken already."""
+    try:
+        await conn.services.players.link_seat(conn.room_id, conn.seat, conn.player_id)
+    except StoreUnavailable:
+        conn.log.info("seat_not_linked", room=conn.room_id, seat=conn.seat)
 
 
 async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> None:

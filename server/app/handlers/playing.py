@@ -17,14 +17,22 @@ from typing import Any, Final
 import orjson
 
 from ...klondike import Game, IllegalMoveError, InvalidNotationError, Move, NothingToUndoError
+from ...klondike.views import view_change
 from ...protocol import MAX_COMMANDS, Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
 from ..process.tasks import spawn
-from ..solver.seat_assists import SeatAssist
-from .assisting import assisted, judge_soon, solver_assists, solver_hint
+from ..solver.seat_assists import ProgressTrail, SeatAssist
+from .assisting import (
+    ack_assists,
+    assisted,
+    judge_progress_soon,
+    judge_soon,
+    solver_assists,
+    solver_hint,
+)
 
 RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
@@ -41,6 +49,7 @@ async def load_game(conn: Connection, race: int) -> None:
     play = conn.play
     if play.race != race:
         play.assist = SeatAssist()
+    play.trail = ProgressTrail()
     play.game, play.race, play.ver = game, race, stored.ver
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
@@ -204,7 +213,7 @@ async def on_move(conn: Connection, cmd: c.MoveCommand) -> None:
     _room_in_log(conn, str(move))
     before = game.position() if solver_assists(conn) else None
     game.push_unchecked(move)
-    await _commit(conn, cmd.s, str(move), before=before)
+    await _commit(conn, cmd.s, str(move), moved=move, before=before)
 
 
 async def on_undo(conn: Connection, cmd: c.Undo) -> None:
@@ -217,10 +226,10 @@ async def on_undo(conn: Connection, cmd: c.Undo) -> None:
         raise RaceError(Reason.UNDO_DISABLED)
     _room_in_log(conn, "undo")
     try:
-        game.pop()
+        undone = game.pop()
     except NothingToUndoError:
         raise RaceError(Reason.NOTHING_TO_UNDO) from None
-    await _commit(conn, cmd.s, "undo")
+    await _commit(conn, cmd.s, "undo", moved=undone, undone=True)
 
 
 async def on_resign(conn: Connection, cmd: c.Resign) -> None:
@@ -253,10 +262,26 @@ async def on_complete(conn: Connection, cmd: c.Complete) -> None:
     await conn.send(frame("complete", {"moves": [str(m) for m in moves]}))
 
 
-async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = False,
-                  before: Any = None) -> None:
-    """Store the command just played on the local game; acknowledge it
-    once Redis has it. On any failure the local game is reloaded."""
+def _whole(game: Game, moved: Move | None, legal: list[Move]) -> tuple[str, dict[str, Any]]:
+    return "view", game.view()
+
+
+def _changed(game: Game, moved: Move | None, legal: list[Move]) -> tuple[str, dict[str, Any]]:
+    return "change", view_change(game, moved, legal)
+
+
+#: what an ack carries of the player's view, by the connection's subprotocol:
+#: what changed, or (klondike-race.v1) the whole view
+ACK_VIEWS: Final = {"klondike-race.v1": _whole, "klondike-race.v2": _changed}
+
+
+async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | None = None,
+                  undone: bool = False, resign: bool = False, before: Any = None) -> None:
+    """Store the command just played on the local game (``moved``: the move
+    played, or undone); acknowledge it once Redis has it, with what changed
+    in the player's view. On any failure the local game is reloaded.
+    Nothing here searches: what the assists cannot say at once is judged
+    after the ack, once the player pauses."""
     play, hub, services = conn.play, conn.hub, conn.services
     game = play.game
     assert game is not None and hub is not None
@@ -269,10 +294,12 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     if resign:
         entry["status"] = "resigned"
     done = entry["status"] != "racing"
-    view = game.view()
+    legal = game.legal_moves()
     solver = solver_assists(conn)
     known = play.assist.after(before, command, game) if solver else None
-    known = assisted(conn, game, view, known)
+    fields = ack_assists(conn, game, legal, moved, undone, known)
+    key, shown = ACK_VIEWS.get(conn.subprotocol, _changed)(game, moved, legal)
+    shown.update(fields)
     board = hub.leaderboard  # how the line travels: as an event, or ranked for the ticks
     entry = board.line_of(entry)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
@@ -280,8 +307,8 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
                          done=done, limit=_limit(command))
     try:
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
-                                     view=view, boards_mode=hub.boards_mode, now=now,
-                                     start_at=start_at)
+                                     board=lambda: {**game.public_view(), **fields},
+                                     boards_mode=hub.boards_mode, now=now, start_at=start_at)
     except BaseException:
         play.game = None
         raise
@@ -310,14 +337,18 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     play.entry = entry
     play.done = done
     services.metrics.moves_accepted.inc()
-    conn.write(frame("ack", board.ack({"s": seq, "view": view}, applied)))
-    if solver and not done:
+    board.send_ack(conn, frame("ack", board.ack({"s": seq, key: shown}, applied)))
+    if done:
+        if applied.active == 0:
+            spawn(_end_race(conn, conn.room_id))
+        return
+    if fields.get("no_progress", False) is None and key == "change":
+        judge_progress_soon(conn)
+    if solver:
         if known is None:
             judge_soon(conn)
         else:
             play.assist.sent = (seq, known)
-    if done and applied.active == 0:
-        spawn(_end_race(conn, conn.room_id))
 
 
 async def _ack_again(conn: Connection, seq: int) -> None:

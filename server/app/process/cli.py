@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import gc
 import sys
 import textwrap
 from collections.abc import Sequence
@@ -13,9 +11,10 @@ from typing import NoReturn
 from ...klondike import InvalidDealCodeError
 from ...klondike.solver import DEFAULT_SECONDS, solve_code
 from . import config as config_mod
-from . import logs
+from . import logs, runner
 from .config import ConfigError
 from .lifespan import App
+from .supervisor import StartFailed, Supervisor
 
 #: Exit statuses of ``solve``: winnable, lost, unknown (the budget ran out),
 #: and a bad command line (EX_USAGE of sysexits.h), such as a bad deal code.
@@ -74,36 +73,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.setup(config.log_level)
 
     def ready(url: str) -> None:
-        tune_gc()
+        runner.tune_gc()
         sys.stdout.write(f"Klondike Race is running: open {url}\n")
         sys.stdout.flush()
 
-    app = App(config)
+    # one worker: this process is the server, as it always was
+    server = App(config) if config.workers == 1 else Supervisor(config)
     try:
-        _run(app.run_until_signal(ready))
+        runner.run(server.run_until_signal(ready))
     except ConfigError as exc:
         sys.stderr.write(f"klondike-race: {exc}\n")
         return 2
+    except StartFailed as exc:  # a worker's own line
+        sys.stderr.write(f"klondike-race: {exc}\n")
+        return exc.status
     except OSError as exc:  # the port is taken, and such
         sys.stderr.write(f"klondike-race: {exc}\n")
         return 1
     return 0
-
-
-#: Collections of the youngest generation every 50 000 allocations instead of
-#: 700; older generations as rarely. A move allocates a few hundred objects
-#: that live as long as its round trip: with the default thresholds they were
-#: promoted and then swept by full collections over every connection's state,
-#: pauses of 100-400 ms under load (bench/race.py --gc-stats).
-GC_THRESHOLDS = (50_000, 20, 100)
-
-
-def tune_gc() -> None:
-    """Once started: what was built so far stays out of every collection
-    (``gc.freeze``), and collections become rare."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _seconds(text: str) -> float:
@@ -132,15 +119,6 @@ def _solve(code: str, budget: float) -> int:
     sys.stderr.write(f"klondike-race solve: {code.strip().upper()} is {summary[solution.verdict]} "
                      f"({positions} in {solution.seconds:.2f} s)\n")
     return SOLVE_STATUS[solution.verdict]
-
-
-def _run(coro: object) -> None:
-    try:
-        import uvloop
-    except ImportError:  # not on Linux
-        asyncio.run(coro)  # type: ignore[arg-type]
-    else:
-        uvloop.run(coro)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -13,7 +13,7 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Final
 from urllib.parse import urlparse
@@ -23,6 +23,23 @@ from ..edge.origins import origin_key
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
+MAX_WORKERS: Final = 256
+_CPU_MAX: Final = "/sys/fs/cgroup/cpu.max"  # cgroup v2: "quota period", or "max period"
+
+
+def available_cores() -> int:
+    """The cores this process may use: those it may run on
+    (``sched_getaffinity``), fewer when its container's CPU quota is lower
+    (cgroup v2 ``cpu.max``, rounded up). The default of ``--workers``."""
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    cores = cores or 1
+    try:
+        quota, period = Path(_CPU_MAX).read_text().split()[:2]
+        if quota != "max":
+            cores = min(cores, max(1, -(-int(quota) // int(period))))
+    except (OSError, ValueError):
+        pass
+    return min(cores, MAX_WORKERS)
 
 
 class ConfigError(Exception):
@@ -34,6 +51,7 @@ class Config:
     # where to listen
     host: str = "127.0.0.1"
     port: int = 8080
+    workers: int = field(default_factory=available_cores)  # server processes on the port
     # state
     redis_url: str | None = None
     redis_cluster: bool = False
@@ -48,6 +66,10 @@ class Config:
     finished_ttl: int = 3600
     lobby_ttl: int = 86400
     tournament_ttl: int = 30 * 86400
+    # players (app/players)
+    player_ttl: int = 365 * 86400
+    players_per_hour: int = 60
+    claims_per_minute: int = 10
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -121,10 +143,17 @@ def _percent(v: str) -> float:
     return x
 
 
-def _workers(v: str) -> int:
+def _solver_workers(v: str) -> int:
     x = _non_negative_int(v)
     if x > 64:
         raise ValueError("at most 64 (one per core is plenty)")
+    return x
+
+
+def _worker_count(v: str) -> int:
+    x = _positive_int(v)
+    if x > MAX_WORKERS:
+        raise ValueError(f"at most {MAX_WORKERS}")
     return x
 
 
@@ -262,6 +291,9 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
     ("where to listen", (
         Option("host", _host, "address to listen on (`0.0.0.0`: every interface)", "HOST"),
         Option("port", _port, "port of HTTP and the websocket (`0`: any free port)", "PORT"),
+        Option("workers", _worker_count, "server processes sharing the port, 1 to 256; the default counts "
+               "the cores this process may run on, fewer under a container's CPU quota; `1`: one process",
+               "N", default="the cores it may use", more="[workers](#workers-one-command-every-core)"),
     )),
     ("state: Redis", (
         Option("redis_url", _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
@@ -334,8 +366,17 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
         Option("request_timeout", _positive_float, "seconds a connection has, from its opening, to send "
                "the whole head of its request; then it is closed", "SECONDS"),
     )),
+    ("players", (
+        Option("player_ttl", _positive_int, "seconds a player is kept untouched (no connection identified "
+               "with their key, no result recorded); a player who never had a result is kept at most 30 days",
+               "SECONDS", more="[players](#players-data)"),
+        Option("players_per_hour", _positive_int, "new players (keys) one address may ask for in an hour, "
+               "over every process; more get `too_many` (the browser then plays without a player)", "N"),
+        Option("claims_per_minute", _positive_int, "device-move codes one address may try in a minute, over "
+               "every process (right or wrong); more get `too_many`", "N"),
+    )),
     ("the solver", (
-        Option("solver_workers", _workers, "solver processes (0 to 64; 0: none, solver assists say "
+        Option("solver_workers", _solver_workers, "solver processes (0 to 64; 0: none, solver assists say "
                "`unknown` and give basic hints, and no winnable deals are refilled here)", "N",
                more="[the solver](#the-solver-workers-and-winnable-deals)"),
         Option("solver_queue", _non_negative_int, "solver jobs that may wait for a worker; past workers "

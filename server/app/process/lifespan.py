@@ -4,12 +4,20 @@ Start: logging, Redis (embedded unless a URL is given), the store, the room
 channel subscriber, the deadline sweeper, then listen. SIGTERM or SIGINT:
 stop accepting, close every socket with 1001 (websockets waits for the
 commands in flight), then close the store and stop the embedded Redis.
+
+As a worker of ``serve --workers N`` (:mod:`.supervisor`) the process is the
+same but for three things: it listens with ``SO_REUSEPORT`` on the port its
+supervisor chose, beside its siblings; the Redis is given (the supervisor
+owns the embedded one); and ``/metrics`` and ``/healthz`` answer for every
+worker (:mod:`.siblings`). Each answer says which worker gave it
+(``Klondike-Worker``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import signal
 import time
@@ -22,15 +30,17 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from ...protocol import MAX_FRAME, SUBPROTOCOL
+from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
 from ..edge.admission import guarded
 from ..edge.connection import Connection
-from ..edge.http_routes import StaticFiles, error, json_errors, router
+from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
 from ..edge.origins import Origins
+from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
 from ..handlers import dispatch
+from ..players.player_service import Players
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -43,10 +53,18 @@ from .embedded_redis import EmbeddedRedis
 from .health import Health
 from .metrics import Metrics
 from .services import Services
+from .siblings import Siblings, WorkerSpec
 
 log = structlog.get_logger("app.process.lifespan")
 
 SWEEP_INTERVAL: Final = 0.5
+WORKER_HEADER: Final = "Klondike-Worker"
+
+
+def shown_url(host: str, port: int) -> str:
+    """The address to open, as the ready line prints it."""
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    return f"http://{shown}:{port}/"
 
 
 class App:
@@ -61,13 +79,18 @@ class App:
     tournaments: Tournaments
     thubs: TournamentHubs
     winnable: WinnableDeals
+    players: Players
 
-    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time,
+                 worker: WorkerSpec | None = None) -> None:
         self.config = config
         self.metrics = Metrics()
         self.health = Health(self.metrics)
         self.proc_id = secrets.token_hex(4)
         self._clock = clock
+        self.worker = worker
+        self.siblings = (Siblings(worker, self.metrics, self.health.report)
+                         if worker is not None else None)
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -89,12 +112,9 @@ class App:
         config = self.config
         url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
-                                           maxmemory=config.redis_maxmemory,
-                                           on_died=self._embedded_died,
-                                           on_restarted=self._embedded_restarted)
+            self._embedded = EmbeddedRedis.configured(config, self._embedded_changed)
             url = await self._embedded.start()
-            self.metrics.embedded_up.set(1)
+            self._embedded_changed()
         self.store = await Store.open(url, cluster=config.redis_cluster,
                                       durability=config.durability, lanes=config.redis_lanes,
                                       event_cap=config.event_cap, observer=self.health)
@@ -110,6 +130,8 @@ class App:
                                       config.winnable_modes)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
+        self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
+        self.rooms.on_race_over.append(self.players.race_over)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
@@ -122,7 +144,7 @@ class App:
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver)
+            solver=self.solver, players=self.players)
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
@@ -131,26 +153,34 @@ class App:
             await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
+        siblings = self.siblings
+        if siblings is not None:
+            await siblings.start()
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
-            subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
-            process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
-                                   metrics=self.metrics.render, api=api(self.tournaments),
-                                   admit=self._admit),
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            process_request=router(
+                StaticFiles(self.config.static_dir),
+                health=siblings.health if siblings else self.health.report,
+                metrics=siblings.metrics if siblings else self.metrics.render_all,
+                api=first_answer(api(self.tournaments), players_api(self.players)),
+                admit=self._admit),
+            process_response=self._respond,
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
-            process_response=json_errors,
             create_connection=guarded(self.quotas, by_peer=config.proxy_header is None,
                                       request_timeout=config.request_timeout,
                                       on_timeout=self.metrics.request_timeouts.inc),
+            reuse_port=self.worker is not None,
         )
         sock = next(iter(self._server.sockets))
         host, port = sock.getsockname()[:2]
-        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-        self.url = f"http://{shown}:{port}/"
+        self.url = shown_url(host, port)
+        embedded = self._embedded is not None or (self.worker is not None and self.worker.embedded)
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
-                 redis="embedded" if self._embedded else _safe(url),
+                 redis="embedded" if embedded else _safe(url),
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
+                 pid=os.getpid(),
                  solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
@@ -182,12 +212,17 @@ class App:
         else:
             log.warning("durability_replica_missing", problems=problems)
 
-    def _embedded_died(self) -> None:
-        self.metrics.embedded_up.set(0)
+    def _embedded_changed(self) -> None:
+        if self._embedded is not None:
+            self.metrics.embedded(self._embedded.up, self._embedded.restarts)
 
-    def _embedded_restarted(self) -> None:
-        self.metrics.embedded_up.set(1)
-        self.metrics.embedded_restarts.inc()
+    def _respond(self, ws: ServerConnection, request: Request, response: Response) -> Response:
+        """Every refusal in JSON (:func:`json_errors`), and every answer of a
+        worker saying which one gave it."""
+        answer = json_errors(ws, request, response)
+        if self.worker is not None:
+            answer.headers[WORKER_HEADER] = str(self.worker.index)
+        return answer
 
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.id_of_channel(channel)
@@ -268,6 +303,8 @@ class App:
         if self._server is not None:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()
+        if self.siblings is not None:
+            await self.siblings.close()
         with contextlib.suppress(AttributeError):
             await self.busyness.stop()
         await self.health.close()
@@ -287,8 +324,11 @@ class App:
             await self._embedded.stop()
         log.info("stopped")
 
-    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None) -> None:
-        stop = asyncio.Event()
+    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None, *,
+                               stop: asyncio.Event | None = None) -> None:
+        """Start, serve until SIGTERM or SIGINT (or ``stop`` is set), then stop."""
+        if stop is None:
+            stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)

@@ -12,6 +12,7 @@ from dataclasses import dataclass
 
 from ...store import Channels, Store
 from ..edge.quotas import Quotas
+from ..players.player_service import Players
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -37,3 +38,4 @@ class Services:
     thubs: TournamentHubs
     quotas: Quotas
     solver: SolverPool
+    players: Players

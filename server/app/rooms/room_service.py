@@ -33,6 +33,8 @@ _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process
 
 #: what to do once a tournament round's race has ended (set by the tournaments)
 RoundOver = Callable[[Room], Awaitable[None]]
+#: what to do once any room's race has ended (the players' results: each service adds its own)
+RaceOver = Callable[[Room], Awaitable[None]]
 #: a round's player who comes to its room with their tournament token: their seat, if any
 RoundSeat = Callable[[Room, str], Awaitable[int | None]]
 #: the same, read only: the seat a round's player would take, if they may play it
@@ -43,7 +45,10 @@ class Rooms:
     """Room commands. The tournaments, built after the rooms, set
     ``on_round_over`` (a round's race has ended), ``on_round_seat`` (a
     round's player comes to a room that seats them as they come) and
-    ``on_round_player`` (whom a round's player token names, read only)."""
+    ``on_round_player`` (whom a round's player token names, read only).
+    ``on_race_over`` lists what runs once any race has ended (the players'
+    results): called again by a sweeper when the process ending the race
+    died or Redis failed first, so each must be safe to repeat."""
 
     def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
                  winnable: WinnableDeals) -> None:
@@ -54,6 +59,7 @@ class Rooms:
         self.on_round_over: RoundOver | None = None
         self.on_round_seat: RoundSeat | None = None
         self.on_round_player: RoundPlayer | None = None
+        self.on_race_over: list[RaceOver] = []
         self._settings: dict[str, Settings] = {}
         self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
 
@@ -286,6 +292,8 @@ class Rooms:
             if data is None or data.room.phase != "racing":
                 if data is not None and data.room.settings.tournament:
                     await self._round_over(data.room)
+                if data is not None:
+                    await self._race_over(data.room)
                 await self.store.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
@@ -304,6 +312,7 @@ class Rooms:
                          finished=sum(1 for e in results if e["status"] == "finished"))
                 if room.settings.tournament:  # recorded before the room leaves the sweepers' index
                     await self._round_over(room)
+                await self._race_over(room)
                 await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
@@ -312,3 +321,8 @@ class Rooms:
         """A tournament round's race is over: record it in the tournament."""
         if self.on_round_over is not None:
             await self.on_round_over(room)
+
+    async def _race_over(self, room: Room) -> None:
+        """Any race is over (or a room already ended is looked at again)."""
+        for hook in self.on_race_over:
+            await hook(room)

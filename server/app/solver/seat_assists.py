@@ -26,13 +26,14 @@ one, as a hint (docs/protocol.md, "What each client may see").
 
 from __future__ import annotations
 
-from collections import OrderedDict
+from collections import OrderedDict, deque
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
-from ...klondike import Game, Move
+from ...klondike import UNDO_LIMIT, Game, Move
 from ...klondike.game import Position
-from ...klondike.progress import can_progress, makes_progress, worth_trying
+from ...klondike.progress import can_progress, no_progress_after, progress_at_once
 from .jobs import Winnable
 
 #: seconds of quiet after a move before its position is judged
@@ -127,14 +128,45 @@ def first_move(known: Known | None, game: Game) -> Move | None:
     return move if game.is_legal(move) else None
 
 
-def no_progress(game: Game) -> bool:
+def no_progress(game: Game, legal: Sequence[Move] | None = None) -> bool:
     """:meth:`Game.no_progress` without its search for the shortest line (it
-    is asked only whether a line exists): cheap enough for every ack (under
-    half a millisecond on the vectors' games and random playouts; the
-    shortest-line search took up to 120 ms). A budget spent says ``False``:
-    "cannot tell" is never "nothing left"."""
-    if game.is_won:
-        return False
-    if any(makes_progress(game, m) for m in game.legal_moves() if worth_trying(game, m)):
+    is asked only whether a line exists; ``legal``: the game's legal moves,
+    when the caller has them). It searches when no single move makes
+    progress: never on a move's path (see :class:`ProgressTrail`). A budget
+    spent says ``False``: "cannot tell" is never "nothing left"."""
+    if game.is_won or progress_at_once(game, game.legal_moves() if legal is None else legal):
         return False
     return can_progress(game) is False
+
+
+class ProgressTrail:
+    """What a seat knows of "no progress" (the "no useful move" notice) along
+    its line of play, on the connection that holds the seat: the answer for
+    the position now (``now``; ``None`` while not known) and for the one
+    before each move it can undo.
+
+    A move's answer follows from the one before without a search most of the
+    time (:func:`~server.klondike.progress.no_progress_after`), an undo's is
+    the one kept; otherwise it is ``None`` in the ack and the position is
+    judged once the player pauses (:func:`no_progress`, a search, after the
+    ack: see :mod:`~server.app.handlers.assisting`). Made again whenever the
+    seat's game is loaded."""
+
+    __slots__ = ("_before", "now")
+
+    def __init__(self) -> None:
+        self.now: bool | None = None
+        self._before: deque[bool | None] = deque(maxlen=UNDO_LIMIT)  # as the undo history
+
+    def moved(self, game: Game, legal: Sequence[Move]) -> bool | None:
+        """The answer after a move just played."""
+        self._before.append(self.now)
+        self.now = no_progress_after(game, self.now, legal)
+        return self.now
+
+    def undone(self, game: Game, legal: Sequence[Move]) -> bool | None:
+        """The answer after an undo: the one kept for that position."""
+        self.now = self._before.pop() if self._before else None
+        if self.now is None and (game.is_won or progress_at_once(game, legal)):
+            self.now = False
+        return self.now

@@ -261,3 +261,36 @@ async def test_a_spectator_on_another_process_sees_a_lobby_room_start(
         await ann.send("start")
         start = await ada.event("start")
         assert start["room"]["phase"] in ("countdown", "racing")
+
+
+async def test_players_on_a_cluster_a_key_a_race_a_device_move_and_forgetting(
+        redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
+    """A player's keys live on their id's slot, a key's index on its
+    digest's: identify, the results a race's end records, a device move and
+    forgetting each reach the masters they need, from either process."""
+    a = on_cluster(servers, redis_cluster, 0, "a")
+    b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b")
+    ann, bob = await clients(a, "ann"), await clients(b, "bob")
+    await ann.send("identify", {"nickname": "ann"})
+    me = await ann.expect("player")
+    room = await start_race(ann, [bob])
+    assert (await ann.command("resign"))["t"] == "ack"
+    await play(bob, SCRIPT)
+    await bob.event("ended", timeout=20)
+
+    phone = await clients(b, "ann's phone")
+    await ann.send("p_move")
+    code = (await ann.expect("p_move"))["code"]
+    await phone.send("p_claim", {"code": code})
+    assert (await phone.expect("player"))["id"] == me["id"]
+
+    async def recorded() -> list[dict[str, Any]]:
+        await phone.send("p_history", {})
+        return list((await phone.expect("p_history"))["results"])
+
+    [r] = await eventually(recorded, timeout=20)
+    assert (r["room"], r["code"], r["place"], r["of"]) == (room, CODE, 2, 2)
+    await phone.send("p_forget")
+    await phone.expect("p_forgotten")
+    await ann.send("identify", {"key": me["key"]})
+    assert (await ann.expect("reject"))["code"] == "unknown_player"

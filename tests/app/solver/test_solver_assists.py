@@ -244,7 +244,7 @@ async def status_for(client: Client, seq: int) -> dict[str, object]:
     def known() -> dict[str, object] | None:
         for f in client.frames:
             d = f["d"]
-            if f["t"] == "status" and d["s"] == seq:
+            if f["t"] == "status" and d["s"] == seq and "winnable" in d:
                 return dict(d)
             if f["t"] == "ack" and d["s"] == seq and d["view"].get("winnable") is not None:
                 return {"s": seq, "winnable": d["view"]["winnable"], "back": d["view"]["back"]}

@@ -60,6 +60,11 @@ export default {
   badHandoff: 'That code is wrong, used or expired: ask for a new one.',
   removedByOrganizer: 'The organizer removed you from the tournament: you can still watch it.',
 
+  // the player this browser is
+  playerMovedHere: (nickname) => `This device now plays as ${nickname}.`,
+  playerForgotten: 'You are forgotten: your profile, history and key are deleted.',
+  badDeviceCode: 'That code is wrong, used or expired: make a new one on the other device.',
+
   // the cards (cards.js): "7 of hearts", "queen of spades"; the short names ("7♥") are the same everywhere
   cards: {
     S: 'spades',
@@ -226,6 +231,8 @@ export default {
     pageTitle: (room) => `Klondike Race — join room ${room}`,
     youPlayTournament: (id) => `You play in tournament ${id}.`,
     youHaveSeat: (room) => `You have a seat in room ${room}.`,
+    yourRecord: 'Your games and record: ',
+    playerPage: (name) => `${name}'s page`,
 
   },
   common: {

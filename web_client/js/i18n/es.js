@@ -61,6 +61,11 @@ export default {
   badHandoff: 'Ese código es incorrecto, ya se usó o ha caducado: pide uno nuevo.',
   removedByOrganizer: 'El organizador te ha sacado del torneo: aún puedes verlo.',
 
+  // el jugador que es este navegador
+  playerMovedHere: (nickname) => `Este dispositivo juega ahora como ${nickname}.`,
+  playerForgotten: 'Te hemos olvidado: tu perfil, tu historial y tu llave están borrados.',
+  badDeviceCode: 'Ese código es incorrecto, ya se usó o ha caducado: crea uno nuevo en el otro dispositivo.',
+
   // los naipes (cards.js): "8 de corazones", "reina de picas"
   cards: {
     S: 'picas',
@@ -223,6 +228,8 @@ export default {
     pageTitle: (room) => `Klondike Race — entrar en la sala ${room}`,
     youPlayTournament: (id) => `Juegas en el torneo ${id}.`,
     youHaveSeat: (room) => `Tienes un puesto en la sala ${room}.`,
+    yourRecord: 'Tus partidas y tu historial: ',
+    playerPage: (name) => `La página de ${name}`,
   },
   common: {
     room: (id) => `Sala ${id}`,

@@ -1,10 +1,12 @@
 /** The lobby: create a room, join one by link or id, watch, or play solo.
-A room link without a seat of ours shows the join card for that room. */
+A room link without a seat of ours shows the join card for that room. The
+player this browser is has a link to their page (their games and record). */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
 import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
+import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
@@ -184,6 +186,9 @@ export function createLobby(root, app) {
     if (checkNick()) rooms.enter(app, 'join', { room: app.state.route.room, nickname: nick.value.trim() });
   });
 
+  const playerLink = h('a', { href: '/', onclick: (e) => { e.preventDefault(); go(playerLink.getAttribute('href')); } });
+  const playerLine = h('p', { class: 'player-line', hidden: true }, L.yourRecord, playerLink);
+
   const resumeText = h('span');
   const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': L.lastRoom },
     resumeText,
@@ -198,7 +203,7 @@ export function createLobby(root, app) {
       h('p', { class: 'lobby-help' },
         h('button', { class: 'linklike', type: 'button', text: L.howRaceWorks, onclick: () => help.openIntro() }),
         help.rulesLink())),
-    h('div', { class: 'panel nick' }, field(L.nickname, nick), error),
+    h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine),
     resume,
     linkCard,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
@@ -213,6 +218,7 @@ export function createLobby(root, app) {
       return false;
     }
     storage.saveNickname(name);
+    player.adopt(app, name);
     return true;
   }
 
@@ -254,6 +260,11 @@ export function createLobby(root, app) {
     show(resume, Boolean(seat));
     if (seat) setText(resumeText, seat.tournament ? L.youPlayTournament(seat.tournament) : L.youHaveSeat(seat.room));
     tournamentForm.render(s);
+    show(playerLine, Boolean(s.player.id));
+    if (s.player.id) {
+      playerLink.setAttribute('href', `/p/${s.player.id}`);
+      setText(playerLink, L.playerPage(s.player.nickname));
+    }
   }
 
   return {

@@ -15,6 +15,7 @@ spectator sees it (tlive.js). */
 import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as tournament from '../tournament.js';
+import * as player from '../player.js';
 import * as tfield from '../tfield.js';
 import * as field from '../field.js';
 import * as storage from '../storage.js';
@@ -115,6 +116,7 @@ export function createTournament(root, app) {
       nick.focus();
       return;
     }
+    player.adopt(app, name);
     tournament.register(app, name, invite.value.trim());
   });
 
