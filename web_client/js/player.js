@@ -15,7 +15,7 @@ Everything lands in `state.player`; every function that acts takes the app.
 import * as storage from './storage.js';
 import { go } from './navigation.js';
 import { say } from './messages.js';
-import { TEXT } from './text.js';
+import { TEXT, reasonText } from './text.js';
 
 export const PAGE = 10; // results on a page of the history
 const NICKNAME = /^[\p{L}\p{N} _.'-]{1,20}$/u; // a nickname the server takes (it checks more)
@@ -144,7 +144,7 @@ const HANDLERS = {
       if (!p.id && storage.canKeep()) identifyAnew(app); // came for the code alone: a player of its own now
     }
     if (d.cmd === 'p_history') p.asked = 0;
-    p.error = d.code === 'bad_handoff' ? TEXT.badDeviceCode : d.msg;
+    p.error = d.code === 'bad_handoff' ? TEXT.badDeviceCode : reasonText(d);
   },
 };
 
