@@ -23,7 +23,6 @@ export default {
   joiningRoom: 'Joining the room…',
   openingTournament: 'Opening the tournament…',
   oops: 'Something went wrong on this page: if the table looks wrong, reload it.',
-  loading: 'Loading Klondike Race…',
 
   // a room
   removedByHost: 'The host removed you from the room.',
@@ -242,6 +241,9 @@ export default {
     pageRoom: (id) => `Klondike Race — room ${id}`,
     you: (name) => `${name} (you)`,
     selected: 'Selected: press Ctrl+C (or ⌘C) to copy.',
+    // what live and delayed boards let a racer see, under the create forms' choice (docs/protocol.md, "What each client may see")
+    boardsNote: 'Live or delayed, a racer could watch in a second tab: with everyone on the same '
+      + "deal, the others' boards show cards still face down on the racer's own table.",
     // when spectators see the boards (the room's `boards` setting), and what they see; n: the top n players' (0: all)
     whenLive: 'live',
     whenDelayed: (s) => `${s} s late`,
@@ -876,5 +878,26 @@ export default {
       solo: 'Solo game',
       challenge: 'Challenge',
     },
+  },
+  help: {
+    page: 'Klondike Race — rules',
+    introTitle: 'How a race works',
+    readRules: 'Read the rules',
+    play: "Let's play",
+    loading: 'Loading the rules…',
+    rules: 'Rules',
+    close: 'Close',
+    failed: 'The rules could not be loaded: try again in a moment.',
+    // "how a race works": each step's title and text
+    steps: [
+      ['Same deal for everyone', 'Everyone in the room gets the same cards, dealt at the same moment after a short countdown.'],
+      ['Put all 52 cards home', 'Build the four foundations up by suit, ace to king. On the table, build columns down in '
+        + 'alternating colours; an empty column takes a king.'],
+      ['First to finish wins', 'The others are ranked by Vegas dollars, then by cards home. The leaderboard shows '
+        + 'everyone as it happens.'],
+      ['Play your way', 'Tap a card to send it where it fits (twice: onto a column), drag it anywhere, or play with the '
+        + 'keys. Undo and hints are there when the room allows them.'],
+      ['Stuck?', 'Undo, or resign. The deal\'s code is secret until the race ends; then you can play it again alone.'],
+    ],
   },
 };

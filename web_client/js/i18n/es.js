@@ -24,7 +24,6 @@ export default {
   joiningRoom: 'Entrando en la sala…',
   openingTournament: 'Abriendo el torneo…',
   oops: 'Algo salió mal en esta página: si la mesa se ve mal, recárgala.',
-  loading: 'Cargando Klondike Race…',
 
   // una sala
   removedByHost: 'El anfitrión te ha sacado de la sala.',
@@ -238,6 +237,8 @@ export default {
     pageRoom: (id) => `Klondike Race — sala ${id}`,
     you: (name) => `${name} (tú)`,
     selected: 'Seleccionado: pulsa Ctrl+C (o ⌘C) para copiar.',
+    boardsNote: 'En directo o con retraso, un corredor podría mirar desde otra pestaña: con todos en el mismo '
+      + 'reparto, las mesas de los demás muestran cartas que en la suya siguen boca abajo.',
     whenLive: 'en directo',
     whenDelayed: (s) => `con ${s} s de retraso`,
     whenAfterRace: 'después de la carrera',
@@ -868,5 +869,25 @@ export default {
       solo: 'Partida en solitario',
       challenge: 'Desafío',
     },
+  },
+  help: {
+    page: 'Klondike Race — reglas',
+    introTitle: 'Cómo es una carrera',
+    readRules: 'Leer las reglas',
+    play: '¡A jugar!',
+    loading: 'Cargando las reglas…',
+    rules: 'Reglas',
+    close: 'Cerrar',
+    failed: 'No se pudieron cargar las reglas: vuelve a intentarlo en un momento.',
+    steps: [
+      ['El mismo reparto para todos', 'Todos los de la sala reciben las mismas cartas, repartidas en el mismo momento tras una breve cuenta atrás.'],
+      ['Lleva las 52 cartas a las bases', 'Construye las cuatro bases hacia arriba por palos, del as al rey. En la mesa, construye las columnas hacia abajo '
+        + 'alternando colores; una columna vacía solo admite un rey.'],
+      ['Gana quien termina primero', 'A los demás los ordenan los dólares de Vegas y luego las cartas en las bases. La clasificación '
+        + 'muestra a todos en directo.'],
+      ['Juega a tu manera', 'Toca una carta para mandarla adonde encaja (dos veces: a una columna), arrástrala adonde quieras o juega con el '
+        + 'teclado. Deshacer y las pistas están ahí si la sala los permite.'],
+      ['¿Atascado?', 'Deshaz, o ríndete. El código del reparto es secreto hasta que acaba la carrera; después puedes volver a jugarlo solo.'],
+    ],
   },
 };

@@ -13,24 +13,12 @@ happens once it is closed (`then`: the table takes its keyboard back).
 
 import { closeOnBackdrop, h } from '../dom.js';
 import { render } from '../markdown.js';
+import { TEXT } from '../text.js';
+
+const E = TEXT.help;
 
 const SEEN = 'kr.intro';
 
-/** What live and delayed boards let a racer see, under the create forms' choice
-(docs/protocol.md, "What each client may see"). */
-export const BOARDS_NOTE = 'Live or delayed, a racer could watch in a second tab: with everyone on the same '
-  + "deal, the others' boards show cards still face down on the racer's own table.";
-
-const STEPS = [
-  ['Same deal for everyone', 'Everyone in the room gets the same cards, dealt at the same moment after a short countdown.'],
-  ['Put all 52 cards home', 'Build the four foundations up by suit, ace to king. On the table, build columns down in '
-    + 'alternating colours; an empty column takes a king.'],
-  ['First to finish wins', 'The others are ranked by Vegas dollars, then by cards home. The leaderboard shows '
-    + 'everyone as it happens.'],
-  ['Play your way', 'Tap a card to send it where it fits (twice: onto a column), drag it anywhere, or play with the '
-    + 'keys. Undo and hints are there when the room allows them.'],
-  ['Stuck?', 'Undo, or resign. The deal\'s code is secret until the race ends; then you can play it again alone.'],
-];
 
 /** Whether this browser has seen the introduction. */
 function seenIntro() {
@@ -49,7 +37,7 @@ function remember() {
   }
 }
 
-const TITLE = 'Klondike Race — rules';
+const TITLE = E.page;
 
 export function createHelp() {
   let dialogs = null; // built the first time one opens
@@ -57,25 +45,25 @@ export function createHelp() {
   const onClose = { intro: null, rules: null };
 
   function build() {
-    const introTitle = h('h2', { id: 'intro-title', text: 'How a race works' });
-    const rulesBtn = h('button', { class: 'btn', type: 'button', text: 'Read the rules', onclick: () => openRules() });
+    const introTitle = h('h2', { id: 'intro-title', text: E.introTitle });
+    const rulesBtn = h('button', { class: 'btn', type: 'button', text: E.readRules, onclick: () => openRules() });
     const intro = h('dialog', { class: 'dialog intro', 'aria-labelledby': 'intro-title' },
       introTitle,
-      h('ol', { class: 'intro-steps' }, ...STEPS.map(([title, text], i) => h('li', {},
+      h('ol', { class: 'intro-steps' }, ...E.steps.map(([title, text], i) => h('li', {},
         h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
         h('div', {}, h('strong', { text: title }), h('p', { text }))))),
       h('div', { class: 'dialog-actions' }, rulesBtn,
-        h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
+        h('button', { class: 'btn primary', type: 'button', text: E.play, onclick: () => intro.close() })));
     intro.addEventListener('close', () => {
       remember();
       after('intro');
     });
 
-    const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
+    const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: E.loading }));
     const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
       h('div', { class: 'dialog-head' },
-        h('h2', { id: 'rules-title', text: 'Rules' }),
-        h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
+        h('h2', { id: 'rules-title', text: E.rules }),
+        h('button', { class: 'btn small', type: 'button', text: E.close, onclick: () => rules.close() })),
       body);
     rules.addEventListener('close', () => {
       if (rules.open) return; // opened again before this event came
@@ -129,13 +117,13 @@ export function createHelp() {
       d.body.replaceChildren(...nodes);
       d.loaded = true;
     } catch {
-      d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
+      d.body.replaceChildren(h('p', { class: 'form-error', text: E.failed }));
     }
   }
 
   /** A "Rules" link for a page: /rules, opened over the page. */
   function rulesLink(props = {}) {
-    return h('a', { href: '/rules', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
+    return h('a', { href: '/rules', text: E.rules, ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
   }
 
   function closeAll() {

@@ -9,7 +9,6 @@ import * as storage from '../storage.js';
 import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
-import { BOARDS_NOTE } from './help.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
 
@@ -87,7 +86,7 @@ export function createLobby(root, app) {
       radios('boards', [['live', L.live], ['delayed', L.delayed], ['after', L.after]], 'after'),
       h('label', { class: 'delay', hidden: true },
         h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), L.secondsLate),
-      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
+      h('p', { class: 'boards-note', text: TEXT.common.boardsNote })),
     h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';

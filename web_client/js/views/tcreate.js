@@ -7,7 +7,6 @@ The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
-import { BOARDS_NOTE } from './help.js';
 import * as tournament from '../tournament.js';
 import { TEXT } from '../text.js';
 
@@ -79,7 +78,7 @@ export function createTournamentForm(host, app) {
       radios('tboards', [['live', L.live], ['delayed', L.delayed], ['after', T.afterRound]], 'after'),
       h('label', { class: 'delay', hidden: true },
         h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': T.delay }), L.secondsLate),
-      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
+      h('p', { class: 'boards-note', text: TEXT.common.boardsNote })),
     error,
     submit);
   host.append(form);
