@@ -89,8 +89,9 @@ def test_a_text_is_a_function_in_every_catalogue_or_in_none_with_the_same_argume
         different = {k: (found["en"][k], keys[k]) for k in keys
                      if k in found["en"] and (found["en"][k] is None) != (keys[k] is None)}
         assert different == {}, lang
-        arity = {k: (found["en"][k], keys[k]) for k in keys
-                 if found["en"].get(k) is not None and keys[k] is not None and len(found["en"][k] or ()) != len(keys[k] or ())}
+        english = found["en"]
+        arity = {k: (english[k], args) for k, args in keys.items()
+                 if args is not None and english.get(k) is not None and len(english[k] or ()) != len(args)}
         assert arity == {}, lang
 
 
@@ -138,9 +139,11 @@ NAMES = re.compile(
 NOT_TEXT = {"\"'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif\"", "'klondike-race: unexpected error:'",
             "'noopener noreferrer'"}
 #: a regular expression's literal (after `(`, `=`, `,`, `:`, `return` or `!`)
-REGEX = re.compile(r"""(?:(?<=[(=,:!])|(?<=return))\s*/(?![*/])(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[gimsuy]*""")
+REGEX = re.compile(r"""(?:(?<=[(=,:!])|(?<=return))\s*/(?![*/])"""
+                   r"""(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[gimsuy]*""")
 #: where a text would go on an element: a property given a literal
-TEXT_PROPERTY = re.compile(r"""(?:\btext|\btitle|'aria-label'|\bplaceholder|\blabel)\s*:\s*('[^'\n]*'|`[^`]*`)""")
+TEXT_PROPERTY = re.compile(r"""(?:\btext|\btitle|'aria-label'|\bplaceholder|\blabel)\s*:\s*"""
+                           r"""('[^'\n]*'|`[^`]*`)""")
 
 
 def code_of(source: str) -> str:
@@ -186,7 +189,9 @@ def test_no_element_is_given_a_literal_text_or_name() -> None:
 def test_the_sentence_finder_finds_a_sentence_and_passes_names_by() -> None:
     assert sentences("h('p', { text: 'Create a room' })") == ["'Create a room'"]
     assert sentences("say(`${n} cards home`)") == ["`${n} cards home`"]
-    assert sentences("el.className = 'btn small ghost'; e.key === 'ArrowLeft'; h('div', { class: 'hist-bar big' })") == []
+    assert sentences("el.className = 'btn small ghost'; e.key === 'ArrowLeft'") == []
+    assert sentences("h('div', { class: 'hist-bar big' })") == []
+    assert sentences("h('span', { class: on ? 'card red' : 'card' })") == []
     assert sentences("const M = /^(#{1,6})\\s+`(.*)`$/; x.replace(/'s note/g, '')") == []
     assert sentences("// Create a room\nconst x = 1; /* A comment */") == []
     assert sentences("go(`/r/${room}`); x = `${a}:${b}`") == []

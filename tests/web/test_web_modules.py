@@ -81,7 +81,8 @@ def test_the_state_is_made_once_by_the_app_and_imported_by_nobody() -> None:
         assert not re.search(r"import\s*\{[^}]*\bstate\b[^}]*\}", path.read_text()), path.name
 
 
-EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:const|function|class|let)\s+(\w+)|^export\s+const\s+\[([^\]]+)\]", re.M)
+EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:const|function|class|let)\s+(\w+)"
+                    r"|^export\s+const\s+\[([^\]]+)\]", re.M)
 NAMED_IMPORT = re.compile(r"""^import\s*\{([^}]*)\}\s*from\s*['"](\.{1,2}/[^'"]+)['"]""", re.M)
 
 

@@ -95,7 +95,8 @@ def test_a_race_in_spanish_from_the_lobby_to_the_results(tabs: Tabs) -> None:
         expect(stat(page, "Moves")).to_have_text("0")
         expect(page.locator('.race .stat[data-stat="moves"]')).to_contain_text("Movimientos")
         top = card_name(start.columns[3][-1])
-        expect(pile(page, "t4")).to_have_attribute("aria-label", f"columna 4, 3 cartas boca abajo, {spoken(top)} encima")
+        expect(pile(page, "t4")).to_have_attribute(
+            "aria-label", f"columna 4, 3 cartas boca abajo, {spoken(top)} encima")
         expect(card(page, top)).to_have_attribute("aria-label", spoken(top))
         expect(pile(page, "stock")).to_have_attribute("aria-label", "mazo, 24 cartas")
 

@@ -42,7 +42,8 @@ def card(page: Page, name: str) -> Locator:
 
 
 #: the status bar's figures by their English label (race.js names each with data-stat, in every language)
-STATS = {"Score": "score", "Moves": "moves", "Passes": "passes", "Cards": "cards", "Time": "clock", "Rank": "rank"}
+STATS = {"Score": "score", "Moves": "moves", "Passes": "passes", "Cards": "cards", "Time": "clock",
+         "Rank": "rank"}
 
 
 def stat(page: Page, label: str) -> Locator:
