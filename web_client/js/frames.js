@@ -133,9 +133,7 @@ const HANDLERS = {
     s.viewSeq = d.s;
     s.done = d.done;
     noticesAfter(s, d.view);
-    s.ui.ghost = false;
-    s.ui.selected = null;
-    s.ui.panel = null;
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null });
     storage.saveSeat(s);
     resendPending(app);
   },
@@ -149,7 +147,7 @@ const HANDLERS = {
     s.view = d.view;
     s.viewSeq = d.s;
     s.done = s.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
-    Object.assign(s.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
     noticesAfter(s, d.view);
     field.onAck(s, d);

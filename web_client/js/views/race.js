@@ -375,7 +375,7 @@ export function createRace(root, app) {
     const ui = s.ui;
     const pick = ui.selected || ui.panel;
     board.update(view, {
-      selected: ui.selected, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
+      selected: ui.selected, refused: ui.refused, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
       targets: pick ? targetsOf(view, pick) : null,
     });
     panel.render(view, ui.panel);
