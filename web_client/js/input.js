@@ -436,11 +436,16 @@ export function createInput(board, app) {
     if (!pickUp(pick)) say(TEXT.noMove(cardShort(pickedCards(view(), pick)[0])));
   }
 
+  /** The table's keys act whatever has the focus (a control clicked last
+  gives it back to the table anyway), except Enter, which presses a focused
+  button; and Space and the arrows only while the game is on (else a focused
+  button's Space is its own). */
   function keydown(e) {
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return false;
     if (state.role !== 'player' || !state.view) return false;
     const inBoard = board.el.contains(document.activeElement);
-    const free = inBoard || document.activeElement === document.body || !document.activeElement;
+    const free = inBoard || document.activeElement === document.body || !document.activeElement
+      || commands.playing(app);
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const settings = state.room ? state.room.settings : {};
     switch (key) {
@@ -469,7 +474,7 @@ export function createInput(board, app) {
         push({ k: 'step', pile: ui.focus, delta: key === 'ArrowUp' ? 1 : -1 });
         break;
       case 'Enter':
-        if (!free) return false;
+        if (!inBoard && document.activeElement && document.activeElement !== document.body) return false;
         if (!inBoard) board.focusPile(ui.focus);
         push({ k: 'enter', pile: ui.focus });
         break;

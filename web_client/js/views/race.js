@@ -2,7 +2,7 @@
 and the leaderboard beside it, and the notices (countdown, stuck, finished),
 the winner's cascade and the results over it. */
 
-import { h, setAttr, setText, show, toggle } from '../dom.js';
+import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
@@ -193,6 +193,16 @@ export function createRace(root, app) {
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
   root.append(el);
+  // A control hands the keys back to the table before it acts: the next key
+  // plays (Space draws rather than pressing Undo again), and a dialog it
+  // opens gives the focus back there when it closes. Two keep it: "Copy
+  // code", and Resign's first press (Enter again confirms).
+  el.addEventListener('click', (e) => {
+    const control = e.target.closest('button, summary');
+    if (!control || board.el.contains(control) || control.closest('.results-deal')) return;
+    if (control === resignBtn && !state.ui.confirmResign) return;
+    backToTable();
+  }, true);
 
   // ---------------------------------------------------------------- actions
 
@@ -298,6 +308,7 @@ export function createRace(root, app) {
   let lastPhase = null;
   let lastHint = null;
   let wonKey = null; // the race whose win was celebrated
+  let focusedGame = null; // the game whose table was given the focus when it was dealt
   let stopCascade = null;
 
   function tick() {
@@ -384,6 +395,12 @@ export function createRace(root, app) {
       if (ui.hint && view) say(hintText(view, ui.hint));
     }
     celebrate(s);
+    // a game just dealt has the keys: the first arrow key moves on the table
+    const game = view ? `${s.roomId}/${s.race}` : null;
+    if (game && game !== focusedGame && !document.querySelector('dialog[open]')) {
+      focusedGame = game;
+      if (!typing({ target: document.activeElement })) backToTable();
+    }
 
     const scoring = view ? view.scoring : settings.scoring;
     if (view) {
