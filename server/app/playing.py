@@ -39,7 +39,7 @@ RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
 #: view fields spectators never see: what only the player needs, and the player's assists
 #: (a spectator's board may carry ``winnable``, see _send_status)
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "lost")
 _BUSY_TRIES: Final = 20  # a status waits this many seconds at most for room in the solver pool
 
 
@@ -259,7 +259,8 @@ async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -
         move = None
         if outcome.status == "done" and outcome.value is not None:
             verdict = outcome.value
-            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line))
+            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line),
+                          None, verdict.lost)
             if verdict.winnable != "unknown":
                 play.assist.learn(game.position(), known)
             move = first_move(known, game)
@@ -297,7 +298,7 @@ def assisted(conn: Connection, game: Game, view: dict[str, Any],
     return known
 
 
-_PENDING: Final = {"winnable": None, "back": None}
+_PENDING: Final = {"winnable": None, "back": None, "lost": None}
 
 
 def judge_soon(conn: Connection) -> None:
@@ -334,8 +335,8 @@ async def _judge(conn: Connection, play: SeatGame) -> None:
                     verdict = outcome.value
                     known = Known(verdict.winnable,
                                   None if verdict.line is None else tuple(verdict.line),
-                                  verdict.back)
-                    assist.learn(position, known)
+                                  verdict.back, verdict.lost)
+                    known = assist.learn(position, known)
                     assist.learn_back(judged, known)
                 else:
                     known = Known("unknown")
