@@ -41,9 +41,10 @@ function announce(app) {
   }
 }
 
-/** A notice put aside comes back once its cause has gone and returns. */
+/** A notice put aside comes back once its cause has gone and returns; the
+"can no longer be won" notice, opened only when asked, closes with its cause. */
 function noticesAfter(s, view) {
-  if (view.winnable !== 'no') s.ui.lostHidden = false;
+  if (view.winnable !== 'no') s.ui.lostOpen = false;
   if (!view.no_progress) s.ui.idleHidden = false;
 }
 
@@ -159,7 +160,7 @@ const HANDLERS = {
   status(app, d) {
     const s = app.state;
     if (!s.view || d.s !== s.viewSeq) return; // about a position we have left
-    s.view = { ...s.view, winnable: d.winnable, back: d.back };
+    s.view = { ...s.view, winnable: d.winnable, back: d.back, lost: d.lost ?? null };
     noticesAfter(s, s.view);
   },
 
