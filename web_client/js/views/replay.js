@@ -4,6 +4,7 @@ computed here; ←/→ (or the buttons, or the slider) walk through the steps. *
 
 import { h, setText, show } from '../dom.js';
 import { Board } from '../render.js';
+import { plural } from '../cards.js';
 
 const STEP_WORDS = { draw: 'draw from the stock', recycle: 'turn the waste over', undo: 'undo', resign: 'resign' };
 
@@ -47,7 +48,7 @@ export function createReplay(host) {
     board.update(step.view, {});
     slider.value = String(i);
     const what = step.command == null ? 'the deal' : (STEP_WORDS[step.command] ?? step.command);
-    setText(status, `Step ${i} of ${steps.length - 1}: ${what} · ${step.view.foundation_cards}/52 cards · ${step.view.moves} moves`);
+    setText(status, `Step ${i} of ${steps.length - 1}: ${what} · ${step.view.foundation_cards}/52 cards · ${plural(step.view.moves, 'move')}`);
     first.disabled = back.disabled = i === 0;
     next.disabled = last.disabled = i === steps.length - 1;
     if (i === steps.length - 1) stop();
