@@ -304,6 +304,35 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
         expect(page.locator(".t-side")).to_be_visible()
         fits(page)
     assert (ARTIFACTS / "tournament-organizer.png").exists()
+    standings_fold_on_a_phone(ann, after2, ["+$208 ✓", money(ann2.vegas)])  # ann won round 1
+
+
+def standings_fold_on_a_phone(page: Page, expected: list[tuple[int, str, int, int]], rounds: list[str]) -> None:
+    """At 390 px the standings show rank, player and total without a
+    sideways scroll; each round, the cards, wins and time come on demand,
+    under each name."""
+    box = page.locator(".t-standings .t-scroll")
+    table = box.locator("table")
+    expect(table).to_have_class(re.compile(r"\bfolded\b"))
+    assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+    expect(table.locator("thead th:visible")).to_have_text(["#", "Player", "Total"])
+    check_standings_totals(page, expected)
+    toggle = page.locator(".t-standings").get_by_role("button", name="Each round")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    name = standing(page, expected[0][0]).locator("th.name")
+    said = name.evaluate("(el) => getComputedStyle(el, '::after').content")
+    for text in (f"R1 {rounds[0]}", f"R2 {rounds[1]}", f"{expected[0][3]} cards"):
+        assert text in said, f"{text!r} not under the name: {said}"
+    assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+
+
+def check_standings_totals(page: Page, expected: list[tuple[int, str, int, int]]) -> None:
+    for rank, (player, nickname, vegas, _) in enumerate(expected, start=1):
+        row = standing(page, player)
+        expect(row.locator("td.rank")).to_have_text(str(rank))
+        expect(row.locator("th.name")).to_contain_text(nickname)
+        expect(row.locator("td.total")).to_have_text(money(vegas))
 
 
 def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_device(

@@ -12,6 +12,7 @@ import { cardShort, SUIT_NAMES } from '../cards.js';
 import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
+import { stockMove } from '../legal.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
@@ -152,8 +153,11 @@ export function createRace(root, app) {
   let doneHidden = false;
 
   const waiting = h('div', { class: 'notice waiting', text: 'Dealing…' });
-  tableEl.append(countdown, stuck, done, waiting);
-  const panel = createSeqPanel(tableEl, input);
+  // the table's foot: the messages' place at the table (messages.js: over the
+  // felt, never over the figures), and under them the sequence chooser
+  const foot = h('div', { class: 'table-foot' }, h('div', { class: 'toasts', role: 'status', 'aria-live': 'polite' }));
+  tableEl.append(countdown, stuck, done, waiting, foot);
+  const panel = createSeqPanel(foot, input);
 
   // ---------------------------------------------------------------- controls
   const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, 'Undo', h('kbd', { text: 'U' }));
@@ -165,6 +169,16 @@ export function createRace(root, app) {
     onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostOpen: true, idleHidden: false }); changed(); } });
   // the solver's word on the position (rooms with solver assists): winnable, not, or not known
   const badge = h('span', { class: 'winnable-badge', role: 'status', 'aria-live': 'polite' });
+  // on a phone the stock is out of the thumb's reach: a draw button under it
+  // (the right thumb's, or the left's: remembered)
+  const drawLabel = h('span');
+  const drawCount = h('span', { class: 'draw-count' });
+  const drawBtn = h('button', { class: 'btn draw-pad', type: 'button', onclick: () => input.act('stock') },
+    drawLabel, drawCount);
+  let hand = storage.hand();
+  const handBtn = h('button', { class: 'btn ghost hand', type: 'button', text: '⇆', 'aria-label': 'Left-handed',
+    title: 'The draw button on the other side', onclick: () => { hand = hand === 'left' ? 'right' : 'left';
+      storage.saveHand(hand); changed(); } });
   const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, 'New deal', h('kbd', { text: 'N' }));
   const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, 'Resign');
   const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: 'Results',
@@ -176,7 +190,8 @@ export function createRace(root, app) {
     h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
       + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
   const controls = h('div', { class: 'controls' },
-    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
+    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys,
+    h('span', { class: 'thumb' }, drawBtn, handBtn));
 
   const side = h('aside', { class: 'side' });
   const podium = createPodium(side);
@@ -505,6 +520,15 @@ export function createRace(root, app) {
     show(completeBtn, Boolean(live && view && (view.autocomplete || ui.completing)));
     setText(completeLabel, ui.completing ? 'Stop' : 'Complete');
     show(newBtn, solo);
+    const recycle = Boolean(view && stockMove(view.legal) === 'recycle');
+    show(drawBtn, live && Boolean(view));
+    show(handBtn, live && Boolean(view));
+    drawBtn.disabled = !playing; // with nothing to draw, a press says why, as the stock does
+    setText(drawLabel, recycle ? 'Turn over' : 'Draw');
+    setText(drawCount, view ? String(view.stock) : '');
+    setAttr(drawBtn, 'aria-label', view ? `${recycle ? 'Turn the waste over' : 'Draw'}: stock, ${view.stock} cards` : null);
+    toggle(el, 'left-hand', hand === 'left');
+    setAttr(handBtn, 'aria-pressed', hand === 'left' ? 'true' : 'false');
     show(resignBtn, live);
     resignBtn.firstChild.textContent = ui.confirmResign ? 'Really resign?' : 'Resign';
     toggle(resignBtn, 'danger', ui.confirmResign);
