@@ -284,6 +284,7 @@ class Tournaments:
         being played and of those to come; ``ban`` refuses their nickname."""
         t = (await self._load(tournament_id)).t
         t.check_admin(admin)
+        t.check_not_over()
         if t.big:
             status, _ = await self.store.big_tournaments.out(t.id, kind="kicked", player=player,
                                                              ban=ban)

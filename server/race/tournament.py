@@ -347,10 +347,22 @@ class Tournament:
         player.withdrawn = True
         return {"kind": "withdrawn", "player": player.player}
 
+    @property
+    def over(self) -> bool:
+        """Every round has been played: the standings are final."""
+        return all(r.status == "ended" for r in self.rounds)
+
+    def check_not_over(self) -> None:
+        """Refuse to change who takes part once the standings are final."""
+        if self.over:
+            raise RaceError(Reason.NOT_LOBBY, "the tournament is over: its standings are final")
+
     def kick(self, player: int, *, ban: bool, now: int) -> Event:
         """The organizer removes a small tournament's player: out of the
         standings and of the rounds to come, their token void; ``ban`` also
-        refuses their nickname (and its look-alikes) from then on."""
+        refuses their nickname (and its look-alikes) from then on. Not once
+        the tournament is over."""
+        self.check_not_over()
         found = next((p for p in self.players if p.player == player and not p.kicked), None)
         if found is None:
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player {player} in this tournament")

@@ -249,6 +249,15 @@ def test_every_round_played_then_no_more() -> None:
     assert [r["code"] for r in t.public(now=40000)["rounds"]] == list(CODES[:2])
 
 
+def test_nobody_is_removed_once_every_round_is_played() -> None:
+    t = tournament(("ann", "bob"), codes=CODES[:1])
+    play_round(t, [line(0, "ann"), line(1, "bob")], now=1000)
+    assert t.over
+    refused = refusal(t.kick, 1, ban=True, now=9000)
+    assert (refused.reason, str(refused)) == (Reason.NOT_LOBBY, "the tournament is over: its standings are final")
+    assert not any(p.kicked for p in t.players) and not t.banned
+
+
 def test_a_round_needs_someone_registered() -> None:
     t = tournament(())
     assert refusal(t.start_round, now=10, start_at=3010, room_id="R1").reason is Reason.NOT_READY
