@@ -81,7 +81,8 @@ def test_the_badge_and_the_no_longer_winnable_notice(tabs: Tabs) -> None:
     expect(badge).to_have_text("Winnable 15 undos back", timeout=30_000)
     page.wait_for_function("() => window.__said.some((t) => t.startsWith('That move lost the game: '))")
     told = [t for t in page.evaluate("() => window.__said") if t.startswith("That move lost")]
-    assert len(told) == 1 and re.fullmatch(r"That move lost the game: \d+ undos? back it can still be won\.", told[0])
+    assert len(told) == 1
+    assert re.fullmatch(r"That move lost the game: \d+ undos? back it can still be won\.", told[0])
     notice = page.locator(".notice.stuck")
     expect(notice).to_be_hidden()
     again = page.locator(".controls").get_by_role("button", name="Not winnable…")
