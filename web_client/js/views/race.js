@@ -390,6 +390,7 @@ export function createRace(root, app) {
     if (stopCascade) stopCascade();
     tableEl.classList.add('celebrating');
     stopCascade = cascade(tableEl, board, {
+      skip: document.body.dataset.input === 'touch' ? 'Tap to skip' : 'Tap or press a key to skip',
       onDone: () => {
         stopCascade = null;
         tableEl.classList.remove('celebrating');
