@@ -75,7 +75,7 @@ export function createBigStandings(host, app, { replay, kick }) {
           + (line.withdrawn ? ' · withdrawn' : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin) out.push(kick.buttons(line));
+    if (admin && !tfield.isOver(tour.t)) out.push(kick.buttons(line)); // once over, the standings are final
     return out;
   }
 
