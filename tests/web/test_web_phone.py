@@ -167,8 +167,8 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
     expect(toast).to_be_visible()
-    covered = [page.locator(".race .topbar"), page.locator(".race .statusbar"), page.locator(".race .leaderboard"),
-               *page.locator(".race .controls .btn:visible").all()]
+    covered = [page.locator(".race .topbar"), page.locator(".race .statusbar"),
+               page.locator(".race .leaderboard"), *page.locator(".race .controls .btn:visible").all()]
     for el in covered:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
 
@@ -186,6 +186,29 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
     more.tap()
     expect(more).to_have_attribute("aria-pressed", "true")
     bob = table.locator("tbody tr", has_text="bob").locator("td.name")
-    assert bob.evaluate("(el) => getComputedStyle(el, '::after').content") == '"1/52 cards · 1 move · 0 passes"'
+    under = bob.evaluate("(el) => getComputedStyle(el, '::after').content")
+    assert under == '"1/52 cards · 1 move · 0 passes"'
     assert table.evaluate("(el) => el.parentElement.scrollWidth <= el.parentElement.clientWidth")
     screenshot(page, "phone-results")
+
+
+def test_a_spectators_enlarged_board_on_a_phone_is_twice_the_small_ones(tabs: Tabs, crowd: Crowd) -> None:
+    host = crowd.open("ann")
+    joined = crowd.run(host.create("ann", code=RACE))
+    bob = crowd.join(joined["room"], ["bob"])[0]
+    crowd.ready([bob])
+    page = tabs.page(f"/r/{joined['room']}?watch", **PHONE)
+    expect(page.locator(".watch .lb-row")).to_have_count(2)
+    crowd.ask(host, "start", {}, "event")
+    crowd.boards([host, bob])
+    crowd.play([(host, ["draw"]), (bob, ["draw"])]).result(20)
+    tiles = page.locator(".watch .tile")
+    expect(tiles).to_have_count(2)
+    small = tiles.first.locator(".card").first.bounding_box()
+    tiles.first.tap()
+    expect(page.locator(".watch .tile.big")).to_have_count(1)
+    settle(page)
+    big = page.locator(".watch .tile.big .card").first.bounding_box()
+    assert small and big and big["width"] >= 1.8 * small["width"], (small, big)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    screenshot(page, "phone-spectator-enlarged")
