@@ -108,6 +108,9 @@ async def run(players: int, seed: int) -> dict[str, dict[str, float]]:
         def replica_unconfirmed(self) -> None:
             pass
 
+        def redis_trouble(self, kind: str, error: str, commands: int) -> None:
+            pass
+
     try:  # (whatever fails, the Redis started here is stopped)
         store = await Store.open(redis.url, observer=Trips())
         try:

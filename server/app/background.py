@@ -9,6 +9,8 @@ from typing import Any
 
 import structlog
 
+from ..store import StoreUnavailable
+
 log = structlog.get_logger("app.background")
 
 _running: set[asyncio.Task[Any]] = set()
@@ -23,5 +25,10 @@ def spawn(coro: Coroutine[Any, Any, Any], *, name: str | None = None) -> asyncio
 
 def _finished(task: asyncio.Task[Any]) -> None:
     _running.discard(task)
-    if not task.cancelled() and task.exception() is not None:
-        log.error("background_task_failed", task=task.get_name(), exc_info=task.exception())
+    if task.cancelled():
+        return
+    exc = task.exception()
+    if isinstance(exc, StoreUnavailable):  # Redis's trouble: logged once per episode (health.py)
+        log.info("background_task_unavailable", task=task.get_name(), error=str(exc))
+    elif exc is not None:
+        log.error("background_task_failed", task=task.get_name(), exc_info=exc)

@@ -108,6 +108,14 @@ class BigTournaments:
             return None
         return found.player, str(found.record["nickname"])
 
+    async def may_play(self, tournament_id: str, n: int, token: str) -> int | None:
+        """The player holding ``token``, if they may play round ``n`` (seated
+        or not yet: their seat is their number); nothing is changed."""
+        found = await self.t_store.player(tournament_id, hash_token(token), n)
+        if found is None or found.out or found.player >= found.open:
+            return None
+        return found.player
+
     async def seat(self, tournament_id: str, n: int, room_id: str, token: str) -> int | None:
         """Seat the player holding ``token`` in round ``n``'s room if they may
         play it: their seat (their player number), or ``None``."""

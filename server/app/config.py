@@ -10,6 +10,7 @@ option                         environment variable                  default
 --redis-cluster                KLONDIKE_REDIS_CLUSTER                off (a flag; env 1/0: any node)
 --durability                   KLONDIKE_DURABILITY                   os (or fsync, replica)
 --data-dir                     KLONDIKE_DATA_DIR                     ./var (embedded Redis's files)
+--redis-maxmemory              KLONDIKE_REDIS_MAXMEMORY              40 % of the machine (embedded)
 --log-level                    KLONDIKE_LOG_LEVEL                    info
 --countdown                    KLONDIKE_COUNTDOWN                    3 (seconds before a race)
 --tick                         KLONDIKE_TICK                         1.25 (s: big rooms' lb, counts)
@@ -68,6 +69,7 @@ class Config:
     redis_cluster: bool = False
     durability: str = "os"
     data_dir: Path = Path("var")
+    redis_maxmemory: int | None = None  # the embedded Redis's; None: sized from the machine
     redis_lanes: int = 2
     presence_timeout: float = 15.0
     # rooms
@@ -180,6 +182,21 @@ def _durability(v: str) -> str:
     return v.lower()
 
 
+_UNITS: Final = {"": 1, "b": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2,
+                  "g": 1000**3, "gb": 1024**3}
+
+
+def _size(v: str) -> int:
+    """Bytes, written as Redis writes them: ``268435456``, ``256mb``, ``2gb``."""
+    text = v.strip().lower()
+    digits = text.rstrip("kmgb")
+    unit = text[len(digits):]
+    if not digits.isdigit() or unit not in _UNITS:
+        raise ValueError("expected bytes, or a number with kb, mb or gb (as Redis writes "
+                         "them: 256mb)")
+    return int(digits) * _UNITS[unit]
+
+
 def _static_dir(v: str) -> Path:
     path = Path(v)
     if not (path / "index.html").is_file():
@@ -213,6 +230,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("redis_cluster", _flag),
     ("durability", _durability),
     ("data_dir", Path),
+    ("redis_maxmemory", _size),
     ("log_level", _level),
     ("countdown", _non_negative_float),
     ("finished_ttl", _positive_int),
@@ -288,6 +306,9 @@ def _check(config: Config) -> None:
         if url.path.strip("/") not in ("", "0"):
             raise ConfigError("--redis-cluster: a Redis Cluster has database 0 only "
                               f"(the URL names {url.path.strip('/')!r})")
+    if config.redis_maxmemory is not None and config.redis_url is not None:
+        raise ConfigError("--redis-maxmemory sizes the embedded Redis: give your own Redis its "
+                          "maxmemory in its configuration")
     if config.durability == "replica" and config.redis_url is None:
         raise ConfigError("--durability replica needs a Redis with a replica: give --redis-url "
                           "(the embedded Redis has none)")

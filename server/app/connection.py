@@ -137,6 +137,7 @@ class Connection:
         self.seat = -1
         self.token = ""
         self.following: int | None = None  # a spectator of a big room: the seat followed
+        self.watch_seat: int | None = None  # a spectator's: the seat its token named (own_race)
         self.play = SeatGame()
         # delivery: while catching up, frames wait in ``pending``
         self.syncing = False
@@ -246,7 +247,9 @@ class Connection:
         except RaceError as exc:
             self._rejected(cmd, exc.reason, exc.text, seq)
         except StoreUnavailable as exc:
-            self.log.warning("store_unavailable", command=cmd.type, error=str(exc))
+            if exc.kind is None:  # the store gave up (a room that kept changing): rare
+                self.log.warning("store_unavailable", command=cmd.type, error=str(exc))
+            # (Redis's own trouble is logged once per episode: app/health.py)
             self.play.game = None
             self._rejected(cmd, Reason.UNAVAILABLE, None, seq)
         except ConnectionClosed:
@@ -333,6 +336,7 @@ class Connection:
         the seat in Redis (others then see the player disconnected)."""
         hub, seat, role = self.hub, self.seat, self.role
         self.hub, self.role, self.seat, self.following = None, None, -1, None
+        self.watch_seat = None
         self.play = SeatGame()  # the next room's seat is another game
         self.syncing, self.pending = False, []
         if hub is None:

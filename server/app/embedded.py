@@ -1,6 +1,14 @@
 """An embedded Redis: a ``redis-server`` child on a unix socket in the data
 directory, append-only file on (fsynced at every write with ``--durability
-fsync``), no TCP port, restarted if it dies, stopped with the server."""
+fsync``), no TCP port, restarted if it dies, stopped with the server.
+
+Its ``maxmemory`` is ``MEMORY_SHARE`` of the memory this machine (or its
+container's cgroup) has, unless ``--redis-maxmemory`` says otherwise, with
+the policy ``noeviction``: a full Redis refuses writes (answered
+``unavailable``), it never drops a race's keys on its own. The rest is left
+for the server processes, the solver's workers and the copy-on-write pages
+of the child Redis forks to rewrite its append-only file. Creations stop
+before it is full (:mod:`.health`)."""
 
 from __future__ import annotations
 
@@ -8,6 +16,7 @@ import asyncio
 import contextlib
 import ctypes
 import fcntl
+import os
 import shutil
 import signal
 from collections.abc import Callable
@@ -26,6 +35,25 @@ _SUN_PATH_MAX = 107
 _FIRST_BACKOFF: Final = 0.1
 _MAX_BACKOFF: Final = 5.0
 _RESTART_TIMEOUT: Final = 15.0
+MEMORY_SHARE: Final = 0.4  # of the machine's memory: the embedded Redis's maxmemory
+MIN_MEMORY: Final = 64 * 2**20
+_CGROUP_LIMITS: Final = ("/sys/fs/cgroup/memory.max",  # cgroup v2
+                         "/sys/fs/cgroup/memory/memory.limit_in_bytes")  # v1
+
+
+def machine_memory() -> int:
+    """Bytes of memory this process may use: the machine's, or its
+    container's limit when lower."""
+    total = os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES")
+    for path in _CGROUP_LIMITS:
+        with contextlib.suppress(OSError, ValueError):
+            total = min(total, int(Path(path).read_text().strip()))  # ("max": no limit)
+    return total
+
+
+def default_maxmemory() -> int:
+    """The embedded Redis's ``maxmemory`` when none is given."""
+    return max(MIN_MEMORY, int(machine_memory() * MEMORY_SHARE))
 
 
 def _die_with_parent() -> None:  # pragma: no cover - runs in the child
@@ -41,12 +69,13 @@ class EmbeddedRedis:
     metrics. Meanwhile commands fail ``unavailable`` and ``/healthz`` says 503;
     the append-only file brings the data back."""
 
-    def __init__(self, data_dir: Path, *, fsync: bool = False,
+    def __init__(self, data_dir: Path, *, fsync: bool = False, maxmemory: int | None = None,
                  on_died: Callable[[], None] | None = None,
                  on_restarted: Callable[[], None] | None = None) -> None:
         self.data_dir = data_dir.resolve()
         self.socket = self.data_dir / "redis.sock"
         self.fsync = fsync
+        self.maxmemory = default_maxmemory() if maxmemory is None else maxmemory
         self._on_died = on_died
         self._on_restarted = on_restarted
         self._proc: asyncio.subprocess.Process | None = None
@@ -86,7 +115,7 @@ class EmbeddedRedis:
         if why is not None:
             raise ConfigError(why)
         log.info("embedded_redis_started", socket=str(self.socket), pid=self.pid,
-                 appendfsync="always" if self.fsync else "everysec")
+                 appendfsync="always" if self.fsync else "everysec", maxmemory=self.maxmemory)
         self._supervisor = asyncio.create_task(self._supervise(), name="embedded-redis")
         return self.url
 
@@ -105,6 +134,7 @@ class EmbeddedRedis:
             "--unixsocketperm", "700", "--dir", str(self.data_dir), "--appendonly", "yes",
             "--appendfsync", "always" if self.fsync else "everysec",
             "--save", "", "--daemonize", "no", "--logfile", str(self.data_dir / "redis.log"),
+            "--maxmemory", str(self.maxmemory), "--maxmemory-policy", "noeviction",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL, preexec_fn=_die_with_parent,
         )

@@ -9,11 +9,11 @@ the whole room (``sync``), and frames that arrived meanwhile in order.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Final
 
 import orjson
 
-from ..protocol import CloseCode, Reason, frame
+from ..protocol import CloseCode, Reason, frame, reject
 from ..protocol import commands as c
 from ..race import RaceError
 from ..race.tokens import hash_token
@@ -21,6 +21,8 @@ from . import playing
 from .background import spawn
 from .connection import Connection
 from .rooms import is_room_id
+
+RUNNING: Final = ("countdown", "racing")  # a race's phases: its boards are secrets
 
 
 def room_id_of(text: str) -> str:
@@ -78,8 +80,19 @@ async def on_resume(conn: Connection, cmd: c.Resume) -> None:
 
 
 async def on_watch(conn: Connection, cmd: c.Watch) -> None:
-    conn.need_no_room()
+    """Follow a room as a spectator, unless the connection races in it: by
+    the seat it holds, or the token it presents (``own_race``). Everyone
+    races the same deal, so the boards of a running race name cards still
+    face down on each racer's own table. A spectator whose token names a
+    seat is refused the same way when a race of that seat starts
+    (:func:`on_room_event`)."""
     room_id = room_id_of(cmd.room)
+    hub = conn.hub
+    if conn.role == "player" and conn.room_id == room_id and hub is not None and (
+            hub.phase_now() in RUNNING):
+        raise RaceError(Reason.OWN_RACE)
+    conn.need_no_room()
+    watch_seat = await seat_named(conn, room_id, cmd.token) if cmd.token else None
     conn.syncing = True
     try:
         hub = await conn.services.hubs.enter(room_id, conn)
@@ -89,10 +102,34 @@ async def on_watch(conn: Connection, cmd: c.Watch) -> None:
     if hub is None:
         conn.syncing = False
         raise RaceError(Reason.UNKNOWN_ROOM)
-    conn.hub, conn.role, conn.room_id = hub, "spectator", room_id
+    conn.hub, conn.role, conn.room_id, conn.watch_seat = hub, "spectator", room_id, watch_seat
     await conn.send(frame("watching", {"room": room_id}))
     await catch_up(conn, cmd.since, spectator=True)
     await hub.send_boards_to([conn])
+
+
+async def seat_named(conn: Connection, room_id: str, token: str) -> int | None:
+    """The seat of the room that ``token`` names (a big round's player who
+    has not come yet: the seat they would take), if any; refused
+    ``own_race`` if that seat races in the race running there. Read only."""
+    store = conn.services.store
+    data = await store.load(room_id)
+    if data is None:
+        return None  # (entering the room says unknown_room)
+    room = data.room
+    if not room.settings.big:
+        seat = room.seat_of(token)
+        racing = seat in room.racers
+    else:  # every seat of a big room races
+        seat = await store.seat_of_token(room_id, hash_token(token))
+        tournament = room.settings.tournament
+        if seat is None and tournament is not None:
+            seat = await conn.services.tournaments.big.may_play(tournament, room.settings.round,
+                                                                token)
+        racing = seat is not None
+    if racing and room.phase in RUNNING:
+        raise RaceError(Reason.OWN_RACE)
+    return seat
 
 
 async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
@@ -204,7 +241,15 @@ async def on_leave(conn: Connection, cmd: c.Leave) -> None:
 
 
 def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
-    """A room event, as it concerns this connection's seat."""
+    """A room event, as it concerns this connection's seat; a spectator
+    whose token named a seat that races in a race starting now stops
+    watching (``own_race``: before any board of that race is sent)."""
+    if conn.role == "spectator" and event["kind"] == "start" and conn.watch_seat is not None:
+        racers = event["room"].get("racers")  # (a big room lists none: every seat races)
+        if racers is None or conn.watch_seat in racers:
+            conn.write(reject("watch", Reason.OWN_RACE))
+            spawn(conn.leave_hub(detach=False))
+        return
     if conn.role != "player":
         return
     kind = event["kind"]

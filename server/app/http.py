@@ -266,7 +266,7 @@ class StaticFiles:
 Admit = Callable[[ServerConnection, Request], Response | None]
 
 
-def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
+def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, object]]],
            metrics: Callable[[], bytes], api: ApiHandler | None = None,
            admit: Admit | None = None
            ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
@@ -279,10 +279,10 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[bool]],
             return text(HTTPStatus.BAD_REQUEST, "bad path\n")
         if path == WS_PATH:
             return admit(connection, request) if admit is not None else None
-        if path == "/healthz":
-            if await health():
-                return text(HTTPStatus.OK, "ok\n")
-            return text(HTTPStatus.SERVICE_UNAVAILABLE, "redis unreachable\n")
+        if path == "/healthz":  # (server/app/health.py)
+            ok, body = await health()
+            return response(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE,
+                            json.dumps(body).encode(), "application/json")
         if path == "/metrics":
             return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):

@@ -9,6 +9,19 @@ to spectators only and only as the room allows. A missing version (a message
 lost while Redis was away) is fetched from the room's event list, or the hub
 reloads the room and resyncs its connections.
 
+No board reaches a spectator before ``start_at`` (nor, delayed, before
+``start_at`` plus the delay): the countdown shows the deal's face-up cards,
+which are every racer's. Spectators present then get the dealt boards at
+that moment. A room's delayed boards wait in bounded memory (:mod:`.delayed`).
+
+A hub survives whatever one message does: an exception while applying one
+is logged with its traceback, counted (``klondike_faults_total{where="room"}``,
+and ``/healthz`` sees it), and the hub reloads the room and resyncs its
+connections; a catch-up that fails the same way does the same, and one that
+cannot reach Redis tries again, backing off. Messages that arrive meanwhile
+wait in a buffer of at most ``BUFFER_MAX``; past it they are dropped (the
+catch-up fetches them from the room's event list, or resyncs).
+
 Nothing here waits on a socket: frames are written with
 ``websockets.broadcast``, through each connection's slow-consumer policy
 (:mod:`.backpressure`): a connection behind skips leaderboards and boards (the
@@ -19,9 +32,8 @@ reconnects and resyncs.
 from __future__ import annotations
 
 import asyncio
-from collections import deque
 from collections.abc import Callable, Coroutine, Iterable
-from typing import Any
+from typing import Any, Final
 
 import orjson
 import structlog
@@ -32,6 +44,8 @@ from ..protocol import frame, wrap_raw
 from ..race import Entry, ranked
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
+from .delayed import DelayedBoards
+from .health import Health
 from .listener import Listener
 from .load import Load
 from .metrics import Metrics
@@ -39,6 +53,10 @@ from .ticks import Ticker
 from .wire import write_frames
 
 log = structlog.get_logger("app.hub")
+
+BUFFER_MAX: Final = 1024  # messages kept while catching up; past it, fetched again
+RETRY_FIRST: Final = 0.5  # s before a catch-up that failed is tried again (doubling)
+RETRY_MAX: Final = 5.0
 
 class Hub:
     def __init__(self, hubs: Hubs, room_id: str) -> None:
@@ -56,11 +74,14 @@ class Hub:
         self.sessions: set[Listener] = set()
         self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
         self._changed: set[int] = set()
-        self._delayed: deque[tuple[int, int, dict[str, Any]]] = deque()
+        self._delayed = DelayedBoards(0)  # made for the room's delay by _set_public
         self._buffer: list[bytes] = []
         self._busy = True  # loading or catching up: messages wait in the buffer
         self._flush_handle: asyncio.TimerHandle | None = None
         self._release_handle: asyncio.TimerHandle | None = None
+        self._start_handle: asyncio.TimerHandle | None = None  # the dealt boards, at start_at
+        self._closed = False
+        self._resync_wanted = False  # a message failed while catching up: reload at its end
         self._last_flush = 0.0
         self._boards_loaded = False
         self._loaded_v = 0  # the version this hub first read: it saw every event after it
@@ -85,7 +106,12 @@ class Hub:
 
     def _set_public(self, public: dict[str, Any]) -> None:
         self.public = public
-        self.boards_mode = str(public.get("settings", {}).get("boards", "after"))
+        settings = public.get("settings", {})
+        self.boards_mode = str(settings.get("boards", "after"))
+        delay_ms = int(settings.get("delay", 0)) * 1000
+        if delay_ms != self._delayed.delay_ms:
+            self._delayed = DelayedBoards(delay_ms)
+        self._arm_start()
 
     @property
     def big(self) -> bool:
@@ -142,17 +168,40 @@ class Hub:
 
     def on_message(self, data: bytes) -> None:
         if self._busy:
-            self._buffer.append(data)
+            self._hold(data)
         else:
-            self._process(data)
+            self._process_safely(data)
+
+    def _hold(self, data: bytes) -> None:
+        """Keep a message for when the hub is done catching up; past
+        ``BUFFER_MAX`` the buffer is dropped: versioned events are fetched
+        again by the next catch-up (a gap), or the room is reloaded."""
+        if len(self._buffer) >= BUFFER_MAX:
+            log.warning("room_buffer_dropped", room=self.room_id, messages=len(self._buffer))
+            self._buffer.clear()
+        self._buffer.append(data)
 
     def _drain(self) -> None:
         buffered, self._buffer = self._buffer, []
         for data in buffered:
             if self._busy:
-                self._buffer.append(data)
+                self._hold(data)
             else:
-                self._process(data)
+                self._process_safely(data)
+
+    def _process_safely(self, data: bytes) -> None:
+        """Apply one message; if that fails, count it and start again from the
+        room as stored (whatever the message left half done)."""
+        try:
+            self._process(data)
+        except Exception:
+            log.exception("room_message_failed", room=self.room_id, message=data[:200])
+            self.fault()
+            if not self._busy:
+                self._busy = True
+                spawn(self._catch_up(resync=True))
+            else:
+                self._resync_wanted = True
 
     def _process(self, data: bytes) -> None:
         message = orjson.loads(data)
@@ -233,32 +282,85 @@ class Hub:
                 if session.role == "player" and session.seat == notice["seat"]:
                     session.on_room_event({"kind": "kicked", "seat": notice["seat"]})
 
-    async def _catch_up(self) -> None:
-        """Fetch the events this hub missed, or reload and resync. The event
-        of the hub's own version is fetched too, when the hub applied it:
-        Redis having less, or another event under that version, is a
-        rollback (a restart from an older append-only file, a failover to a
-        replica that missed writes)."""
-        try:
-            last = self._last
-            since = self.v - 1 if last is not None and self.v > 0 else self.v
-            latest, events = await self.store.events_since(self.room_id, since)
-            if latest < self.v or (last is not None and events is not None
-                                   and events[:1] != [last]):
-                await self._resync(rollback=True)
-            elif events is None:
-                await self._resync()
-            else:
-                for data in events:
-                    event = orjson.loads(data)
-                    if event["v"] == self.v + 1:
-                        self._apply(event, data)
-        except StoreUnavailable:
-            await asyncio.sleep(0.5)
-            spawn(self._catch_up())
+    async def _catch_up(self, *, resync: bool = False) -> None:
+        """Fetch the events this hub missed (or, with ``resync``, reload the
+        room), then apply what waited meanwhile. Redis unreachable: tried
+        again, backing off; anything else that fails: logged, counted, and
+        the room reloaded instead."""
+        wait, failed = RETRY_FIRST, 0
+        while not self._closed:
+            try:
+                if resync or self._resync_wanted:
+                    self._resync_wanted = False
+                    await self._resync()
+                else:
+                    v, latest = self.v, await self._fetch_missed()
+                    if self.v == v and self._drop_beyond(latest):
+                        continue  # again: an event only late is in Redis by now
+                break
+            except StoreUnavailable:
+                pass
+            except Exception:
+                failed += 1
+                if failed == 1:
+                    log.exception("catch_up_failed", room=self.room_id)
+                else:
+                    log.warning("catch_up_failed_again", room=self.room_id, times=failed)
+                self.fault()
+                resync = True
+                if failed == 1:
+                    continue  # reload the room at once
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, RETRY_MAX)
+        if self._closed:
             return
         self._busy = False
         self._drain()
+
+    def fault(self) -> None:
+        """An exception this hub went on after (logged where it was caught)."""
+        self.hubs.health.fault("room")
+
+    def _drop_beyond(self, latest: int) -> int:
+        """Drop the waiting events of versions Redis did not have when asked
+        (lost in a rollback, never stored, or stored since): waiting for them
+        would never end. How many; the caller fetches again (an event only
+        late is then there)."""
+        kept = []
+        for data in self._buffer:
+            try:
+                message = orjson.loads(data)
+                keep = "x" in message or message["v"] <= latest
+            except (ValueError, TypeError, KeyError):
+                keep = True  # unreadable: _process_safely says so
+            if keep:
+                kept.append(data)
+        if len(kept) < len(self._buffer):
+            log.warning("room_events_dropped", room=self.room_id, latest=latest,
+                        dropped=len(self._buffer) - len(kept))
+        dropped, self._buffer = len(self._buffer) - len(kept), kept
+        return dropped
+
+    async def _fetch_missed(self) -> int:
+        """The events this hub missed, or a resync; the latest version Redis
+        has. The event of the hub's own version is fetched too, when the hub
+        applied it: Redis having less, or another event under that version,
+        is a rollback (a restart from an older append-only file, a failover
+        to a replica that missed writes)."""
+        last = self._last
+        since = self.v - 1 if last is not None and self.v > 0 else self.v
+        latest, events = await self.store.events_since(self.room_id, since)
+        if latest < self.v or (last is not None and events is not None
+                               and events[:1] != [last]):
+            await self._resync(rollback=True)
+        elif events is None:
+            await self._resync()
+        else:
+            for data in events:
+                event = orjson.loads(data)
+                if event["v"] == self.v + 1:
+                    self._apply(event, data)
+        return latest
 
     async def _resync(self, *, rollback: bool = False) -> None:
         """Reload the room and send it whole to every connection here, with
@@ -351,36 +453,64 @@ class Hub:
             self.boards[seat] = board
             self._changed.add(seat)
         elif mode == "delayed":
-            delay_ms = int(self.public["settings"]["delay"]) * 1000
-            self._delayed.append((at + delay_ms, seat, board))
+            self._delayed.add(seat, board, at)
             self._schedule_release()
 
     def _schedule_release(self) -> None:
-        if self._release_handle is not None or not self._delayed:
+        at = self._delayed.next_at()
+        if self._release_handle is not None or at is None:
             return
         loop = asyncio.get_running_loop()
-        wait = max(0.0, (self._delayed[0][0] - self.now_ms()) / 1000)
+        wait = max(0.0, (at - self.now_ms()) / 1000)
         self._release_handle = loop.call_later(wait, self._release)
 
     def _release(self) -> None:
         self._release_handle = None
-        now = self.now_ms()
-        while self._delayed and self._delayed[0][0] <= now:
-            _, seat, board = self._delayed.popleft()
-            self.boards[seat] = board
-            self._changed.add(seat)
-        if self._changed:
+        due = self._delayed.due(self.now_ms())
+        if due:
+            self.boards.update(due)
+            self._changed.update(due)
             self._dirty()
         self._schedule_release()
 
+    def _arm_start(self) -> None:
+        """The dealt boards go to the spectators here when they may: at
+        ``start_at`` (live), ``delay`` after it (delayed); never before."""
+        if self._start_handle is not None:
+            self._start_handle.cancel()
+            self._start_handle = None
+        start_at = self.public.get("start_at")
+        if self.boards_mode == "after" or not start_at or self.phase not in ("countdown",
+                                                                              "racing"):
+            return
+        at = int(start_at) + int(self.public.get("settings", {}).get("delay", 0)) * 1000
+        self._deal_at(at, self.race)
+
+    def _deal_at(self, at: int, race: int) -> None:
+        wait = (at - self.now_ms()) / 1000
+        if wait > 0:
+            self._start_handle = asyncio.get_running_loop().call_later(wait, self._dealt, at, race)
+        else:
+            self._start_handle = None
+
+    def _dealt(self, at: int, race: int) -> None:
+        self._deal_at(at, race)  # (woken a moment early by another clock: again then)
+        if (self._start_handle is not None or self._closed or race != self.race
+                or self.ticker is not None or self.phase_now() != "racing"):
+            return
+        if self._watchers():
+            spawn(self._send_boards_now())
+
     async def send_boards_to(self, watchers: list[Listener]) -> None:
-        """The boards a new spectator may see now."""
+        """The boards a new spectator may see now: none before ``start_at``."""
         if self.ticker is not None:
             for watcher in watchers:
                 await self.ticker.boards_now(watcher)
             return
-        mode, phase = self.boards_mode, self.phase
-        racing = phase in ("countdown", "racing")
+        mode, phase = self.boards_mode, self.phase_now()
+        if phase == "countdown":
+            return  # (dealt at start_at: _arm_start)
+        racing = phase == "racing"
         if not self._boards_loaded:
             if phase == "ended" or (mode == "live" and racing):
                 await self._load_boards()
@@ -408,14 +538,16 @@ class Hub:
         follow the race from its start: a seat quiet for longer than the delay
         shows its stored board; a seat that moved since shows the latest board
         of the stored events that is old enough, and the younger ones wait in
-        the delay queue like those the hub receives."""
+        the delay queue like those the hub receives. Nothing before
+        ``start_at`` plus the delay: the dealt boards come then (_arm_start)."""
         data = await self.store.load(self.room_id)
         if data is None or not data.room.racers:
             return
         room, now = data.room, self.now_ms()
         delay_ms = room.settings.delay * 1000
         cutoff = now - delay_ms
-        quiet = [s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
+        quiet = [] if cutoff < (room.start_at or 0) else [
+            s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
         snaps = await self.store.snapshots(self.room_id, room.race, quiet)
         for seat in quiet:
             snap = snaps.get(seat)
@@ -430,20 +562,25 @@ class Hub:
             if event["at"] <= cutoff:
                 self.boards[seat] = event["board"]
             else:
-                self._delayed.append((event["at"] + delay_ms, seat, event["board"]))
-        self._delayed = deque(sorted(self._delayed, key=lambda item: item[0]))
+                self._delayed.add(seat, event["board"], event["at"])
         self._schedule_release()
         self._boards_loaded = True
 
     async def _send_boards_after_race(self) -> None:
-        self.boards, self._boards_loaded = {}, False
+        self.boards = {}
+        await self._send_boards_now()
+
+    async def _send_boards_now(self) -> None:
+        """The boards the spectators here may see now, read again."""
+        self._boards_loaded = False
         try:
             await self.send_boards_to(self._watchers())
         except StoreUnavailable:
             log.warning("boards_unavailable", room=self.room_id)
 
     def close(self) -> None:
-        for handle in (self._flush_handle, self._release_handle):
+        self._closed = True
+        for handle in (self._flush_handle, self._release_handle, self._start_handle):
             if handle is not None:
                 handle.cancel()
         if self.ticker is not None:
@@ -456,8 +593,10 @@ class Hubs:
 
     def __init__(self, *, store: Store, subscriber: Channels, metrics: Metrics, load: Load,
                  now_ms: Callable[[], int],
-                 end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float) -> None:
+                 end_race: Callable[[str], Coroutine[Any, Any, Any]], tick: float,
+                 health: Health) -> None:
         self.store, self.subscriber, self.metrics, self.load = store, subscriber, metrics, load
+        self.health = health
         self.now_ms, self.end_race = now_ms, end_race
         self.tick = tick  # seconds between a big room's leaderboard ticks
         self._hubs: dict[str, Hub] = {}

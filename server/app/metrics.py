@@ -49,6 +49,17 @@ class Metrics:
         self.unconfirmed_batches = Counter(
             "klondike_redis_unconfirmed_batches",
             "Batches no replica confirmed in time (--durability replica): refused", registry=r)
+        self.redis_errors = Counter("klondike_redis_errors",
+                                    "Redis commands refused for Redis's trouble, answered "
+                                    "unavailable, by kind (oom, readonly, loading, connection, …)",
+                                    ["kind"], registry=r)
+        self.redis_memory = Gauge("klondike_redis_memory_ratio",
+                                  "Redis's used memory over its maxmemory (the fullest node; "
+                                  "0 when no maxmemory is set)", registry=r)
+        self.faults = Counter("klondike_faults",
+                              "Exceptions caught in a loop that must go on (the channel "
+                              "subscriber, a room's or a tournament's hub), by where", ["where"],
+                              registry=r)
         self.rollbacks = Counter("klondike_rollbacks",
                                  "Rooms (and seats) found behind what this process had seen: "
                                  "Redis came back with less", ["scope"], registry=r)
@@ -94,6 +105,9 @@ class Metrics:
 
     def replica_unconfirmed(self) -> None:
         self.unconfirmed_batches.inc()
+
+    def redis_trouble(self, kind: str, error: str, commands: int) -> None:
+        self.redis_errors.labels(kind=kind).inc(commands)
 
     def solver_job(self, kind: str, outcome: str, seconds: float) -> None:
         self.solver_jobs.labels(kind=kind, outcome=outcome).inc()

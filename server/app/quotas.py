@@ -25,6 +25,7 @@ from ..protocol import Reason
 from ..race import RaceError
 from ..store import Store
 from .config import Config
+from .health import Health
 from .metrics import Metrics
 
 log = structlog.get_logger("app.quotas")
@@ -62,8 +63,9 @@ def client_address(ws: ServerConnection, request: Request, proxy_header: str | N
 
 class Quotas:
     def __init__(self, config: Config, metrics: Metrics, store: Store,
-                 now_ms: Callable[[], int]) -> None:
+                 now_ms: Callable[[], int], health: Health) -> None:
         self.config, self.metrics, self.store, self.now_ms = config, metrics, store, now_ms
+        self.health = health  # no creation while Redis is nearly full
         self.max_connections = min(config.max_connections, descriptor_room())
         self.per_address: Counter[str] = Counter()
         self.total = 0
@@ -129,6 +131,7 @@ class Quotas:
 
     async def creation(self, address: str, kind: Kind) -> None:
         """Count a creation from ``address``, or refuse it (nothing created)."""
+        self.health.creation(kind)
         made, live = await self.store.count_creation(address, kind, self.now_ms())
         cap = self.config.max_rooms if kind == "room" else self.config.max_tournaments
         if live >= cap:

@@ -29,6 +29,7 @@ from .api import api
 from .config import Config, ConfigError
 from .connection import Connection
 from .embedded import EmbeddedRedis
+from .health import Health
 from .http import StaticFiles, router, text
 from .hub import Hubs
 from .load import Load
@@ -62,6 +63,7 @@ class App:
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
         self.config = config
         self.metrics = Metrics()
+        self.health = Health(self.metrics)
         self.proc_id = secrets.token_hex(4)
         self._clock = clock
         self._embedded: EmbeddedRedis | None = None
@@ -84,37 +86,41 @@ class App:
         url = config.redis_url
         if url is None:
             self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
+                                           maxmemory=config.redis_maxmemory,
                                            on_died=self._embedded_died,
                                            on_restarted=self._embedded_restarted)
             url = await self._embedded.start()
             self.metrics.embedded_up.set(1)
         self.store = await Store.open(url, cluster=config.redis_cluster,
                                       durability=config.durability, lanes=config.redis_lanes,
-                                      event_cap=config.event_cap, observer=self.metrics)
+                                      event_cap=config.event_cap, observer=self.health)
         problems = await self.store.redis.version_problems()
         if problems:
             raise ConfigError("; ".join(problems))
         await self._check_durability(at_start=True)
         self.lag = Load()
         self.lag.start()
-        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect)
+        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect,
+                                                self.health.fault)
         self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
                                       config.winnable_modes)
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          load=self.lag, now_ms=self.now_ms, end_race=self.rooms.end_race,
-                         tick=self.config.tick)
+                         tick=self.config.tick, health=self.health)
         self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
-                                    tick=self.config.tick, metrics=self.metrics)
-        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms)
+                                    tick=self.config.tick, metrics=self.metrics,
+                                    health=self.health)
+        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, load=self.lag, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
             solver=self.solver)
         self.subscriber.start()
+        self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
@@ -124,7 +130,7 @@ class App:
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
-            process_request=router(StaticFiles(self.config.static_dir), health=self.store.ping,
+            process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
                                    metrics=self.metrics.render, api=api(self.tournaments),
                                    admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
@@ -243,6 +249,7 @@ class App:
             await self._server.wait_closed()
         with contextlib.suppress(AttributeError):
             await self.lag.stop()
+        await self.health.close()
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)

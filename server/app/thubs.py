@@ -22,6 +22,7 @@ from ..protocol import frame, wrap_raw
 from ..store import Channels, Store, StoreUnavailable
 from .background import spawn
 from .backpressure import Backpressure
+from .health import Health
 from .metrics import Metrics
 from .ticks import me_frame
 from .tournaments import Tournaments
@@ -55,6 +56,7 @@ class TournamentHub:
         self.loading: asyncio.Future[bool] | None = None
         self._counts: dict[str, int] = {}
         self._poll: asyncio.Task[None] | None = None
+        self._closed = False
 
     async def load(self) -> bool:
         await self.hubs.subscriber.subscribe(self.store.tournament_channel(self.id))
@@ -102,7 +104,7 @@ class TournamentHub:
         if v <= self.v:
             return
         if v != self.v + 1:  # a gap: start again from the stored state
-            spawn(self.resync())
+            spawn(self.recover())
             return
         self.v = v
         self.public = event["tournament"]
@@ -116,6 +118,22 @@ class TournamentHub:
                     s.t_player = -1
         elif kind == "round_ended" and self.big:
             spawn(self.send_me(list(self.sessions)))
+
+    async def recover(self) -> None:
+        """:meth:`resync` until it works: Redis unreachable, again (backing
+        off); anything else, logged with its traceback, counted, again."""
+        wait = 0.5
+        while not self._closed:
+            try:
+                await self.resync()
+                return
+            except StoreUnavailable:
+                pass
+            except Exception:
+                log.exception("tournament_resync_failed", tournament=self.id)
+                self.hubs.fault()
+            await asyncio.sleep(wait)
+            wait = min(wait * 2, 5.0)
 
     async def resync(self) -> None:
         seen = self.v
@@ -162,12 +180,17 @@ class TournamentHub:
                 counts = await self.store.tournament_counts(self.id)
             except StoreUnavailable:
                 continue
+            except Exception:  # (the next tick looks again)
+                log.exception("tournament_counts_failed", tournament=self.id)
+                self.hubs.fault()
+                continue
             if counts and counts != self._counts:
                 self._counts = counts
                 self.public = {**self.public, "field": counts}
                 self._send(self.sessions, frame("t_field", {"id": self.id, "field": counts}))
 
     def close(self) -> None:
+        self._closed = True
         if self._poll is not None:
             self._poll.cancel()
 
@@ -175,9 +198,9 @@ class TournamentHub:
 class TournamentHubs:
     def __init__(self, *, store: Store, subscriber: Channels, tournaments: Tournaments,
                  now_ms: Callable[[], int], tick: float = 1.25,
-                 metrics: Metrics | None = None) -> None:
+                 metrics: Metrics | None = None, health: Health | None = None) -> None:
         self.store, self.subscriber, self.tournaments = store, subscriber, tournaments
-        self.now_ms, self.metrics = now_ms, metrics
+        self.now_ms, self.metrics, self.health = now_ms, metrics, health
         self.tick = tick  # seconds between two looks at a big tournament's counts
         self._hubs: dict[str, TournamentHub] = {}
 
@@ -216,10 +239,23 @@ class TournamentHubs:
             self._forget(hub)
 
     def on_message(self, tournament_id: str, data: bytes) -> None:
+        """A message of a tournament's channel; one that fails is logged,
+        counted, and the tournament read again."""
         hub = self._hubs.get(tournament_id)
-        if hub is not None:
+        if hub is None:
+            return
+        try:
             hub.on_message(data)
+        except Exception:
+            log.exception("tournament_message_failed", tournament=tournament_id,
+                          message=data[:200])
+            self.fault()
+            spawn(hub.recover())
+
+    def fault(self) -> None:
+        if self.health is not None:
+            self.health.fault("tournament")
 
     def on_reconnect(self) -> None:
         for hub in self.all():
-            spawn(hub.resync())
+            spawn(hub.recover())

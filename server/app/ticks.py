@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-from collections import deque
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, Protocol
@@ -44,6 +43,7 @@ import structlog
 from ..klondike import Game
 from ..protocol import frame
 from ..store import Store, StoreUnavailable
+from .delayed import DelayedBoards
 from .listener import Listener
 from .metrics import Metrics
 from .wire import text_frame
@@ -82,6 +82,8 @@ class TickedRoom(Protocol):
 
     def phase_now(self) -> str: ...
 
+    def fault(self) -> None: ...
+
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
     def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
@@ -115,7 +117,7 @@ class Ticker:
         self._early: dict[str, Any] | None = None  # a shared frame that came meanwhile
         self._fanning = 0  # the generation of the tick being written out
         self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
-        self._delayed: deque[tuple[int, dict[int, dict[str, Any]]]] = deque()
+        self._delayed = DelayedBoards(int(hub.public.get("settings", {}).get("delay", 0)) * 1000)
         self._task: asyncio.Task[None] | None = None
 
     def start(self) -> None:
@@ -215,8 +217,9 @@ class Ticker:
                 await self.tick(tick)
             except StoreUnavailable:
                 pass  # the next tick tries again
-            except Exception:
+            except Exception:  # (the next tick goes on)
                 log.exception("tick_failed", room=self.hub.room_id)
+                self.hub.fault()
             self.hub.metrics.tick_seconds.observe(loop.time() - started)
 
     async def tick(self, tick: int) -> None:
@@ -322,13 +325,11 @@ class Ticker:
         if phase not in ("racing", "ended"):
             return
         boards = await self._read_boards(set(self.top_seats(BOARDS_SHOWN)) | followed)
-        if mode == "delayed" and phase == "racing":
+        if mode == "delayed" and phase == "racing":  # (in bounded memory: .delayed)
             now = hub.now_ms()
-            self._delayed.append((now, boards))
-            cutoff = now - int(hub.public["settings"]["delay"]) * 1000
-            boards = {}
-            while self._delayed and self._delayed[0][0] <= cutoff:
-                boards.update(self._delayed.popleft()[1])
+            for seat, board in boards.items():
+                self._delayed.add(seat, board, now)
+            boards = self._delayed.due(now)
         changed = {s: b for s, b in boards.items() if self._boards.get(s) != b}
         if changed:
             self._boards.update(changed)

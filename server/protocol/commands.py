@@ -65,9 +65,14 @@ class Resume(Command):
 
 @dataclass(frozen=True, slots=True)
 class Watch(Command):
+    """Follow a room as a spectator. ``token``: a seat token the client
+    holds for the room (a tournament's player token for a round's room), so
+    that a racer is not shown the race they run (``own_race``)."""
+
     type: ClassVar[str] = "watch"
     room: str
     since: int = 0
+    token: str | None = None
 
 
 @dataclass(frozen=True, slots=True)

@@ -21,6 +21,7 @@ class Reason(StrEnum):
     ALREADY_IN_ROOM = "already_in_room"
     SPECTATOR = "spectator"
     NOT_SPECTATOR = "not_spectator"
+    OWN_RACE = "own_race"
     BAD_TOKEN = "bad_token"
     # rooms
     UNKNOWN_ROOM = "unknown_room"
@@ -70,6 +71,8 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.ALREADY_IN_ROOM: "this connection is already in a room",
     Reason.SPECTATOR: "spectators cannot play",
     Reason.NOT_SPECTATOR: "only a spectator can follow a player",
+    Reason.OWN_RACE: ("you race in this room: its spectators' boards would show you your own "
+                      "face-down cards; watch it once the race has ended"),
     Reason.BAD_TOKEN: "this seat token is not valid for the room",
     Reason.UNKNOWN_ROOM: "there is no such room",
     Reason.BAD_NICKNAME: "a nickname is 1 to 20 letters, digits, spaces or - _ .",

@@ -2,7 +2,7 @@
 
 >>> s = parse_settings({"code": "kl1-d3v-aaaaaag", "max_players": 4})
 >>> s.draw, s.scoring, s.max_players, s.boards
-(3, 'V', 4, 'live')
+(3, 'V', 4, 'after')
 >>> parse_settings({"boards": "sometimes"})
 Traceback (most recent call last):
 ...
@@ -49,7 +49,13 @@ class Settings:
     ``deal`` says is any deal (``random``) or one certified winnable
     (``winnable``). ``assists``: no hints (``off``), the engine's hint
     (``basic``), or the solver's status and hints (``solver``); ``hints`` is
-    whether there are any (``assists`` is not ``off``)."""
+    whether there are any (``assists`` is not ``off``).
+
+    ``boards``: spectators see the players' boards ``after`` the race (the
+    default), ``live``, or ``delayed`` by ``delay`` seconds. Everyone races
+    the same deal, so an opponent's board shows cards still face down on
+    one's own: with live or delayed boards a racer watching the room in a
+    second tab would learn them. A host chooses that knowingly."""
 
     code: str | None = None
     draw: int = 1
@@ -58,7 +64,7 @@ class Settings:
     undo: bool = True
     hints: bool = True
     time_limit: int = 0  # seconds; 0 = none
-    boards: Boards = "live"  # what spectators see of the players' boards
+    boards: Boards = "after"  # what spectators see of the players' boards (see below)
     delay: int = 0  # seconds, when boards are "delayed"
     top: int = DEFAULT_TOP  # lines in a big room's shared leaderboard
     late: Late = "refuse"  # a player arriving once the race runs: refused, or admitted with their own clock
@@ -115,7 +121,7 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
         raise RaceError(Reason.BAD_SETTINGS, "late must be 'refuse' or 'admit'")
     time_limit = _int(data, "time_limit", 0, 0, MAX_TIME_LIMIT)
     delay = _int(data, "delay", 0, 0, MAX_DELAY)
-    boards = data.get("boards", "live")
+    boards = data.get("boards", "after")
     if boards not in ("live", "delayed", "after"):
         raise RaceError(Reason.BAD_SETTINGS, "boards must be one of live, delayed, after")
     if boards == "delayed" and delay <= 0:

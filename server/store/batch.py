@@ -31,8 +31,8 @@ from collections.abc import Callable
 from typing import Any, Final
 
 from redis.asyncio.connection import AbstractConnection, ConnectionPool
+from redis.exceptions import AuthenticationError, BusyLoadingError, ResponseError
 from redis.exceptions import ConnectionError as RedisConnectionError
-from redis.exceptions import ResponseError
 from redis.exceptions import TimeoutError as RedisTimeoutError
 
 from .keys import ORDER_CHANNEL
@@ -40,9 +40,66 @@ from .resp import pack
 
 
 class StoreUnavailable(Exception):
-    """Redis could not be reached, or did not answer in time (or, with
-    ``--durability replica``, no replica confirmed in time). The command may
-    or may not have been applied: callers reload before going on."""
+    """Redis could not be reached, did not answer in time, or refused the
+    command for a reason of its own (out of memory, a read-only replica,
+    loading its data, …; or, with ``--durability replica``, no replica
+    confirmed in time). The command may or may not have been applied:
+    callers reload before going on. ``kind`` names Redis's trouble (see
+    :func:`trouble_of`); ``None`` when the store gave up for a reason of the
+    data (a room that kept changing)."""
+
+    def __init__(self, message: str, kind: str | None = None) -> None:
+        super().__init__(message)
+        self.kind = kind
+
+
+#: Error replies that say Redis cannot run commands now, not that a command is
+#: wrong: each is answered ``unavailable``, never ``internal``. (NOSCRIPT is
+#: answered by sending the script itself, :meth:`.client.RedisClient.run`;
+#: MOVED, ASK, TRYAGAIN and CLUSTERDOWN are the cluster router's, :mod:`.cluster`.)
+TROUBLE: Final = {
+    "OOM": "oom",  # used memory over maxmemory (noeviction)
+    "READONLY": "readonly",  # a replica: a failover, or the wrong node
+    "LOADING": "loading",  # reading its data at start
+    "MASTERDOWN": "masterdown",  # a replica that lost its master and serves no stale data
+    "BUSY": "busy",  # a script running past busy-reply-threshold
+    "MISCONF": "misconf",  # its last save failed and stop-writes-on-bgsave-error is on
+    "NOREPLICAS": "noreplicas",  # min-replicas-to-write not met
+    "NOAUTH": "auth",
+    "WRONGPASS": "auth",
+    "NOPERM": "auth",  # an ACL that forbids a command we need
+}
+_REDIRECTS: Final = frozenset({"MOVED", "ASK", "TRYAGAIN", "CLUSTERDOWN"})
+
+
+def trouble_of(exc: BaseException) -> str | None:
+    """The kind of Redis trouble an exception from redis-py is, or ``None``
+    for an error reply that is a bug (a wrong type, a script's own error) or
+    a cluster redirection.
+
+    >>> from redis.exceptions import OutOfMemoryError, ResponseError, TimeoutError
+    >>> trouble_of(OutOfMemoryError("command not allowed", status_code="OOM"))
+    'oom'
+    >>> trouble_of(ResponseError("BUSY Redis is busy running a script."))
+    'busy'
+    >>> trouble_of(ResponseError("WRONGTYPE Operation against a key holding the wrong kind of value"))
+    >>> trouble_of(TimeoutError("Timeout reading from socket"))
+    'timeout'
+    """
+    if isinstance(exc, BusyLoadingError):
+        return "loading"
+    if isinstance(exc, AuthenticationError):
+        return "auth"
+    if isinstance(exc, RedisTimeoutError | TimeoutError):
+        return "timeout"
+    if isinstance(exc, RedisConnectionError | OSError):
+        return "maxclients" if "max number of clients" in str(exc) else "connection"
+    if isinstance(exc, ResponseError):
+        code = getattr(exc, "status_code", None) or str(exc).split(" ", 1)[0]
+        if code in _REDIRECTS:
+            return None
+        return TROUBLE.get(code)
+    return None
 
 
 Args = tuple[Any, ...]
@@ -60,7 +117,8 @@ class Batcher:
     def __init__(self, pool: ConnectionPool, *, lanes: int = 2, max_batch: int = 1024,
                  timeout: float = 5.0, replicas: int = 0, replica_timeout_ms: int = 1000,
                  on_batch: Callable[[int, float], None] | None = None,
-                 on_unconfirmed: Callable[[], None] | None = None) -> None:
+                 on_unconfirmed: Callable[[], None] | None = None,
+                 on_trouble: Callable[[str, str, int], None] | None = None) -> None:
         self._pool = pool
         self._queue: list[Pending] = []
         self._wake = asyncio.Event()
@@ -71,6 +129,8 @@ class Batcher:
         self._doubt = False
         self._on_batch = on_batch
         self._on_unconfirmed = on_unconfirmed
+        self._on_trouble = on_trouble  # (kind, error, commands refused): once per batch and kind
+        self._troubles: dict[str, tuple[str, int]] = {}  # this batch's, reported after it
         self._conns: list[AbstractConnection] = []
         self._tasks = [asyncio.create_task(self._lane(i), name=f"redis-lane-{i}")
                        for i in range(lanes)]
@@ -78,11 +138,12 @@ class Batcher:
 
     def execute(self, *args: Any) -> asyncio.Future[Any]:
         """Queue one command; the future gets its reply, a ``ResponseError``
-        raised by Redis, or :class:`StoreUnavailable`. (:meth:`queue` inlined:
+        raised by Redis (a bug: a wrong type, a script's error), or
+        :class:`StoreUnavailable` (Redis's trouble, see :data:`TROUBLE`). (:meth:`queue` inlined:
         every command of every move comes through here.)"""
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
-            fut.set_exception(StoreUnavailable("the store is closing"))
+            fut.set_exception(StoreUnavailable("the store is closing", "closing"))
             return fut
         self._queue.append((args, fut, 0))
         self._wake.set()
@@ -100,7 +161,7 @@ class Batcher:
     def queue(self, args: Args, flags: int) -> asyncio.Future[Any]:
         fut: asyncio.Future[Any] = asyncio.get_running_loop().create_future()
         if self._closed:
-            fut.set_exception(StoreUnavailable("the store is closing"))
+            fut.set_exception(StoreUnavailable("the store is closing", "closing"))
             return fut
         self._queue.append((args, fut, flags))
         self._wake.set()
@@ -145,7 +206,7 @@ class Batcher:
                                 reply = await conn.read_response(timeout=math.inf)
                             except ResponseError as exc:
                                 if not fut.done():
-                                    fut.set_exception(exc)
+                                    fut.set_exception(self._refused(exc))
                                 continue
                             if not fut.done():
                                 fut.set_result(reply)
@@ -155,6 +216,8 @@ class Batcher:
                             if flags & ASKING:
                                 await _reply(conn)
                             reply = await _reply(conn)
+                            if isinstance(reply, ResponseError):
+                                reply = self._refused(reply)
                             if flags & UNCONFIRMED:
                                 _settle(fut, reply)
                             replies.append(reply)
@@ -168,16 +231,43 @@ class Batcher:
             except (RedisConnectionError, RedisTimeoutError, OSError, TimeoutError) as exc:
                 await conn.disconnect(nowait=True)
                 self._doubt = self._wait is not None
+                kind = trouble_of(exc) or "connection"
+                error = str(exc) or type(exc).__name__
+                failed = 0
                 for _, fut, _ in batch:
                     if not fut.done():
-                        fut.set_exception(StoreUnavailable(f"redis unavailable: {exc}"))
+                        fut.set_exception(StoreUnavailable(f"redis unavailable: {error}", kind))
+                        failed += 1
+                self._noted(kind, error, failed)
             except asyncio.CancelledError:
                 for _, fut, _ in batch:
                     if not fut.done():
-                        fut.set_exception(StoreUnavailable("the store is closing"))
+                        fut.set_exception(StoreUnavailable("the store is closing", "closing"))
                 raise
             if self._on_batch is not None:
                 self._on_batch(len(batch), loop.time() - started)
+            if self._troubles:
+                troubles, self._troubles = self._troubles, {}
+                if self._on_trouble is not None:
+                    for kind, (error, count) in troubles.items():
+                        self._on_trouble(kind, error, count)
+
+    def _refused(self, exc: ResponseError) -> Exception:
+        """What a command's caller gets for an error reply: Redis's trouble
+        as :class:`StoreUnavailable` (noted for this batch's report), a bug
+        as the error itself."""
+        kind = trouble_of(exc)
+        if kind is None:
+            return exc
+        code = getattr(exc, "status_code", None)
+        error = f"{code} {exc}" if code else str(exc)
+        self._noted(kind, error, 1)
+        return StoreUnavailable(f"redis refused: {error}", kind)
+
+    def _noted(self, kind: str, error: str, count: int) -> None:
+        if count:
+            known = self._troubles.get(kind)
+            self._troubles[kind] = (known[0] if known else error, (known[1] if known else 0) + count)
 
     def _unconfirmed(self, batch: list[Pending], answer: object) -> None:
         self._doubt = True
@@ -187,7 +277,7 @@ class Batcher:
                f"{answer} of {self._replicas} replica(s) confirmed the write in time")
         for _, fut, _ in batch:
             if not fut.done():
-                fut.set_exception(StoreUnavailable(f"not confirmed by a replica: {why}"))
+                fut.set_exception(StoreUnavailable(f"not confirmed by a replica: {why}", "replica"))
 
     async def close(self) -> None:
         self._closed = True
@@ -213,7 +303,7 @@ async def _reply(conn: AbstractConnection) -> Any:
 def _settle(fut: asyncio.Future[Any], reply: Any) -> None:
     if fut.done():
         return
-    if isinstance(reply, ResponseError):
+    if isinstance(reply, ResponseError | StoreUnavailable):
         fut.set_exception(reply)
     else:
         fut.set_result(reply)

@@ -44,6 +44,10 @@ class Observer(Protocol):
     def redis_batch(self, size: int, seconds: float) -> None: ...
     def redis_redirect(self, kind: str) -> None: ...
     def replica_unconfirmed(self) -> None: ...
+    def redis_trouble(self, kind: str, error: str, commands: int) -> None:
+        """``commands`` were refused ``unavailable`` for Redis's ``kind`` of
+        trouble (:data:`.batch.TROUBLE`, a lost connection, …): once per
+        batch and kind, with the first error's text."""
 
 
 class RedisClient:
@@ -61,20 +65,21 @@ class RedisClient:
         replicas = 1 if durability == "replica" else 0
         on_batch = observer.redis_batch if observer else None
         on_unconfirmed = observer.replica_unconfirmed if observer else None
+        on_trouble = observer.redis_trouble if observer else None
         self._cluster: Cluster | None = None
         self._batcher: Batcher | None = None
         self.pool: ConnectionPool | None = None
         if cluster:
             self._cluster = Cluster(url, lanes=lanes, timeout=timeout, replicas=replicas,
                                     replica_timeout_ms=replica_timeout_ms, on_batch=on_batch,
-                                    on_unconfirmed=on_unconfirmed,
+                                    on_unconfirmed=on_unconfirmed, on_trouble=on_trouble,
                                     on_redirect=observer.redis_redirect if observer else None)
         else:
             self.pool = ConnectionPool.from_url(url, socket_timeout=None,
                                                 socket_connect_timeout=timeout)
             self._batcher = Batcher(self.pool, lanes=lanes, timeout=timeout, replicas=replicas,
                                     replica_timeout_ms=replica_timeout_ms, on_batch=on_batch,
-                                    on_unconfirmed=on_unconfirmed)
+                                    on_unconfirmed=on_unconfirmed, on_trouble=on_trouble)
 
     async def start(self) -> None:
         """On a cluster: read the slot map (if a node answers) and keep it fresh."""
@@ -134,12 +139,21 @@ class RedisClient:
         return bool(replies) and all(r is True or r == b"PONG" for r in replies.values())
 
     def subscriber(self, on_message: Callable[[str, bytes], None],
-                   on_reconnect: Callable[[], None]) -> Channels:
-        """The room channels' subscriber for this mode (start it with ``start``)."""
+                   on_reconnect: Callable[[], None],
+                   on_fault: Callable[[str], None] | None = None) -> Channels:
+        """The room channels' subscriber for this mode (start it with ``start``);
+        ``on_fault`` hears of each exception it survived (:mod:`.pubsub`)."""
         if self._cluster is not None:
-            return ShardedSubscriber(self._cluster, on_message, on_reconnect)
+            return ShardedSubscriber(self._cluster, on_message, on_reconnect, on_fault)
         assert self.pool is not None
-        return Subscriber(self.pool, on_message, on_reconnect)
+        return Subscriber(self.pool, on_message, on_reconnect, on_fault=on_fault)
+
+    async def infos(self) -> dict[str, dict[str, str] | BaseException]:
+        """``INFO`` (its default sections: memory, persistence, replication…)
+        of the one Redis or of every master, as dicts of its fields; the
+        exception raised for a node that did not answer."""
+        return {node: answer if isinstance(answer, BaseException) else _info(answer)
+                for node, answer in (await self.each_node("INFO")).items()}
 
     async def version_problems(self) -> list[str] | None:
         """On a cluster, masters older than Redis 7 (no sharded pub/sub), as

@@ -106,7 +106,8 @@ class Cluster:
                  retry_for: float = RETRY_FOR, refresh_every: float = REFRESH_EVERY,
                  on_batch: Callable[[int, float], None] | None = None,
                  on_unconfirmed: Callable[[], None] | None = None,
-                 on_redirect: Callable[[str], None] | None = None) -> None:
+                 on_redirect: Callable[[str], None] | None = None,
+                 on_trouble: Callable[[str, str, int], None] | None = None) -> None:
         self.seed_url = seed_url
         seed = urlsplit(seed_url)
         self._seed: Addr = (seed.hostname or "127.0.0.1", seed.port or 6379)
@@ -115,6 +116,7 @@ class Cluster:
         self._retry_for, self._refresh_every = retry_for, refresh_every
         self._on_batch, self._on_unconfirmed = on_batch, on_unconfirmed
         self._on_redirect = on_redirect
+        self._on_trouble = on_trouble
         self._slots: list[Addr | None] = [None] * SLOTS
         self._known: set[Addr] = {self._seed}  # nodes to ask for the map
         self._nodes: dict[Addr, Batcher] = {}
@@ -236,13 +238,13 @@ class Cluster:
         batcher = self._nodes.get(addr)
         if batcher is None:
             if self._closed:
-                raise StoreUnavailable("the store is closing")
+                raise StoreUnavailable("the store is closing", "closing")
             pool = ConnectionPool.from_url(node_url(self.seed_url, addr), socket_timeout=None,
                                            socket_connect_timeout=self._timeout)
             batcher = self._nodes[addr] = Batcher(
                 pool, lanes=self._lanes, timeout=self._timeout, replicas=self._replicas,
                 replica_timeout_ms=self._replica_timeout_ms, on_batch=self._on_batch,
-                on_unconfirmed=self._on_unconfirmed)
+                on_unconfirmed=self._on_unconfirmed, on_trouble=self._on_trouble)
         return batcher
 
     async def execute(self, key: str | bytes, *args: Any) -> Any:
@@ -262,7 +264,7 @@ class Cluster:
                     await self.refresh()
                     found = self._slots[home]
                     if found is None:
-                        raise StoreUnavailable(f"no master known for slot {home}")
+                        raise self._gave_up("clusterdown", f"no master known for slot {home}")
                 addr, fut = found, self.node(found).execute(*args)
             try:
                 return await fut
@@ -279,13 +281,20 @@ class Cluster:
                 if isinstance(exc, ClusterDownError):
                     self.refresh_soon()
                 if loop.time() + wait > deadline:
-                    raise StoreUnavailable(f"redis cluster: {exc}") from None
+                    kind = "tryagain" if isinstance(exc, TryAgainError) else "clusterdown"
+                    raise self._gave_up(kind, f"{kind.upper()} {exc}") from None
                 await asyncio.sleep(wait)
                 wait = min(wait * 2, 0.25)
             except StoreUnavailable:
                 self.refresh_soon()  # a node gone: maybe a failover
                 raise
-        raise StoreUnavailable(f"redis cluster: too many redirections for slot {home}")
+        raise self._gave_up("redirects", f"too many redirections for slot {home}")
+
+    def _gave_up(self, kind: str, error: str) -> StoreUnavailable:
+        """The command was not run: Redis's trouble, reported like a batch's."""
+        if self._on_trouble is not None:
+            self._on_trouble(kind, error, 1)
+        return StoreUnavailable(f"redis cluster: {error}", kind)
 
     def _count(self, kind: str) -> None:
         if self._on_redirect is not None:

@@ -6,6 +6,12 @@ restart, a network cut). The subscriber reconnects with backoff, subscribes
 again to every room it had, and calls ``on_reconnect`` so that each room's
 hub fetches what it may have missed.
 
+Nothing ends the subscriber but :meth:`Subscriber.close`: an exception
+raised by ``on_message`` is logged with its traceback and reported to
+``on_fault``, and the next message is read as usual; any other exception
+in the loop (a reply it cannot read, a bug) is logged and reported too, and
+the subscriber starts again from a new connection, as after a lost one.
+
 On a Redis Cluster the channels are sharded (``SSUBSCRIBE``: a channel lives
 on the shard that owns its slot, the room's), so :class:`ShardedSubscriber`
 keeps one :class:`Subscriber` per master and moves a channel when its slot
@@ -57,10 +63,12 @@ class Subscriber:
     def __init__(self, pool: ConnectionPool, on_message: Callable[[str, bytes], None],
                  on_reconnect: Callable[[], None], *, sharded: bool = False,
                  on_evicted: Callable[[str], None] | None = None,
-                 on_moved: Callable[[MovedError], None] | None = None) -> None:
+                 on_moved: Callable[[MovedError], None] | None = None,
+                 on_fault: Callable[[str], None] | None = None) -> None:
         self._pool = pool
         self._on_message = on_message
         self._on_reconnect = on_reconnect
+        self._on_fault = on_fault
         self._on_evicted = on_evicted
         self._on_moved = on_moved
         self._sub, self._unsub = ("SSUBSCRIBE", "SUNSUBSCRIBE") if sharded else ("SUBSCRIBE",
@@ -146,7 +154,13 @@ class Subscriber:
             return
         kind = msg[0]
         if kind == self._kind:
-            self._on_message(msg[1].decode(), msg[2])
+            channel = msg[1].decode()
+            try:
+                self._on_message(channel, msg[2])
+            except Exception:  # one message's trouble: the next ones still come
+                log.exception("channel_message_failed", channel=channel,
+                              message=bytes(msg[2][:200]))
+                self._fault()
         elif kind == self._subscribed:
             self._confirmed(msg[1].decode())
         elif kind == b"sunsubscribe" and self._on_evicted is not None:
@@ -191,6 +205,18 @@ class Subscriber:
                 await conn.disconnect(nowait=True)
                 await asyncio.sleep(delay)
                 delay = min(delay * 2, 1.0)
+            except Exception:  # anything else: start again from a new connection
+                log.exception("redis_subscriber_failed", channels=len(self._channels))
+                self._fault()
+                self._connected.clear()
+                first = False  # (the hubs catch up once it is back)
+                await conn.disconnect(nowait=True)
+                await asyncio.sleep(delay)
+                delay = min(delay * 2, 1.0)
+
+    def _fault(self) -> None:
+        if self._on_fault is not None:
+            self._on_fault("subscriber")
 
     async def close(self) -> None:
         if self._task is not None:
@@ -202,10 +228,12 @@ class ShardedSubscriber:
     """Channels on a Redis Cluster: each subscribed on the master of its slot."""
 
     def __init__(self, cluster: Cluster, on_message: Callable[[str, bytes], None],
-                 on_reconnect: Callable[[], None]) -> None:
+                 on_reconnect: Callable[[], None],
+                 on_fault: Callable[[str], None] | None = None) -> None:
         self._cluster = cluster
         self._on_message = on_message
         self._on_reconnect = on_reconnect
+        self._on_fault = on_fault
         self._wanted: set[str] = set()
         self._home: dict[str, Addr] = {}  # channel -> the node it is subscribed on
         self._nodes: dict[Addr, Subscriber] = {}
@@ -227,7 +255,8 @@ class ShardedSubscriber:
                                            socket_timeout=None, socket_connect_timeout=5.0)
             sub = self._nodes[addr] = Subscriber(
                 pool, self._on_message, self._on_reconnect, sharded=True,
-                on_evicted=self._evicted, on_moved=lambda exc: self._moved(exc, addr))
+                on_evicted=self._evicted, on_moved=lambda exc: self._moved(exc, addr),
+                on_fault=self._on_fault)
             sub.start()
         return sub
 

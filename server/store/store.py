@@ -296,9 +296,11 @@ class Store:
             return False
 
     def subscriber(self, on_message: Callable[[str, bytes], None],
-                   on_reconnect: Callable[[], None]) -> Channels:
-        """The subscriber of room and tournament channels (call ``start``)."""
-        return self.redis.subscriber(on_message, on_reconnect)
+                   on_reconnect: Callable[[], None],
+                   on_fault: Callable[[str], None] | None = None) -> Channels:
+        """The subscriber of room and tournament channels (call ``start``);
+        ``on_fault`` hears of each exception it survived."""
+        return self.redis.subscriber(on_message, on_reconnect, on_fault)
 
 
     # ------------------------------------------------------------------ rooms

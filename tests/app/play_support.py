@@ -11,6 +11,7 @@ acknowledged, which a resend then recognises).
 from __future__ import annotations
 
 import asyncio
+import json
 import os
 import urllib.error
 import urllib.request
@@ -20,6 +21,7 @@ from typing import Any
 
 import redis
 from harness import Client, ServerProcess, eventually, load_wins
+from prometheus_client.parser import text_string_to_metric_families
 
 from server.klondike import Game, Move, replay
 from server.store import keys
@@ -114,6 +116,43 @@ async def healthz(server: ServerProcess) -> int:
         except urllib.error.HTTPError as exc:
             return exc.code
     return await asyncio.to_thread(get)
+
+
+async def health(server: ServerProcess) -> tuple[int, dict[str, Any]]:
+    """``/healthz``: its status and its JSON."""
+    def get() -> tuple[int, dict[str, Any]]:
+        try:
+            with urllib.request.urlopen(server.http_url + "/healthz", timeout=5) as resp:
+                return int(resp.status), json.loads(resp.read())
+        except urllib.error.HTTPError as exc:
+            with exc:
+                return exc.code, json.loads(exc.read())
+    return await asyncio.to_thread(get)
+
+
+def reasons(report: dict[str, Any]) -> set[str]:
+    """The kinds of trouble a ``/healthz`` report names."""
+    return {r["kind"] for r in report.get("reasons", ())}
+
+
+async def metric(server: ServerProcess, name: str, **labels: str) -> float:
+    def get() -> str:
+        with urllib.request.urlopen(server.http_url + "/metrics", timeout=5) as resp:
+            return str(resp.read().decode())
+    text = await asyncio.to_thread(get)
+    for family in text_string_to_metric_families(text):
+        for sample in family.samples:
+            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
+                return float(sample.value)
+    return 0.0
+
+
+def events_named(server: ServerProcess, event: str) -> list[dict[str, Any]]:
+    return [x for x in server.log_lines() if x.get("event") == event]
+
+
+def unix_redis(data: Path) -> redis.Redis:
+    return redis.Redis(unix_socket_path=str(data / "redis.sock"), socket_timeout=10)
 
 
 async def start_race(host: Client, others: list[Client]) -> str:

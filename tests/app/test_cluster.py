@@ -228,7 +228,8 @@ async def test_winnable_deals_and_solver_statuses_on_a_cluster(
     await eventually(lambda: redis_cluster.ask(master, "SCARD", pool) >= 2, timeout=60,
                      what="two winnable D1N codes on the cluster")
     ann, ada = await clients(a, "ann"), await clients(b, "ada")  # ann's process refills none
-    joined = await ann.create("ann", deal="winnable", draw=1, scoring="N", assists="solver")
+    joined = await ann.create("ann", deal="winnable", draw=1, scoring="N", assists="solver",
+                              boards="live")
     await ann.send("start")
     await ann.expect("board")
     assert (await ann.expect("status"))["winnable"] == "yes"

@@ -7,28 +7,28 @@ resynced; a Redis that cannot keep the promise refused at start."""
 
 from __future__ import annotations
 
-import asyncio
 import os
 import shutil
 import signal
 import subprocess
 import sys
-import urllib.request
 from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
-from harness import ROOT, RedisServer, ServerProcess, Servers, eventually
+from harness import ROOT, RedisServer, Servers, eventually
 from play_support import (
     CODE,
     FAST,
     SCRIPT,
     Opener,
     acked,
+    events_named,
     healthz,
     line,
     log_of,
+    metric,
     play,
     play_through,
     redis_children,
@@ -36,10 +36,10 @@ from play_support import (
     send_moves,
     status_is,
     two_racing,
+    unix_redis,
     view_after,
     watch,
 )
-from prometheus_client.parser import text_string_to_metric_families
 
 from server.klondike import replay
 from server.store import keys
@@ -47,28 +47,8 @@ from server.store import keys
 pytestmark = pytest.mark.slow
 
 
-def unix_redis(data: Path) -> redis.Redis:
-    return redis.Redis(unix_socket_path=str(data / "redis.sock"), socket_timeout=10)
-
-
 def seat_log(r: redis.Redis, room: str, seat: int) -> list[str]:
     return [x.decode() for x in r.lrange(keys.log(room, 1, seat), 0, -1)]
-
-
-async def metric(server: ServerProcess, name: str, **labels: str) -> float:
-    def get() -> str:
-        with urllib.request.urlopen(server.http_url + "/metrics", timeout=5) as resp:
-            return str(resp.read().decode())
-    text = await asyncio.to_thread(get)
-    for family in text_string_to_metric_families(text):
-        for sample in family.samples:
-            if sample.name == name and all(sample.labels.get(k) == v for k, v in labels.items()):
-                return float(sample.value)
-    return 0.0
-
-
-def events_named(server: ServerProcess, event: str) -> list[dict[str, Any]]:
-    return [x for x in server.log_lines() if x.get("event") == event]
 
 
 # ---------------------------------------------------------------------- fsync

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import os
 import re
 import subprocess
@@ -229,10 +230,12 @@ def test_the_operations_doc_names_exactly_the_metrics_served(one: ServerProcess)
     assert served == documented
 
 
-def test_healthz_says_ok_while_redis_answers(one: ServerProcess) -> None:
+def test_healthz_says_ok_in_json_while_redis_answers(one: ServerProcess) -> None:
     status, headers, body = get(one, "/healthz")
-    assert (status, body) == (200, b"ok\n")
-    assert headers["content-type"].startswith("text/plain")
+    assert headers["content-type"] == "application/json"
+    report = json.loads(body)
+    assert (status, report["status"]) == (200, "ok"), report
+    assert "reasons" not in report and report["redis_memory"]["creations"] == "open"
 
 
 async def test_metrics_count_connections_rooms_moves_and_latency(one: ServerProcess, ann: Client) -> None:

@@ -25,6 +25,7 @@ class Counting:
         self.batches: list[int] = []
         self.redirects: Counter[str] = Counter()
         self.unconfirmed = 0
+        self.troubles: Counter[str] = Counter()  # commands refused, by kind of trouble
 
     def redis_batch(self, size: int, seconds: float) -> None:
         self.batches.append(size)
@@ -35,10 +36,14 @@ class Counting:
     def replica_unconfirmed(self) -> None:
         self.unconfirmed += 1
 
+    def redis_trouble(self, kind: str, error: str, commands: int) -> None:
+        self.troubles[kind] += commands
+
     def reset(self) -> None:
         self.batches.clear()
         self.redirects.clear()
         self.unconfirmed = 0
+        self.troubles.clear()
 
 
 def room_id() -> str:

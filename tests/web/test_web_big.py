@@ -168,6 +168,7 @@ def create_big_room(page: Page, *, late: bool = False) -> str:
     expect(big).to_be_visible()
     big.get_by_label("Leaderboard shows the top").select_option(str(TOP))
     big.get_by_label("races on their own clock" if late else "not allowed").check()
+    form.get_by_label("Live", exact=True).check()  # spectators see the top boards as they change
     form.get_by_role("button", name="Create room").click()
     link = page.get_by_label("Room link", exact=True)
     expect(link).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))

@@ -41,7 +41,7 @@ def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> Non
     ann = tabs.page("/")
     expect(ann.get_by_role("heading", name="Create a room")).to_be_visible()
     screenshot(ann, "lobby")
-    link = create_room(ann, "ann", code=CODE)
+    link = create_room(ann, "ann", code=CODE, boards="live")  # the host lets spectators see
     expect(ann.locator(".room-settings")).to_contain_text("a chosen deal")
 
     # bob opens the shared link and joins
@@ -163,3 +163,37 @@ def test_the_host_removes_a_player_and_a_taken_name_is_refused(tabs: Tabs) -> No
     expect(bob.locator(".toast")).to_contain_text("removed you")
     expect(bob.get_by_role("heading", name="Create a room")).to_be_visible()
     expect(bob).to_have_url(re.compile(r"/$"))
+
+
+def test_a_racers_second_tab_is_not_shown_her_race_and_the_form_says_why(tabs: Tabs) -> None:
+    """Regression (issue 16, probe 2): a second tab of a racer's browser
+    watched her race and got every opponent's board, so cards still face
+    down on her own table. The create form now shows boards after the race
+    by default and says in one line what live and delayed let a racer see;
+    a watch from a racer's browser carries her seat token and is refused."""
+    ann = tabs.page("/")
+    form = ann.locator("form.create")
+    expect(form.get_by_label("After the race", exact=True)).to_be_checked()
+    expect(form.locator(".boards-note")).to_contain_text("a racer could watch in a second tab")
+    link = create_room(ann, "ann", code=CODE, boards="live")
+    bob = tabs.page(link)
+    set_nickname(bob, "bob")
+    bob.get_by_role("button", name="Join the race").click()
+    bob.get_by_role("button", name="I'm ready").click()
+    expect(ann.locator(".players li", has_text="bob")).to_contain_text("✓ ready")
+    ann.get_by_role("button", name="Start the race").click()
+    expect(card(ann, top(Game(CODE), 4))).to_be_visible()
+
+    second = tabs.page(link + "?watch", context=ann.context)  # the same browser: her storage
+    expect(second.locator(".nick .form-error")).to_contain_text(f"You race in room {link[-8:]}")
+    expect(second.get_by_role("heading", name="Create a room")).to_be_visible()
+    expect(second.get_by_role("button", name="Go back")).to_be_visible()
+    sent = [json.loads(f) for f in tabs.sent[second]]
+    assert any(m["t"] == "watch" and m["d"].get("token") for m in sent), sent
+    frames = [json.loads(f) for f in tabs.frames[second]]
+    assert not any(m["t"] == "boards" for m in frames)
+    assert any(m["t"] == "reject" and m["d"]["code"] == "own_race" for m in frames)
+    # a browser of its own is a spectator like any: the host chose live boards
+    watcher = tabs.page(link + "?watch")
+    expect(watcher.locator(".tile")).to_have_count(2)
+    expect(ann.locator(".race .board")).to_be_visible()  # her table is untouched

@@ -89,11 +89,16 @@ def start_solo(page: Page, nickname: str, code: str) -> None:
     expect(stat(page, "Moves")).to_have_text("0")
 
 
+BOARDS = {"live": "Live", "delayed": "Delayed", "after": "After the race"}
+
+
 def create_room(page: Page, nickname: str, *, code: str | None = None, undo: bool = True,
-                hints: bool = True) -> str:
-    """From the lobby: create a room; returns the room link shown to share."""
+                hints: bool = True, boards: str = "after") -> str:
+    """From the lobby: create a room (spectators see the boards as
+    ``boards`` says); returns the room link shown to share."""
     set_nickname(page, nickname)
     form = page.locator("form.create")
+    form.get_by_label(BOARDS[boards], exact=True).check()
     if code:
         form.get_by_label("A code").check()
         form.get_by_label("Deal code").fill(code)

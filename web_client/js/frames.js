@@ -197,6 +197,13 @@ const HANDLERS = {
       app.timers.after('retry', 2000, () => app.socket.restart()); // the seat is still ours: ask again
       return;
     }
+    if (d.cmd === 'watch' && d.code === 'own_race') { // our seat races there: play it, don't watch it
+      const room = s.roomId;
+      resetRoom(s);
+      s.formError = TEXT.ownRace(room);
+      go('/');
+      return;
+    }
     if (d.cmd === 'resume' || d.cmd === 'watch') {
       const room = s.roomId;
       storage.dropSeat(room);

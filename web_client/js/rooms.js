@@ -23,6 +23,16 @@ export function watchRoom(s, room) {
   s.role = 'spectator';
 }
 
+/** A `watch`, with the seat token this browser keeps for the room (on a
+tournament's page, its player token), so that the server can tell one of
+the room's racers, who is refused (`own_race`): a racer's spectator view would
+show the others' boards, and so the cards face down on the racer's own. */
+export function watchRequest(s, room, since) {
+  const seat = storage.loadSeat(room);
+  const token = (seat && seat.token) || (s.tour && s.tour.token) || '';
+  return token ? { room, since, token } : { room, since };
+}
+
 /** Create, join, solo or watch: sent now if connected, else once greeted. */
 export function enter(app, t, d) {
   const s = app.state;
@@ -52,7 +62,7 @@ export function enterRoom(app) {
     return app.socket.send('resume', { room: s.roomId, token: s.token, since: s.room ? s.v : 0 });
   }
   if (s.role === 'spectator' && s.roomId) {
-    return app.socket.send('watch', { room: s.roomId, since: s.room ? s.v : 0 });
+    return app.socket.send('watch', watchRequest(s, s.roomId, s.room ? s.v : 0));
   }
   return false;
 }

@@ -22,6 +22,8 @@ export const TEXT = {
   leftRoom: 'You left the room.',
   roomGone: (room) => `Room ${room} is gone (or never was).`,
   seatLost: 'That seat is no longer yours: join the room again.',
+  ownRace: (room) => `You race in room ${room}: watching it would show you your own face-down cards. `
+    + 'Go back to your table, or watch once the race is over.',
   rollback: 'The server lost its latest moves: the race goes on from where it stands.',
   rematch: 'Rematch! A new deal is waiting.',
   youAreHost: 'You are the host now.',

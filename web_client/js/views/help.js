@@ -15,6 +15,11 @@ import { render } from '../markdown.js';
 
 const SEEN = 'kr.intro';
 
+/** What live and delayed boards let a racer see, under the create forms' choice
+(docs/protocol.md, "What each client may see"). */
+export const BOARDS_NOTE = 'Live or delayed, a racer could watch in a second tab: with everyone on the same '
+  + "deal, the others' boards show cards still face down on the racer's own table.";
+
 const STEPS = [
   ['Same deal for everyone', 'Everyone in the room gets the same cards, dealt at the same moment after a short countdown.'],
   ['Put all 52 cards home', 'Build the four foundations up by suit, ace to king. On the table, build columns down in '

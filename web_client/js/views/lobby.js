@@ -7,6 +7,7 @@ import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { BOARDS_NOTE } from './help.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -77,9 +78,10 @@ export function createLobby(root, app) {
       h('p', { class: 'field-note', text: 'Arriving once the race has started:' }),
       radios('late', [['refuse', 'not allowed'], ['admit', 'races on their own clock']], 'refuse')),
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
-      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'live'),
+      radios('boards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the race']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late')),
+        h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
@@ -220,7 +222,7 @@ export function createLobby(root, app) {
       fail('Which room? Paste its link or id.');
       return;
     }
-    rooms.enter(app, 'watch', { room, since: 0 });
+    rooms.enter(app, 'watch', rooms.watchRequest(app.state, room, 0));
   }
 
   function goBack() {

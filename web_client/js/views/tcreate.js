@@ -7,6 +7,7 @@ The server checks everything; its refusal is shown under the form. */
 
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
+import { BOARDS_NOTE } from './help.js';
 import * as tournament from '../tournament.js';
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -74,7 +75,8 @@ export function createTournamentForm(host, app) {
     h('fieldset', {}, h('legend', { text: 'Spectators see the boards' }),
       radios('tboards', [['live', 'Live'], ['delayed', 'Delayed'], ['after', 'After the round']], 'after'),
       h('label', { class: 'delay', hidden: true },
-        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late')),
+        h('input', { type: 'number', name: 'tdelay', min: 1, max: 600, value: 30, 'aria-label': 'Delay in seconds' }), ' seconds late'),
+      h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     error,
     submit);
   host.append(form);
