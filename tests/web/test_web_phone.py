@@ -194,7 +194,7 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
 
 def test_a_spectators_enlarged_board_on_a_phone_is_twice_the_small_ones(tabs: Tabs, crowd: Crowd) -> None:
     host = crowd.open("ann")
-    joined = crowd.run(host.create("ann", code=RACE))
+    joined = crowd.run(host.create("ann", code=RACE, boards="live"))  # the host lets spectators see
     bob = crowd.join(joined["room"], ["bob"])[0]
     crowd.ready([bob])
     page = tabs.page(f"/r/{joined['room']}?watch", **PHONE)
