@@ -20,9 +20,12 @@ AREAS: Final = (
     ("/server/race/", "race (server.race)"),
     ("/server/protocol/", "protocol (server.protocol)"),
     ("/server/store/", "store (server.store)"),
-    ("/server/app/session", "app: session"),
-    ("/server/app/hub", "app: hub"),
-    ("/server/app/", "app: other"),
+    ("/server/app/edge/", "app: edge (connections, HTTP)"),
+    ("/server/app/handlers/", "app: handlers (the commands)"),
+    ("/server/app/rooms/", "app: rooms (hubs, boards, room commands)"),
+    ("/server/app/tournaments/", "app: tournaments"),
+    ("/server/app/solver/", "app: solver"),
+    ("/server/app/", "app: process"),
     ("/websockets/", "websockets"),
     ("/redis/", "redis-py"),
     ("/structlog/", "structlog"),
@@ -42,7 +45,7 @@ def _split(frame: str) -> tuple[str, str]:
 
 
 def _short(path: str) -> str:
-    """``websockets/asyncio/connection.py``, ``server/app/session.py``: enough to tell them apart."""
+    """``websockets/asyncio/connection.py``, ``server/app/edge/connection.py``: enough to tell them apart."""
     for marker in ("site-packages/", "/lib/python3"):
         if marker in path:
             rest = path.split(marker, 1)[1]

@@ -32,14 +32,14 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
-from server.app import logs  # noqa: E402
-from server.app.config import Config  # noqa: E402
-from server.app.metrics import Metrics  # noqa: E402
-from server.app.rooms import Rooms  # noqa: E402
-from server.app.solving import SolverPool  # noqa: E402
-from server.app.tournaments import Tournaments  # noqa: E402
-from server.app.winnable import WinnableDeals  # noqa: E402
-from server.race.leaderboard import rank_score, seat_member  # noqa: E402
+from server.app.process import logs  # noqa: E402
+from server.app.process.config import Config  # noqa: E402
+from server.app.process.metrics import Metrics  # noqa: E402
+from server.app.rooms.room_service import Rooms  # noqa: E402
+from server.app.solver.pool import SolverPool  # noqa: E402
+from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402
+from server.app.tournaments.tournament_service import Tournaments  # noqa: E402
+from server.race.ranking import rank_score, seat_member  # noqa: E402
 from server.store import Store, keys  # noqa: E402
 
 CODE = "KL1-D1V-ACT552B"
@@ -160,8 +160,7 @@ async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dic
     async def seat() -> None:  # as each player's first resume in the round's room does
         for i in range(0, players, BATCH):
             chunk = range(i, min(players, i + BATCH))
-            seated = await asyncio.gather(*(tournaments.big.seat(t.id, 1, room, tokens[j])
-                                            for j in chunk))
+            seated = await asyncio.gather(*(rooms.seat_of(room, tokens[j]) for j in chunk))
             assert list(seated) == list(chunk)
 
     await step("seat", seat)

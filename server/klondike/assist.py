@@ -225,10 +225,14 @@ def _waste_has_a_play(game: Table) -> bool:
 
 
 def _undoes_last(game: Table, move: Move) -> bool:
-    """``move`` puts back what the previous move did."""
+    """``move`` puts back what the previous move did. After a move that turned
+    a card up, nothing does: going back puts the cards on the card turned up,
+    into a position the game has never been in."""
     if not game.history:
         return False
     last = game.history[-1]
+    if last.flipped:
+        return False
     lm = last.move
     if lm.target == FOUNDATION and lm.source < 7:
         return move.source == FS + SUIT[last.card] and move.target == lm.source

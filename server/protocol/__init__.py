@@ -4,7 +4,7 @@ Envelope ``{"t": type, "d": data}`` both ways; see docs/protocol.md.
 """
 
 from .commands import COMMANDS, Command, ProtocolError, decode
-from .frames import frame, reject, wrap_raw
+from .frames import frame, place_frame, reject, wrap_raw
 from .reasons import DEFAULT_TEXT, CloseCode, Reason
 
 SUBPROTOCOL = "klondike-race.v1"
@@ -22,6 +22,7 @@ __all__ = [
     "Reason",
     "decode",
     "frame",
+    "place_frame",
     "reject",
     "wrap_raw",
 ]

@@ -29,6 +29,17 @@ def reject(command: str | None, reason: Reason, text: str | None = None,
     return _dumps({"t": "reject", "d": d})
 
 
+def place_frame(t: str, place: bytes, extra: bytes = b"") -> bytes:
+    """A player's own place, ``{"rank", "of", "above", "line", "below"}`` (and
+    ``extra`` members), from JSON members the store built: nothing parsed,
+    nothing encoded again.
+
+    >>> place_frame("me", b'"rank":2,"of":9', b',"id":"T"')
+    b'{"t":"me","d":{"rank":2,"of":9,"id":"T"}}'
+    """
+    return b'{"t":"' + t.encode() + b'","d":{' + place + extra + b"}}"
+
+
 def wrap_raw(t: str, raw_json: bytes) -> bytes:
     """A frame around data that is already JSON (room events from Redis)."""
     return b'{"t":"' + t.encode() + b'","d":' + raw_json + b"}"

@@ -15,7 +15,6 @@ line last changed: ties go to who got there first.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any, Final
 
 import orjson
@@ -63,54 +62,6 @@ def update_from_game(entry: Entry, game: Game, now: int, start_at: int) -> Entry
     return new
 
 
-#: A seat's member in a room's ranking sorted set: fixed width, so that
-#: Redis's tie-break (members in byte order) is the lower seat first.
-SEAT_DIGITS: Final = 5
-_FINISHED_BELOW: Final = 2**52  # every finished score is below, every other at or above
-_AT_UNIT_MS: Final = 10
-_AT_UNITS: Final = 2**23  # 10 ms units: 23.3 hours after the race's start
-_MOVES: Final = 2**14
-_FOUNDATION: Final = 64
-_VEGAS_TOP: Final = 208
-
-
-def seat_member(seat: int) -> str:
-    """The seat's member in the ranking sorted set.
-
-    >>> seat_member(42)
-    '00042'
-    """
-    return f"{seat:0{SEAT_DIGITS}d}"
-
-
-def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
-    """The entry's place in the leaderboard's order as one number, lower
-    first, for Redis's sorted set: the order of :func:`sort_key`, with the
-    time the line last changed (``at``, or the entry's own) counted in 10 ms
-    steps from ``since`` (the race's start). Lines equal to the step are ranked by
-    seat, like Redis ranks equal scores (see :func:`seat_member`). Every
-    score is a whole number below 2^53, so a double holds it exactly.
-
-    >>> fast = {"status": "finished", "finish_ms": 90_000, "at": 0}
-    >>> slow = {"status": "finished", "finish_ms": 95_000, "at": 0}
-    >>> rich = {"status": "racing", "vegas": 8, "foundation": 12, "moves": 40, "at": 5_000}
-    >>> poor = {"status": "resigned", "vegas": -2, "foundation": 10, "moves": 9, "at": 1_000}
-    >>> lines = {"slow": slow, "poor": poor, "rich": rich, "fast": fast}
-    >>> sorted(lines, key=lambda name: rank_score(lines[name], 0))
-    ['fast', 'slow', 'rich', 'poor']
-    >>> rank_score(fast, 0) < 2**52 <= rank_score(rich, 0) < 2**53
-    True
-    """
-    if entry["status"] == "finished":
-        return min(int(entry["finish_ms"]), _FINISHED_BELOW - 1)
-    key = _VEGAS_TOP - int(entry["vegas"])
-    key = key * _FOUNDATION + 52 - int(entry["foundation"])
-    key = key * _MOVES + min(int(entry["moves"]), _MOVES - 1)
-    changed = int(entry["at"] if at is None else at)
-    key = key * _AT_UNITS + min(max(0, (changed - since) // _AT_UNIT_MS), _AT_UNITS - 1)
-    return _FINISHED_BELOW + key
-
-
 #: what a line of a big room's leaderboard frames carries (docs/protocol.md)
 LINE_FIELDS: Final = ("seat", "nickname", "status", "foundation", "vegas", "points", "moves",
                       "finish_ms", "late", "started")
@@ -136,26 +87,6 @@ def line_tail(line: Entry) -> bytes:
     """
     rest = {k: v for k, v in line.items() if k not in ("seat", "nickname")}
     return b"," + orjson.dumps(rest)[1:]
-
-
-def sort_key(entry: Entry) -> tuple[int, int, int, int, int, int, int]:
-    """Finished players by time; then Vegas dollars; then cards on foundations;
-    then fewer moves; then who got there first; then the seat."""
-    if entry["status"] == "finished":
-        return (0, entry["finish_ms"], 0, 0, 0, entry["at"], entry["seat"])
-    return (1, 0, -entry["vegas"], -entry["foundation"], entry["moves"], entry["at"], entry["seat"])
-
-
-def ranked(entries: Iterable[Entry], online: Mapping[int, bool] | None = None) -> list[Entry]:
-    """Entries in leaderboard order with ``rank`` (1..n) and the status shown."""
-    out = []
-    for rank, entry in enumerate(sorted(entries, key=sort_key), start=1):
-        line = dict(entry)
-        line["rank"] = rank
-        if online is not None:
-            line["status"] = shown(entry, online.get(entry["seat"], False))
-        out.append(line)
-    return out
 
 
 def shown(entry: Entry, online: bool) -> str:

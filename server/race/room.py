@@ -19,13 +19,14 @@ server.race.errors.RaceError: the room is full
 >>> room.phase_at(2000), room.phase_at(3100)
 ('countdown', 'racing')
 
-A big room (``settings.big``) keeps its players outside this document (see
-server/store/keys.py): the room holds its host, phase and race, and the
-store seats players, counts them and ranks them.
+Where the seats live is the room's :mod:`.seating`: in this document (a
+room of a few) or in the store (a room of thousands: the room holds its
+host, phase and race, and the store seats players, counts them and ranks
+them).
 
->>> big = Room.create_big("ROOM2", Settings(max_players=500), "KL1-D1N-AAAAAAG", "ann", now=0)
->>> big.players, big.host, big.host_name, big.next_seat
-([], 0, 'ann', 1)
+>>> big = Room.create("ROOM2", Settings(max_players=500), "KL1-D1N-AAAAAAG", "ann", "tok-a", now=0)
+>>> big.seating, big.players, big.host, big.host_name, big.next_seat
+(COUNTED, [], 0, 'ann', 1)
 >>> big.start(0, now=100, countdown_ms=3000)["start_at"], big.racers
 (3100, [])
 """
@@ -40,8 +41,9 @@ import orjson
 
 from ..protocol.reasons import Reason
 from .errors import RaceError
-from .leaderboard import Entry, ranked
+from .leaderboard import Entry
 from .names import check_nickname, same_name, taken_text
+from .seating import Seating, seating_for
 from .settings import Settings, settings_from_dict
 from .tokens import hash_token, stored_digest
 
@@ -77,48 +79,34 @@ class Room:
     start_at: int | None = None
     deadline: int | None = None
     ended_at: int | None = None
-    results: list[Entry] | None = None  # a big room's: the top lines only
-    host_name: str = ""  # a big room's host (its players are not listed here)
-    scheduled: int | None = None  # a big room's race starts then (set by its host)
+    results: list[Entry] | None = None  # counted seats: the top lines only
+    host_name: str = ""  # counted seats: the host (the players are not listed here)
+    scheduled: int | None = None  # counted seats: the race starts then (set by its host)
 
     # ------------------------------------------------------------------ building
 
     @classmethod
     def create(cls, room_id: str, settings: Settings, code: str, nickname: str, token: str,
                *, now: int) -> Room:
-        """A new room whose first seat (0) is the host's."""
+        """A new room whose first seat (0) is the host's (in this document,
+        or by the store: see :mod:`.seating`)."""
         room = cls(id=room_id, settings=settings, code=code, created=now)
-        room.join(nickname, token, now=now)
+        room.seating.seat_host(room, nickname, token, now=now)
         return room
-
-    @classmethod
-    def create_big(cls, room_id: str, settings: Settings, code: str, nickname: str, *,
-                   now: int) -> Room:
-        """A new big room; its host, seat 0, is seated by the store."""
-        return cls(id=room_id, settings=settings, code=code, created=now, next_seat=1,
-                   host_name=check_nickname(nickname))
 
     @classmethod
     def for_round(cls, room_id: str, settings: Settings, code: str,
                   players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
                   now: int) -> Room:
-        """A tournament round: every player seated (seat = registration order)
-        and racing from ``start_at``; no host (the organizer is no player).
-        ``tokens`` maps the players' token digests to their seats."""
+        """A tournament round: racing from ``start_at``, no host (the
+        organizer is no player). Listed seats: every player seated (seat =
+        player number), ``tokens`` mapping their token digests to their seats;
+        counted seats: none yet (the store seats each player when they first
+        come)."""
         room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
                    host=-1, next_seat=max((s for s, _ in players), default=-1) + 1,
                    players=[Player(seat=s, nickname=n, joined=now, ready=True) for s, n in players],
                    tokens=dict(tokens), racers=[s for s, _ in players], start_at=start_at)
-        room.deadline = start_at + settings.time_limit * 1000
-        return room
-
-    @classmethod
-    def for_big_round(cls, room_id: str, settings: Settings, code: str, *, start_at: int,
-                      now: int) -> Room:
-        """A big tournament's round: racing from ``start_at``, no host; the
-        store seats each player (seat = player number) when they first come."""
-        room = cls(id=room_id, settings=settings, code=code, created=now, phase="racing",
-                   host=-1, start_at=start_at)
         room.deadline = start_at + settings.time_limit * 1000
         return room
 
@@ -134,6 +122,11 @@ class Room:
         return cls(**d)
 
     # ------------------------------------------------------------------ queries
+
+    @property
+    def seating(self) -> Seating:
+        """Where the room's seats live (its settings say, once for all)."""
+        return seating_for(self.settings)
 
     def player(self, seat: int) -> Player | None:
         for p in self.players:
@@ -157,8 +150,8 @@ class Room:
 
     def public(self, now: int, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
         """What anyone in or watching the room may know: no tokens, no code
-        before the race has ended. A big room names its host but lists no
-        players: ``field`` has its ``counts`` (players, ready) instead."""
+        before the race has ended. Counted seats: the room names its host but
+        lists no players: ``field`` has its ``counts`` (players, ready) instead."""
         settings = self.settings.public()
         # the deal chosen by the host is the first race's: a rematch deals a random one
         settings["fixed_code"] = self.settings.code is not None and self.code == self.settings.code
@@ -169,15 +162,7 @@ class Room:
             "settings": settings,
             "host": self.host,
         }
-        if self.settings.big:
-            d["host_name"] = self.host_name
-            d["field"] = dict(counts or {})
-        else:
-            d["players"] = [
-                {"seat": p.seat, "nickname": p.nickname, "ready": p.ready, "left": p.left}
-                for p in self.players
-            ]
-            d["racers"] = self.racers
+        d.update(self.seating.shown(self, counts or {}))
         d.update({
             "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
             "deadline": self.deadline if self.settings.time_limit else None,
@@ -261,12 +246,9 @@ class Room:
         self._need_host(by)
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
-        if not self.settings.big:  # a big room's host starts when they choose
-            waiting = [p.nickname for p in self.present() if p.seat != by and not p.ready]
-            if waiting:
-                raise RaceError(Reason.NOT_READY, f"not ready yet: {', '.join(waiting)}")
+        self.seating.check_start(self, by)
         self.phase = "racing"
-        self.racers = [p.seat for p in self.present()]  # a big room's are the store's
+        self.racers = [p.seat for p in self.present()]  # counted seats: the store's
         self.start_at = max(now + countdown_ms, self.scheduled or 0)
         self.scheduled = None
         limit = self.settings.time_limit * 1000
@@ -274,14 +256,12 @@ class Room:
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
 
     def schedule(self, by: int, at: int, *, now: int) -> Event:
-        """A big room's host sets the time its race starts (the countdown
-        ends then); players may join until it begins."""
+        """The host of a room with counted seats sets the time its race
+        starts (the countdown ends then); players may join until it begins."""
         self._need_host(by)
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
-        if not self.settings.big:
-            raise RaceError(Reason.NOT_LOBBY, "only a big room's race starts at a set time: "
-                                              "here the host starts when everyone is ready")
+        self.seating.check_schedule()
         if not now < at <= now + MAX_SCHEDULE_MS:
             raise RaceError(Reason.BAD_SETTINGS, "a start time is in the next 7 days")
         self.scheduled = at
@@ -290,15 +270,12 @@ class Room:
     def end(self, entries: list[Entry], *, now: int) -> Event:
         """The race is over: final ranking from the seats' lines (a player still
         playing when time ran out is ``unfinished``); the code is revealed.
-        A big room's ``entries`` are its top lines, already in the store's order."""
+        Counted seats: ``entries`` are the top lines, already in the store's order."""
         if self.phase != "racing":
             raise RaceError(Reason.NOT_PLAYING, "the race is not running")
         self.phase = "ended"
         self.ended_at = now
-        if self.settings.big:
-            self.results = [{**final_line(e), "rank": rank} for rank, e in enumerate(entries, 1)]
-        else:
-            self.results = ranked(final_line(e) for e in entries if e["seat"] in self.racers)
+        self.results = self.seating.results(self, entries)
         return {"kind": "ended", "race": self.race, "code": self.code}
 
     def rematch(self, by: int, code: str, *, now: int) -> Event:
@@ -337,7 +314,3 @@ class Room:
         if self.phase == "racing":
             raise RaceError(Reason.NOT_LOBBY)
 
-
-def final_line(entry: Entry) -> Entry:
-    """A line as the race's results show it: still playing at the end is ``unfinished``."""
-    return {**entry, "status": "unfinished"} if entry["status"] == "racing" else entry

@@ -43,7 +43,7 @@ class TournamentSettings:
     hints: bool = False
     boards: Boards = "after"
     delay: int = 0
-    top: int = DEFAULT_TOP  # lines of the standings a big tournament's events carry
+    top: int = DEFAULT_TOP  # standings lines a big tournament's events carry
     starts: tuple[int, ...] = ()  # server times (ms) the first rounds start at
     interval: int = 0  # seconds from a round's end to the next one's start (0: the organizer's call)
     late_until: int = 0  # registration stays open until this round starts (0 or 1: the first)
@@ -53,7 +53,8 @@ class TournamentSettings:
 
     @property
     def big(self) -> bool:
-        """More players than a small room seats: the big tournament's data model."""
+        """More players than a room of a few seats: the standings show their
+        top and each player's place, not everyone (app/tournament_views.py)."""
         return self.max_players > SMALL_ROOM
 
     def public(self) -> dict[str, Any]:

@@ -1,26 +1,18 @@
 """The only package that talks to Redis. See :mod:`.keys` for the data model,
-:mod:`.client` for one Redis or a Redis Cluster and the durability modes."""
+:mod:`.client` for one Redis or a Redis Cluster and the durability modes,
+:mod:`.store` for the one object every caller uses."""
 
 from .batch import StoreUnavailable
-from .big_tournaments import BigTournamentStore, PlayerOf, Registered
+from .changes import Changes
 from .client import DURABILITIES, Observer
+from .documents import Committed, event_body
 from .pubsub import Channels, Subscriber
-from .store import (
-    Applied,
-    Changes,
-    Committed,
-    Joined,
-    Left,
-    Ranked,
-    RoomData,
-    SeatData,
-    SeatKeys,
-    Store,
-    TournamentData,
-    event_body,
-)
+from .room_state import RoomData
+from .seat_hashes import Joined, Left
+from .seat_state import Applied, Ranked, SeatCommand, SeatData
+from .store import Store
+from .tournament_state import PlayerOf, Registered, TournamentData
 
-__all__ = ["DURABILITIES", "Applied", "BigTournamentStore", "Changes", "Channels", "Committed",
-           "Joined", "Left", "Near", "Observer", "PlayerOf", "Ranked", "Registered", "RoomData",
-           "SeatData", "SeatKeys", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
-           "event_body"]
+__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Committed", "Joined", "Left",
+           "Observer", "PlayerOf", "Ranked", "Registered", "RoomData", "SeatCommand", "SeatData",
+           "Store", "StoreUnavailable", "Subscriber", "TournamentData", "event_body"]

@@ -26,7 +26,7 @@ kr:{R}:ev               list  the last room events, JSON, each with its version
 kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
                               room keeps only a line's fields)
 kr:{R}:rank             zset  the current race's ranking: member a seat (5 digits),
-                              score its place (race.leaderboard.rank_score)
+                              score its place (race.ranking.rank_score)
 kr:{R}:hist             hash  cards on foundations (0..52) -> how many racers have
                               that many: the field's progress at a glance
 kr:{R}:on               hash  seat -> id of the connection that holds the seat
@@ -36,7 +36,7 @@ kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
 kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
 kr:{R}:ch               chan  room events (versioned) and notices (takeover; a big
                               room's leaderboard tick)
-big rooms only, where the seats live outside the room's JSON:
+rooms whose seats live in hashes (a room of thousands), outside the room's JSON:
 kr:{R}:pl               hash  seat -> nickname of every player in the room
 kr:{R}:nk               hash  folded nickname -> seat (nicknames are unique)
 kr:{R}:tk               hash  seat token's hash -> seat
@@ -44,24 +44,22 @@ kr:{R}:ready            set   seats marked ready in the lobby
 kr:{R}:left             set   seats that left during or after the race (gone at the
                               rematch; their lines stay in its results)
 kr:{R}:top              str   the latest leaderboard tick as published
-kt:{T}:t               hash  a tournament: state (JSON), rv, ev (as a room's); a
-                              big one's also big (1), reg (1 while registration is
-                              open), first (the first round not started), max,
-                              players (registered, kicked ones not counted), next
-                              (the next player number), withdrawn, kicked (counts),
-                              in{f} (players registered whose first round is f)
+kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as a
+                              room's); max, reg (1 while registration is open),
+                              first (the first round not started), players
+                              (registered, kicked ones not counted), next (the next
+                              player number), withdrawn, kicked (counts), in{f}
+                              (players registered whose first round is f)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
-big tournaments only, where the players and the standings live outside its JSON:
-kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first,
-                              out: "withdrawn" or "kicked" once out} (JSON)
+kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first} (JSON)
 kt:{T}:nk               hash  folded nickname -> player (nicknames are unique)
 kt:{T}:tk               hash  player token's hash -> player (a kicked one's is gone)
-kt:{T}:st               hash  player -> standing line JSON (race.tournament
-                              .standing_line: totals and one result per round counted)
+kt:{T}:st               hash  player -> standing line JSON (race.standings: totals
+                              and one result per round counted)
 kt:{T}:rank             zset  the standings: member a player (5 digits), score its
-                              place (race.tournament.standing_score); no kicked player
-kt:{T}:out              set   players who withdrew or were kicked
+                              place (race.ranking.standing_score); no kicked player
+kt:{T}:out              hash  player -> withdrawn or kicked
 kt:{T}:ban              set   folded nicknames the organizer banned
 kt:{T}:rec              str   a lease: the process recording a round's results
 kr:due                  zset  room id -> when its race must be looked at (ms)
@@ -257,7 +255,7 @@ def recording(tournament_id: str) -> str:
 
 
 def tournament_keys(tournament_id: str) -> tuple[str, ...]:
-    """Every key of a tournament (a small one uses the first two)."""
+    """Every key of a tournament."""
     t = tournament_id
     return (tournament(t), tournament_events(t), tournament_players(t), tournament_nicknames(t),
             tournament_tokens(t), standings(t), standings_rank(t), tournament_out(t),

@@ -7,8 +7,10 @@ from __future__ import annotations
 import asyncio
 import csv
 import io
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -16,7 +18,12 @@ import orjson
 from harness import Client, ServerProcess
 from race_support import Racer, seen_or_next
 
+from server.app.process.config import Config
+from server.app.rooms.room_service import Rooms
+from server.app.tournaments.tournament_service import Tournaments
 from server.klondike import Move
+from server.race.tournament import Tournament
+from server.store import Store
 
 # ---------------------------------------------------------------------- HTTP
 
@@ -62,6 +69,29 @@ async def results_csv(server: ServerProcess, tid: str) -> list[list[str]]:
 
 async def replay_of(server: ServerProcess, tid: str, n: int, player: int) -> Reply:
     return await http_get(server, f"/api/tournaments/{tid}/rounds/{n}/replay/{player}")
+
+
+# ---------------------------------------------------------------------- the service alone
+
+def tournament_service(store: Store, now_ms: Callable[[], int]) -> Tournaments:
+    """The tournament service of one process, without its sockets (its rooms
+    deal no winnable codes)."""
+    config = Config(countdown=0.0)
+    return Tournaments(store, Rooms(store, config, now_ms, None), config, now_ms)  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------------- a process that died
+
+async def commit_as_crashed(url: str, tid: str, change: Callable[[Tournament, int, dict[str, int]],
+                                                                 dict[str, Any] | None]) -> None:
+    """Commit what a process had committed when it died: ``change`` on the
+    stored tournament (with its event, if it returns one), as the service
+    does, and nothing after it."""
+    store = await Store.open(url)
+    try:
+        await tournament_service(store, lambda: int(time.time() * 1000)).change(tid, change)
+    finally:
+        await store.close()
 
 
 # ---------------------------------------------------------------------- tournament frames

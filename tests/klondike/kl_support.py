@@ -170,8 +170,10 @@ def effective_moves(script: list[str]) -> list[str]:
 
 def reverses(game: Game, notation: str) -> bool:
     """``notation`` puts back what the game's last move (still in effect) did:
-    ``t3>f`` then ``fh>t3``, ``fh>t3`` then ``t3>f``, ``t1:2>t4`` then ``t4:2>t1``."""
-    if not game.history:
+    ``t3>f`` then ``fh>t3``, ``fh>t3`` then ``t3>f``, ``t1:2>t4`` then ``t4:2>t1``.
+    Never after a move that turned a card up: the cards would go back onto
+    the card turned up, not where they came from."""
+    if not game.history or game.history[-1].flipped:
         return False
     last = str(game.history[-1].move)
     source, _, target = last.partition(">")

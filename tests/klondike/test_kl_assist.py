@@ -17,7 +17,7 @@ from kl_support import (
     wins,
 )
 
-from server.klondike import Game, Move
+from server.klondike import Game, Move, replay
 
 # ---------------------------------------------------------------------- auto-complete
 
@@ -176,6 +176,30 @@ def test_hint_never_suggests_taking_back_the_last_move() -> None:
     game.pop()
     game.push("t1:2>t4")  # a king and its queen to the empty column
     assert game.hint() != Move.parse("t4:2>t1")
+
+
+# Found by test_assists_keep_their_promises: t6:2>t4 turned up the 4S under
+# 3D 2S, and the only way on is to put 3D 2S on that 4S (t4:2>t6).
+SENT_BACK_ONTO_A_TURNED_CARD = (
+    "t5>f undo t5>f t6>t3 t2>t4 draw draw fh>t2 draw undo draw t2>f draw undo fh>t2 undo draw "
+    "w>f w>f draw draw w>t7 t5>t7 t5>f t5>t7 t5>f draw draw draw undo t1>t5 draw w>t4 draw w>t5 "
+    "draw t5:2>t1 draw draw undo draw fh>t4 fc>t4 draw undo draw t4>f draw fh>t3 t2>t4 t3>f w>t2 "
+    "t1:2>t5 t7:4>t2 t7>t1 t7>t5 fh>t3 fh>t4 t4>f t3>f draw undo draw draw w>t5 undo w>t5 w>t5 "
+    "draw draw w>t6 draw draw draw w>t2 t6:2>t2 t6>f draw w>t3 draw w>f t3>f t6>f undo undo "
+    "t4>t6 t3>f t4>f t6:2>t4"
+)
+
+
+def test_cards_moved_back_onto_the_card_their_move_turned_up_are_not_a_take_back() -> None:
+    game = replay("KL1-D1N-AAAAAMJ", SENT_BACK_ONTO_A_TURNED_CARD.split())
+    assert game.history[-1].flipped
+    hint = game.hint()
+    assert hint == Move.parse("t4:2>t6"), "the one move that makes progress"
+    assert not reverses(game, str(hint))
+    before = game.copy()
+    before.pop()
+    game.push(hint)
+    assert game.position() != before.position(), "a new position, not the one before t6:2>t4"
 
 
 def test_hint_prefers_uncovering_the_column_with_most_face_down_cards() -> None:

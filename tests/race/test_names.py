@@ -27,16 +27,6 @@ def test_a_nickname_that_looks_like_one_in_the_room_is_taken(look_alike: str) ->
     assert [p.nickname for p in room.players] == ["ann"]
 
 
-@pytest.mark.parametrize("look_alike", LOOK_ALIKES_OF_ANN[1:])
-def test_a_nickname_that_looks_like_a_registered_one_is_taken(look_alike: str) -> None:
-    t = Tournament.create("T1", "Club", TournamentSettings(codes=CODES), "adm", now=0)
-    t.register("ann", "tok-a", now=1)
-    with pytest.raises(RaceError) as exc:
-        t.register(look_alike, "tok-b", now=2)
-    assert exc.value.reason is Reason.NAME_TAKEN
-    assert [p.nickname for p in t.players] == ["ann"]
-
-
 def test_every_look_alike_folds_to_one_form_and_different_names_stay_apart() -> None:
     assert {fold(n) for n in LOOK_ALIKES_OF_ANN} == {"ann"}
     assert fold("b0b") == fold("bob") and fold("a1ex") == fold("alex")

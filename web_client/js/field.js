@@ -15,7 +15,7 @@ import { say } from './messages.js';
 import { TEXT } from './text.js';
 
 export const PAGE = 25; // lines in a page of the field (the server allows 50)
-export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/ticks.py)
+export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/rooms/tick_spectators.py)
 
 /** Whether the room is a big one (its frames are this module's). */
 export function isBig(room) {

@@ -1,0 +1,76 @@
+"""The HTTP API: tournament results as JSON or CSV, and round replays.
+
+    GET /api/tournaments/{id}/results            standings and ended rounds (JSON)
+    GET /api/tournaments/{id}/results.csv        one row per player and round, then totals
+    GET /api/tournaments/{id}/rounds/{n}/replay/{player}
+                                                 a player's ended round, move by move
+
+A big tournament's results come a page at a time: ``?first=1&count=100``
+(the defaults; ``count`` at most 1000), in rank order.
+"""
+
+from __future__ import annotations
+
+from http import HTTPStatus
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+import orjson
+import structlog
+from websockets.http11 import Response
+
+from ...protocol import Reason
+from ...race import RaceError
+from ...store import StoreUnavailable
+from ..tournaments.tournament_service import Tournaments
+from .http_routes import ApiHandler, response
+
+log = structlog.get_logger("app.edge.results_api")
+
+_NOT_FOUND = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
+
+
+def _json(status: HTTPStatus, body: Any) -> Response:
+    return response(status, orjson.dumps(body), "application/json")
+
+
+def _number(query: dict[str, list[str]], name: str) -> int | None:
+    """A whole-number query parameter, if given."""
+    values = query.get(name)
+    if not values:
+        return None
+    if not values[-1].isdigit() or len(values[-1]) > 9:
+        raise RaceError(Reason.BAD_FIELD, f"{name} must be a whole number")
+    return int(values[-1])
+
+
+def api(tournaments: Tournaments) -> ApiHandler:
+    async def handle(target: str) -> Response | None:
+        split = urlsplit(target)
+        parts = split.path.strip("/").split("/")
+        if len(parts) < 4 or parts[:2] != ["api", "tournaments"]:
+            return None
+        tid, rest = parts[2].upper(), parts[3:]
+        try:
+            query = parse_qs(split.query)
+            first, count = _number(query, "first"), _number(query, "count")
+            if rest == ["results"]:
+                return _json(HTTPStatus.OK, await tournaments.results(tid, first, count))
+            if rest == ["results.csv"]:
+                body = (await tournaments.results_csv(tid, first, count)).encode()
+                return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {
+                    "Content-Disposition": f'attachment; filename="tournament-{tid}.csv"'})
+            if len(rest) == 4 and rest[0] == "rounds" and rest[2] == "replay":
+                if not (rest[1].isdigit() and rest[3].isdigit()):
+                    return None
+                return _json(HTTPStatus.OK,
+                             await tournaments.replay(tid, int(rest[1]), int(rest[3])))
+        except RaceError as exc:
+            status = HTTPStatus.NOT_FOUND if exc.reason in _NOT_FOUND else HTTPStatus.BAD_REQUEST
+            return _json(status, {"error": exc.reason.value, "message": exc.text})
+        except StoreUnavailable:
+            return _json(HTTPStatus.SERVICE_UNAVAILABLE,
+                         {"error": "unavailable", "message": "storage unreachable"})
+        return None
+
+    return handle

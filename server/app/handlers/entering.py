@@ -1,0 +1,242 @@
+"""Entering and leaving rooms, and the lobby's commands.
+
+A connection is in at most one room: as a player holding a seat (``create``,
+``join``, ``resume``, ``solo``) or as a spectator (``watch``). Entering
+follows the room's hub on this process, tells the client where it is
+(``joined`` or ``watching``), then catches it up: the events it missed, or
+the whole room (``sync``), and frames that arrived meanwhile in order.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Final
+
+import orjson
+
+from ...protocol import CloseCode, Reason, frame, reject
+from ...protocol import commands as c
+from ...race import RaceError
+from ..edge.connection import Connection
+from ..process.tasks import spawn
+from ..rooms.ids import is_room_id
+from . import playing
+
+RUNNING: Final = ("countdown", "racing")  # a race's phases: its boards are secrets
+
+
+def room_id_of(text: str) -> str:
+    room_id = text.strip().upper()
+    if not is_room_id(room_id):
+        raise RaceError(Reason.UNKNOWN_ROOM, f"there is no room {text[:20]!r}")
+    return room_id
+
+
+async def on_create(conn: Connection, cmd: c.Create) -> None:
+    conn.need_no_room()
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "room")
+    room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
+    await quotas.created("room", room.id)
+    await take_seat(conn, room.id, 0, token, since=None)
+
+
+async def on_solo(conn: Connection, cmd: c.Solo) -> None:
+    conn.need_no_room()
+    quotas = conn.services.quotas
+    await quotas.creation(conn.address, "room")
+    room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring,
+                                                 cmd.deal, cmd.assists)
+    await quotas.created("room", room.id)
+    await take_seat(conn, room.id, 0, token, since=None)
+
+
+async def on_join(conn: Connection, cmd: c.Join) -> None:
+    conn.need_no_room()
+    room_id = room_id_of(cmd.room)
+    seat, token, _ = await conn.services.rooms.join(room_id, cmd.nickname)
+    await take_seat(conn, room_id, seat, token, since=None)
+
+
+async def on_resume(conn: Connection, cmd: c.Resume) -> None:
+    conn.need_no_room()
+    room_id = room_id_of(cmd.room)
+    seat = await conn.services.rooms.seat_of(room_id, cmd.token)
+    if seat is None:
+        raise RaceError(Reason.BAD_TOKEN)
+    await take_seat(conn, room_id, seat, cmd.token, since=cmd.since)
+
+
+async def on_watch(conn: Connection, cmd: c.Watch) -> None:
+    """Follow a room as a spectator, unless the connection races in it: by
+    the seat it holds, or the token it presents (``own_race``). Everyone
+    races the same deal, so the boards of a running race name cards still
+    face down on each racer's own table. A spectator whose token names a
+    seat is refused the same way when a race of that seat starts
+    (:func:`on_room_event`)."""
+    room_id = room_id_of(cmd.room)
+    hub = conn.hub
+    if conn.role == "player" and conn.room_id == room_id and hub is not None and (
+            hub.phase_now() in RUNNING):
+        raise RaceError(Reason.OWN_RACE)
+    conn.need_no_room()
+    watch_seat = await seat_named(conn, room_id, cmd.token) if cmd.token else None
+    conn.syncing = True
+    try:
+        hub = await conn.services.hubs.enter(room_id, conn)
+    except BaseException:
+        await conn.leave_hub(detach=False)  # hold nothing back: the reject must go out
+        raise
+    if hub is None:
+        conn.syncing = False
+        raise RaceError(Reason.UNKNOWN_ROOM)
+    conn.hub, conn.role, conn.room_id, conn.watch_seat = hub, "spectator", room_id, watch_seat
+    await conn.send(frame("watching", {"room": room_id}))
+    await catch_up(conn, cmd.since, spectator=True)
+    await hub.send_boards_to([conn])
+
+
+async def seat_named(conn: Connection, room_id: str, token: str) -> int | None:
+    """The seat of the room that ``token`` names (a round's player who has
+    not come yet: the seat they would take), if any; refused ``own_race`` if
+    that seat races in the race running there. Read only."""
+    found = await conn.services.rooms.seat_named(room_id, token)
+    if found is None:
+        return None  # (entering the room says unknown_room)
+    seat, racing, phase = found
+    if racing and phase in RUNNING:
+        raise RaceError(Reason.OWN_RACE)
+    return seat
+
+
+async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
+                    since: int | None) -> None:
+    """Hold the seat on this connection; tell the client where things stand."""
+    services = conn.services
+    conn.syncing = True
+    try:
+        hub = await services.hubs.enter(room_id, conn)
+        if hub is None:
+            raise RaceError(Reason.UNKNOWN_ROOM)
+        conn.hub, conn.role, conn.room_id, conn.seat, conn.token = hub, "player", room_id, seat, token
+        await services.store.attach(room_id, seat, conn.conn_id,
+                                    hub.policy.seats.presence(seat, True, services.now_ms()))
+    except BaseException:
+        await conn.leave_hub(detach=False)  # out of the room, nothing held back
+        raise
+    await conn.send(frame("joined", {"room": room_id, "seat": seat, "token": token,
+                                     "role": "player"}))
+    await catch_up(conn, since, spectator=False)
+    if hub.phase in ("countdown", "racing", "ended"):
+        await playing.load_game(conn, hub.race)  # whether the seat races is the store's to say
+        if playing.is_racer(conn):
+            if hub.phase_now() != "countdown":
+                await playing.send_board(conn)
+            else:
+                spawn(playing.board_at_start(conn, hub.race))
+        await hub.leaderboard.joined(conn)
+
+
+async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> None:
+    """The events missed since ``since``, or the whole room; then what
+    arrived meanwhile."""
+    hub = conn.hub
+    assert hub is not None
+    try:
+        sent = False
+        if since:
+            v, events = await conn.services.store.events_since(conn.room_id, since)
+            if events is not None:
+                items = [_redact(conn, e, spectator) for e in events]
+                await conn.send(b'{"t":"events","d":{"from":%d,"to":%d,"events":[%s]}}' % (
+                    since, v, b",".join(items)))
+                board = hub.board_frame()
+                if board is not None:
+                    await conn.send(board)
+                sent = True
+            elif v < since:  # the client saw more than Redis has now
+                await conn.send(hub.sync_frame("rollback"))
+                sent = True
+        if not sent:
+            await conn.send(hub.sync_frame())
+    finally:
+        await conn.flush_pending()
+
+
+def _redact(conn: Connection, raw: bytes, spectator: bool) -> bytes:
+    """A stored event as this client may see it: boards only to spectators
+    of a live room (delayed boards come through the hub's delay)."""
+    if b'"board":' not in raw:
+        return raw
+    if spectator and conn.hub is not None and conn.hub.boards_mode == "live":
+        return raw
+    event = orjson.loads(raw)
+    event.pop("board", None)
+    return orjson.dumps(event)
+
+
+async def on_ready(conn: Connection, cmd: c.Ready) -> None:
+    conn.need_seat()
+    await conn.services.rooms.ready(conn.room_id, conn.seat, cmd.ready)
+
+
+async def on_start(conn: Connection, cmd: c.Start) -> None:
+    conn.need_seat()
+    await conn.services.rooms.start(conn.room_id, conn.seat, cmd.at or None)
+
+
+async def on_kick(conn: Connection, cmd: c.Kick) -> None:
+    conn.need_seat()
+    await conn.services.rooms.kick(conn.room_id, conn.seat, cmd.seat)
+
+
+async def on_rematch(conn: Connection, cmd: c.Rematch) -> None:
+    conn.need_seat()
+    await conn.services.rooms.rematch(conn.room_id, conn.seat)
+
+
+async def on_leave(conn: Connection, cmd: c.Leave) -> None:
+    if conn.role == "spectator":
+        await conn.leave_hub(detach=False)
+        await conn.send(frame("left", {"room": conn.room_id}))
+        return
+    conn.need_seat()
+    room_id = conn.room_id
+    try:
+        await conn.services.rooms.leave(room_id, conn.seat)
+    except RaceError as exc:
+        # the seat is gone already (its player withdrew from the tournament,
+        # perhaps from another connection): this connection leaves all the same
+        if exc.reason is not Reason.UNKNOWN_SEAT:
+            raise
+    await conn.leave_hub(detach=False)
+    await conn.send(frame("left", {"room": room_id}))
+
+
+def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
+    """A room event, as it concerns this connection's seat; a spectator
+    whose token named a seat that races in a race starting now stops
+    watching (``own_race``: before any board of that race is sent)."""
+    if conn.role == "spectator" and event["kind"] == "start" and conn.watch_seat is not None:
+        racers = event["room"].get("racers")  # (a room of thousands lists none: every seat races)
+        if racers is None or conn.watch_seat in racers:
+            conn.write(reject("watch", Reason.OWN_RACE))
+            spawn(conn.leave_hub(detach=False))
+        return
+    if conn.role != "player":
+        return
+    kind = event["kind"]
+    if kind == "kicked" and event["seat"] == conn.seat:
+        conn.role = None
+        conn.close(CloseCode.KICKED, "removed from the room by the host")
+    elif kind == "start":  # every player in the room races (a board when its countdown ends)
+        spawn(playing.board_at_start(conn, event["race"]))
+    elif kind == "joined" and event.get("racing") and event["seat"] == conn.seat:
+        # admitted into a running race: the board, unless taking the seat sent it already
+        spawn(playing.board_at_start(conn, event["room"]["race"]))
+
+
+HANDLERS: dict[str, Any] = {
+    "create": on_create, "solo": on_solo, "join": on_join, "resume": on_resume,
+    "watch": on_watch, "ready": on_ready, "start": on_start, "kick": on_kick,
+    "rematch": on_rematch, "leave": on_leave,
+}

@@ -1,0 +1,289 @@
+"""The process: one port for HTTP and the websocket, one lifespan.
+
+Start: logging, Redis (embedded unless a URL is given), the store, the room
+channel subscriber, the deadline sweeper, then listen. SIGTERM or SIGINT:
+stop accepting, close every socket with 1001 (websockets waits for the
+commands in flight), then close the store and stop the embedded Redis.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import secrets
+import signal
+import time
+import weakref
+from collections.abc import Callable
+from http import HTTPStatus
+from typing import Final
+
+import structlog
+from websockets.asyncio.server import Server, ServerConnection, serve
+from websockets.http11 import Request, Response
+
+from ...protocol import MAX_FRAME, SUBPROTOCOL
+from ...store import Channels, Store, StoreUnavailable
+from ..edge.connection import Connection
+from ..edge.http_routes import StaticFiles, router, text
+from ..edge.quotas import Quotas, client_address
+from ..edge.results_api import api
+from ..handlers import dispatch
+from ..rooms.room_hubs import Hubs
+from ..rooms.room_service import Rooms
+from ..solver.pool import SolverPool
+from ..solver.winnable_deals import WinnableDeals
+from ..tournaments.tournament_hub import TournamentHubs
+from ..tournaments.tournament_service import Tournaments
+from .busyness import Busyness
+from .config import Config, ConfigError
+from .embedded_redis import EmbeddedRedis
+from .health import Health
+from .metrics import Metrics
+from .services import Services
+
+log = structlog.get_logger("app.process.lifespan")
+
+SWEEP_INTERVAL: Final = 0.5
+
+
+class App:
+    """The process: its lifespan, and the services its connections share."""
+
+    services: Services
+    store: Store
+    subscriber: Channels
+    hubs: Hubs
+    busyness: Busyness
+    rooms: Rooms
+    tournaments: Tournaments
+    thubs: TournamentHubs
+    winnable: WinnableDeals
+
+    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
+        self.config = config
+        self.metrics = Metrics()
+        self.health = Health(self.metrics)
+        self.proc_id = secrets.token_hex(4)
+        self._clock = clock
+        self._embedded: EmbeddedRedis | None = None
+        self._server: Server | None = None
+        self._sweeper: asyncio.Task[None] | None = None
+        self.solver = SolverPool(config.solver_workers, config.solver_queue,
+                                 self.metrics.solver_job)
+        self.metrics.solver_in_flight.set_function(lambda: self.solver.in_flight)
+        self._durability_problems: list[str] | None = None  # the last check's findings
+        self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
+            weakref.WeakKeyDictionary())
+        self._closing_waits: set[asyncio.Future[None]] = set()
+        self.url = ""
+
+    def now_ms(self) -> int:
+        return int(self._clock() * 1000)
+
+    async def start(self) -> None:
+        config = self.config
+        url = config.redis_url
+        if url is None:
+            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
+                                           maxmemory=config.redis_maxmemory,
+                                           on_died=self._embedded_died,
+                                           on_restarted=self._embedded_restarted)
+            url = await self._embedded.start()
+            self.metrics.embedded_up.set(1)
+        self.store = await Store.open(url, cluster=config.redis_cluster,
+                                      durability=config.durability, lanes=config.redis_lanes,
+                                      event_cap=config.event_cap, observer=self.health)
+        problems = await self.store.redis.version_problems()
+        if problems:
+            raise ConfigError("; ".join(problems))
+        await self._check_durability(at_start=True)
+        self.busyness = Busyness()
+        self.busyness.start()
+        self.subscriber = self.store.subscriber(self._on_message, self._on_reconnect,
+                                                self.health.fault)
+        self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
+                                      config.winnable_modes)
+        self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
+        self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
+        self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
+                         busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
+                         tick=self.config.tick, health=self.health)
+        self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
+                                    tournaments=self.tournaments, now_ms=self.now_ms,
+                                    tick=self.config.tick, metrics=self.metrics,
+                                    health=self.health)
+        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
+        self.services = Services(
+            config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
+            store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
+            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
+            solver=self.solver)
+        self.subscriber.start()
+        self.health.start(self.store, self.subscriber)
+        if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
+            log.warning("redis_not_reachable_yet", redis=_safe(url))
+        with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
+            await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+        self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
+        self.winnable.start()
+        self._server = await serve(
+            self._handle, self.config.host, self.config.port,
+            subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
+            process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
+                                   metrics=self.metrics.render, api=api(self.tournaments),
+                                   admit=self._admit),
+            max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
+            ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
+        )
+        sock = next(iter(self._server.sockets))
+        host, port = sock.getsockname()[:2]
+        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+        self.url = f"http://{shown}:{port}/"
+        log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
+                 redis="embedded" if self._embedded else _safe(url),
+                 cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
+                 solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
+
+    async def _check_durability(self, *, at_start: bool = False) -> None:
+        """Does Redis keep the promise of ``--durability``? Checked at start
+        and with every heartbeat (a failover may bring another node). With
+        ``fsync`` a Redis that does not fsync every write stops the start, and
+        later is an error in the log; with ``replica`` a master without a
+        replica is a warning (acks wait for one). Unreachable, or ``CONFIG``
+        refused: a warning at start, checked again with the next heartbeat.
+        Each finding is logged when it changes, not at every check."""
+        if self.config.durability == "os":
+            return
+        problems = await self.store.redis.durability_problems()
+        if problems is None:
+            if at_start:
+                log.warning("durability_unchecked", durability=self.config.durability)
+            return
+        if problems == self._durability_problems:
+            return
+        self._durability_problems = problems
+        if not problems:
+            if not at_start:
+                log.info("durability_met", durability=self.config.durability)
+            return
+        if self.config.durability == "fsync":
+            if at_start:
+                raise ConfigError("; ".join(problems))
+            log.error("durability_not_met", durability="fsync", problems=problems)
+        else:
+            log.warning("durability_replica_missing", problems=problems)
+
+    def _embedded_died(self) -> None:
+        self.metrics.embedded_up.set(0)
+
+    def _embedded_restarted(self) -> None:
+        self.metrics.embedded_up.set(1)
+        self.metrics.embedded_restarts.inc()
+
+    def _on_message(self, channel: str, data: bytes) -> None:
+        ident = self.store.id_of_channel(channel)
+        if self.store.is_tournament_channel(channel):
+            self.thubs.on_message(ident, data)
+        else:
+            self.hubs.on_message(ident, data)
+
+    def _on_reconnect(self) -> None:
+        self.hubs.on_reconnect()
+        self.thubs.on_reconnect()
+
+    def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
+        """A place under the connection caps for a websocket handshake, held
+        until its connection closes (whether or not the handshake succeeds)."""
+        address = client_address(ws, request, self.config.proxy_header)
+        status = self.quotas.admit(address)
+        if status is not None:
+            answer = text(status, "too many connections from your address\n"
+                          if status is HTTPStatus.TOO_MANY_REQUESTS else "server full\n")
+            answer.headers["Retry-After"] = "10"
+            return answer
+        self._addresses[ws] = address
+        waiting = asyncio.ensure_future(ws.wait_closed())
+        waiting.add_done_callback(lambda _: self.quotas.release(address))
+        self._closing_waits.add(waiting)
+        waiting.add_done_callback(self._closing_waits.discard)
+        return None
+
+    async def _handle(self, ws: ServerConnection) -> None:
+        await Connection(self.services, ws, handlers=dispatch.HANDLERS,
+                         on_room_event=dispatch.on_room_event, on_resync=dispatch.on_resync,
+                         address=self._addresses.get(ws, "")).run()
+
+    async def _sweep(self) -> None:
+        """End races whose time is up and open tournament rounds left starting
+        (every process sweeps; a lease in Redis keeps two from doing the same
+        one at once). Every few seconds also
+        beat this process's heartbeat and let each hub release seats held by
+        processes that stopped beating (killed without a goodbye)."""
+        loop = asyncio.get_running_loop()
+        timeout = self.config.presence_timeout
+        next_beat = loop.time()
+        while True:
+            try:
+                if loop.time() >= next_beat:
+                    await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    await self._check_durability()
+                    next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
+                    await self.hubs.reap()
+                    for thub in self.thubs.all():
+                        loaded = await self.store.load_tournament_data(thub.id)
+                        if loaded is not None:
+                            await self.tournaments.settle(loaded.t)
+                for room_id in await self.store.claim_due(self.now_ms()):
+                    await self.rooms.due(room_id)
+                await self.tournaments.sweep()
+            except StoreUnavailable:
+                pass
+            except Exception:
+                log.exception("sweep_failed")
+            await asyncio.sleep(SWEEP_INTERVAL)
+
+    async def stop(self) -> None:
+        if self._server is not None:
+            self._server.close()  # 1001 to every socket, then waits for their handlers
+            await self._server.wait_closed()
+        with contextlib.suppress(AttributeError):
+            await self.busyness.stop()
+        await self.health.close()
+        if self._sweeper is not None:
+            self._sweeper.cancel()
+            await asyncio.gather(self._sweeper, return_exceptions=True)
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.forget(self.proc_id)
+        with contextlib.suppress(AttributeError):
+            await self.winnable.close()
+        await self.solver.close()
+        with contextlib.suppress(AttributeError):
+            await self.subscriber.close()
+        with contextlib.suppress(AttributeError):
+            await self.store.close()
+        if self._embedded is not None:
+            await self._embedded.stop()
+        log.info("stopped")
+
+    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None) -> None:
+        stop = asyncio.Event()
+        loop = asyncio.get_running_loop()
+        for sig in (signal.SIGTERM, signal.SIGINT):
+            loop.add_signal_handler(sig, stop.set)
+        try:
+            await self.start()
+            if on_ready is not None:
+                on_ready(self.url)
+            await stop.wait()
+            log.info("shutting_down")
+        finally:
+            await self.stop()
+
+
+def _safe(url: str) -> str:
+    """A Redis URL without its password, for logs."""
+    if "@" in url:
+        scheme, rest = url.split("://", 1)
+        return f"{scheme}://***@{rest.split('@', 1)[1]}"
+    return url

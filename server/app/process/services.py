@@ -1,0 +1,39 @@
+"""What a connection's commands may use: the process's shared services.
+
+Built once by :class:`.lifespan.App` when it starts, and handed to
+every connection. The services below it (rooms, hubs, tournaments) know
+nothing of connections; connections reach them only through this object.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from ...store import Channels, Store
+from ..edge.quotas import Quotas
+from ..rooms.room_hubs import Hubs
+from ..rooms.room_service import Rooms
+from ..solver.pool import SolverPool
+from ..tournaments.tournament_hub import TournamentHubs
+from ..tournaments.tournament_service import Tournaments
+from .busyness import Busyness
+from .config import Config
+from .metrics import Metrics
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Services:
+    config: Config
+    metrics: Metrics
+    proc_id: str  # this process, in connection ids and heartbeats
+    now_ms: Callable[[], int]  # the server's clock, ms since the epoch
+    store: Store
+    subscriber: Channels
+    busyness: Busyness
+    hubs: Hubs
+    rooms: Rooms
+    tournaments: Tournaments
+    thubs: TournamentHubs
+    quotas: Quotas
+    solver: SolverPool

@@ -1,0 +1,377 @@
+"""A room's leaderboard that travels live: every line to everyone, as in a
+room of a few. Each move is recorded as the room's next event (``progress``,
+with the public board as the room allows); the room's hub keeps every line,
+who is online and the spectators' boards, and sends the leaderboard
+coalesced to at most five a second (fewer when the process is busy, see
+:mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
+held ``delay`` seconds, or once the race has ended).
+
+No board reaches a spectator before ``start_at`` (nor, delayed, before
+``start_at`` plus the delay): the countdown shows the deal's face-up cards,
+which are every racer's. Spectators present then get the dealt boards at
+that moment. Delayed boards wait in bounded memory (:mod:`.delayed_boards`).
+
+Its counterpart for rooms of thousands is :mod:`.ticker`; a room's policy
+(:mod:`.policy`) picks one when the room is created.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Callable, Iterable
+from typing import Any, Final, Protocol
+
+import orjson
+import structlog
+
+from ...klondike import Game
+from ...protocol import frame
+from ...race import Entry, ranked
+from ...race.names import same_name
+from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
+from ..process.busyness import Busyness
+from ..process.metrics import Metrics
+from ..process.tasks import spawn
+from .delayed_boards import DelayedBoards
+from .listener import Listener
+
+log = structlog.get_logger("app.rooms.live_board")
+
+#: view fields spectators never see: what only the player needs, and the player's assists
+#: (a spectator's board may carry ``winnable``, see playing._send_status)
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "lost")
+
+
+class LiveRoom(Protocol):
+    """What a live leaderboard needs of its room's hub."""
+
+    room_id: str
+    store: Store
+    metrics: Metrics
+    busyness: Busyness
+    now_ms: Callable[[], int]
+    public: dict[str, Any]
+    sessions: set[Listener]
+    v: int
+    boards_mode: str
+    loaded_v: int  # the version the hub first read: it saw every event after it
+
+    @property
+    def phase(self) -> str: ...
+
+    @property
+    def race(self) -> int: ...
+
+    def phase_now(self) -> str: ...
+
+    def watchers(self) -> list[Listener]: ...
+
+    def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
+
+
+class LiveBoard:
+    """Every line of a room, sent live (see the module's docstring)."""
+
+    def __init__(self, hub: LiveRoom, tick: float) -> None:
+        self.hub = hub
+        self.entries: dict[int, Entry] = {}
+        self.online: dict[int, bool] = {}
+        self.boards: dict[int, dict[str, Any]] = {}  # what spectators may see now
+        self._changed: set[int] = set()
+        self._delayed = DelayedBoards(0)  # made for the room's delay by public_changed
+        self._start_handle: asyncio.TimerHandle | None = None  # the dealt boards, at start_at
+        self._closed = False
+        self._flush_handle: asyncio.TimerHandle | None = None
+        self._release_handle: asyncio.TimerHandle | None = None
+        self._last_flush = 0.0
+        self._boards_loaded = False
+
+    # ------------------------------------------------------------------ state
+
+    def lines(self) -> list[Entry]:
+        return ranked(self.entries.values(), self.online,
+                      since=int(self.hub.public.get("start_at") or 0))
+
+    async def load(self, data: RoomData) -> None:
+        self.reset(data)
+        self.public_changed()
+
+    def public_changed(self) -> None:
+        """The room as anyone may see it changed: its delay (once known), the
+        moment its dealt boards may go to spectators."""
+        delay_ms = int(self.hub.public.get("settings", {}).get("delay", 0)) * 1000
+        if delay_ms != self._delayed.delay_ms:
+            self._delayed = DelayedBoards(delay_ms)
+        self._arm_start()
+
+    def reset(self, data: RoomData) -> None:
+        """The room as just read (on load, and when the hub resyncs)."""
+        self.entries = dict(data.entries)
+        self.online = {seat: True for seat in data.online}
+        self.boards, self._boards_loaded = {}, False
+        self._delayed.clear()
+
+    def sync_members(self) -> dict[str, Any]:
+        """What a ``sync`` frame carries of the leaderboard: every line."""
+        return {"entries": self.lines()}
+
+    def frame(self) -> bytes | None:
+        """The leaderboard as it stands."""
+        return frame("lb", {"v": self.hub.v, "entries": self.lines()})
+
+    # ------------------------------------------------------------------ events
+
+    def on_line_event(self, event: dict[str, Any]) -> None:
+        """A ``progress`` or ``presence`` event: a line or a holder changed."""
+        if "board" in event and not self.hub.watchers():
+            # nobody here may see boards: the next spectator gets them from
+            # the store (live) or the stored events (delayed)
+            del event["board"]
+            self._boards_loaded, self.hub.loaded_v = False, self.hub.v
+        if event["kind"] == "progress":
+            self.entries[event["seat"]] = event["entry"]
+            board = event.get("board")
+            if board is not None:
+                self._board(event["seat"], board, event["at"])
+        elif event["online"]:
+            self.online[event["seat"]] = True
+        else:
+            self.online.pop(event["seat"], None)
+        self.dirty()
+
+    def on_room_event(self, event: dict[str, Any]) -> None:
+        """Any other event: the lines it carries."""
+        if event.get("reset"):
+            self.entries = {}
+            self.boards = {}
+            self._delayed.clear()
+            self._boards_loaded = False
+        for entry in event.get("entries", ()):
+            self.entries[entry["seat"]] = entry
+        for seat in event.get("dropped", ()):
+            self.entries.pop(seat, None)
+            self.online.pop(seat, None)
+        self.dirty()
+        if event["kind"] == "ended" and self.hub.watchers():
+            spawn(self._send_boards_after_race())
+
+    def on_notice(self, notice: dict[str, Any]) -> None:
+        """A solver's status with its board (``{"x": "status"}``)."""
+        if notice.get("x") == "status" and self.hub.watchers() and self.hub.phase_now() == "racing":
+            self._board(notice["seat"], notice["board"], notice["at"])
+            self.dirty()
+
+    # ------------------------------------------------------------------ fan-out
+
+    def dirty(self) -> None:
+        if self._flush_handle is not None:
+            return
+        loop = asyncio.get_running_loop()
+        delay = max(0.0, self._last_flush + self.hub.busyness.flush_interval() - loop.time())
+        self._flush_handle = loop.call_later(delay, self._flush)
+
+    def _flush(self) -> None:
+        self._flush_handle = None
+        self._last_flush = asyncio.get_running_loop().time()
+        hub = self.hub
+        if not hub.sessions:
+            return
+        hub.metrics.lb_frames.inc()
+        hub.send(hub.sessions, frame("lb", {"v": hub.v, "entries": self.lines()}), essential=False)
+        if self._changed:
+            watchers = hub.watchers()
+            if watchers:
+                boards = {str(s): self.boards[s] for s in self._changed if s in self.boards}
+                hub.send(watchers, frame("boards", {"v": hub.v, "boards": boards}),
+                         essential=False)
+            self._changed.clear()
+
+    # ------------------------------------------------------------------ boards
+
+    def _board(self, seat: int, board: dict[str, Any], at: int) -> None:
+        mode = self.hub.boards_mode
+        if mode == "live":
+            self.boards[seat] = board
+            self._changed.add(seat)
+        elif mode == "delayed":
+            self._delayed.add(seat, board, at)
+            self._schedule_release()
+
+    def _schedule_release(self) -> None:
+        at = self._delayed.next_at()
+        if self._release_handle is not None or at is None:
+            return
+        loop = asyncio.get_running_loop()
+        wait = max(0.0, (at - self.hub.now_ms()) / 1000)
+        self._release_handle = loop.call_later(wait, self._release)
+
+    def _release(self) -> None:
+        self._release_handle = None
+        due = self._delayed.due(self.hub.now_ms())
+        if due:
+            self.boards.update(due)
+            self._changed.update(due)
+            self.dirty()
+        self._schedule_release()
+
+    def _arm_start(self) -> None:
+        """The dealt boards go to the spectators here when they may: at
+        ``start_at`` (live), ``delay`` after it (delayed); never before."""
+        if self._start_handle is not None:
+            self._start_handle.cancel()
+            self._start_handle = None
+        hub = self.hub
+        start_at = hub.public.get("start_at")
+        if hub.boards_mode == "after" or not start_at or hub.phase not in ("countdown",
+                                                                            "racing"):
+            return
+        at = int(start_at) + int(hub.public.get("settings", {}).get("delay", 0)) * 1000
+        self._deal_at(at, hub.race)
+
+    def _deal_at(self, at: int, race: int) -> None:
+        wait = (at - self.hub.now_ms()) / 1000
+        if wait > 0:
+            self._start_handle = asyncio.get_running_loop().call_later(wait, self._dealt, at, race)
+        else:
+            self._start_handle = None
+
+    def _dealt(self, at: int, race: int) -> None:
+        self._deal_at(at, race)  # (woken a moment early by another clock: again then)
+        if (self._start_handle is not None or self._closed or race != self.hub.race
+                or self.hub.phase_now() != "racing"):
+            return
+        if self.hub.watchers():
+            spawn(self._send_boards_now())
+
+    async def send_boards_to(self, watchers: list[Listener]) -> None:
+        """The boards a new spectator may see now: none before ``start_at``."""
+        hub = self.hub
+        mode, phase = hub.boards_mode, hub.phase_now()
+        if phase == "countdown":
+            return  # (dealt at start_at: _arm_start)
+        racing = phase == "racing"
+        if not self._boards_loaded:
+            if phase == "ended" or (mode == "live" and racing):
+                await self._load_boards()
+            elif mode == "delayed" and racing:
+                await self._load_delayed_boards()
+        if self.boards:
+            hub.send(watchers, frame("boards", {"v": hub.v, "boards": {
+                str(s): b for s, b in self.boards.items()}}), essential=False)
+
+    async def _load_boards(self) -> None:
+        """Every racer's board from the store (live mode, or after the race)."""
+        hub = self.hub
+        data = await hub.store.load(hub.room_id)
+        if data is None or not data.room.racers:
+            return
+        room = data.room
+        snaps = await hub.store.snapshots(hub.room_id, room.race, room.racers)
+        for seat in room.racers:
+            snap = snaps.get(seat)
+            game = Game.from_snapshot(snap) if snap else Game(room.code)
+            self.boards.setdefault(seat, game.public_view())
+        self._boards_loaded = True
+
+    async def _load_delayed_boards(self) -> None:
+        """Each board as it was ``delay`` seconds ago, for a hub that did not
+        follow the race from its start: a seat quiet for longer than the delay
+        shows its stored board; a seat that moved since shows the latest board
+        of the stored events that is old enough, and the younger ones wait in
+        the delay queue like those the hub receives. Nothing before
+        ``start_at`` plus the delay: the dealt boards come then (_arm_start)."""
+        hub = self.hub
+        data = await hub.store.load(hub.room_id)
+        if data is None or not data.room.racers:
+            return
+        room, now = data.room, hub.now_ms()
+        delay_ms = room.settings.delay * 1000
+        cutoff = now - delay_ms
+        quiet = [] if cutoff < (room.start_at or 0) else [
+            s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
+        snaps = await hub.store.snapshots(hub.room_id, room.race, quiet)
+        for seat in quiet:
+            snap = snaps.get(seat)
+            game = Game.from_snapshot(snap) if snap else Game(room.code)
+            self.boards[seat] = game.public_view()
+        for raw in await hub.store.recent_events(hub.room_id):
+            event = orjson.loads(raw)
+            seat = event.get("seat")
+            if (event["v"] > hub.loaded_v or event["kind"] != "progress" or "board" not in event
+                    or seat in quiet):
+                continue
+            if event["at"] <= cutoff:
+                self.boards[seat] = event["board"]
+            else:
+                self._delayed.add(seat, event["board"], event["at"])
+        self._schedule_release()
+        self._boards_loaded = True
+
+    async def _send_boards_after_race(self) -> None:
+        self.boards = {}
+        await self._send_boards_now()
+
+    async def _send_boards_now(self) -> None:
+        """The boards the spectators here may see now, read again."""
+        self._boards_loaded = False
+        try:
+            await self.send_boards_to(self.hub.watchers())
+        except StoreUnavailable:
+            log.warning("boards_unavailable", room=self.hub.room_id)
+
+    # ------------------------------------------------------------------ a player's moves
+
+    @staticmethod
+    async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
+                     view: dict[str, Any], boards_mode: str, now: int, start_at: int) -> Applied:
+        """Store a move, recorded as the room's next event with the line and,
+        as the room shows boards to spectators, the public board."""
+        event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
+        if boards_mode != "after":
+            event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+        return await store.apply(room_id, cmd, event_body(event))
+
+    @staticmethod
+    def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
+        """An ``ack``'s data: as it is (every line comes with the leaderboard)."""
+        return d
+
+    @staticmethod
+    def line_of(entry: Entry) -> Entry:
+        """The line as this leaderboard keeps it: whole."""
+        return entry
+
+    @staticmethod
+    def shares_status(boards_mode: str) -> bool:
+        """Whether a solver's status goes to spectators with the board (as
+        the room shows boards): published as a notice every hub shows."""
+        return boards_mode != "after"
+
+    # ------------------------------------------------------------------ looking through
+
+    async def page(self, first: int, count: int) -> tuple[int, list[Entry]]:
+        """How many lines there are, and those from rank ``first`` on."""
+        everyone = self.lines()
+        return len(everyone), everyone[first - 1:first - 1 + count]
+
+    async def find(self, name: str, fold: str) -> dict[str, Any] | None:
+        """The player with this nickname: seat, rank and line."""
+        for line in self.lines():
+            if same_name(line["nickname"], name):
+                return {"seat": line["seat"], "rank": line["rank"], "line": line}
+        return None
+
+    # ------------------------------------------------------------------ a connection
+
+    async def joined(self, session: Listener) -> None:
+        """A player took their seat here: the next leaderboard shows them."""
+
+    def forget(self, session: Listener) -> None:
+        """A connection left the room."""
+
+    def close(self) -> None:
+        self._closed = True
+        for handle in (self._flush_handle, self._release_handle, self._start_handle):
+            if handle is not None:
+                handle.cancel()
+

@@ -1,0 +1,314 @@
+"""Room commands: load the room, run the pure transition, commit atomically.
+
+A room commit checks the room version it read; when another process changed
+the room in between, the command runs again on the fresh state. Moves never
+change the room version, so a race in full swing does not make lobby
+commands retry. What differs by where a room's seats live (joining, ready,
+kicking, leaving; the writes of a start, a rematch, an end) is its policy's
+(:mod:`.policy`: :mod:`.document_seats`, :mod:`.hashed_seats`), chosen once
+from its settings.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable
+from dataclasses import replace
+from typing import Any, Final
+
+import structlog
+
+from ...klondike import DealCode
+from ...protocol import Reason
+from ...race import RaceError, Room, Settings, new_entry, parse_settings
+from ...store import RoomData, Store, StoreUnavailable
+from ..process.config import Config
+from ..solver.winnable_deals import WinnableDeals
+from .ids import new_room_id, new_token
+from .policy import RoomPolicy, policy_for
+from .room_plans import ATTEMPTS, Plan, Step, room_event
+
+log = structlog.get_logger("app.rooms.room_service")
+
+_KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
+
+#: what to do once a tournament round's race has ended (set by the tournaments)
+RoundOver = Callable[[Room], Awaitable[None]]
+#: a round's player who comes to its room with their tournament token: their seat, if any
+RoundSeat = Callable[[Room, str], Awaitable[int | None]]
+#: the same, read only: the seat a round's player would take, if they may play it
+RoundPlayer = Callable[[Room, str], Awaitable[int | None]]
+
+
+class Rooms:
+    """Room commands. The tournaments, built after the rooms, set
+    ``on_round_over`` (a round's race has ended), ``on_round_seat`` (a
+    round's player comes to a room that seats them as they come) and
+    ``on_round_player`` (whom a round's player token names, read only)."""
+
+    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
+                 winnable: WinnableDeals) -> None:
+        self.store = store
+        self.config = config
+        self.now_ms = now_ms
+        self.winnable = winnable
+        self.on_round_over: RoundOver | None = None
+        self.on_round_seat: RoundSeat | None = None
+        self.on_round_player: RoundPlayer | None = None
+        self._settings: dict[str, Settings] = {}
+        self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
+
+    async def settings_of(self, room_id: str) -> Settings:
+        """A room's settings (they never change: remembered once read)."""
+        known = self._settings.get(room_id)
+        if known is None:
+            data = await self.load(room_id)
+            known = data.room.settings
+        return known
+
+    async def policy_of(self, room_id: str) -> RoomPolicy:
+        return policy_for(await self.settings_of(room_id))
+
+    async def deal_of(self, room_id: str, race: int) -> str:
+        """The code of a room's race, for a seat that has not played yet: a
+        start of thousands reads the room once, not once a seat. Never sent
+        to anyone (the room's code is a secret until its race ends)."""
+        code = self._deals.get((room_id, race))
+        if code is None:
+            data = await self.load(room_id)
+            if data.room.race != race:  # (another race by now: that seat has no game)
+                raise RaceError(Reason.NOT_PLAYING)
+            code = data.room.code
+            if len(self._deals) >= _KNOWN_SETTINGS:
+                self._deals.clear()
+            self._deals[(room_id, race)] = code
+        return code
+
+    async def load(self, room_id: str) -> RoomData:
+        """The room as stored (``unknown_room`` if there is none)."""
+        data = await self.store.load(room_id)
+        if data is None:
+            raise RaceError(Reason.UNKNOWN_ROOM)
+        if len(self._settings) >= _KNOWN_SETTINGS:
+            self._settings.clear()
+        self._settings[room_id] = data.room.settings
+        return data
+
+    def ttl_ms(self, room: Room) -> int:
+        """How long a room's keys are kept after this change."""
+        if room.phase == "lobby":
+            return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
+        kept = self.config.finished_ttl * 1000
+        if room.settings.tournament:  # a round: its replays last as long as the tournament
+            kept = max(kept, self.config.tournament_ttl * 1000)
+        if room.phase == "ended":
+            return kept
+        assert room.deadline is not None
+        return max(0, room.deadline - self.now_ms()) + kept
+
+    async def change(self, room_id: str, step: Step) -> tuple[Room, Any, int]:
+        """Run ``step`` on the room until its commit lands; the room, the
+        step's result and the number of seats still racing."""
+        for _ in range(ATTEMPTS):
+            data = await self.load(room_id)
+            plan = step(data, self.now_ms())
+            committed = await self.store.commit(data.room, data.rv, plan.events, plan.changes)
+            if committed.ok:
+                return data.room, plan.result, committed.active
+            if committed.gone:
+                raise RaceError(Reason.UNKNOWN_ROOM)
+        raise StoreUnavailable("the room kept changing; try again")
+
+    async def round_seat(self, room: Room, token: str) -> int | None:
+        """A tournament's player comes to their round's room with their
+        tournament token: the tournament seats them, if they may play it."""
+        return None if self.on_round_seat is None else await self.on_round_seat(room, token)
+
+    async def round_player(self, room: Room, token: str) -> int | None:
+        """The seat a tournament's player token names in its round's room,
+        seated or not yet, if they may play it; nothing is changed."""
+        return None if self.on_round_player is None else await self.on_round_player(room, token)
+
+    # ------------------------------------------------------------------ lobby
+
+    async def new_code(self, settings: Settings) -> str:
+        """A new race's deal: the fixed one, a certified winnable one taken
+        from the ready codes (``no_winnable_deal`` when none is), or any."""
+        if settings.code is not None:
+            return settings.code
+        if settings.deal == "winnable":
+            return (await self.winnable.take(settings.draw, settings.scoring))[0]
+        return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
+
+    async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
+        settings = parse_settings(settings_data)
+        seats = policy_for(settings).seats
+        code = await self.new_code(settings)
+        for _ in range(ATTEMPTS):
+            now = self.now_ms()
+            token = new_token()
+            room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
+            event, changes = seats.created(self, room, token, now)
+            if (await self.store.commit(room, None, [event], changes)).ok:
+                log.info("room_created", room=room.id, mode=settings.public()["mode"],
+                         max_players=settings.max_players)
+                return room, token
+        raise StoreUnavailable("could not find a free room id")
+
+    async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
+                   deal: str = "random", assists: str = "basic") -> tuple[Room, str]:
+        """A one-player room whose race starts at once."""
+        settings = parse_settings({"code": code, "draw": draw, "scoring": scoring,
+                                   "max_players": 1, "boards": "after", "deal": deal,
+                                   "assists": assists}, solo=True)
+        code = await self.new_code(settings)
+        for _ in range(ATTEMPTS):
+            now = self.now_ms()
+            token = new_token()
+            room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
+            created = room_event({"kind": "created", "seat": 0}, room, now)
+            started = room.start(0, now=now, countdown_ms=0)
+            entry = new_entry(0, room.players[0].nickname, "racing", now,
+                              normal=settings.scoring == "N")
+            events = [created, room_event(started, room, now, entries=[entry], reset=True)]
+            changes = (self.store.changes(room.id).start_race(room.race, [0]).set_entry(entry)
+                       .expire(self.ttl_ms(room), room.race, [0]))
+            if (await self.store.commit(room, None, events, changes)).ok:
+                assert room.deadline is not None
+                await self.store.due_add(room.id, room.deadline)
+                return room, token
+        raise StoreUnavailable("could not find a free room id")
+
+    async def join(self, room_id: str, nickname: str) -> tuple[int, str, str]:
+        """A seat for a new player: the seat, its token, and the room's phase."""
+        settings = await self.settings_of(room_id)
+        if settings.tournament is not None:  # its players enter with their token (resume)
+            raise RaceError(Reason.ROUND_ROOM)
+        token = new_token()
+        seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
+                                                            token)
+        return seat, token, phase
+
+    async def seat_of(self, room_id: str, token: str) -> int | None:
+        """The seat whose token this is (``None``: none)."""
+        return await (await self.policy_of(room_id)).seats.seat_of(self, room_id, token)
+
+    async def seat_named(self, room_id: str, token: str) -> tuple[int | None, bool, str] | None:
+        """The seat ``token`` names, read only (a round's player not seated
+        yet: the seat they would take), whether it races in the room's race,
+        and the room's phase; ``None`` if there is no such room."""
+        data = await self.store.load(room_id)
+        if data is None:
+            return None
+        seat, racing = await policy_for(data.room.settings).seats.named(self, data, token)
+        return seat, racing, data.room.phase
+
+    async def ready(self, room_id: str, seat: int, ready: bool) -> None:
+        await (await self.policy_of(room_id)).seats.ready(self, room_id, seat, ready)
+
+    async def kick(self, room_id: str, by: int, seat: int) -> None:
+        await (await self.policy_of(room_id)).seats.kick(self, room_id, by, seat)
+
+    async def leave(self, room_id: str, seat: int, *, round_kick: bool = False) -> None:
+        """The player leaves the room (``round_kick``: a tournament's
+        organizer kicked them, out of its round's race)."""
+        await (await self.policy_of(room_id)).seats.leave(self, room_id, seat,
+                                                          round_kick=round_kick)
+
+    # ------------------------------------------------------------------ races
+
+    async def start(self, room_id: str, by: int, at: int | None = None) -> None:
+        """The host starts the race: after the countdown, or at the server
+        time ``at`` (ms; where the room allows one: it waits in its lobby
+        until then, and anyone may still join)."""
+        countdown_ms = round(self.config.countdown * 1000)
+        if at is not None and at > self.now_ms() + countdown_ms:
+            await self._schedule(room_id, by, at, countdown_ms)
+            return
+        seats = (await self.policy_of(room_id)).seats
+
+        def step(data: RoomData, now: int) -> Plan:
+            event = data.room.start(by, now=now, countdown_ms=countdown_ms)
+            return seats.started(self, data, event, now)
+
+        room, _, active = await self.change(room_id, step)
+        assert room.deadline is not None
+        await self.store.due_add(room_id, room.deadline)
+        log.info("race_started", room=room_id, race=room.race, players=active)
+
+    async def _schedule(self, room_id: str, by: int, at: int, countdown_ms: int) -> None:
+        """The race will start at ``at``: its countdown begins then minus the countdown."""
+
+        def step(data: RoomData, now: int) -> Plan:
+            room = data.room
+            event = room.schedule(by, at, now=now)
+            changes = self.store.changes(room_id).expire(self.ttl_ms(room))
+            return Plan([room_event(event, room, now, counts=data.counts)], changes)
+
+        await self.change(room_id, step)
+        await self.store.due_add(room_id, at - countdown_ms)
+
+    async def due(self, room_id: str) -> None:
+        """A room's time has come (the deadline sweeper): a scheduled start,
+        or the end of a race."""
+        data = await self.store.load(room_id)
+        if data is not None and data.room.phase == "lobby" and data.room.scheduled:
+            room = data.room
+            await self.store.due_remove(room_id)
+            try:
+                await self.start(room_id, room.host)
+            except RaceError as exc:  # started or changed meanwhile
+                log.info("scheduled_start_skipped", room=room_id, reason=exc.reason.value)
+            return
+        await self.end_race(room_id)
+
+    async def rematch(self, room_id: str, by: int) -> None:
+        settings = await self.settings_of(room_id)
+        seats = policy_for(settings).seats
+        code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
+
+        def step(data: RoomData, now: int) -> Plan:
+            event = data.room.rematch(by, code, now=now)
+            return seats.rematched(self, data, event, now)
+
+        try:
+            await self.change(room_id, step)
+        except RaceError:  # refused (not the host, not ended): a winnable code goes back
+            if settings.deal == "winnable" and settings.code is None:
+                await self.winnable.give_back(code)
+            raise
+
+    async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool:
+        """End the room's race if everyone is done or its time is up (or
+        ``now_anyway``: a tournament's organizer ends a round): stop its moves,
+        rank the final lines, reveal the code. Safe to call again."""
+        for _ in range(ATTEMPTS):
+            data = await self.store.load(room_id)
+            if data is None or data.room.phase != "racing":
+                if data is not None and data.room.settings.tournament:
+                    await self._round_over(data.room)
+                await self.store.due_remove(room_id)
+                return False
+            room, now = data.room, self.now_ms()
+            assert room.deadline is not None
+            if data.active > 0 and now < room.deadline and not now_anyway:
+                return False
+            seats = policy_for(room.settings).seats
+            event = room.end(await seats.final_lines(self, data), now=now)
+            changes = (self.store.changes(room_id).stop_race()
+                       .expire(self.ttl_ms(room), room.race, room.racers))
+            committed = await self.store.commit(room, data.rv, [seats.ended(event, room, now, data)],
+                                                changes)
+            if committed.ok:
+                results = room.results or []
+                log.info("race_ended", room=room_id, race=room.race,
+                         finished=sum(1 for e in results if e["status"] == "finished"))
+                if room.settings.tournament:  # recorded before the room leaves the sweepers' index
+                    await self._round_over(room)
+                await self.store.due_remove(room_id)
+                return True
+        raise StoreUnavailable("the room kept changing; try again")
+
+    async def _round_over(self, room: Room) -> None:
+        """A tournament round's race is over: record it in the tournament."""
+        if self.on_round_over is not None:
+            await self.on_round_over(room)

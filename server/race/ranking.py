@@ -1,0 +1,155 @@
+"""The two orders of Klondike Race, each written once: a race's leaderboard
+and a tournament's standings.
+
+Each order is a tuple of small whole numbers, lower first (:func:`rank_fields`,
+:func:`standing_fields`), followed by the line's number (its seat, its
+player) to break ties. Sorting in Python uses that tuple (:func:`sort_key`,
+:func:`standing_key`); Redis's sorted sets use the same fields packed into
+one whole number below 2^53 (:func:`rank_score`, :func:`standing_score`:
+a double holds it exactly), and break ties by the member, the number on
+five digits (:func:`seat_member`: byte order is number order). Every field
+is clamped into the span the packing gives it, so the two always agree
+(tests/race/test_ranking.py checks it on random lines).
+
+The leaderboard: finished players by time, then whoever got there first;
+then Vegas dollars; then cards on foundations; then fewer moves; then who
+got there first (the time the line last changed, in 10 ms steps from the
+race's start); then the seat.
+
+The standings: more dollars, more cards, a won round (a player without
+one has no finishing time: behind any who has one), less time over the won
+rounds, then registration (the player number).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any, Final
+
+from .leaderboard import Entry, shown
+from .tournament_settings import MAX_ROUNDS
+
+#: A member of a ranking sorted set: fixed width, so that Redis's tie-break
+#: (members in byte order) is the lower number first.
+SEAT_DIGITS: Final = 5
+
+# ---------------------------------------------------------------------- the leaderboard
+
+_AT_UNIT_MS: Final = 10
+_AT_UNITS: Final = 2**23  # 10 ms units: 23.3 hours after the race's start
+_FINISH_SPAN: Final = 2**28  # ms: 74 hours, beyond any race (24 hours at most)
+_VEGAS_TOP: Final = 208
+_VEGAS_SPAN: Final = 261  # -52 .. 208
+_FOUNDATION: Final = 64
+_MOVES: Final = 2**14
+#: every finished line's score is below, every other's at or above
+_FINISHED_BELOW: Final = _FINISH_SPAN * _AT_UNITS
+
+
+def _clamp(value: int, span: int) -> int:
+    return min(max(0, value), span - 1)
+
+
+def rank_fields(entry: Entry, since: int, at: int | None = None) -> tuple[int, int, int, int, int]:
+    """The line's place in the leaderboard's order, without its seat: the
+    time the line last changed is ``at`` (or the entry's own), counted in
+    10 ms steps from ``since`` (the race's start)."""
+    changed = _clamp((int(entry["at"] if at is None else at) - since) // _AT_UNIT_MS, _AT_UNITS)
+    if entry["status"] == "finished":
+        return (0, _clamp(int(entry["finish_ms"]), _FINISH_SPAN), 0, 0, changed)
+    return (1, _clamp(_VEGAS_TOP - int(entry["vegas"]), _VEGAS_SPAN),
+            _clamp(52 - int(entry["foundation"]), _FOUNDATION),
+            _clamp(int(entry["moves"]), _MOVES), changed)
+
+
+def sort_key(entry: Entry, since: int = 0) -> tuple[int, int, int, int, int, int]:
+    """The leaderboard's order for Python's ``sorted``: :func:`rank_fields`
+    then the seat."""
+    return (*rank_fields(entry, since), int(entry["seat"]))
+
+
+def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
+    """The line's place as one number, lower first, for Redis's sorted set:
+    :func:`rank_fields` packed (the seat is the member's, :func:`seat_member`).
+
+    >>> fast = {"status": "finished", "finish_ms": 90_000, "at": 0}
+    >>> slow = {"status": "finished", "finish_ms": 95_000, "at": 0}
+    >>> rich = {"status": "racing", "vegas": 8, "foundation": 12, "moves": 40, "at": 5_000}
+    >>> poor = {"status": "resigned", "vegas": -2, "foundation": 10, "moves": 9, "at": 1_000}
+    >>> lines = {"slow": slow, "poor": poor, "rich": rich, "fast": fast}
+    >>> sorted(lines, key=lambda name: rank_score(lines[name], 0))
+    ['fast', 'slow', 'rich', 'poor']
+    >>> rank_score(fast, 0) < 2**51 <= rank_score(rich, 0) < 2**53
+    True
+    """
+    done, a, b, c, changed = rank_fields(entry, since, at)
+    if not done:
+        return a * _AT_UNITS + changed
+    return _FINISHED_BELOW + ((a * _FOUNDATION + b) * _MOVES + c) * _AT_UNITS + changed
+
+
+def seat_member(seat: int) -> str:
+    """The seat's (or player's) member in a ranking sorted set.
+
+    >>> seat_member(42)
+    '00042'
+    """
+    return f"{seat:0{SEAT_DIGITS}d}"
+
+
+def ranked(entries: Iterable[Entry], online: Mapping[int, bool] | None = None, *,
+           since: int = 0) -> list[Entry]:
+    """Entries in leaderboard order (``since``: the race's start) with
+    ``rank`` (1..n) and, given who is ``online``, the status shown."""
+    out = []
+    for rank, entry in enumerate(sorted(entries, key=lambda e: sort_key(e, since)), start=1):
+        line = dict(entry)
+        line["rank"] = rank
+        if online is not None:
+            line["status"] = shown(entry, online.get(entry["seat"], False))
+        out.append(line)
+    return out
+
+
+# ---------------------------------------------------------------------- the standings
+
+#: The bounds :func:`standing_score` is exact within: what ``MAX_ROUNDS``
+#: rounds can add up to (Vegas dollars run from −52 to 208 a round), and a
+#: total winning time far above what rounds of at most 4 hours reach.
+_T_VEGAS_TOP: Final = 208 * MAX_ROUNDS
+_T_VEGAS_SPAN: Final = 260 * MAX_ROUNDS + 1
+_CARDS_TOP: Final = 52 * MAX_ROUNDS
+_CARDS_SPAN: Final = _CARDS_TOP + 1
+_NO_WIN: Final = 1_500_000_000  # ms: over 400 hours of won rounds, never reached
+_TIME_SPAN: Final = _NO_WIN + 1
+
+
+def standing_fields(line: dict[str, Any]) -> tuple[int, int, int]:
+    """A standing line's place in the standings' order, without its player."""
+    time = _clamp(int(line["time_ms"]), _NO_WIN) if line["wins"] else _NO_WIN
+    return (_clamp(_T_VEGAS_TOP - int(line["vegas"]), _T_VEGAS_SPAN),
+            _clamp(_CARDS_TOP - int(line["foundation"]), _CARDS_SPAN), time)
+
+
+def standing_key(line: dict[str, Any]) -> tuple[int, int, int, int]:
+    """The standings' order for Python's ``sorted``: :func:`standing_fields`
+    then the player."""
+    return (*standing_fields(line), int(line["player"]))
+
+
+def standing_score(line: dict[str, Any]) -> int:
+    """A standing line's place as one number, lower first, for the
+    standings' sorted set: :func:`standing_fields` packed (registration
+    order is the member's).
+
+    >>> ann = {"vegas": 156, "foundation": 52, "wins": 1, "time_ms": 300_000}
+    >>> bob = {"vegas": 156, "foundation": 52, "wins": 0, "time_ms": 0}
+    >>> cat = {"vegas": 200, "foundation": 40, "wins": 0, "time_ms": 0}
+    >>> lines = {"ann": ann, "bob": bob, "cat": cat}
+    >>> sorted(lines, key=lambda name: standing_score(lines[name]))
+    ['cat', 'ann', 'bob']
+    >>> standing_score(ann) < 2**53
+    True
+    """
+    vegas, cards, time = standing_fields(line)
+    return (vegas * _CARDS_SPAN + cards) * _TIME_SPAN + time

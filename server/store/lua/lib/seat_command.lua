@@ -1,0 +1,43 @@
+-- seat_command: the part of a game command every room shares. Checks that
+-- the race is live, that the seat plays it and is held by this connection,
+-- the sequence number and the seat's log version; then appends to the log,
+-- writes the snapshot and the leaderboard line, and counts the seat out of
+-- the race when it is done. Returns a refusal (a reply) or nil, and the seats
+-- still racing when this command ended the seat's race (-1: unchanged).
+--
+-- keys: room, seat, log, lb, on. a: the script's ARGV, whose first nine are
+-- 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
+-- 7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it.
+-- ranked: the seat's member in a ranking sorted set (false: none): a racer
+-- ranked there who has no seat yet gets it with their first command.
+local function seat_command(room, seat, log, lb, on, a, rank, ranked)
+  if redis.call('HGET', room, 'live') ~= a[1] then return {'not_playing'}, -1 end
+  local s = redis.call('HMGET', seat, 'ver', 'seq', 'done')
+  local fresh = false
+  if not s[1] then
+    if not ranked or not redis.call('ZSCORE', rank, ranked) then return {'not_playing'}, -1 end
+    s, fresh = {'0', '0', '0'}, true
+  end
+  -- a seat done is refused first: a player withdrawn from a tournament is out
+  -- of the round's race ('left') and no longer holds the seat, yet was not taken over
+  if s[3] == '1' then return {'not_playing'}, -1 end
+  if redis.call('HGET', on, a[2]) ~= a[3] then return {'taken_over'}, -1 end
+  if tonumber(a[5]) <= tonumber(s[2]) then return {'seq', s[2], s[1]}, -1 end
+  if s[1] ~= a[4] then return {'version', s[1]}, -1 end
+  redis.call('HSET', seat, 'ver', tonumber(s[1]) + 1, 'seq', a[5], 'snap', a[7])
+  if fresh then
+    redis.call('HSET', seat, 'done', 0)
+    local ttl = redis.call('PTTL', room)
+    if ttl > 0 then redis.call('PEXPIRE', seat, ttl) end
+  end
+  if redis.call('RPUSH', log, a[6]) == 1 then
+    redis.call('PEXPIRE', log, redis.call('PTTL', seat))
+  end
+  redis.call('HSET', lb, a[2], a[8])
+  local active = -1
+  if a[9] == '1' then
+    redis.call('HSET', seat, 'done', '1')
+    active = redis.call('HINCRBY', room, 'active', -1)
+  end
+  return nil, active
+end

@@ -1,0 +1,175 @@
+"""The store's seats: a seat's game (its command log and snapshot), its
+commands applied atomically, and which connection holds it.
+
+A game command is one script: ``move`` in a room whose leaderboard travels
+as events (the command is recorded as the room's next event), ``move_ranked``
+in a room whose leaderboard is a ranking read by ticks (the command updates
+the ranking and answers the seat's rank). Both check and store the command
+the same way (the Lua helper ``seat_command``).
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any, Final
+
+import orjson
+
+from ..race import Entry
+from ..race.ranking import seat_member
+from . import keys, scripts
+from .section import Section, pairs
+
+RECENT: Final = 64  # log entries loaded with a seat, to recognise resent commands
+
+
+@dataclass(frozen=True, slots=True)
+class SeatData:
+    ver: int  # commands in the seat's log
+    seq: int  # the last client sequence number applied
+    snap: bytes | None  # engine snapshot after the last command (None: none yet)
+    done: bool
+    recent: list[tuple[int, str]]  # (seq, command) of the latest log entries
+    entry: Entry | None  # the seat's leaderboard line (None: not in this race)
+    exists: bool  # the seat has a game in this race
+
+
+@dataclass(frozen=True, slots=True)
+class SeatCommand:
+    """One game command of a seat, as it is stored: it applies only if the
+    seat is still at version ``ver`` and held by connection ``conn``."""
+
+    race: int
+    seat: int
+    conn: str
+    ver: int
+    seq: int
+    command: str  # "move" notation, undo or resign
+    snap: bytes  # the engine snapshot after it
+    line: bytes  # the seat's leaderboard line after it (JSON)
+    done: bool  # the seat's race is over after it (finished or resigned)
+
+    def args(self) -> list[Any]:
+        """ARGV 1 to 9 of the ``move`` scripts."""
+        return [self.race, self.seat, self.conn, self.ver, self.seq, f"{self.seq} {self.command}",
+                self.snap, self.line, "1" if self.done else "0"]
+
+
+@dataclass(frozen=True, slots=True)
+class Ranked:
+    """What a ranked room's game command changes in its ranking and progress."""
+
+    score: int
+    foundation_before: int
+    foundation: int
+    status_before: str
+    status: str
+
+
+@dataclass(frozen=True, slots=True)
+class Applied:
+    """The outcome of a game command: ``ok`` or why not."""
+
+    status: str  # ok, not_playing, taken_over, seq, version
+    v: int = 0  # event version recorded (ok; 0 in a ranked room, which records none)
+    active: int = -1  # seats still playing, when this command ended the seat's race
+    seq: int = 0  # the seat's last seq (status seq)
+    rank: int = 0  # a ranked room's: the seat's rank after the command, of ``of``
+    of: int = 0
+    ver: int = -1  # the seat's version in Redis (status version: below the caller's, a rollback)
+
+
+def _refused(reply: list[Any]) -> Applied:
+    status = reply[0].decode()
+    if status == "seq":
+        return Applied("seq", seq=int(reply[1]))
+    if status == "version":
+        return Applied("version", ver=int(reply[1]) if len(reply) > 1 and reply[1] else 0)
+    return Applied(status)
+
+
+def _log_entries(raw: Iterable[bytes]) -> list[tuple[int, str]]:
+    """Log entries ``b"seq command"`` as (seq, command)."""
+    out = []
+    for item in raw:
+        seq, _, command = item.decode().partition(" ")
+        out.append((int(seq), command))
+    return out
+
+
+class SeatState(Section):
+    """Seats' games, their commands, and who holds them."""
+
+    async def load_seat(self, room_id: str, race: int, seat: int) -> SeatData:
+        head, recent, entry = await self._run(
+            scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
+                           keys.board(room_id)], [RECENT, seat])
+        ver, seq, snap, done = head
+        line = orjson.loads(entry) if entry else None
+        # a ranked room's racer has no seat until their first command: ranked in the race
+        racer = line is not None and line["status"] != "lobby"
+        return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
+                        done=done == b"1", recent=_log_entries(recent),
+                        entry=line, exists=ver is not None or racer)
+
+    async def apply(self, room_id: str, cmd: SeatCommand, event: bytes) -> Applied:
+        """Store a command and record ``event`` (its body: see
+        :func:`~.room_state.event_body`) as the room's next event."""
+        r = room_id
+        reply = await self._run(scripts.MOVE, (
+            keys.room(r), keys.seat(r, cmd.race, cmd.seat), keys.log(r, cmd.race, cmd.seat),
+            keys.board(r), keys.online(r), keys.events(r), keys.channel(r)),
+            [*cmd.args(), event, self.event_cap])
+        if reply[0] == b"ok":
+            return Applied("ok", v=reply[1], active=reply[2])
+        return _refused(reply)
+
+    async def apply_ranked(self, room_id: str, cmd: SeatCommand, ranked: Ranked) -> Applied:
+        """Store a command of a ranked room: its line's score in the ranking,
+        and the field's progress; the seat's rank after it."""
+        r = room_id
+        reply = await self._run(scripts.MOVE_RANKED, (
+            keys.room(r), keys.seat(r, cmd.race, cmd.seat), keys.log(r, cmd.race, cmd.seat),
+            keys.board(r), keys.online(r), keys.ranking(r), keys.histogram(r)),
+            [*cmd.args(), seat_member(cmd.seat), ranked.score, ranked.foundation_before,
+             ranked.foundation, ranked.status_before, ranked.status])
+        if reply[0] == b"ok":
+            return Applied("ok", active=reply[1], rank=reply[2], of=reply[3])
+        return _refused(reply)
+
+    async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
+        """A seat's whole command log: (seq, command) in order."""
+        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1))
+
+    async def snapshots(self, room_id: str, race: int, seats: Iterable[int]) -> dict[int, bytes]:
+        """The stored snapshot of each seat that has played a command."""
+        seats = list(seats)
+        replies = await asyncio.gather(
+            *(self.call("HGET", keys.seat(room_id, race, s), "snap") for s in seats))
+        return {s: snap for s, snap in zip(seats, replies, strict=True) if snap}
+
+    # ------------------------------------------------------------------ presence
+
+    async def attach(self, room_id: str, seat: int, conn: str,
+                     event: dict[str, Any] | None) -> bool:
+        """``conn`` now holds ``seat``; another connection holding it is told to
+        close. ``event`` announces it (``None``: not announced). ``False`` if
+        the room is gone."""
+        reply = await self._run(scripts.ATTACH, [keys.room(room_id), keys.online(room_id),
+                                                 keys.events(room_id), keys.channel(room_id)],
+                                [seat, conn, orjson.dumps(event)[1:] if event else b"",
+                                 self.event_cap])
+        return bool(reply[0] == b"ok")
+
+    async def detach(self, room_id: str, seat: int, conn: str,
+                     event: dict[str, Any] | None) -> None:
+        await self._run(scripts.DETACH, [keys.room(room_id), keys.online(room_id),
+                                         keys.events(room_id), keys.channel(room_id)],
+                        [seat, conn, orjson.dumps(event)[1:] if event else b"", self.event_cap])
+
+    async def holders(self, room_id: str) -> dict[int, str]:
+        """Seat -> the connection holding it, in one room."""
+        held = await self.call("HGETALL", keys.online(room_id))
+        return {int(seat): conn.decode() for seat, conn in pairs(held)}

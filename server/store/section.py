@@ -1,0 +1,43 @@
+"""What every part of the store runs on: the Redis client, the script runner
+and one routed command. :class:`~.store.Store` is one object made of
+sections (rooms, seats, rankings, tournaments, indexes), each a module of its
+own that derives from :class:`Section`."""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Sequence
+from typing import Any
+
+from . import scripts
+from .client import RedisClient
+
+Run = Callable[[scripts.Script, Sequence[str], Sequence[Any]], Awaitable[Any]]
+
+
+class Section:
+    """The store's plumbing, shared by its sections.
+
+    Every command goes through :meth:`call` (routed by its first key, its
+    first argument) or ``_run`` (a script, routed by its first key): on a
+    Redis Cluster each reaches the master of its slot, so a new method only
+    has to follow that and keep a room's keys under its hash tag.
+    """
+
+    redis: RedisClient
+    event_cap: int  # events a room or a tournament keeps
+    #: run a script on the node of its first key (see :meth:`RedisClient.run`)
+    _run: Run
+
+    async def call(self, *args: Any) -> Any:
+        """One command whose first argument after its name is its (first) key."""
+        return await self.redis.execute(args[1], *args)
+
+
+def pairs(reply: Any) -> list[tuple[Any, Any]]:
+    """A hash as Redis answered it: a map (RESP3) or a flat list (RESP2)."""
+    if isinstance(reply, dict):
+        return list(reply.items())
+    return list(zip(reply[::2], reply[1::2], strict=True))
+
+
+__all__ = ["Run", "Section", "pairs"]

@@ -1,0 +1,79 @@
+"""server.race.ranking: each order is written once, and the score a sorted
+set keeps for it agrees with it on any lines, at the bounds and beyond them
+(docs/architecture.md, "Big rooms"; docs/protocol.md, "Big tournaments")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from server.race.ranking import (
+    rank_score,
+    ranked,
+    seat_member,
+    sort_key,
+    standing_key,
+    standing_score,
+)
+from server.race.tournament import MAX_ROUNDS
+
+SINCE = 1_800_000_000_000  # a race's start, server ms
+
+a_line = st.fixed_dictionaries({
+    "status": st.sampled_from(["lobby", "racing", "finished", "resigned", "left", "unfinished"]),
+    "vegas": st.integers(-60, 220),  # a little beyond -52 .. 208: clamped alike
+    "foundation": st.integers(0, 52),
+    "moves": st.integers(0, 20_000),  # beyond the 16 383 the score tells apart
+    "finish_ms": st.one_of(st.integers(0, 2**29), st.sampled_from([0, 1, 90_000, 90_009])),
+    "at": st.one_of(st.integers(SINCE - 5_000, SINCE + 30 * 3600 * 1000),
+                    st.sampled_from([SINCE, SINCE + 9, SINCE + 10])),
+})
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.lists(a_line, min_size=2, max_size=16),
+       st.lists(st.integers(0, 99_999), min_size=16, max_size=16, unique=True))
+def test_the_leaderboards_score_and_its_sort_key_order_any_lines_alike(
+        raw: list[dict[str, Any]], seats: list[int]) -> None:
+    lines = [{**line, "seat": seat} for line, seat in zip(raw, seats, strict=False)]
+    scores = {line["seat"]: rank_score(line, SINCE) for line in lines}
+    assert all(0 <= s < 2**53 and float(s) == s for s in scores.values())
+    by_score = sorted(lines, key=lambda line: (scores[line["seat"]], seat_member(line["seat"])))
+    assert by_score == sorted(lines, key=lambda line: sort_key(line, SINCE))
+    assert [line["seat"] for line in ranked(lines, since=SINCE)] == [
+        line["seat"] for line in by_score]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(a_line, min_size=2, max_size=8))
+def test_a_finished_line_ranks_before_every_other_whatever_its_figures(
+        raw: list[dict[str, Any]]) -> None:
+    finished = [rank_score(line, SINCE) for line in raw if line["status"] == "finished"]
+    others = [rank_score(line, SINCE) for line in raw if line["status"] != "finished"]
+    assert max(finished, default=-1) < min(others, default=2**53)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.fixed_dictionaries({
+    "vegas": st.integers(-52 * MAX_ROUNDS, 208 * MAX_ROUNDS),
+    "foundation": st.integers(0, 52 * MAX_ROUNDS),
+    "wins": st.integers(0, MAX_ROUNDS),
+    "time_ms": st.integers(0, MAX_ROUNDS * 4 * 3600 * 1000)}), min_size=2, max_size=12))
+def test_the_standings_score_and_their_sort_key_order_any_lines_alike(
+        raw: list[dict[str, Any]]) -> None:
+    lines = [{**line, "player": p, "time_ms": line["time_ms"] if line["wins"] else 0}
+             for p, line in enumerate(raw)]
+    scores = [standing_score(line) for line in lines]
+    assert all(0 <= s < 2**53 and float(s) == s for s in scores)
+    by_score = sorted(lines, key=lambda line: (standing_score(line), seat_member(line["player"])))
+    assert by_score == sorted(lines, key=standing_key)
+
+
+def test_lines_equal_to_the_10_ms_step_rank_by_seat_and_a_step_later_ranks_after() -> None:
+    line = {"status": "racing", "vegas": 8, "foundation": 12, "moves": 40}
+    early = {**line, "seat": 7, "at": SINCE + 10}
+    same_step = {**line, "seat": 3, "at": SINCE + 19}
+    later = {**line, "seat": 1, "at": SINCE + 20}
+    assert [e["seat"] for e in ranked([later, early, same_step], since=SINCE)] == [3, 7, 1]
