@@ -6,6 +6,7 @@ fetched when a step of it is first shown (the next one a little ahead). */
 
 import { h, setText, show } from '../dom.js';
 import { Board } from '../render.js';
+import { plural } from '../cards.js';
 
 const STEP_WORDS = { draw: 'draw from the stock', recycle: 'turn the waste over', undo: 'undo', resign: 'resign' };
 const PAGE = 100; // steps the server sends at most at once
@@ -63,7 +64,7 @@ export function createReplay(host) {
     }
     board.update(step.view, {});
     const what = step.command == null ? 'the deal' : (STEP_WORDS[step.command] ?? step.command);
-    setText(status, `Step ${i} of ${total - 1}: ${what} · ${step.view.foundation_cards}/52 cards · ${step.view.moves} moves`);
+    setText(status, `Step ${i} of ${total - 1}: ${what} · ${step.view.foundation_cards}/52 cards · ${plural(step.view.moves, 'move')}`);
   }
 
   /** The page holding step `n`, fetched once; resolves when its steps are in. */
