@@ -152,11 +152,14 @@ class Room:
         """What anyone in or watching the room may know: no tokens, no code
         before the race has ended. Counted seats: the room names its host but
         lists no players: ``field`` has its ``counts`` (players, ready) instead."""
+        settings = self.settings.public()
+        # the deal chosen by the host is the first race's: a rematch deals a random one
+        settings["fixed_code"] = self.settings.code is not None and self.code == self.settings.code
         d: dict[str, Any] = {
             "id": self.id,
             "race": self.race,
             "phase": self.phase_at(now),
-            "settings": self.settings.public(),
+            "settings": settings,
             "host": self.host,
         }
         d.update(self.seating.shown(self, counts or {}))

@@ -39,8 +39,11 @@ def test_a_first_visit_shows_how_a_race_works_once(tabs: Tabs) -> None:
     expect(intro.locator("li")).to_have_count(5)
     screenshot(page, "intro")
     expect(intro).to_contain_text("Same deal for everyone")
-    intro.get_by_role("button", name="Let's play").click()
+    play = intro.get_by_role("button", name="Let's play")
+    expect(play).to_be_focused()  # the default: Enter plays, and does not open the rule book
+    page.keyboard.press("Enter")
     expect(intro).to_be_hidden()
+    expect(page.get_by_role("dialog", name=TITLE)).to_be_hidden()
     page.reload()
     expect(page.get_by_role("heading", name="Create a room")).to_be_visible()
     expect(intro).to_be_hidden()  # once is enough

@@ -20,11 +20,12 @@ TABLE_JS = """() => Object.fromEntries([...document.querySelectorAll('.race .boa
     .map(c => c.dataset.card || (c.classList.contains('down') ? 'down' : 'under'))]))"""
 
 
-# the toasts a page showed, as they came (a toast lasts a few seconds)
+# the toasts a page showed, as they came (a toast lasts a few seconds), in
+# whichever place for them: the page's, or the race screen's over its table
 TOASTS_JS = """() => { window.__said = [];
   new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
-    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
-    .observe(document.getElementById('toasts'), { childList: true }); }"""
+    if (n.classList && n.classList.contains('toast')) window.__said.push(n.dataset.text); })
+    .observe(document.body, { childList: true, subtree: true }); }"""
 
 
 def ordinal(n: int) -> str:

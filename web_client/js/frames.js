@@ -53,9 +53,10 @@ function applyChange(view, change) {
   return next;
 }
 
-/** A notice put aside comes back once its cause has gone and returns. */
+/** A notice put aside comes back once its cause has gone and returns; the
+"can no longer be won" notice, opened only when asked, closes with its cause. */
 function noticesAfter(s, view) {
-  if (view.winnable !== 'no') s.ui.lostHidden = false;
+  if (view.winnable !== 'no') s.ui.lostOpen = false;
   if (!view.no_progress) s.ui.idleHidden = false;
 }
 
@@ -145,9 +146,7 @@ const HANDLERS = {
     s.viewSeq = d.s;
     s.done = d.done;
     noticesAfter(s, d.view);
-    s.ui.ghost = false;
-    s.ui.selected = null;
-    s.ui.panel = null;
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null });
     storage.saveSeat(s);
     resendPending(app);
   },
@@ -166,7 +165,7 @@ const HANDLERS = {
     s.view = view;
     s.viewSeq = d.s;
     s.done = s.done || view.state === 'won' || (cmd != null && cmd.t === 'resign');
-    Object.assign(s.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
     noticesAfter(s, view);
     field.onAck(s, d);
@@ -180,7 +179,7 @@ const HANDLERS = {
     const s = app.state;
     if (!s.view || d.s !== s.viewSeq) return; // about a position we have left
     const { s: _, ...judged } = d;
-    s.view = { ...s.view, ...judged };
+    s.view = { ...s.view, lost: null, ...judged };
     noticesAfter(s, s.view);
   },
 

@@ -17,7 +17,7 @@ import { h, setAttr, setText, toggle } from './dom.js';
 import { SUITS, cardLabel, foundationOf, isRed, suitName } from './cards.js';
 import { cards } from './format.js';
 import { TEXT } from './text.js';
-import { flipFrom, animationsOn, turnOver } from './flip.js';
+import { flipFrom, animationsOn, shake, turnOver } from './flip.js';
 import { fan, fanStep, measure } from './layout.js';
 import { faceUrl, markUrl } from './faces.js';
 
@@ -124,6 +124,7 @@ export class Board {
     this.cards = new Map(); // key → element
     this.view = null;
     this.marks = {};
+    this.shaken = null; // the refusal shaken last (marks.refused)
     this.size = null;
     // resizing changes the table's own size: do it on the next frame, not
     // inside the observer (that loop is an error event in the browser)
@@ -175,7 +176,7 @@ export class Board {
     return true;
   }
 
-  /** Draw `view` with `marks` ({selected, panel, targets, hint, focus, ghost}). */
+  /** Draw `view` with `marks` ({selected, refused, panel, targets, hint, focus, ghost}). */
   update(view, marks = {}) {
     const same = view === this.view && sameMarks(marks, this.marks);
     const landed = Boolean(this.marks.ghost && !marks.ghost); // dropped cards go home
@@ -288,8 +289,11 @@ export class Board {
   }
 
   decorate(view, dropY) {
-    const { selected, panel, targets, hint, focus } = this.marks;
+    const { selected, refused, panel, targets, hint, focus } = this.marks;
     const lifted = new Set(pickedCards(view, selected || panel));
+    const stuck = new Set(pickedCards(view, refused));
+    const shakeNow = refused && refused !== this.shaken; // each refusal shakes once
+    this.shaken = refused;
     const hinted = new Set(hint ? pickedCards(view, hint) : []);
     let hintTo = null;
     if (hint) {
@@ -301,6 +305,8 @@ export class Board {
       toggle(el, 'picked', selected && lifted.has(key));
       toggle(el, 'preview', panel && lifted.has(key));
       toggle(el, 'hint-from', hinted.has(key));
+      toggle(el, 'refused', stuck.has(key));
+      if (shakeNow && stuck.has(key)) shake(el);
     }
     for (const id of PILES) {
       const el = this.piles[id];
@@ -335,7 +341,8 @@ export class Board {
 }
 
 function sameMarks(a, b) {
-  return a.selected === b.selected && a.panel === b.panel && a.hint === b.hint && a.focus === b.focus
+  return a.selected === b.selected && a.refused === b.refused && a.panel === b.panel && a.hint === b.hint
+    && a.focus === b.focus
     && a.ghost === b.ghost && sameSet(a.targets, b.targets);
 }
 

@@ -55,7 +55,8 @@ async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -
         move = None
         if outcome.status == "done" and outcome.value is not None:
             verdict = outcome.value
-            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line))
+            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line),
+                          None, verdict.lost)
             if verdict.winnable != "unknown":
                 play.assist.learn(game.position(), known)
             move = first_move(known, game)
@@ -126,7 +127,7 @@ def ack_assists(conn: Connection, game: Game, legal: list[Move], moved: Move | N
     return fields
 
 
-_PENDING: Final = {"winnable": None, "back": None}
+_PENDING: Final = {"winnable": None, "back": None, "lost": None}
 
 
 def judge_progress_soon(conn: Connection) -> None:
@@ -199,8 +200,8 @@ async def _judge(conn: Connection, play: SeatGame) -> None:
                     verdict = outcome.value
                     known = Known(verdict.winnable,
                                   None if verdict.line is None else tuple(verdict.line),
-                                  verdict.back)
-                    assist.learn(position, known)
+                                  verdict.back, verdict.lost)
+                    known = assist.learn(position, known)
                     assist.learn_back(judged, known)
                 else:
                     known = Known("unknown")

@@ -48,7 +48,7 @@ log = structlog.get_logger("app.rooms.live_board")
 
 #: view fields spectators never see: what only the player needs, and the player's assists
 #: (a spectator's board may carry ``winnable``, see playing._send_status)
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "lost")
 #: a racer's leaderboard comes with their acks; from a flush only when they have
 #: had none for this long (seconds)
 RACER_INTERVAL: Final = MAX_FLUSH_INTERVAL

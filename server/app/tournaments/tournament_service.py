@@ -245,9 +245,11 @@ class Tournaments:
 
     async def kick(self, tournament_id: str, admin: str, player: int, *, ban: bool) -> None:
         """The organizer removes a player: out of the standings, of the round
-        being played and of those to come; ``ban`` refuses their nickname."""
+        being played and of those to come; ``ban`` refuses their nickname.
+        Not once every round has been played: the standings are final."""
         t = (await self.load(tournament_id)).t
         t.check_admin(admin)
+        t.check_not_over()
         status, _ = await self.store.take_out_player(t.id, kind="kicked", player=player, ban=ban)
         if status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player {player} in this tournament")

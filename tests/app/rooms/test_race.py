@@ -243,7 +243,8 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
     await Racer(bob, code).play(won["script"][:3])
     for client in (ann, bob):
         assert (await client.command("resign"))["t"] == "ack"
-    await ann.event("ended")
+    ended = await ann.event("ended")
+    assert ended["room"]["settings"]["fixed_code"] is True  # the race was on the host's code
     await bob.send("rematch")
     refused = await bob.expect("reject")
     assert refused["cmd"] == "rematch" and refused["code"] == "not_host"
@@ -254,6 +255,7 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
     room = rematch["room"]
     assert rematch["race"] == room["race"] == 2 and room["phase"] == "lobby"
     assert "code" not in room and "results" not in room
+    assert room["settings"]["fixed_code"] is False  # a rematch's deal is a random one
     assert [p["ready"] for p in room["players"]] == [False, False]
     assert room["racers"] == [] and room["start_at"] is None and room["ended_at"] is None
     assert {e["nickname"]: e["status"] for e in rematch["entries"]} == {"ann": "lobby", "bob": "lobby"}

@@ -476,3 +476,8 @@ async def test_a_small_tournament_has_the_organizers_features_too(clients: Any) 
     assert table["dan"]["rounds"][0] == {"round": 1, "played": False, "vegas": -52,
                                          "foundation": 0, "finish_ms": None}
     assert table["ann"]["vegas"] == 208 - 52 and table["dan"]["vegas"] == -104
+    # over: the standings are final, nobody is taken out of them any more
+    refused = await reject_of(phone, "t_kick", {"id": org.id, "admin": admin2, "player": 0,
+                                                "ban": True})
+    assert (refused["code"], refused["msg"]) == ("not_lobby",
+                                                 "the tournament is over: its standings are final")

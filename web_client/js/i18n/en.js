@@ -47,7 +47,7 @@ export default {
   onCard: (card) => `on ${card}`,
   onEmptyColumn: 'on an empty column',
   there: 'there',
-  noColumnTakes: (card) => `No column takes ${card}.`,
+  noMove: (card) => `${card} has no move.`,
 
   confirmStay: 'Stay', // a question's "no" (views/confirm.js)
 
@@ -458,7 +458,7 @@ export default {
     seat: (seat) => `seat ${seat}`,
     winnable: ' · winnable',
     notWinnable: ' · not winnable',
-    moves: (n) => `${n} moves`,
+    moves: (n) => `${n} ${n === 1 ? 'move' : 'moves'}`,
   },
   seqpanel: {
     more: '▲ More',
@@ -660,6 +660,7 @@ export default {
     noticeTitles: {
       stuck: 'No moves left.',
       lost: 'This game can no longer be won.',
+      deal: 'This deal cannot be won.',
       idle: 'No useful move left.',
     },
     noticeButtons: {
@@ -670,15 +671,33 @@ export default {
     badges: {
       yes: 'Winnable',
       no: 'Not winnable',
+      deal: 'Unwinnable deal',
       unknown: 'Winnable?',
       pending: 'Checking…',
     },
     badgeTitles: {
       yes: 'The solver found a way to win from here',
       no: 'The solver proved no line of play wins from here',
+      deal: 'The solver proved that no line of play ever won this deal, from its first card: '
+        + 'play on for the cards you can get home',
       unknown: 'The solver could not tell in time',
       pending: 'The solver is looking at this position',
     },
+    backBadge: (n) => `Winnable ${n === 1 ? '1 undo' : `${n} undos`} back`,
+    backTitle: (n) => `The solver proved no line of play wins from here, and found a win ${n === 1 ? '1 undo' : `${n} undos`} back`,
+    // said once, quietly, when the solver finds the deal was never winnable, or a move lost the game
+    dealLost: (vegas) => `This deal can't be won, whatever you play: go for ${vegas
+      ? 'the dollars ($5 a card home)' : 'as many cards home as you can'}.`,
+    moveLost: (n) => `That move lost the game: ${n === 1 ? '1 undo' : `${n} undos`} back it can still be won.`,
+    lostDealNote: (vegas, solo) => `No line of play ever won it, from its first card. Play on for ${
+      vegas ? 'the dollars' : 'the cards'} you can still get home, ${solo ? 'deal again, ' : ''}or resign.`,
+    leftHanded: 'Left-handed',
+    otherSide: 'The draw button on the other side',
+    skipTap: 'Tap to skip',
+    skipKey: 'Tap or press a key to skip',
+    turnOver: 'Turn over',
+    draw: 'Draw',
+    drawPad: (recycle, stock) => `${recycle ? 'Turn the waste over' : 'Draw'}: ${stock}`,
     undoBack: (n) => (n === 1 ? 'Undo the last move: winnable again' : `Undo ${n} moves: winnable again`),
     // the stuck notice's note: in a solo game or a race; with a way back to a winnable position, an undo, or none
     stuckNotes: {
@@ -695,6 +714,7 @@ export default {
     },
     keysText: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
       + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel',
+
   },
   results: {
     copyCode: 'Copy code',
@@ -726,8 +746,9 @@ export default {
     },
     solvedIn: (time) => `Solved in ${time}`,
     yourTime: (time) => `Your time ${time}`,
-    ownMoves: (n) => `${n} moves`,
-    ownPasses: (n) => `${n} passes`,
+    ownPasses: (n) => `${n} ${n === 1 ? 'pass' : 'passes'}`,
+    subCards: (n) => `${n}/52 cards`,
+    fold: 'Cards, moves, passes',
     placed: (n) => `${n} cards placed`,
   },
   replay: {
@@ -741,7 +762,7 @@ export default {
     table: 'Replayed table',
     loadingStep: (i, of) => `Step ${i} of ${of}: loading…`,
     deal: 'the deal',
-    stepText: (i, of, what, cards, moves) => `Step ${i} of ${of}: ${what} · ${cards}/52 cards · ${moves} moves`,
+    stepText: (i, of, what, cards, moves) => `Step ${i} of ${of}: ${what} · ${cards}/52 cards · ${moves}`,
     pause: 'Pause',
     loading: 'Loading the replay…',
     failed: 'The replay could not be loaded.',
@@ -777,6 +798,7 @@ export default {
     best: (name) => `Nobody finished the deal; best: ${name}`,
     nobody: 'Nobody played it.',
     details: 'Results and replays',
+    fold: 'Cards and moves',
     status: {
       pending: 'to come',
       starting: 'starting',
@@ -798,6 +820,8 @@ export default {
     title: 'Standings',
     noneEnded: 'No round has ended yet: standings count Vegas dollars over the rounds.',
     withdrawn: (name) => `${name} (withdrawn)`,
+    winsCount: (n) => `${n} ${n === 1 ? 'win' : 'wins'}`,
+    fold: 'Each round',
   },
   tstandings: {
     toFind: 'Nickname to find in the standings',

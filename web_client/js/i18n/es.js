@@ -48,7 +48,7 @@ export default {
   onCard: (card) => `sobre el ${card}`,
   onEmptyColumn: 'a una columna vacía',
   there: 'ahí',
-  noColumnTakes: (card) => `Ninguna columna admite el ${card}.`,
+  noMove: (card) => `El ${card} no tiene ningún movimiento.`,
 
   confirmStay: 'Quedarme',
 
@@ -452,7 +452,7 @@ export default {
     seat: (seat) => `puesto ${seat}`,
     winnable: ' · ganable',
     notWinnable: ' · no ganable',
-    moves: (n) => `${n} movimientos`,
+    moves: (n) => `${n} ${n === 1 ? 'movimiento' : 'movimientos'}`,
   },
   seqpanel: {
     more: '▲ Más',
@@ -653,6 +653,7 @@ export default {
     noticeTitles: {
       stuck: 'No quedan movimientos.',
       lost: 'Esta partida ya no se puede ganar.',
+      deal: 'Este reparto no se puede ganar.',
       idle: 'No queda ningún movimiento útil.',
     },
     noticeButtons: {
@@ -663,15 +664,32 @@ export default {
     badges: {
       yes: 'Ganable',
       no: 'No ganable',
+      deal: 'Reparto imposible',
       unknown: '¿Ganable?',
       pending: 'Comprobando…',
     },
     badgeTitles: {
       yes: 'El solucionador encontró una manera de ganar desde aquí',
       no: 'El solucionador demostró que ninguna jugada gana desde aquí',
+      deal: 'El solucionador demostró que ninguna jugada ganó nunca este reparto, desde su primera carta: '
+        + 'sigue jugando por las cartas que puedas llevar a las bases',
       unknown: 'El solucionador no lo pudo saber a tiempo',
       pending: 'El solucionador está mirando esta posición',
     },
+    backBadge: (n) => `Ganable ${n === 1 ? '1 movimiento' : `${n} movimientos`} atrás`,
+    backTitle: (n) => `El solucionador demostró que ninguna jugada gana desde aquí, y encontró una victoria ${n === 1 ? '1 movimiento' : `${n} movimientos`} atrás`,
+    dealLost: (vegas) => `Este reparto no se puede ganar, juegues lo que juegues: ve a por ${vegas
+      ? 'los dólares ($5 por carta en las bases)' : 'tantas cartas en las bases como puedas'}.`,
+    moveLost: (n) => `Ese movimiento perdió la partida: ${n === 1 ? '1 movimiento' : `${n} movimientos`} atrás aún se puede ganar.`,
+    lostDealNote: (vegas, solo) => `Ninguna jugada lo ganó nunca, desde su primera carta. Sigue jugando por ${
+      vegas ? 'los dólares' : 'las cartas'} que aún puedas llevar a las bases, ${solo ? 'vuelve a repartir ' : ''}o ríndete.`,
+    leftHanded: 'Zurdo',
+    otherSide: 'El botón de robar al otro lado',
+    skipTap: 'Toca para saltar',
+    skipKey: 'Toca o pulsa una tecla para saltar',
+    turnOver: 'Dar la vuelta',
+    draw: 'Robar',
+    drawPad: (recycle, stock) => `${recycle ? 'Dar la vuelta al descarte' : 'Robar'}: ${stock}`,
     undoBack: (n) => (n === 1 ? 'Deshacer el último movimiento: vuelve a ser ganable' : `Deshacer ${n} movimientos: vuelve a ser ganable`),
     stuckNotes: {
       solo: {
@@ -717,8 +735,9 @@ export default {
     },
     solvedIn: (time) => `Resuelto en ${time}`,
     yourTime: (time) => `Tu tiempo: ${time}`,
-    ownMoves: (n) => `${n} movimientos`,
-    ownPasses: (n) => `${n} pasadas`,
+    ownPasses: (n) => `${n} ${n === 1 ? 'pasada' : 'pasadas'}`,
+    subCards: (n) => `${n}/52 cartas`,
+    fold: 'Cartas, movimientos, pasadas',
     placed: (n) => `${n} cartas colocadas`,
   },
   replay: {
@@ -732,7 +751,7 @@ export default {
     table: 'Mesa repetida',
     loadingStep: (i, of) => `Paso ${i} de ${of}: cargando…`,
     deal: 'el reparto',
-    stepText: (i, of, what, cards, moves) => `Paso ${i} de ${of}: ${what} · ${cards}/52 cartas · ${moves} movimientos`,
+    stepText: (i, of, what, cards, moves) => `Paso ${i} de ${of}: ${what} · ${cards}/52 cartas · ${moves}`,
     pause: 'Pausa',
     loading: 'Cargando la repetición…',
     failed: 'No se pudo cargar la repetición.',
@@ -768,6 +787,7 @@ export default {
     best: (name) => `Nadie terminó el reparto; el mejor: ${name}`,
     nobody: 'Nadie la jugó.',
     details: 'Resultados y repeticiones',
+    fold: 'Cartas y movimientos',
     status: {
       pending: 'por jugar',
       starting: 'empezando',
@@ -789,6 +809,8 @@ export default {
     title: 'Clasificación',
     noneEnded: 'Aún no ha terminado ninguna ronda: la clasificación suma dólares de Vegas de las rondas.',
     withdrawn: (name) => `${name} (retirado)`,
+    winsCount: (n) => `${n} ${n === 1 ? 'victoria' : 'victorias'}`,
+    fold: 'Cada ronda',
   },
   tstandings: {
     toFind: 'Apodo a buscar en la clasificación',

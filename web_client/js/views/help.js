@@ -52,8 +52,10 @@ export function createHelp() {
       h('ol', { class: 'intro-steps' }, ...E.steps.map(([title, text], i) => h('li', {},
         h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
         h('div', {}, h('strong', { text: title }), h('p', { text }))))),
+      // Play is the default (it has the focus as the dialog opens): Enter plays, never opens the rule book
       h('div', { class: 'dialog-actions' }, rulesBtn,
-        h('button', { class: 'btn primary', type: 'button', text: E.play, onclick: () => intro.close() })));
+        h('button', { class: 'btn primary', type: 'button', text: E.play, autofocus: true,
+          onclick: () => intro.close() })));
     intro.addEventListener('close', () => {
       remember();
       after('intro');

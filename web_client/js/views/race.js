@@ -2,16 +2,18 @@
 and the leaderboard beside it, and the notices (countdown, stuck, finished),
 the winner's cascade and the results over it. */
 
-import { h, setAttr, setText, show, toggle } from '../dom.js';
+import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
 import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, suitName } from '../cards.js';
+import { cards as cardCount } from '../format.js';
 import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
+import { stockMove } from '../legal.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
@@ -38,14 +40,24 @@ function stat(key) {
   return { el, value };
 }
 
-/** Which notice the view calls for: "stuck" (no legal move), "lost" (the solver
-proved it cannot be won), "idle" (no line of play makes progress), or null. */
+/** Which notice the view calls for: "stuck" (no legal move), "idle" (no line
+of play makes progress: nothing left to gain), "lost" (the solver proved it
+cannot be won; shown only when the player asks), or null. */
 function noticeKind(view) {
   if (!view || view.state !== 'playing' && view.state !== 'stuck') return null;
   if (view.state === 'stuck') return 'stuck';
-  if (view.winnable === 'no') return 'lost';
   if (view.no_progress) return 'idle';
+  if (view.winnable === 'no') return 'lost';
   return null;
+}
+
+/** The badge's key, words and title for the solver's word on the view: for
+a lost game, why (the deal, or a move some undos back). */
+function badgeOf(view) {
+  const status = view.winnable == null ? 'pending' : view.winnable;
+  if (status === 'no' && view.lost === 'deal') return { key: 'no', text: R.badges.deal, title: R.badgeTitles.deal };
+  if (status === 'no' && view.back) return { key: 'no', text: R.backBadge(view.back), title: R.backTitle(view.back) };
+  return { key: status, text: R.badges[status] || '', title: R.badgeTitles[status] || null };
 }
 
 /** The mode of a typed code: "KL1-D3V-…" or "KL2-D3V-…" → {draw: 3, scoring: "V"}. */
@@ -130,8 +142,11 @@ export function createRace(root, app) {
   let doneHidden = false;
 
   const waiting = h('div', { class: 'notice waiting', text: R.dealing });
-  tableEl.append(countdown, stuck, done, waiting);
-  const panel = createSeqPanel(tableEl, input);
+  // the table's foot: the messages' place at the table (messages.js: over the
+  // felt, never over the figures), and under them the sequence chooser
+  const foot = h('div', { class: 'table-foot' }, h('div', { class: 'toasts', role: 'status', 'aria-live': 'polite' }));
+  tableEl.append(countdown, stuck, done, waiting, foot);
+  const panel = createSeqPanel(foot, input);
 
   // ---------------------------------------------------------------- controls
   const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, R.undo, h('kbd', { text: 'U' }));
@@ -140,9 +155,19 @@ export function createRace(root, app) {
   const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => input.act('complete') },
     completeLabel, h('kbd', { text: 'F' }));
   const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: R.noticeButtons.stuck,
-    onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostHidden: false, idleHidden: false }); changed(); } });
+    onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostOpen: true, idleHidden: false }); changed(); } });
   // the solver's word on the position (rooms with solver assists): winnable, not, or not known
   const badge = h('span', { class: 'winnable-badge', role: 'status', 'aria-live': 'polite' });
+  // on a phone the stock is out of the thumb's reach: a draw button under it
+  // (the right thumb's, or the left's: remembered)
+  const drawLabel = h('span');
+  const drawCount = h('span', { class: 'draw-count' });
+  const drawBtn = h('button', { class: 'btn draw-pad', type: 'button', onclick: () => input.act('stock') },
+    drawLabel, drawCount);
+  let hand = storage.hand();
+  const handBtn = h('button', { class: 'btn ghost hand', type: 'button', text: '⇆', 'aria-label': R.leftHanded,
+    title: R.otherSide, onclick: () => { hand = hand === 'left' ? 'right' : 'left';
+      storage.saveHand(hand); changed(); } });
   const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, R.newDeal, h('kbd', { text: 'N' }));
   const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, R.resign);
   const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: R.results,
@@ -160,7 +185,8 @@ export function createRace(root, app) {
     keysSummary,
     h('p', { text: R.keysText }));
   const controls = h('div', { class: 'controls' },
-    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
+    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys,
+    h('span', { class: 'thumb' }, drawBtn, handBtn));
 
   const side = h('aside', { class: 'side' });
   const podium = createPodium(side);
@@ -205,6 +231,16 @@ export function createRace(root, app) {
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
   root.append(el);
+  // A control hands the keys back to the table before it acts: the next key
+  // plays (Space draws rather than pressing Undo again), and a dialog it
+  // opens gives the focus back there when it closes. Two keep it: "Copy
+  // code", and Resign's first press (Enter again confirms).
+  el.addEventListener('click', (e) => {
+    const control = e.target.closest('button, summary');
+    if (!control || board.el.contains(control) || control.closest('.results-deal')) return;
+    if (control === resignBtn && !state.ui.confirmResign) return;
+    backToTable();
+  }, true);
 
   // ---------------------------------------------------------------- actions
 
@@ -309,7 +345,7 @@ export function createRace(root, app) {
   function hideNotice() {
     const kind = noticeKind(state.view);
     if (kind === 'stuck') state.ui.stuckHidden = true;
-    else if (kind === 'lost') state.ui.lostHidden = true;
+    else if (kind === 'lost') state.ui.lostOpen = false;
     else if (kind === 'idle') state.ui.idleHidden = true;
     changed();
   }
@@ -321,15 +357,15 @@ export function createRace(root, app) {
 
   function onKey(e) {
     if (asking() || document.querySelector('dialog[open]')) return;
+    if (input.keydown(e)) { // (Escape first puts back what is picked up, chosen or hinted)
+      document.body.dataset.input = 'keys';
+      return;
+    }
     const putAside = e.key === 'Escape' ? topLayer() : null;
     if (putAside) {
       e.preventDefault();
       putAside();
       backToTable();
-      return;
-    }
-    if (input.keydown(e)) {
-      document.body.dataset.input = 'keys';
       return;
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
@@ -346,6 +382,8 @@ export function createRace(root, app) {
   let lastPhase = null;
   let lastHint = null;
   let wonKey = null; // the race whose win was celebrated
+  let focusedGame = null; // the game whose table was given the focus when it was dealt
+  let toldLost = null; // the game whose loss was said, and why (the deal, a move): said once
   let stopCascade = null;
 
   function tick() {
@@ -391,6 +429,7 @@ export function createRace(root, app) {
     if (stopCascade) stopCascade();
     tableEl.classList.add('celebrating');
     stopCascade = cascade(tableEl, board, {
+      skip: document.body.dataset.input === 'touch' ? R.skipTap : R.skipKey,
       onDone: () => {
         stopCascade = null;
         tableEl.classList.remove('celebrating');
@@ -423,7 +462,7 @@ export function createRace(root, app) {
     const ui = s.ui;
     const pick = ui.selected || ui.panel;
     board.update(view, {
-      selected: ui.selected, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
+      selected: ui.selected, refused: ui.refused, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
       targets: pick ? targetsOf(view, pick) : null,
     });
     panel.render(view, ui.panel);
@@ -432,6 +471,12 @@ export function createRace(root, app) {
       if (ui.hint && view) say(hintText(view, ui.hint));
     }
     celebrate(s);
+    // a game just dealt has the keys: the first arrow key moves on the table
+    const game = view ? `${s.roomId}/${s.race}` : null;
+    if (game && game !== focusedGame && !document.querySelector('dialog[open]')) {
+      focusedGame = game;
+      if (!typing({ target: document.activeElement })) backToTable();
+    }
 
     const scoring = view ? view.scoring : settings.scoring;
     if (view) {
@@ -458,27 +503,37 @@ export function createRace(root, app) {
 
     show(countdown, phase === 'countdown');
     show(waiting, phase === 'racing' && !view);
-    // one notice at a time: no legal move, then no longer winnable (solver), then no useful move
+    // one notice at a time: no legal move, then no useful move, then no longer
+    // winnable (solver: only when asked, so that nothing stands between the
+    // player and the cards or dollars still to be had)
     const kind = !s.done && phase === 'racing' ? noticeKind(view) : null;
-    const hidden = kind === 'stuck' ? ui.stuckHidden : kind === 'lost' ? ui.lostHidden : ui.idleHidden;
+    const hidden = kind === 'stuck' ? ui.stuckHidden : kind === 'lost' ? !ui.lostOpen : ui.idleHidden;
     const canUndo = Boolean(settings.undo && view && view.undo > 0);
-    const back = kind === 'lost' && settings.undo && view.back ? view.back : 0;
+    const lostDeal = Boolean(view && view.winnable === 'no' && view.lost === 'deal');
+    const back = kind && view.winnable === 'no' && settings.undo && view.back ? view.back : 0;
+    if (view && phase === 'racing' && !s.done && 'winnable' in view) tellLost(s, view, back);
     show(stuck, Boolean(kind) && !hidden);
-    setText(stuckTitle, R.noticeTitles[kind] || R.noticeTitles.stuck);
+    setText(stuckTitle, R.noticeTitles[kind === 'lost' && lostDeal ? 'deal' : kind] || R.noticeTitles.stuck);
     setText(stuckBack, R.undoBack(back));
     show(stuckBack, back > 0);
-    show(stuckUndo, canUndo && back === 0);
+    show(stuckUndo, canUndo && back === 0 && !(kind === 'lost' && lostDeal)); // no undo helps a lost deal
     show(stuckNew, solo);
     show(stuckAgain, solo); // a race's code is secret until it ends: its results offer the deal again
-    const way = back ? 'back' : canUndo ? 'undo' : 'none';
-    setText(stuckNote, R.stuckNotes[solo ? 'solo' : 'race'][way]);
+    const way = back ? 'back' : canUndo && !lostDeal ? 'undo' : 'none';
+    setText(stuckNote, kind === 'lost' && lostDeal ? R.lostDealNote(view.scoring === 'V', solo)
+      : R.stuckNotes[solo ? 'solo' : 'race'][way]);
     show(stuckBtn, Boolean(kind) && hidden);
     setText(stuckBtn, R.noticeButtons[kind] || R.noticeButtons.stuck);
-    const status = view && 'winnable' in view && phase === 'racing' && !s.done ? view.winnable : undefined;
-    show(badge, status !== undefined);
-    badge.dataset.winnable = status == null ? 'pending' : status;
-    setText(badge, R.badges[status == null ? 'pending' : status] || '');
-    setAttr(badge, 'title', R.badgeTitles[status == null ? 'pending' : status] || null);
+    toggle(stuckBtn, 'primary', kind !== 'lost'); // a lost game plays on: its ways out wait quietly
+    const judged = Boolean(view && 'winnable' in view && phase === 'racing' && !s.done);
+    show(badge, judged);
+    if (judged) {
+      const word = badgeOf(view);
+      badge.dataset.winnable = word.key;
+      badge.dataset.lost = view.lost || '';
+      setText(badge, word.text);
+      setAttr(badge, 'title', word.title);
+    }
 
     const finished = mine && mine.status === 'finished';
     const over = s.done && phase === 'racing';
@@ -501,6 +556,15 @@ export function createRace(root, app) {
     show(completeBtn, Boolean(live && view && (view.autocomplete || ui.completing)));
     setText(completeLabel, ui.completing ? R.stop : R.complete);
     show(newBtn, solo);
+    const recycle = Boolean(view && stockMove(view.legal) === 'recycle');
+    show(drawBtn, live && Boolean(view));
+    show(handBtn, live && Boolean(view));
+    drawBtn.disabled = !playing; // with nothing to draw, a press says why, as the stock does
+    setText(drawLabel, recycle ? R.turnOver : R.draw);
+    setText(drawCount, view ? String(view.stock) : '');
+    setAttr(drawBtn, 'aria-label', view ? R.drawPad(recycle, TEXT.board.stock(cardCount(view.stock))) : null);
+    toggle(el, 'left-hand', hand === 'left');
+    setAttr(handBtn, 'aria-pressed', hand === 'left' ? 'true' : 'false');
     show(resignBtn, live);
     resignBtn.firstChild.textContent = ui.confirmResign ? R.reallyResign : R.resign;
     toggle(resignBtn, 'danger', ui.confirmResign);
@@ -515,6 +579,21 @@ export function createRace(root, app) {
     if (bigSide) show(bigSide.fieldBtn, big);
     results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
       field: big ? { mine: ranking.mine, total: ranking.total } : null });
+  }
+
+  /** Say once, quietly (a message, no notice over the board), that the
+  solver found the deal never winnable, or that a move lost the game and how
+  many undos back it can still be won. */
+  function tellLost(s, view, back) {
+    if (view.winnable !== 'no') {
+      toldLost = null;
+      return;
+    }
+    if (!view.lost || (view.lost === 'move' && !back)) return;
+    const told = `${s.roomId}/${s.race}/${view.lost}`;
+    if (toldLost === told) return; // until it is winnable again (never, for a lost deal)
+    toldLost = told;
+    say(view.lost === 'deal' ? R.dealLost(view.scoring === 'V') : R.moveLost(back));
   }
 
   /** A big room's side: the top lines, the field's picture, the own place

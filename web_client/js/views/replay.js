@@ -64,7 +64,7 @@ export function createReplay(host) {
     }
     board.update(step.view, {});
     const what = step.command == null ? Y.deal : (Y.commands[step.command] ?? step.command);
-    setText(status, Y.stepText(i, total - 1, what, step.view.foundation_cards, step.view.moves));
+    setText(status, Y.stepText(i, total - 1, what, step.view.foundation_cards, TEXT.boards.moves(step.view.moves)));
   }
 
   /** The page holding step `n`, fetched once; resolves when its steps are in. */

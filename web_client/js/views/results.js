@@ -8,6 +8,7 @@ import { count, duration, score as scoreText } from '../format.js';
 import { placeText } from '../ranking.js';
 import { statusText } from './leaderboard.js';
 import { createPodium } from './podium.js';
+import { createFold, foldSub } from './fold.js';
 import { say } from '../messages.js';
 import { TEXT } from '../text.js';
 
@@ -31,12 +32,17 @@ export function createResults(host, actions) {
     heading,
     mine);
   const podium = createPodium(el, { label: S.podium });
+  // on a phone the cards, moves and passes (the `extra` columns) fold under each name, on demand
   const table = h('table', { class: 'results-table' },
     h('thead', {}, h('tr', {},
-      ...['#', S.player, S.result, S.cards, S.moves, S.passes, S.score].map((t) => h('th', { scope: 'col', text: t })))),
+      ...[['#', ''], [S.player, ''], [S.result, ''], [S.cards, 'extra'], [S.moves, 'extra'], [S.passes, 'extra passes'],
+        [S.score, '']].map(([text, extra]) => h('th', { scope: 'col', text, class: extra })))),
     body);
+  const tableBox = h('div', { class: 'fold-wrap' }, table);
+  const fold = createFold(tableBox, table, S.fold);
   el.append(
-    table,
+    fold.button,
+    tableBox,
     rest,
     h('p', { class: 'results-deal' }, h('span', { text: S.deal }), code, copy),
     h('div', { class: 'results-actions' }, rematch, solo, fresh, close, leave));
@@ -58,13 +64,17 @@ export function createResults(host, actions) {
   }
 
   function row(e, me, scoring, apart = false) {
+    const moves = e.moves == null ? '' : String(e.moves);
+    const passes = e.recycles == null ? '' : String(e.recycles);
     const tr = h('tr', { class: e.seat === me ? 'me' : '' },
       h('td', { text: String(e.rank) }),
-      h('td', { text: e.seat === me ? TEXT.common.you(e.nickname) : e.nickname }),
+      h('td', { class: 'name', text: e.seat === me ? TEXT.common.you(e.nickname) : e.nickname,
+        dataset: { sub: foldSub([S.subCards(e.foundation), moves && TEXT.boards.moves(e.moves),
+          passes && S.ownPasses(e.recycles)]) } }),
       h('td', { text: statusText(e) }),
-      h('td', { text: `${e.foundation}/52` }),
-      h('td', { text: e.moves == null ? '' : String(e.moves) }),
-      h('td', { text: e.recycles == null ? '' : String(e.recycles) }),
+      h('td', { class: 'extra', text: `${e.foundation}/52` }),
+      h('td', { class: 'extra', text: moves }),
+      h('td', { class: 'extra passes', text: passes }),
       h('td', { text: scoreText(e, scoring) }));
     if (apart) tr.classList.add('apart');
     return tr;
@@ -88,6 +98,7 @@ export function createResults(host, actions) {
       const total = field ? Math.max(field.total, results.length) : results.length;
       body.replaceChildren(...results.map((e) => row(e, me, scoring)),
         ...(own && !listed ? [row(own, me, scoring, true)] : []));
+      fold.fit();
       const more = total - results.length - (own && !listed ? 1 : 0);
       show(rest, Boolean(field));
       if (field) {
@@ -98,7 +109,7 @@ export function createResults(host, actions) {
         setText(heading, placeText(own, total, { solo: soloGame }));
         const how = won ? (soloGame ? S.solvedIn : S.yourTime)(duration(own.finish_ms))
           : S.endings[own.status] ?? statusText(own);
-        setText(mine, [how, S.ownMoves(own.moves), own.recycles == null ? null : S.ownPasses(own.recycles),
+        setText(mine, [how, TEXT.boards.moves(own.moves), own.recycles == null ? null : S.ownPasses(own.recycles),
           S.placed(own.foundation), scoreText(own, scoring)].filter(Boolean).join(' · '));
       } else {
         setText(heading, S.raceOver);

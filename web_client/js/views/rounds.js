@@ -7,6 +7,8 @@ many did; a player's results and replays are on their standing line
 import { h } from '../dom.js';
 import { count, duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
+import { foldedTable } from './standings.js';
+import { foldSub } from './fold.js';
 import { say } from '../messages.js';
 import { TEXT } from '../text.js';
 
@@ -39,10 +41,10 @@ export function createRounds(host, { replay, clock }) {
   function resultsTable(round) {
     const rows = (round.results || []).map((e) => h('tr', {},
       h('td', { text: String(e.rank) }),
-      h('th', { scope: 'row', text: e.nickname }),
+      h('th', { scope: 'row', text: e.nickname, dataset: { sub: foldSub([TEXT.results.subCards(e.foundation), TEXT.boards.moves(e.moves)]) } }),
       h('td', { text: statusText(e) }),
-      h('td', { text: `${e.foundation}/52` }),
-      h('td', { text: String(e.moves) }),
+      h('td', { class: 'extra', text: `${e.foundation}/52` }),
+      h('td', { class: 'extra', text: String(e.moves) }),
       h('td', { text: money(e.vegas) }),
       h('td', { class: 't-replays' }, h('span', {},
         h('button', {
@@ -53,10 +55,11 @@ export function createRounds(host, { replay, clock }) {
           href: `/api/tournaments/${tid}/rounds/${round.n}/replay/${e.seat}`, text: 'JSON',
           'aria-label': O.json(e.nickname, round.n),
         })))));
-    return h('div', { class: 't-scroll' }, h('table', { class: 't-table', 'aria-label': O.table(round.n) },
-      h('thead', {}, h('tr', {}, ...['#', O.player, O.result, O.cards, O.moves, O.score, O.replay]
-        .map((text) => h('th', { scope: 'col', text })))),
-      h('tbody', {}, ...rows)));
+    const table = foldedTable(h('table', { class: 't-table', 'aria-label': O.table(round.n) },
+      h('thead', {}, h('tr', {}, ...[['#', ''], [O.player, ''], [O.result, ''], [O.cards, 'extra'], [O.moves, 'extra'],
+        [O.score, ''], [O.replay, '']].map(([text, extra]) => h('th', { scope: 'col', text, class: extra })))),
+      h('tbody', {}, ...rows)), O.fold);
+    return table.el;
   }
 
   function dealLine(round) {

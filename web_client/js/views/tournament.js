@@ -318,7 +318,7 @@ export function createTournament(root, app) {
     const entries = current ? roundEntries(s, current.n) : [];
     const byPlayer = new Map(entries.map((e) => [e.seat, e]));
     const me = mine(s.tour);
-    const admin = s.tour.as === 'admin';
+    const admin = s.tour.as === 'admin' && !tfield.isOver(t); // once over, the standings are final
     const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player,
       admin, kick.pending()]);
     if (key === playersKey) return;

@@ -11,7 +11,7 @@ import { h, setText, toggle } from '../dom.js';
 import * as tfield from '../tfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
-import { standingRow, standingsHead } from './standings.js';
+import { foldedTable, standingRow, standingsHead } from './standings.js';
 import { createFindForm, createPager } from './pager.js';
 import { TEXT } from '../text.js';
 
@@ -34,15 +34,13 @@ export function createBigStandings(host, app, { replay, kick }) {
   const pageHead = h('tr');
   const pageBody = h('tbody');
   const summary = h('summary');
-  const browser = h('details', { class: 't-browse' }, summary, form, found,
-    pager.el,
-    h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': Z.page },
-      h('thead', {}, pageHead), pageBody)));
+  const pageTable = foldedTable(h('table', { class: 't-table t-field-page', 'aria-label': Z.page },
+    h('thead', {}, pageHead), pageBody));
+  const browser = h('details', { class: 't-browse' }, summary, form, found, pager.el, pageTable.el);
+  const topTable = foldedTable(h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' },
+    h('thead', {}, head), body));
   const el = h('section', { class: 'panel t-standings t-big', 'aria-labelledby': 't-standings-title' },
-    h('h2', { id: 't-standings-title', text: N.title }), of,
-    h('div', { class: 't-scroll' },
-      h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
-    note, browser);
+    h('h2', { id: 't-standings-title', text: N.title }), of, topTable.el, note, browser);
   host.append(el);
 
   let drawn = '';
@@ -80,7 +78,7 @@ export function createBigStandings(host, app, { replay, kick }) {
           + (line.withdrawn ? ` · ${TEXT.tournament.withdrawn}` : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin) out.push(kick.buttons(line));
+    if (admin && !tfield.isOver(tour.t)) out.push(kick.buttons(line)); // once over, the standings are final
     return out;
   }
 
@@ -125,6 +123,8 @@ export function createBigStandings(host, app, { replay, kick }) {
       return row;
     }));
     pager.render(page);
+    topTable.fit();
+    pageTable.fit();
   }
 
   return { el, render };
