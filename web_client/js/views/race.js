@@ -226,7 +226,7 @@ export function createRace(root, app) {
   const el = h('section', { class: 'screen race', 'aria-label': R.label },
     h('header', { class: 'topbar' },
       h('h1', { class: 'brand' }, h('span', { class: 'brand-long', text: TEXT.title })),
-      h('span', { class: 'room-info' }, roomLabel, codeLabel), languageSwitch(), helpBtn, rulesBtn, leaveBtn),
+      h('span', { class: 'room-info' }, roomLabel, codeLabel), languageSwitch({ short: true }), helpBtn, rulesBtn, leaveBtn),
     statusBar,
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);

@@ -35,8 +35,9 @@ export function createResults(host, actions) {
   // on a phone the cards, moves and passes (the `extra` columns) fold under each name, on demand
   const table = h('table', { class: 'results-table' },
     h('thead', {}, h('tr', {},
-      ...[['#', ''], [S.player, ''], [S.result, ''], [S.cards, 'extra'], [S.moves, 'extra'], [S.passes, 'extra passes'],
-        [S.score, '']].map(([text, extra]) => h('th', { scope: 'col', text, class: extra })))),
+      ...[{ text: '#' }, { text: S.player }, { text: S.result }, { text: S.cards, class: 'extra' },
+        { text: S.moves, class: 'extra' }, { text: S.passes, class: 'extra passes' }, { text: S.score }]
+        .map((col) => h('th', { scope: 'col', ...col })))),
     body);
   const tableBox = h('div', { class: 'fold-wrap' }, table);
   const fold = createFold(tableBox, table, S.fold);

@@ -56,8 +56,9 @@ export function createRounds(host, { replay, clock }) {
           'aria-label': O.json(e.nickname, round.n),
         })))));
     const table = foldedTable(h('table', { class: 't-table', 'aria-label': O.table(round.n) },
-      h('thead', {}, h('tr', {}, ...[['#', ''], [O.player, ''], [O.result, ''], [O.cards, 'extra'], [O.moves, 'extra'],
-        [O.score, ''], [O.replay, '']].map(([text, extra]) => h('th', { scope: 'col', text, class: extra })))),
+      h('thead', {}, h('tr', {}, ...[{ text: '#' }, { text: O.player }, { text: O.result }, { text: O.cards, class: 'extra' },
+        { text: O.moves, class: 'extra' }, { text: O.score }, { text: O.replay }]
+        .map((col) => h('th', { scope: 'col', ...col })))),
       h('tbody', {}, ...rows)), O.fold);
     return table.el;
   }
