@@ -122,7 +122,13 @@ T_COUNT: Final = load("t_count")
 ROUND_SEAT: Final = load("round_seat")
 ROUND_OUT: Final = load("round_out")
 RELEASE: Final = load("release")
+LIST_PUBLIC: Final = load("list_public")
+UNLIST_PUBLIC: Final = load("unlist_public")
+PUBLIC_PAGE: Final = load("public_page")
+QUICK: Final = load("quick")
+QUICK_LEFT: Final = load("quick_left")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
               CREATION, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER,
-              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE)
+              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, LIST_PUBLIC,
+              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT)

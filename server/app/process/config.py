@@ -28,6 +28,9 @@ option                         environment variable                  default
 --creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
 --max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
 --max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
+--public-per-address           KLONDIKE_PUBLIC_PER_ADDRESS           3 (public rooms listed at once)
+--lobby-interval               KLONDIKE_LOBBY_INTERVAL               2 (s between a lobby's lists)
+--quick-wait                   KLONDIKE_QUICK_WAIT                   20 (s: a quick race's start)
 --proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
 --redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
 --presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
@@ -79,6 +82,8 @@ class Config:
     lobby_ttl: int = 86400
     tournament_ttl: int = 30 * 86400
     event_cap: int = 256
+    lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
+    quick_wait: int = 20  # s a quick race waits after its second player
     # connections
     msg_rate: float = 20.0
     msg_burst: int = 60
@@ -93,6 +98,7 @@ class Config:
     creations_per_minute: int = 30
     max_rooms: int = 100_000
     max_tournaments: int = 10_000
+    public_per_address: int = 3
     proxy_header: str | None = None
     # the solver (app/solving.py, app/winnable.py)
     solver_workers: int = 1
@@ -158,6 +164,13 @@ def _tick(v: str) -> float:
     x = float(v)
     if not 0.1 <= x <= 10:
         raise ValueError("must be from 0.1 to 10 seconds")
+    return x
+
+
+def _quick_wait(v: str) -> int:
+    x = int(v)
+    if not 1 <= x <= 600:
+        raise ValueError("must be from 1 to 600 seconds")
     return x
 
 
@@ -247,6 +260,9 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("creations_per_minute", _positive_int),
     ("max_rooms", _positive_int),
     ("max_tournaments", _positive_int),
+    ("public_per_address", _positive_int),
+    ("lobby_interval", _tick),
+    ("quick_wait", _quick_wait),
     ("proxy_header", _header),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),

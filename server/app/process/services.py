@@ -12,6 +12,8 @@ from dataclasses import dataclass
 
 from ...store import Channels, Store
 from ..edge.quotas import Quotas
+from ..rooms.lobby_hub import LobbyHub
+from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -37,3 +39,5 @@ class Services:
     thubs: TournamentHubs
     quotas: Quotas
     solver: SolverPool
+    lobby: LobbyHub  # the lists of public races sent to this process's lobbies
+    quick: QuickRaces
