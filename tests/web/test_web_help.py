@@ -33,7 +33,8 @@ def check_howto(page: Page) -> None:
     figures = howto.get_by_role("img")
     expect(figures).to_have_count(2)
     expect(figures.first).to_have_attribute("aria-label", re.compile("stock and the waste"))
-    expect(howto.locator(".howto-table .hcard")).to_have_count(1 + 1 + 4 + 28)  # stock, waste, foundations, deal
+    # the stock, the waste, the foundations and the deal
+    expect(howto.locator(".howto-table .hcard")).to_have_count(1 + 1 + 4 + 28)
     expect(howto.locator(".howto-table .hcard.down")).to_have_count(1 + 21)
     expect(howto.locator("table").first).to_contain_text("a card home")
     expect(howto).to_contain_text("−$52")
