@@ -44,6 +44,19 @@ async def lobby(server: ServerProcess, clients: Any, name: str = "looker") -> Cl
     return client
 
 
+async def public_race(a: ServerProcess, b: ServerProcess, clients: Any) -> tuple[Client, Client]:
+    """ann's public room on ``a``, bob's seat from ``b``, their race started."""
+    ann: Client = await clients(a, "ann")
+    await ann.create("ann", public=True, max_players=2)
+    bob: Client = await clients(b, "bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("ready", {"ready": True})
+    await ann.event("ready")
+    await ann.send("start")
+    await ann.event("start")
+    return ann, bob
+
+
 async def test_a_public_room_is_listed_on_every_process_until_its_race_ends(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
@@ -115,14 +128,7 @@ async def test_two_players_pressing_quick_race_at_once_on_two_processes_race_tog
 async def test_a_racer_cannot_watch_their_own_race_from_the_list(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
-    ann: Client = await clients(a, "ann")
-    await ann.create("ann", public=True)
-    bob: Client = await clients(b, "bob")
-    await bob.join(ann.room, "bob")
-    await bob.send("ready", {"ready": True})
-    await ann.event("ready")
-    await ann.send("start")
-    await ann.event("start")
+    ann, bob = await public_race(a, b, clients)
     # bob's other tab, from the list, with the seat token the browser keeps
     tab: Client = await clients(b, "bob-tab")
     await tab.send("watch", {"room": ann.room, "token": bob.token})
@@ -198,14 +204,7 @@ async def test_what_a_process_killed_mid_way_left_listed_is_mended_by_the_lobbie
     redis.zadd("kr:{pub}:run", {"GONEGONE": 1})
     redis.hset("kr:{pub}:who", "GONEGONE", "10.0.0.9")
     redis.hset("kr:{pub}:n", "10.0.0.9", 1)
-    ann: Client = await clients(a, "ann")
-    await ann.create("ann", public=True, max_players=2)
-    bob: Client = await clients(a, "bob")
-    await bob.join(ann.room, "bob")
-    await bob.send("ready", {"ready": True})
-    await ann.event("ready")
-    await ann.send("start")
-    await ann.event("start")
+    ann, _ = await public_race(a, a, clients)
     redis.zrem("kr:{pub}:run", ann.room)  # as if listed before the start, never moved
     redis.zadd("kr:{pub}:wait", {ann.room: 1})
     looker = await lobby(b, clients)
