@@ -65,7 +65,7 @@ class QuickRaces:
                 offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
             if verdict == "open":
                 return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
-            joined = await self._join(room_id, nickname)
+            joined = await self._join(mode, room_id, nickname)
             if joined is not None:
                 return None, room_id, *joined
             skip = room_id
@@ -85,8 +85,10 @@ class QuickRaces:
             raise
         return room, room.id, 0, token
 
-    async def _join(self, room_id: str, nickname: str) -> tuple[int, str] | None:
-        """A seat in the room; ``None`` if it is full, started or gone."""
+    async def _join(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
+        """A seat in the room; ``None`` if it is full, started or gone.
+        Refused for the player's own sake (a nickname taken there): the
+        seat counted for them is offered again."""
         for _ in range(JOIN_TRIES):
             try:
                 seat, token, _ = await self.rooms.join(room_id, nickname)
@@ -97,5 +99,6 @@ class QuickRaces:
                     continue
                 if exc.reason in (Reason.ROOM_FULL, Reason.RACE_STARTED, Reason.NOT_LOBBY):
                     return None
+                await self.store.quick_left(mode, room_id)
                 raise
         return None

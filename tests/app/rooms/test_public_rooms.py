@@ -214,3 +214,19 @@ async def test_what_a_process_killed_mid_way_left_listed_is_mended_by_the_lobbie
                                                                               "racing"),
                      what="the started race moved")
     assert redis.zscore("kr:{pub}:wait", ann.room) is None
+
+
+async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    quick = {"draw": 3, "scoring": "N"}
+    ann: Client = await clients(a, "ann")
+    await ann.send("quick", {"nickname": "ann", **quick})
+    await ann._joined()
+    again: Client = await clients(b, "ann-too")
+    await again.send("quick", {"nickname": "ANN", **quick})
+    assert (await again.expect("reject"))["code"] == "name_taken"
+    bob: Client = await clients(b, "bob")
+    await bob.send("quick", {"nickname": "bob", **quick})
+    assert (await bob._joined())["room"] == ann.room  # the same quick race, its seat still there
+    await ann.event("start")  # and it starts with its second player
