@@ -10,6 +10,7 @@ import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
+import { createRaces } from './races.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -84,6 +85,9 @@ export function createLobby(root, app) {
       h('label', { class: 'delay', hidden: true },
         h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
       h('p', { class: 'boards-note', text: BOARDS_NOTE })),
+    h('fieldset', { class: 'visibility' }, h('legend', { text: 'Who can find it' }),
+      h('label', {}, h('input', { type: 'checkbox', name: 'public' }), 'Public: listed in the lobby, anyone may join or watch'),
+      h('p', { class: 'field-note', text: 'Private rooms are found only by their link.' })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
@@ -103,6 +107,7 @@ export function createLobby(root, app) {
       boards: value(f, 'boards'),
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
+    if (f.elements.public.checked) settings.public = true;
     if (settings.max_players > SMALL_ROOM) {
       settings.top = Number(value(f, 'top'));
       settings.late = value(f, 'late');
@@ -191,6 +196,7 @@ export function createLobby(root, app) {
     h('button', { class: 'btn primary small', type: 'button', text: 'Go back', onclick: () => goBack() }),
     h('button', { class: 'btn small', type: 'button', text: 'Forget it', onclick: () => forget() }));
 
+  const races = createRaces(app, { nickname: () => nick.value.trim(), checkNick: () => checkNick() });
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
@@ -201,6 +207,7 @@ export function createLobby(root, app) {
     h('div', { class: 'panel nick' }, field('Nickname', nick), error, playerLine),
     resume,
     linkCard,
+    races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
   root.append(el);
@@ -242,12 +249,17 @@ export function createLobby(root, app) {
     app.changed();
   }
 
+  let ticking = 0; // the races' times move on between two lists
+
   function render(s) {
     const linkMode = s.route.name === 'room';
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
+    show(races.el, !linkMode);
+    rooms.followLobby(app, !linkMode && !el.hidden);
+    if (!linkMode) races.render(s);
     setText(linkTitle, `Room ${s.route.room}`);
-    document.title = linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race';
+    app.title.screen(linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race');
     setText(error, s.formError || '');
     const busy = Boolean(s.entering);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
@@ -264,8 +276,16 @@ export function createLobby(root, app) {
 
   return {
     el,
-    show() { el.hidden = false; },
-    hide() { el.hidden = true; },
+    show() {
+      el.hidden = false;
+      if (!ticking) ticking = setInterval(() => app.changed(), 1000);
+    },
+    hide() {
+      el.hidden = true;
+      clearInterval(ticking);
+      ticking = 0;
+      rooms.followLobby(app, false);
+    },
     render,
   };
 }

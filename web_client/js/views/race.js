@@ -475,8 +475,8 @@ export function createRace(root, app) {
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
     setText(leaveBtn, tour ? 'Tournament' : 'Leave');
     setAttr(leaveBtn, 'aria-label', tour ? 'Tournament page' : null);
-    document.title = solo ? 'Klondike Race — solo'
-      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`;
+    app.title.screen(solo ? 'Klondike Race — solo'
+      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`);
 
     const ui = s.ui;
     const pick = ui.selected || ui.panel;

@@ -356,7 +356,7 @@ export function createTournament(root, app) {
     for (const part of [now, main, side]) show(part, true);
     const big = tfield.isBig(t);
     setText(title, t.name);
-    document.title = `Klondike Race — ${t.name}${tour.as === 'admin' ? ' (organizer)' : ''}`;
+    app.title.screen(`Klondike Race — ${t.name}${tour.as === 'admin' ? ' (organizer)' : ''}`);
     setText(sub, `Tournament · ${settingsText(t)}`);
     const me = mine(tour);
     setText(roleBadge, tour.as === 'admin' ? 'Organizer' : me ? `Playing as ${me.nickname}` : 'Spectator');
