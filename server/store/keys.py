@@ -6,7 +6,8 @@ every command and script by the slot of its first key); all keys of a
 tournament share ``{tournament_id}``. A tournament's round is a room of its
 own, in another slot: nothing touches a tournament's keys and a room's in one
 call. Outside rooms and tournaments there are only the deadline indexes,
-which no room script touches, and the process heartbeats:
+the public rooms' list and the quick races, which no room script touches,
+and the process heartbeats:
 
 - a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
   :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
@@ -101,6 +102,15 @@ kp:key:{D}              str   a player key's digest D -> P: how a key is found (
 kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
 kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
 kp:claim:ADDR           zset  device-move codes tried from one address, the last minute's
+kr:{pub}:wait           zset  public rooms waiting in their lobby -> when listed (ms)
+kr:{pub}:run            zset  public rooms racing -> their race's start (ms)
+kr:{pub}:who            hash  public room listed -> the address that listed it
+kr:{pub}:n              hash  address -> how many public rooms it has listed
+                              (the four share one slot: one script keeps them
+                              together; rooms are listed apart from their own
+                              commits, see app/rooms/public_rooms.py)
+kq:{MODE}               hash  the quick race a player of that mode is sent to:
+                              room, seats (counted as sent), closes (ms, 0: open)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -152,6 +162,14 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
     if len(keys) == 1:
         return keys[0]
     return keys[zlib.crc32(member_id.encode()) % len(keys)]
+
+
+PUBLIC_KEYS: Final = ("kr:{pub}:wait", "kr:{pub}:run", "kr:{pub}:who", "kr:{pub}:n")
+
+
+def quick(mode: str) -> str:
+    """The quick race of ``mode`` (``D1N``...) players are sent to: its own hash tag."""
+    return f"kq:{{{mode}}}"
 
 
 LIVE_ROOMS: Final = "kr:live"

@@ -134,7 +134,14 @@ P_CLAIM: Final = load("p_claim")
 P_FORGET: Final = load("p_forget")
 P_LINK: Final = load("p_link")
 
+LIST_PUBLIC: Final = load("list_public")
+UNLIST_PUBLIC: Final = load("unlist_public")
+PUBLIC_PAGE: Final = load("public_page")
+QUICK: Final = load("quick")
+QUICK_LEFT: Final = load("quick_left")
+
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
               CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
               FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
-              P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK)
+              P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, LIST_PUBLIC,
+              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT)

@@ -9,7 +9,8 @@ The store is one object; its methods are written in sections by concern,
 each a module: rooms' documents (:mod:`.room_state`), seats' games
 (:mod:`.seat_state`), hashed seats (:mod:`.seat_hashes`), rankings read
 (:mod:`.rank_queries`), tournaments (:mod:`.tournament_state`), players
-(:mod:`.player_state`) and the indexes outside them (:mod:`.indexes`).
+(:mod:`.player_state`), the indexes outside them (:mod:`.indexes`), and the
+public rooms' list and the quick races (:mod:`.public_rooms`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from .batch import StoreUnavailable
 from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .indexes import Indexes
 from .player_state import PlayerState
+from .public_rooms import PublicRooms
 from .pubsub import Channels
 from .rank_queries import RankQueries
 from .room_state import RoomState
@@ -29,7 +31,7 @@ from .tournament_state import TournamentState
 
 
 class Store(RoomState, SeatState, SeatHashes, RankQueries, TournamentState, PlayerState,
-            Indexes):
+            Indexes, PublicRooms):
     """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
 
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:

@@ -63,3 +63,27 @@ export function closeOnBackdrop(dialog, onOutside = () => dialog.close()) {
     pressed = false;
   });
 }
+
+/** The page's title, one per page (app.title): each screen says its own
+(`screen`), a dialog over the screens may hold the page's title while it is
+open (`cover`, then `uncover`), and the screen's latest comes back then.
+Screens are drawn often (every frame, every second): while a dialog holds
+the title they do not take it back. */
+export function createTitle() {
+  let screen = document.title;
+  let covered = false;
+  return {
+    screen(text) {
+      screen = text;
+      if (!covered && document.title !== text) document.title = text;
+    },
+    cover(text) {
+      covered = true;
+      document.title = text;
+    },
+    uncover() {
+      covered = false;
+      document.title = screen;
+    },
+  };
+}

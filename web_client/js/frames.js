@@ -61,6 +61,11 @@ function noticesAfter(s, view) {
 }
 
 const HANDLERS = {
+  /** The lobby's list of public races (docs/protocol.md, "Races to find"). */
+  rooms(app, d) {
+    app.state.lobby.list = d;
+  },
+
   joined(app, d) {
     const s = app.state;
     const same = d.room === s.roomId && d.seat === s.seat;

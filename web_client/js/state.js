@@ -35,6 +35,7 @@ export function createState() {
     afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
     finishes: { race: null, known: null }, // the finishes already announced (ranking.js, newFinishes)
 
+    lobby: { on: false, list: null }, // the lobby's public races (rooms.js followLobby): the last `rooms` frame
     tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
     tcreate: { busy: false, error: '', then: null }, // the lobby's tournament form: awaiting t_created, or its refusal
 

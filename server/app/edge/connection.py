@@ -178,6 +178,7 @@ class Connection:
             if self.thub is not None:
                 self.services.thubs.leave(self.thub, self)
                 self.thub = None
+            self.services.lobby.leave(self)
             await self.leave_hub(detach=True)
 
     def _closed_by_library(self, exc: ConnectionClosed) -> None:

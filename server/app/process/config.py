@@ -71,6 +71,8 @@ class Config:
     players_per_hour: int = 60
     claims_per_minute: int = 10
     event_cap: int = 256
+    lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
+    quick_wait: int = 20  # s a quick race waits after its second player
     # connections
     msg_rate: float = 20.0
     msg_burst: int = 60
@@ -88,6 +90,7 @@ class Config:
     address_share: float = 1.0  # percent of max_rooms (max_tournaments) one address may hold
     unjoined_hold: int = 600
     registrations_per_minute: int = 20
+    public_per_address: int = 3  # public rooms listed at once, from one address
     proxy_header: str | None = None
     allowed_origins: tuple[str, ...] = ()  # besides the server's own (see admission.py)
     request_timeout: float = 5.0
@@ -169,6 +172,13 @@ def _tick(v: str) -> float:
     x = float(v)
     if not 0.1 <= x <= 10:
         raise ValueError("must be from 0.1 to 10 seconds")
+    return x
+
+
+def _quick_wait(v: str) -> int:
+    x = int(v)
+    if not 1 <= x <= 600:
+        raise ValueError("must be from 1 to 600 seconds")
     return x
 
 
@@ -319,6 +329,11 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "SECONDS"),
         Option("tick", _tick, "seconds between two leaderboards of a big room, and two looks at a big "
                "tournament's counts (0.1 to 10)", "SECONDS", more="[protocol.md](protocol.md#big-rooms)"),
+        Option("lobby_interval", _tick, "seconds between two lists of the public races sent to a lobby (0.1 "
+               "to 10): each process reads the list once per interval and sends it, encoded once, to its "
+               "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)"),
+        Option("quick_wait", _quick_wait, "seconds a quick race waits after its second player before it "
+               "starts (1 to 600; at once when it is full)", "SECONDS"),
         Option("finished_ttl", _positive_int, "seconds a room is kept after its race ended", "SECONDS"),
         Option("lobby_ttl", _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
                "registered for)", "SECONDS"),
@@ -354,6 +369,9 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
         Option("unjoined_hold", _positive_int, "seconds a room nobody joined (a tournament nobody registered "
                "for) holds its place; a join (a registration) holds it `--lobby-ttl` seconds from then",
                "SECONDS"),
+        Option("public_per_address", _positive_int, "public rooms one address may have listed in the lobby "
+               "at once, over every process; one more public room gets `too_many` (a private one does "
+               "not)", "N"),
         Option("registrations_per_minute", _positive_int, "`t_register` attempts one address may make in a "
                "minute, over every process; more get `too_many`", "N"),
         Option("proxy_header", _header, "behind a proxy you trust, the header that names the client "

@@ -41,6 +41,8 @@ from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
 from ..handlers import dispatch
 from ..players.player_service import Players
+from ..rooms.lobby_hub import LobbyHub
+from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -75,6 +77,7 @@ class App:
     subscriber: Channels
     hubs: Hubs
     busyness: Busyness
+    lobby: LobbyHub
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
@@ -140,11 +143,14 @@ class App:
                                     tick=self.config.tick, metrics=self.metrics,
                                     health=self.health)
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
+        self.lobby = LobbyHub(self.store, self.rooms.public, self.now_ms,
+                              self.config.lobby_interval, self.health)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players)
+            solver=self.solver, players=self.players, lobby=self.lobby,
+            quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
@@ -305,6 +311,8 @@ class App:
             await self._server.wait_closed()
         if self.siblings is not None:
             await self.siblings.close()
+        with contextlib.suppress(AttributeError):
+            await self.lobby.close()
         with contextlib.suppress(AttributeError):
             await self.busyness.stop()
         await self.health.close()

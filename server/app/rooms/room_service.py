@@ -25,6 +25,7 @@ from ..process.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
+from .public_rooms import PublicRooms
 from .room_plans import ATTEMPTS, Plan, Step, room_event
 
 log = structlog.get_logger("app.rooms.room_service")
@@ -56,6 +57,7 @@ class Rooms:
         self.config = config
         self.now_ms = now_ms
         self.winnable = winnable
+        self.public = PublicRooms(store, config.public_per_address, now_ms)
         self.on_round_over: RoundOver | None = None
         self.on_round_seat: RoundSeat | None = None
         self.on_round_player: RoundPlayer | None = None
@@ -145,19 +147,31 @@ class Rooms:
             return (await self.winnable.take(settings.draw, settings.scoring))[0]
         return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
 
-    async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
+    async def create(self, nickname: str, settings_data: dict[str, Any], *, address: str = "",
+                     room_id: str | None = None, quick: int = 0) -> tuple[Room, str]:
+        """A new room with its host; a public one listed for ``address``
+        first (refused past its cap: nothing is made). ``room_id``: the id
+        a quick race was promised (``quick``: its wait in seconds)."""
         settings = parse_settings(settings_data)
+        if quick:
+            settings = replace(settings, quick=quick)
         seats = policy_for(settings).seats
         code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
-            room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
+            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now)
+            if settings.listed:
+                await self.public.claim(room.id, address)
             event, changes = seats.created(self, room, token, now)
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
-                         max_players=settings.max_players)
+                         max_players=settings.max_players, public=settings.listed)
                 return room, token
+            if settings.listed:
+                await self.public.drop(room.id)
+            if room_id is not None:
+                break
         raise StoreUnavailable("could not find a free room id")
 
     async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
@@ -192,7 +206,17 @@ class Rooms:
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
                                                             token)
+        if settings.quick:
+            await self._quick_due(room_id)
         return seat, token, phase
+
+    async def _quick_due(self, room_id: str) -> None:
+        """A quick race's room sets its start itself (:meth:`Room.join`,
+        :meth:`Room.leave`): the sweepers start it then."""
+        room = (await self.load(room_id)).room
+        if room.phase == "lobby" and room.scheduled is not None:
+            countdown_ms = round(self.config.countdown * 1000)
+            await self.store.due_add(room_id, room.scheduled - countdown_ms)
 
     async def seat_of(self, room_id: str, token: str) -> int | None:
         """The seat whose token this is (``None``: none)."""
@@ -216,18 +240,23 @@ class Rooms:
 
     async def leave(self, room_id: str, seat: int, *, round_kick: bool = False) -> None:
         """The player leaves the room (``round_kick``: a tournament's
-        organizer kicked them, out of its round's race)."""
-        await (await self.policy_of(room_id)).seats.leave(self, room_id, seat,
-                                                          round_kick=round_kick)
+        organizer kicked them, out of its round's race); out of a quick
+        race's lobby, their seat is offered again."""
+        settings = await self.settings_of(room_id)
+        lobby = settings.quick and (await self.load(room_id)).room.phase == "lobby"
+        await policy_for(settings).seats.leave(self, room_id, seat, round_kick=round_kick)
+        if lobby:
+            await self.store.quick_left(settings.public()["mode"], room_id)
 
     # ------------------------------------------------------------------ races
 
-    async def start(self, room_id: str, by: int, at: int | None = None) -> None:
-        """The host starts the race: after the countdown, or at the server
-        time ``at`` (ms; where the room allows one: it waits in its lobby
-        until then, and anyone may still join)."""
+    async def start(self, room_id: str, by: int | None, at: int | None = None) -> None:
+        """The host starts the race (``by``: their seat; ``None``: the time
+        set ahead has come): after the countdown, or at the server time
+        ``at`` (ms; where the room allows one: it waits in its lobby until
+        then, and anyone may still join)."""
         countdown_ms = round(self.config.countdown * 1000)
-        if at is not None and at > self.now_ms() + countdown_ms:
+        if at is not None and by is not None and at > self.now_ms() + countdown_ms:
             await self._schedule(room_id, by, at, countdown_ms)
             return
         seats = (await self.policy_of(room_id)).seats
@@ -239,6 +268,7 @@ class Rooms:
         room, _, active = await self.change(room_id, step)
         assert room.deadline is not None
         await self.store.due_add(room_id, room.deadline)
+        await self.public.follow(room)
         log.info("race_started", room=room_id, race=room.race, players=active)
 
     async def _schedule(self, room_id: str, by: int, at: int, countdown_ms: int) -> None:
@@ -253,21 +283,23 @@ class Rooms:
         await self.change(room_id, step)
         await self.store.due_add(room_id, at - countdown_ms)
 
+
     async def due(self, room_id: str) -> None:
         """A room's time has come (the deadline sweeper): a scheduled start,
         or the end of a race."""
         data = await self.store.load(room_id)
         if data is not None and data.room.phase == "lobby" and data.room.scheduled:
-            room = data.room
             await self.store.due_remove(room_id)
             try:
-                await self.start(room_id, room.host)
+                await self.start(room_id, None)
             except RaceError as exc:  # started or changed meanwhile
                 log.info("scheduled_start_skipped", room=room_id, reason=exc.reason.value)
             return
         await self.end_race(room_id)
 
-    async def rematch(self, room_id: str, by: int) -> None:
+    async def rematch(self, room_id: str, by: int, *, address: str = "") -> None:
+        """The host deals again: a new lobby, listed again if the room is
+        public (for ``address``, the host's, within its cap)."""
         settings = await self.settings_of(room_id)
         seats = policy_for(settings).seats
         code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
@@ -277,11 +309,14 @@ class Rooms:
             return seats.rematched(self, data, event, now)
 
         try:
-            await self.change(room_id, step)
+            room, _, _ = await self.change(room_id, step)
         except RaceError:  # refused (not the host, not ended): a winnable code goes back
             if settings.deal == "winnable" and settings.code is None:
                 await self.winnable.give_back(code)
             raise
+        await self.public.follow(room, address)
+        if settings.quick:
+            await self._quick_due(room_id)
 
     async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool:
         """End the room's race if everyone is done or its time is up (or
@@ -294,6 +329,8 @@ class Rooms:
                     await self._round_over(data.room)
                 if data is not None:
                     await self._race_over(data.room)
+                if data is not None and data.room.phase == "ended":
+                    await self.public.follow(data.room)  # (a process died before it did)
                 await self.store.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
@@ -313,6 +350,7 @@ class Rooms:
                 if room.settings.tournament:  # recorded before the room leaves the sweepers' index
                     await self._round_over(room)
                 await self._race_over(room)
+                await self.public.follow(room)
                 await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")

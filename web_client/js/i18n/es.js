@@ -893,7 +893,6 @@ export default {
     },
   },
   help: {
-    page: 'Klondike Race — reglas',
     introTitle: 'Cómo es una carrera',
     readRules: 'Leer las reglas',
     play: '¡A jugar!',
@@ -901,6 +900,7 @@ export default {
     rules: 'Reglas',
     close: 'Cerrar',
     failed: 'No se pudieron cargar las reglas: vuelve a intentarlo en un momento.',
+    pageOf: (title) => `Klondike Race — ${title}`,
     steps: [
       ['El mismo reparto para todos', 'Todos los de la sala reciben las mismas cartas, repartidas en el mismo momento tras una breve cuenta atrás.'],
       ['Lleva las 52 cartas a las bases', 'Construye las cuatro bases hacia arriba por palos, del as al rey. En la mesa, construye las columnas hacia abajo '
@@ -911,5 +911,104 @@ export default {
         + 'teclado. Deshacer y las pistas están ahí si la sala los permite.'],
       ['¿Atascado?', 'Deshaz, o ríndete. El código del reparto es secreto hasta que acaba la carrera; después puedes volver a jugarlo solo.'],
     ],
+  },
+  howto: {
+    title: 'Cómo se juega',
+    back: 'Cómo se juega', // the button that goes back from the rule book
+    ruleBook: 'El reglamento completo (en inglés)',
+    labels: {
+      tableFigure: 'La mesa al empezar una partida: el mazo y el descarte arriba a la izquierda, '
+        + 'las cuatro bases arriba a la derecha, las siete columnas debajo.',
+      stock: 'Mazo',
+      waste: 'Descarte',
+      foundations: 'Bases',
+      columns: 'Columnas 1 a 7',
+      buildingFigure: 'Cómo se construye: una columna baja alternando colores, desde un rey; '
+        + 'una base sube en un solo palo, desde el as.',
+      column: 'Una columna: baja, rojo sobre negro, negro sobre rojo',
+      foundation: 'Una base: sube, un solo palo',
+    },
+    text: `El Klondike es el solitario clásico de siete columnas. Klondike Race lo juega como una carrera:
+todos los de una sala reciben el mismo reparto en el mismo momento, y gana quien antes lleve las 52
+cartas a las bases.
+
+## El reparto
+
+{{table}}
+
+- **Las columnas**: 28 cartas repartidas en siete columnas, una carta en la primera y hasta siete en
+  la última. Solo la carta de abajo de cada columna está boca arriba.
+- **El mazo**: las otras 24 cartas, boca abajo, arriba a la izquierda. El **descarte**, a su lado,
+  recibe boca arriba las cartas que robas.
+- **Las bases**: cuatro montones vacíos, arriba a la derecha, uno por palo.
+
+## Los movimientos
+
+{{building}}
+
+- **A las bases**: cada base se construye **hacia arriba y en un solo palo**, primero el as, luego
+  el 2, el 3 y así hasta el rey. Una carta va a su base desde lo alto del descarte o desde abajo de
+  una columna.
+- **En las columnas**: una carta va sobre otra **de un punto más y del otro color**: un 7 rojo
+  sobre un 8 negro, una reina negra sobre un rey rojo.
+- **Varias cartas a la vez**: cualquier carta boca arriba de una columna se mueve junto con las
+  cartas que tiene encima; solo esa primera carta tiene que encajar.
+- **Una columna vacía** solo admite un rey (solo, o encabezando una escalera de cartas).
+- **Dar la vuelta**: cuando un movimiento destapa una carta boca abajo al pie de una columna, se
+  pone boca arriba sola.
+- Una carta de una base puede volver a una columna cuando encaja allí.
+
+## El mazo y las pasadas
+
+- **Robar una**: cada toque en el mazo pasa una carta al descarte. **Robar tres**: tres cartas a
+  la vez, y solo se puede jugar la de arriba de las tres.
+- Cuando el mazo se vacía, un toque da la vuelta a todo el descarte para formar otra vez el mazo:
+  una **pasada** más. En la puntuación **Normal** puedes recorrer el mazo tantas veces como
+  quieras; en **Vegas**, solo una.
+- ¿No queda ningún movimiento? La partida está **atascada**: deshaz (si la sala lo permite) o
+  ríndete.
+
+## La puntuación
+
+Cada carta puntúa la primera vez que llega a su base; quitarla y volver a ponerla no puntúa más.
+
+| Normal (puntos, nunca por debajo de 0) | |
+|---|---|
+| una carta a su base | +10 |
+| una carta del descarte a una columna | +5 |
+| una carta boca abajo que se destapa | +5 |
+| una pasada nueva por el mazo | −100 |
+
+**Vegas** (dólares): la partida empieza en **−$52**, como si hubieras pagado $52 por el reparto, y
+cada carta en su base gana **+$5**. Una partida ganada acaba en **+$208**; la cifra se vuelve
+positiva con la carta número 11 en las bases.
+
+**En una carrera** primero van quienes terminan, del más rápido al más lento; a los demás los
+ordenan los dólares de Vegas, luego las cartas en las bases, luego menos movimientos. El código del
+reparto es secreto hasta que acaba la carrera; después puedes volver a jugar el mismo reparto en
+solitario.
+
+## Botones y teclas
+
+- **Toca** una carta: va a su base si puede, si no al único sitio donde encaja; si encaja en
+  varios sitios, se coge y esos sitios se iluminan: toca uno. **Doble toque**: a una columna. O
+  **arrástrala** adonde quieras.
+- **Deshacer** anula tu último movimiento, **Pista** muestra un buen movimiento (púlsala otra vez
+  para jugarlo), **Terminar** acaba una partida cuyas cartas están todas boca arriba. **Rendirse**
+  abandona la partida.
+- En una partida en solitario, **Nuevo reparto** vuelve a repartir. La sala decide si se permiten
+  deshacer y las pistas.
+
+| tecla | qué hace |
+|---|---|
+| ← → | pasar de un montón a otro |
+| 1 – 7 | ir a una columna |
+| Intro | coger, y luego dejar |
+| ↑ ↓ | elegir cuántas cartas de una columna coger |
+| Espacio | robar del mazo |
+| U · H · F | deshacer · pista · terminar |
+| N | nuevo reparto (en solitario) |
+| Esc | devolver las cartas, cerrar una ventana |
+`,
   },
 };

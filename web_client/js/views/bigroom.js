@@ -55,7 +55,7 @@ export function createBigRoom(root, app) {
     const room = s.room;
     const host = room.host === s.seat;
     setText(title, C.room(room.id));
-    document.title = C.pageRoom(room.id);
+    app.title.screen(C.pageRoom(room.id));
     invite.render(room);
 
     const n = field.lobbyCounts(room, s.field);

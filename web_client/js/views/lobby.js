@@ -9,6 +9,7 @@ import * as storage from '../storage.js';
 import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { createRaces } from './races.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
 
@@ -87,6 +88,9 @@ export function createLobby(root, app) {
       h('label', { class: 'delay', hidden: true },
         h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), L.secondsLate),
       h('p', { class: 'boards-note', text: TEXT.common.boardsNote })),
+    h('fieldset', { class: 'visibility' }, h('legend', { text: L.visibility }),
+      h('label', {}, h('input', { type: 'checkbox', name: 'public' }), L.public),
+      h('p', { class: 'field-note', text: L.private })),
     h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
@@ -106,6 +110,7 @@ export function createLobby(root, app) {
       boards: value(f, 'boards'),
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
+    if (f.elements.public.checked) settings.public = true;
     if (settings.max_players > SMALL_ROOM) {
       settings.top = Number(value(f, 'top'));
       settings.late = value(f, 'late');
@@ -194,6 +199,7 @@ export function createLobby(root, app) {
     h('button', { class: 'btn primary small', type: 'button', text: L.goBack, onclick: () => goBack() }),
     h('button', { class: 'btn small', type: 'button', text: L.forget, onclick: () => forget() }));
 
+  const races = createRaces(app, { nickname: () => nick.value.trim(), checkNick: () => checkNick() });
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       languageSwitch(),
@@ -205,6 +211,7 @@ export function createLobby(root, app) {
     h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine),
     resume,
     linkCard,
+    races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
   root.append(el);
@@ -246,12 +253,17 @@ export function createLobby(root, app) {
     app.changed();
   }
 
+  let ticking = 0; // the races' times move on between two lists
+
   function render(s) {
     const linkMode = s.route.name === 'room';
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
+    show(races.el, !linkMode);
+    rooms.followLobby(app, !linkMode && !el.hidden);
+    if (!linkMode) races.render(s);
     setText(linkTitle, L.roomTitle(s.route.room));
-    document.title = linkMode ? L.pageTitle(s.route.room) : TEXT.title;
+    app.title.screen(linkMode ? L.pageTitle(s.route.room) : TEXT.title);
     setText(error, s.formError || '');
     const busy = Boolean(s.entering);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
@@ -268,8 +280,16 @@ export function createLobby(root, app) {
 
   return {
     el,
-    show() { el.hidden = false; },
-    hide() { el.hidden = true; },
+    show() {
+      el.hidden = false;
+      if (!ticking) ticking = setInterval(() => app.changed(), 1000);
+    },
+    hide() {
+      el.hidden = true;
+      clearInterval(ticking);
+      ticking = 0;
+      rooms.followLobby(app, false);
+    },
     render,
   };
 }

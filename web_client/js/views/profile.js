@@ -178,7 +178,7 @@ export function createProfile(root, app) {
     const data = shown && shown.found ? shown.data : null;
     setText(title, data ? data.nickname : (shown ? P.noSuch : P.player(pid)));
     setText(sub, own ? P.isYou : P.player(pid));
-    document.title = data ? P.page(data.nickname) : TEXT.title;
+    app.title.screen(data ? P.page(data.nickname) : TEXT.title);
     setText(missing, shown && !shown.found ? P.missing(pid) : '');
     show(missing, Boolean(shown && !shown.found));
     show(stats, Boolean(data));

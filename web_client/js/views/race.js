@@ -456,8 +456,8 @@ export function createRace(root, app) {
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
     setText(leaveBtn, tour ? R.tournament : R.leave);
     setAttr(leaveBtn, 'aria-label', tour ? R.tournamentPage : null);
-    document.title = solo ? R.pageSolo
-      : tour ? R.pageRound(tour.name, settings.round) : TEXT.common.pageRoom(room.id);
+    app.title.screen(solo ? R.pageSolo
+      : tour ? R.pageRound(tour.name, settings.round) : TEXT.common.pageRoom(room.id));
 
     const ui = s.ui;
     const pick = ui.selected || ui.panel;

@@ -3,7 +3,7 @@ ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
-import { count, modeText } from '../format.js';
+import { count, duration, modeText } from '../format.js';
 import { say } from '../messages.js';
 import { TEXT } from '../text.js';
 
@@ -18,6 +18,7 @@ export function settingsText(s) {
     s.boards === 'live' ? R.boardsLive
       : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : R.boardsAfter];
   if (s.big) parts.push(R.top(s.top));
+  if (s.public) parts.push(s.quick ? R.quickListed : R.publicListed);
   if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? R.lateAdmit : R.lateRefuse);
   }
@@ -37,12 +38,13 @@ export async function copy(input, done) {
 }
 
 function playerItem(app, p, room, me) {
-  const isHost = p.seat === room.host;
-  return h('li', { class: p.ready || isHost ? 'ready' : '' },
+  const quick = Boolean(room.settings.quick); // it starts by itself: no host to start it, nobody to be ready
+  const isHost = p.seat === room.host && !quick;
+  return h('li', { class: p.ready || isHost || quick ? 'ready' : '' },
     h('span', { class: 'player-name', text: p.seat === me ? C.you(p.nickname) : p.nickname }),
     isHost ? h('span', { class: 'badge', text: R.host }) : null,
-    h('span', { class: 'player-ready', text: isHost ? R.startsRace : p.ready ? R.isReady : R.notReady }),
-    room.host === me && p.seat !== me
+    quick ? null : h('span', { class: 'player-ready', text: isHost ? R.startsRace : p.ready ? R.isReady : R.notReady }),
+    room.host === me && p.seat !== me && !quick
       ? h('button', { class: 'btn small ghost', type: 'button', text: R.remove, 'aria-label': R.removeLabel(p.nickname),
         onclick: () => rooms.kick(app, p.seat) })
       : null);
@@ -90,13 +92,14 @@ export function createRoom(root, app) {
   root.append(el);
   let ready = false;
   let drawn = '';
+  let ticking = 0; // a quick race's start, counted down
   readyBtn.addEventListener('click', () => rooms.ready(app, !ready));
 
   function render(s) {
     const room = s.room;
     const host = room.host === s.seat;
     setText(title, C.room(room.id));
-    document.title = C.pageRoom(room.id);
+    app.title.screen(C.pageRoom(room.id));
     invite.render(room);
 
     const present = room.players.filter((p) => !p.left);
@@ -112,6 +115,14 @@ export function createRoom(root, app) {
     setText(readyBtn, ready ? R.notReadyAfterAll : R.ready);
     toggle(readyBtn, 'primary', !ready);
     show(startBtn, host);
+    if (room.settings.quick) { // it starts by itself: nobody is ready or starts it
+      show(readyBtn, false);
+      show(startBtn, false);
+      const left = room.start_at != null ? room.start_at - app.clock.now() : null;
+      setText(waitText, left == null ? R.quickWait(room.settings.quick) : R.startsIn(duration(Math.max(0, left))));
+      if (left != null && !ticking) ticking = setTimeout(() => { ticking = 0; app.changed(); }, 1000);
+      return;
+    }
     const waiting = present.filter((p) => p.seat !== room.host && !p.ready).map((p) => p.nickname);
     setText(waitText, waiting.length ? R.waitingFor(waiting.join(', '), waiting.length)
       : host ? (present.length > 1 ? R.allReady : R.shareOrAlone)
@@ -121,7 +132,11 @@ export function createRoom(root, app) {
   return {
     el,
     show() { el.hidden = false; },
-    hide() { el.hidden = true; },
+    hide() {
+      el.hidden = true;
+      clearTimeout(ticking);
+      ticking = 0;
+    },
     render,
   };
 }

@@ -361,7 +361,7 @@ export function createTournament(root, app) {
     for (const part of [now, main, side]) show(part, true);
     const big = tfield.isBig(t);
     setText(title, t.name);
-    document.title = tour.as === 'admin' ? U.pageOrganizer(t.name) : U.page(t.name);
+    app.title.screen(tour.as === 'admin' ? U.pageOrganizer(t.name) : U.page(t.name));
     setText(sub, U.sub(settingsText(t)));
     const me = mine(tour);
     setText(roleBadge, tour.as === 'admin' ? U.organizer : me ? U.playingAs(me.nickname) : U.spectator);

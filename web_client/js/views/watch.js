@@ -97,7 +97,7 @@ export function createWatch(root, app) {
       return;
     }
     setText(title, A.title(room.id, modeText(room.settings)));
-    document.title = A.page(room.id);
+    app.title.screen(A.page(room.id));
     tick();
     const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;
