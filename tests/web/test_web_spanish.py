@@ -141,6 +141,20 @@ def test_the_language_is_switched_in_the_lobby_and_at_the_table(tabs: Tabs) -> N
     expect(page.locator("html")).to_have_attribute("lang", "es")
     page.reload()  # the choice is kept
     expect(page.get_by_role("heading", name="Crear una sala")).to_be_visible()
+    expect(page.get_by_role("heading", name="Carreras para unirse")).to_be_visible()
+
+    # Rules: how to play, in Spanish, with its diagrams labelled in Spanish
+    page.get_by_role("link", name="Reglas").click()
+    howto = page.get_by_role("dialog", name="Cómo se juega")
+    expect(howto.locator(".rules-body")).to_have_attribute("lang", "es")
+    expect(howto.locator(".rules-body h2")).to_have_text(
+        ["El reparto", "Los movimientos", "El mazo y las pasadas", "La puntuación", "Botones y teclas"])
+    expect(howto.get_by_role("img", name=re.compile("^La mesa al empezar una partida"))).to_be_visible()
+    book = howto.get_by_role("link", name="El reglamento completo (en inglés)")
+    expect(book).to_have_attribute("href", "/rules")
+    screenshot(page, "howto-es")
+    page.keyboard.press("Escape")
+    expect(howto).to_be_hidden()
 
     # a solo game in Spanish; switched back to English at the table, it goes on
     page.get_by_label("Apodo").fill("eva")

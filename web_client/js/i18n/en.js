@@ -234,6 +234,9 @@ export default {
     youHaveSeat: (room) => `You have a seat in room ${room}.`,
     yourRecord: 'Your games and record: ',
     playerPage: (name) => `${name}'s page`,
+    visibility: 'Who can find it',
+    public: 'Public: listed in the lobby, anyone may join or watch',
+    private: 'Private rooms are found only by their link.',
 
   },
   common: {
@@ -381,6 +384,10 @@ export default {
     hintsOff: 'hints off',
     roomLinkCopied: 'Room link copied.',
     spectatorLinkCopied: 'Spectator link copied.',
+    quickListed: 'a quick race, listed in the lobby',
+    publicListed: 'public: listed in the lobby',
+    quickWait: (s) => `A quick race: it starts by itself ${s} s after a second player arrives.`,
+    startsIn: (time) => `The race starts in ${time}.`,
   },
   pager: {
     previous: '‹ Previous',
@@ -1021,5 +1028,29 @@ is over; then you may play the same deal again alone.
 | N | new deal (solo) |
 | Esc | put the cards back, close a window |
 `,
+  },
+  races: {
+    startsIn: (time) => `starts in ${time}`,
+    secondPlayer: 'starts with a second player',
+    waitingHost: 'waiting for its host to start',
+    ofMin: (min) => ` of ${min} min`,
+    racingFor: (time, limit) => `racing for ${time}${limit}`,
+    quickMode: 'Quick race mode',
+    quickRace: 'Quick race',
+    waiting: 'Waiting to start',
+    running: 'Racing now',
+    title: 'Races to find',
+    note: 'Join whoever is around: a quick race starts a few seconds after a second player '
+      + 'arrives. Or pick a public race below.',
+    hostRoom: (host) => `${host}'s room`,
+    players: (n, of) => `${n} of ${of} players`,
+    yourSeat: 'Your seat',
+    join: 'Join',
+    joinLabel: (who) => `Join ${who}`,
+    watch: 'Watch',
+    watchLabel: (who) => `Watch ${who}`,
+    meta: (players, time) => `${players} · ${time}`,
+    none: 'No public race right now: press Quick race, or create a public room.',
+    looking: 'Looking for races…',
   },
 };

@@ -231,6 +231,9 @@ export default {
     youHaveSeat: (room) => `Tienes un puesto en la sala ${room}.`,
     yourRecord: 'Tus partidas y tu historial: ',
     playerPage: (name) => `La página de ${name}`,
+    visibility: 'Quién puede encontrarla',
+    public: 'Pública: en la lista del vestíbulo, cualquiera puede entrar o mirar',
+    private: 'Las salas privadas solo se encuentran por su enlace.',
   },
   common: {
     room: (id) => `Sala ${id}`,
@@ -375,6 +378,10 @@ export default {
     hintsOff: 'sin pistas',
     roomLinkCopied: 'Enlace de la sala copiado.',
     spectatorLinkCopied: 'Enlace para espectadores copiado.',
+    quickListed: 'una carrera rápida, en la lista del vestíbulo',
+    publicListed: 'pública: en la lista del vestíbulo',
+    quickWait: (s) => `Una carrera rápida: empieza sola ${s} s después de que llegue un segundo jugador.`,
+    startsIn: (time) => `La carrera empieza dentro de ${time}.`,
   },
   pager: {
     previous: '‹ Anterior',
@@ -1010,5 +1017,29 @@ solitario.
 | N | nuevo reparto (en solitario) |
 | Esc | devolver las cartas, cerrar una ventana |
 `,
+  },
+  races: {
+    startsIn: (time) => `empieza dentro de ${time}`,
+    secondPlayer: 'empieza cuando llegue un segundo jugador',
+    waitingHost: 'esperando a que su anfitrión la empiece',
+    ofMin: (min) => ` de ${min} min`,
+    racingFor: (time, limit) => `en carrera desde hace ${time}${limit}`,
+    quickMode: 'Modalidad de la carrera rápida',
+    quickRace: 'Carrera rápida',
+    waiting: 'Esperando a empezar',
+    running: 'En carrera ahora',
+    title: 'Carreras para unirse',
+    note: 'Únete a quien esté por aquí: una carrera rápida empieza unos segundos después de que llegue un segundo '
+      + 'jugador. O elige abajo una carrera pública.',
+    hostRoom: (host) => `La sala de ${host}`,
+    players: (n, of) => `${n} de ${of} jugadores`,
+    yourSeat: 'Tu puesto',
+    join: 'Entrar',
+    joinLabel: (who) => `Entrar: ${who}`,
+    watch: 'Mirar',
+    watchLabel: (who) => `Mirar: ${who}`,
+    meta: (players, time) => `${players} · ${time}`,
+    none: 'Ahora no hay ninguna carrera pública: pulsa Carrera rápida, o crea una sala pública.',
+    looking: 'Buscando carreras…',
   },
 };

@@ -9,18 +9,21 @@ import { duration, modeText } from '../format.js';
 import * as storage from '../storage.js';
 import { go } from '../navigation.js';
 import * as rooms from '../rooms.js';
+import { TEXT } from '../text.js';
 
-const MODES = [['1N', 'Draw one · Normal'], ['3N', 'Draw three · Normal'], ['1V', 'Draw one · Vegas'], ['3V', 'Draw three · Vegas']];
+const Q = TEXT.races;
+
+const MODES = ['1N', '3N', '1V', '3V'];
 
 /** When a listed race starts or started, read on our clock ("starts in 0:12", "racing for 3:05"). */
 function timeText(r, now) {
   if (r.phase === 'lobby') {
-    if (r.start_at != null) return `starts in ${duration(r.start_at - now)}`;
-    return r.quick ? 'starts with a second player' : 'waiting for its host to start';
+    if (r.start_at != null) return Q.startsIn(duration(r.start_at - now));
+    return r.quick ? Q.secondPlayer : Q.waitingHost;
   }
-  if (r.phase === 'countdown' || (r.start_at != null && r.start_at > now)) return `starts in ${duration(r.start_at - now)}`;
-  const limit = r.time_limit ? ` of ${Math.round(r.time_limit / 60)} min` : '';
-  return `racing for ${duration(now - r.start_at)}${limit}`;
+  if (r.phase === 'countdown' || (r.start_at != null && r.start_at > now)) return Q.startsIn(duration(r.start_at - now));
+  const limit = r.time_limit ? Q.ofMin(Math.round(r.time_limit / 60)) : '';
+  return Q.racingFor(duration(now - r.start_at), limit);
 }
 
 function modeOf(r) {
@@ -29,25 +32,24 @@ function modeOf(r) {
 
 /** `createRaces(app, {nickname, checkNick})`: the panel, drawn by `render(state)`. */
 export function createRaces(app, { nickname, checkNick }) {
-  const mode = h('select', { name: 'qmode', 'aria-label': 'Quick race mode' },
-    ...MODES.map(([v, t]) => h('option', { value: v, text: t })));
+  const mode = h('select', { name: 'qmode', 'aria-label': Q.quickMode },
+    ...MODES.map((v) => h('option', { value: v, text: modeText({ draw: Number(v[0]), scoring: v[1] }) })));
   const quickForm = h('form', { class: 'quick' },
-    h('label', { class: 'field' }, h('span', { text: 'Quick race' }), mode),
-    h('button', { class: 'btn accent', type: 'submit', text: 'Quick race' }));
+    h('label', { class: 'field' }, h('span', { text: Q.quickRace }), mode),
+    h('button', { class: 'btn accent', type: 'submit', text: Q.quickRace }));
   quickForm.addEventListener('submit', (e) => {
     e.preventDefault();
     if (!checkNick()) return;
     rooms.quick(app, nickname(), Number(mode.value[0]), mode.value[1]);
   });
-  const waiting = h('ul', { class: 'race-list', 'aria-label': 'Waiting to start' });
-  const running = h('ul', { class: 'race-list', 'aria-label': 'Racing now' });
-  const waitingHead = h('h3', { text: 'Waiting to start' });
-  const runningHead = h('h3', { text: 'Racing now' });
+  const waiting = h('ul', { class: 'race-list', 'aria-label': Q.waiting });
+  const running = h('ul', { class: 'race-list', 'aria-label': Q.running });
+  const waitingHead = h('h3', { text: Q.waiting });
+  const runningHead = h('h3', { text: Q.running });
   const empty = h('p', { class: 'race-empty' });
   const el = h('section', { class: 'panel races', 'aria-labelledby': 'races-title' },
-    h('h2', { id: 'races-title', text: 'Races to find' }),
-    h('p', { class: 'field-note', text: 'Join whoever is around: a quick race starts a few seconds after a second player '
-      + 'arrives. Or pick a public race below.' }),
+    h('h2', { id: 'races-title', text: Q.title }),
+    h('p', { class: 'field-note', text: Q.note }),
     quickForm, empty, waitingHead, waiting, runningHead, running);
 
   function join(room) {
@@ -61,20 +63,20 @@ export function createRaces(app, { nickname, checkNick }) {
 
   function row(r, now) {
     const mine = storage.loadSeat(r.id); // our own seat: back to it, never watched
-    const who = r.quick ? 'Quick race' : `${r.host}'s room`;
-    const players = `${r.players} of ${r.max} players`;
+    const who = r.quick ? Q.quickRace : Q.hostRoom(r.host);
+    const players = Q.players(r.players, r.max);
     let button;
     if (mine) {
-      button = h('button', { class: 'btn small primary', type: 'button', text: 'Your seat', onclick: () => go(`/r/${r.id}`) });
+      button = h('button', { class: 'btn small primary', type: 'button', text: Q.yourSeat, onclick: () => go(`/r/${r.id}`) });
     } else if (r.phase === 'lobby') {
-      button = h('button', { class: 'btn small primary', type: 'button', text: 'Join', 'aria-label': `Join ${who}`, onclick: () => join(r.id) });
+      button = h('button', { class: 'btn small primary', type: 'button', text: Q.join, 'aria-label': Q.joinLabel(who), onclick: () => join(r.id) });
     } else {
-      button = h('button', { class: 'btn small', type: 'button', text: 'Watch', 'aria-label': `Watch ${who}`, onclick: () => watch(r.id) });
+      button = h('button', { class: 'btn small', type: 'button', text: Q.watch, 'aria-label': Q.watchLabel(who), onclick: () => watch(r.id) });
     }
     return h('li', { class: 'race-item', 'data-room': r.id },
       h('span', { class: 'race-main' },
         h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: modeOf(r) })),
-      h('span', { class: 'race-meta', text: `${players} · ${timeText(r, now)}` }),
+      h('span', { class: 'race-meta', text: Q.meta(players, timeText(r, now)) }),
       button);
   }
 
@@ -95,7 +97,7 @@ export function createRaces(app, { nickname, checkNick }) {
     show(waitingHead, w.length > 0);
     show(runningHead, r.length > 0);
     show(empty, !shown.length);
-    setText(empty, list ? 'No public race right now: press Quick race, or create a public room.' : 'Looking for races…');
+    setText(empty, list ? Q.none : Q.looking);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
   }
 
