@@ -153,7 +153,13 @@ def code_of(source: str) -> str:
     return REGEX.sub(" ", out)
 
 
+#: a word beside a template's ${…}: "`${time} left`", "`round ${n}`"
+WORD_BY_VALUE = re.compile(r"\}\s+[a-z]{3,}\b|\b[a-z]{3,}\s+\$\{")
+
+
 def reads_as_words(literal: str) -> bool:
+    if literal[0] == "`" and WORD_BY_VALUE.search(literal) and literal not in NOT_TEXT:
+        return True
     inner = re.sub(r"\$\{[^}]*\}", " ", literal[1:-1])
     inner = re.sub(r"[\w:-]+=\"[^\"]*\"|</?\w+", " ", inner)  # markup: an SVG's tags and attributes
     inner = re.sub(r"\b(?:px|em|rem|ms|deg|vh|vw)\b", " ", inner)  # CSS units after a ${…}
@@ -194,4 +200,5 @@ def test_the_sentence_finder_finds_a_sentence_and_passes_names_by() -> None:
     assert sentences("h('span', { class: on ? 'card red' : 'card' })") == []
     assert sentences("const M = /^(#{1,6})\\s+`(.*)`$/; x.replace(/'s note/g, '')") == []
     assert sentences("// Create a room\nconst x = 1; /* A comment */") == []
-    assert sentences("go(`/r/${room}`); x = `${a}:${b}`") == []
+    assert sentences("go(`/r/${room}`); x = `${a}:${b}`; el.style.transform = `translate(${x}px, ${y}px)`") == []
+    assert sentences("setText(clock, `${duration(ms)} left`)") == ["`${duration(ms)} left`"]

@@ -632,6 +632,7 @@ export default {
     endsUnfinished: 'This game ends here, unfinished.',
     keepPlaying: 'Keep playing',
     startsIn: (s) => `starts in ${s}`,
+    timeLeft: (time) => `${time} left`,
     hintDraw: 'Hint: draw from the stock',
     hintRecycle: 'Hint: turn the waste over',
     hintRun: (card) => `${card} and the cards on it`,

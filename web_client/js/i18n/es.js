@@ -625,6 +625,7 @@ export default {
     endsUnfinished: 'Esta partida termina aquí, sin acabar.',
     keepPlaying: 'Seguir jugando',
     startsIn: (s) => `empieza en ${s}`,
+    timeLeft: (time) => `quedan ${time}`,
     hintDraw: 'Pista: roba del mazo',
     hintRecycle: 'Pista: da la vuelta al descarte',
     hintRun: (card) => `el ${card} y las cartas que tiene encima`,

@@ -403,7 +403,7 @@ export function createRace(root, app) {
       setText(stats.clock.value, R.startsIn(Math.ceil(Math.max(0, room.start_at - now) / 1000)));
     } else if (phase === 'racing' && room.start_at) {
       setText(stats.clock.value, room.deadline && room.settings.time_limit
-        ? `${duration(room.deadline - now)} left` : duration(now - started));
+        ? R.timeLeft(duration(room.deadline - now)) : duration(now - started));
     } else if (phase === 'ended' && room.start_at) {
       setText(stats.clock.value, duration((room.ended_at ?? now) - room.start_at));
     } else setText(stats.clock.value, '0:00');
