@@ -200,5 +200,6 @@ def test_the_sentence_finder_finds_a_sentence_and_passes_names_by() -> None:
     assert sentences("h('span', { class: on ? 'card red' : 'card' })") == []
     assert sentences("const M = /^(#{1,6})\\s+`(.*)`$/; x.replace(/'s note/g, '')") == []
     assert sentences("// Create a room\nconst x = 1; /* A comment */") == []
-    assert sentences("go(`/r/${room}`); x = `${a}:${b}`; el.style.transform = `translate(${x}px, ${y}px)`") == []
+    assert sentences("go(`/r/${room}`); x = `${a}:${b}`") == []
+    assert sentences("el.style.transform = `translate(${x}px, ${y}px)`") == []
     assert sentences("setText(clock, `${duration(ms)} left`)") == ["`${duration(ms)} left`"]
