@@ -122,7 +122,12 @@ T_COUNT: Final = load("t_count")
 ROUND_SEAT: Final = load("round_seat")
 ROUND_OUT: Final = load("round_out")
 RELEASE: Final = load("release")
+BEGIN: Final = load("begin")
+SEAT_OVER: Final = load("seat_over")
+GHOSTS: Final = load("ghosts")
+HOLD: Final = load("hold")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
               CREATION, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER,
-              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE)
+              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, BEGIN, SEAT_OVER, GHOSTS,
+              HOLD)

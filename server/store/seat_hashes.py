@@ -25,7 +25,7 @@ from .section import Section
 class Joined:
     """The outcome of :meth:`SeatHashes.join_seat`: ``ok`` or why not."""
 
-    status: str  # ok, gone, small, race_started, full, name_taken
+    status: str  # ok, gone, small, race_started, closed, full, name_taken
     seat: int = -1
     phase: str = ""  # the room's phase when the player joined
     race: int = 0  # the race running then (0: none)

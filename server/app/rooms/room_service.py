@@ -20,6 +20,8 @@ import structlog
 from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
+from ...race.ghosts import decode, encode, record
+from ...race.ranking import rank_score
 from ...store import RoomData, Store, StoreUnavailable
 from ..process.config import Config
 from ..solver.winnable_deals import WinnableDeals
@@ -28,6 +30,11 @@ from .policy import RoomPolicy, policy_for
 from .room_plans import ATTEMPTS, Plan, Step, room_event
 
 log = structlog.get_logger("app.rooms.room_service")
+
+
+def seat_due(room_id: str, seat: int) -> str:
+    """A challenge player's time limit in the sweepers' index: ``R:seat``."""
+    return f"{room_id}:{seat}"
 
 _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
 
@@ -97,7 +104,7 @@ class Rooms:
         """How long a room's keys are kept after this change."""
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
-        kept = self.config.finished_ttl * 1000
+        kept = policy_for(room.settings).start.kept_ms(self.config)
         if room.settings.tournament:  # a round: its replays last as long as the tournament
             kept = max(kept, self.config.tournament_ttl * 1000)
         if room.phase == "ended":
@@ -141,18 +148,26 @@ class Rooms:
 
     async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
         settings = parse_settings(settings_data)
-        seats = policy_for(settings).seats
+        policy = policy_for(settings)
         code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
             room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
-            event, changes = seats.created(self, room, token, now)
+            event, changes = policy.seats.created(self, room, token, now)
+            policy.start.opened(changes, room)
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
-                         max_players=settings.max_players)
+                         max_players=settings.max_players, policy=policy.name)
+                await self._opened(room)
                 return room, token
         raise StoreUnavailable("could not find a free room id")
+
+    async def _opened(self, room: Room) -> None:
+        """A room racing from its creation (a challenge open for its window):
+        the sweepers end it at its deadline."""
+        if room.phase == "racing" and room.deadline is not None:
+            await self.store.due_add(room.id, room.deadline)
 
     async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
                    deal: str = "random", assists: str = "basic") -> tuple[Room, str]:
@@ -216,7 +231,12 @@ class Rooms:
 
     # ------------------------------------------------------------------ races
 
-    async def start(self, room_id: str, by: int, at: int | None = None) -> None:
+    async def start(self, room_id: str, by: int, at: int | None = None) -> bool:
+        """``start``, as the room's policy says: the host starts the race
+        (``False``), or a challenge's player begins their own game (``True``)."""
+        return await (await self.policy_of(room_id)).start.start(self, room_id, by, at)
+
+    async def start_race(self, room_id: str, by: int, at: int | None = None) -> None:
         """The host starts the race: after the countdown, or at the server
         time ``at`` (ms; where the room allows one: it waits in its lobby
         until then, and anyone may still join)."""
@@ -247,9 +267,24 @@ class Rooms:
         await self.change(room_id, step)
         await self.store.due_add(room_id, at - countdown_ms)
 
-    async def due(self, room_id: str) -> None:
-        """A room's time has come (the deadline sweeper): a scheduled start,
-        or the end of a race."""
+    async def begin(self, room_id: str, seat: int) -> None:
+        """A challenge's player begins their own game now: on their own
+        clock, until their time limit or the window's close (the sweepers
+        end it then, if it is still on)."""
+        settings = await self.settings_of(room_id)
+        started, ends = await policy_for(settings).seats.begin(self, room_id, seat)
+        if settings.time_limit:
+            await self.store.due_add(seat_due(room_id, seat), ends)
+        log.info("game_begun", room=room_id, seat=seat, started=started)
+
+    async def due(self, member: str) -> None:
+        """A deadline has come (the sweeper): a scheduled start, the end of
+        a race, or a challenge player's time limit (``R:seat``)."""
+        room_id, _, seat = member.partition(":")
+        if seat:
+            await self.time_up(room_id, int(seat))
+            await self.store.due_remove(member)
+            return
         data = await self.store.load(room_id)
         if data is not None and data.room.phase == "lobby" and data.room.scheduled:
             room = data.room
@@ -263,15 +298,18 @@ class Rooms:
 
     async def rematch(self, room_id: str, by: int) -> None:
         settings = await self.settings_of(room_id)
-        seats = policy_for(settings).seats
+        policy = policy_for(settings)
         code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
 
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.rematch(by, code, now=now)
-            return seats.rematched(self, data, event, now)
+            plan = policy.seats.rematched(self, data, event, now)
+            policy.start.opened(plan.changes, data.room)  # (a challenge opens again)
+            return plan
 
         try:
-            await self.change(room_id, step)
+            room, _, _ = await self.change(room_id, step)
+            await self._opened(room)
         except RaceError:  # refused (not the host, not ended): a winnable code goes back
             if settings.deal == "winnable" and settings.code is None:
                 await self.winnable.give_back(code)
@@ -290,9 +328,11 @@ class Rooms:
                 return False
             room, now = data.room, self.now_ms()
             assert room.deadline is not None
-            if data.active > 0 and now < room.deadline and not now_anyway:
+            policy = policy_for(room.settings)
+            everyone_done = data.active <= 0 and policy.start.ends_when_done
+            if now < room.deadline and not now_anyway and not everyone_done:
                 return False
-            seats = policy_for(room.settings).seats
+            seats = policy.seats
             event = room.end(await seats.final_lines(self, data), now=now)
             changes = (self.store.changes(room_id).stop_race()
                        .expire(self.ttl_ms(room), room.race, room.racers))
@@ -307,6 +347,40 @@ class Rooms:
                 await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
+
+    async def time_up(self, room_id: str, seat: int) -> None:
+        """A challenge player's own time is up: if their game is still on,
+        it is over as it stands (``unfinished``), counted out of the race and
+        among the ghosts. Safe to call again."""
+        for _ in range(ATTEMPTS):
+            data = await self.store.load(room_id)
+            if data is None or data.room.phase != "racing":
+                return
+            room = data.room
+            stored = await self.store.load_seat(room_id, room.race, seat)
+            line = stored.entry
+            if stored.done or line is None or line.get("status") != "racing" or "started" not in line:
+                return
+            ends = room.clock.ends_at(room, int(line["started"]))
+            assert ends is not None and room.start_at is not None
+            if self.now_ms() < ends:
+                await self.store.due_add(seat_due(room_id, seat), ends)
+                return
+            over = {**line, "status": "unfinished", "at": ends}
+            points = decode(stored.trace or "")
+            f, c = points[-1][1:] if points else (0, 0)
+            trace = encode(record(points, (ends - int(line["started"])) // 1000, f, c, end=True))
+            board = policy_for(room.settings).board
+            done = await self.store.seat_over(
+                room_id, room.race, seat, stored.ver, over, trace=trace,
+                score=board.ranked_score(over, room.start_at, ends),
+                ghost=rank_score(over, room.start_at, ends),
+                event=board.line_event(seat, over, ends))
+            if done.status != "changed":
+                if done.status == "ok":
+                    log.info("time_up", room=room_id, seat=seat)
+                return
+        raise StoreUnavailable("the seat kept changing; try again")
 
     async def _round_over(self, room: Room) -> None:
         """A tournament round's race is over: record it in the tournament."""
