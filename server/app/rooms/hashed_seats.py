@@ -142,16 +142,17 @@ class HashedSeats:
                      round_kick: bool = False) -> tuple[int, int]:
         """The seats still racing (-1: unchanged) and the new host (-1: none)."""
         room, now = data.room, rooms.now_ms()
-        line, score, status = None, 0, ""
+        line, score, status, waiting = None, 0, "", False
         if room.phase == "racing" and not kick:
             stored = await rooms.store.line(room.id, seat)
             if stored is not None and stored["status"] == "racing":
                 status = stored["status"]
                 line = {**stored, "status": "left"}
                 score = rank_score(line, room.start_at or now, now)
+            waiting = stored is not None and stored["status"] == "lobby"  # (a challenge's)
         left = await rooms.store.leave_seat(room.id, seat=seat, race=room.race, line=line,
                                             score=score, status_before=status, host=room.host,
-                                            kick=kick, round_kick=round_kick)
+                                            kick=kick, round_kick=round_kick, waiting=waiting)
         if left.status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
         if left.status == "racing":
