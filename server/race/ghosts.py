@@ -199,6 +199,8 @@ def pool_ranks(count: int, size: int, top: int) -> list[int]:
     if count <= size:
         return list(range(count))
     rest = size - top
+    if rest <= 1:
+        return [*range(size - 1), count - 1]
     spread = [top + round(i * (count - 1 - top) / (rest - 1)) for i in range(rest)]
     return list(range(top)) + spread
 

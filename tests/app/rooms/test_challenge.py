@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
@@ -104,3 +105,124 @@ async def test_ghosts_show_a_finished_player_to_the_next_one_by_their_own_clock(
     first = line["p"][-1]
     assert first[1] == 52 and first[2] == 208
     assert line["end"]["status"] == "finished"
+
+
+async def test_a_players_time_limit_ends_their_own_game_as_it_stands_and_makes_them_a_ghost(
+        connect: type[Client], clock_file: Path) -> None:
+    """A challenge with a time limit: each game ends at its own limit. The
+    sweeper marks it unfinished (the player need not be there); a command
+    after it is refused; the next player sees it as a ghost that ended so."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR, time_limit=600)
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"][:8]:
+        assert (await ann.move(m))["t"] == "ack"
+    move_clock(clock_file, 601)
+    lb = await ann.expect("lb", lambda d: d["entries"][0]["status"] == "unfinished", timeout=15)
+    line = lb["entries"][0]
+    assert line["moves"] == 8 and line["at"] - line["started"] == 600_000
+    refused = await ann.move(win(WIN)["script"][8])
+    assert refused["t"] == "reject" and refused["d"]["code"] == "not_playing"
+    assert "time is up" in refused["d"]["msg"]
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    ghosts = await bob.expect("ghosts", timeout=5)
+    ghost, = ghosts["lines"]
+    assert ghost["nickname"] == "ann" and "end" not in ghost  # it ends at 600 s of her clock
+    assert ghosts["lines"][0]["p"][0][0] == 0
+
+
+async def test_a_game_begun_near_the_close_ends_when_the_window_closes(
+        connect: type[Client], clock_file: Path) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600, time_limit=3600)
+    move_clock(clock_file, 590)
+    await ann.send("start")
+    await ann.expect("board")
+    began = next(f["d"] for f in ann.frames if f["t"] == "event" and f["d"]["kind"] == "began")
+    assert began["ends"] == began["room"]["deadline"] < began["started"] + 3600_000
+    move_clock(clock_file, 11)
+    ended = await ann.event("ended", timeout=15)
+    assert [e["status"] for e in ended["room"]["results"]] == ["unfinished"]
+
+
+async def test_starting_twice_or_after_the_close_is_refused(
+        connect: type[Client], clock_file: Path) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600)
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await ann.send("start")
+    await ann.expect("board")
+    await ann.send("start")
+    assert (await ann.expect("reject"))["code"] == "not_lobby"
+    move_clock(clock_file, 601)
+    await bob.event("ended", timeout=15)
+    await bob.send("start")
+    assert (await bob.expect("reject"))["code"] == "closed"
+
+
+async def test_a_player_who_never_began_is_listed_as_such_and_leaves_without_a_trace(
+        connect: type[Client]) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR)
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    lb = await ann.expect("lb", lambda d: len(d["entries"]) == 2)
+    assert [e["status"] for e in lb["entries"]] == ["lobby", "lobby"]
+    await bob.send("leave")
+    await bob.expect("left")
+    lb = await ann.expect("lb", lambda d: len(d["entries"]) == 1)
+    assert lb["entries"][0]["nickname"] == "ann"
+
+
+@pytest.mark.parametrize("settings", [
+    {"window": 599}, {"window": 604_801}, {"window": True}, {"window": HOUR, "boards": "live"},
+    {"window": HOUR, "late": "admit"}])
+async def test_bad_challenge_settings_are_refused(connect: type[Client],
+                                                  settings: dict[str, Any]) -> None:
+    ann = await connect("ann")
+    await ann.send("create", {"nickname": "ann", "settings": settings})
+    assert (await ann.expect("reject"))["code"] == "bad_settings"
+
+
+async def test_a_big_challenge_seats_players_to_begin_later_ranks_them_and_sends_ghosts(
+        connect: type[Client], clock_file: Path) -> None:
+    """A challenge of thousands (a daily deal is one): seats in hashes, a
+    begin is one script, the ranking and the ghosts in Redis, ticks."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR, max_players=50, time_limit=900)
+    bob, cat = await connect("bob"), await connect("cat")
+    await bob.join(ann.room, "bob")
+    await cat.join(ann.room, "cat")
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"]:
+        ack = await ann.move(m)
+        assert ack["t"] == "ack", ack
+    assert ack["d"]["rank"] == 1 and ack["d"]["of"] == 3
+    await bob.send("start")
+    await bob.expect("board")
+    ghosts = await bob.expect("ghosts", timeout=5)
+    line, = ghosts["lines"]
+    assert line["nickname"] == "ann" and line["p"][-1][1:] == [52, 208]
+    assert (await bob.move(win(WIN)["script"][0]))["t"] == "ack"
+    top = await cat.expect("top", lambda d: [x["status"] for x in d["top"]] == [
+        "finished", "racing", "lobby"], timeout=10)
+    assert top["n"] == 3 and top["status"] == {"finished": 1, "racing": 1}
+    move_clock(clock_file, 901)  # bob's own time runs out: the ranking says so
+    await cat.expect("top", lambda d: [x["status"] for x in d["top"]] == [
+        "finished", "unfinished", "lobby"], timeout=15)
+    await cat.send("leave")  # never began: gone, as from a lobby
+    await cat.expect("left")
+    await ann.expect("top", lambda d: d["n"] == 2, timeout=10)
+    move_clock(clock_file, HOUR)
+    ended = await ann.event("ended", timeout=15)
+    assert ended["code"] == WIN
+    assert [x["nickname"] for x in ended["room"]["results"]] == ["ann", "bob"]
+    dan = await connect("dan")
+    await dan.send("join", {"room": ann.room, "nickname": "dan"})
+    assert (await dan.expect("reject"))["code"] == "closed"
