@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import FAST_ARGS, win
+from race_support import FAST_ARGS, seen_or_next, win
 
 WIN = "KL1-D1V-ABYI5NK"
 HOUR = 3600
@@ -226,3 +227,46 @@ async def test_a_big_challenge_seats_players_to_begin_later_ranks_them_and_sends
     dan = await connect("dan")
     await dan.send("join", {"room": ann.room, "nickname": "dan"})
     assert (await dan.expect("reject"))["code"] == "closed"
+
+
+async def test_what_a_player_receives_of_the_ghosts_is_bounded_whatever_the_field(
+        connect: type[Client], clock_file: Path) -> None:
+    """80 players played before (more than a process keeps at hand): the
+    next one gets, per stretch of 20 seconds of their own clock, one frame of
+    at most 7 ghost lines (the 3 best, and the 4 nearest them), each of at
+    most 21 points, the stretches one after the other."""
+    script = win(WIN)["script"]
+    host = await connect("host")
+    await host.create("host", code=WIN, window=HOUR, max_players=100)
+    for i in range(80):
+        p = await connect(f"p{i}")
+        await p.join(host.room, f"p{i}")
+        await p.send("start")
+        await p.expect("board")
+        moves = script if i < 4 else script[:(i * 7) % 90]
+        for m in moves:
+            assert (await p.move(m))["t"] == "ack"
+        if i >= 4:
+            assert (await p.command("resign"))["t"] == "ack"
+        await p.close()
+    await host.send("lb_page", {"first": 1, "count": 3})
+    best = [line["seat"] for line in (await host.expect("lb_page"))["lines"]]
+    viewer = await connect("viewer")
+    await viewer.join(host.room, "viewer")
+    await viewer.send("start")
+    await viewer.expect("board")
+    clock = TestClock(clock_file)
+    for _ in range(12):  # a minute of the viewer's own clock, five seconds at a time
+        clock.move(5000)
+        await clock.seen(viewer)
+    await seen_or_next(viewer, "ghosts", lambda d: d["to"] > 60)
+    frames = [f["d"] for f in viewer.frames if f["t"] == "ghosts"]
+    raw = [r for r in viewer.raw if r.startswith('{"t":"ghosts"')]
+    assert 2 <= len(frames) <= 5
+    for before, after in zip(frames, frames[1:], strict=False):
+        assert after["from"] >= before["to"]
+    for frame, text in zip(frames, raw, strict=True):
+        assert frame["to"] - frame["from"] == 20 and len(text) < 2500
+        seats = [line["seat"] for line in frame["lines"]]
+        assert len(seats) == len(set(seats)) == 7 and seats[:3] == best
+        assert all(len(line["p"]) <= 21 for line in frame["lines"])
