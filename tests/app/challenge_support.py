@@ -165,3 +165,17 @@ def check_ghost(line: dict[str, Any], played: Played, first: int, end: int) -> i
     else:
         assert end_hi // 1000 >= end - 1, (line["nickname"], end_hi, end)
     return len(points)
+
+
+def foundations_at(played: Played, second: int) -> set[int]:
+    """The cards home a ghost may show at ``second`` of a viewer's own
+    clock: after every change surely stored by then, and any change that
+    may have fallen on a second up to it."""
+    out = {0}
+    for change in played.changes:
+        lo, hi = played.seconds(change)
+        if hi <= second:
+            out = {change.foundation}
+        elif lo <= second:
+            out.add(change.foundation)
+    return out

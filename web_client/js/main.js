@@ -16,10 +16,11 @@ import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
+import { createChallenge } from './views/challenge.js';
 
 const SCREENS = {
   lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
-  tournament: createTournament,
+  tournament: createTournament, challenge: createChallenge,
 };
 
 /** The screens, each made the first time it shows; one shows at a time. */

@@ -66,8 +66,10 @@ async def send_board(conn: Connection) -> None:
     known = assisted(conn, play.game, view)
     if known is None and solver_assists(conn) and not play.done:
         judge_soon(conn)
-    await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
-                                    "view": view}))
+    d: dict[str, Any] = {"race": play.race, "s": play.last_seq, "done": play.done, "view": view}
+    if play.entry is not None and play.entry.get("started") is not None:
+        d["started"] = play.entry["started"]  # a clock of the player's own (a challenge, came late)
+    await conn.send(frame("board", d))
 
 
 async def board_at_start(conn: Connection, race: int) -> None:

@@ -4,6 +4,7 @@ The window is closed by moving the server's clock (``--clock-offset-file``)."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -263,7 +264,7 @@ async def test_what_a_player_receives_of_the_ghosts_is_bounded_whatever_the_fiel
     frames = [f["d"] for f in viewer.frames if f["t"] == "ghosts"]
     raw = [r for r in viewer.raw if r.startswith('{"t":"ghosts"')]
     assert 2 <= len(frames) <= 5
-    for before, after in zip(frames, frames[1:], strict=False):
+    for before, after in itertools.pairwise(frames):
         assert after["from"] >= before["to"]
     for frame, text in zip(frames, raw, strict=True):
         assert frame["to"] - frame["from"] == 20 and len(text) < 2500
