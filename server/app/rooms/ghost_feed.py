@@ -4,8 +4,8 @@
 A hub of a challenge keeps a *pool* of at most :data:`POOL` ghosts at hand:
 every one while they are few, else the :data:`TOP` best and the rest spread
 evenly over the field (:func:`~server.race.ghosts.pool_ranks`), read from
-Redis (one ``ghosts`` script) when their count changed, at most every
-:data:`POOL_EVERY` seconds. Every :data:`STEP` second it looks at its players
+Redis (one ``ghosts`` script) when their count changed, looked at every
+:data:`POOL_EVERY` seconds and for each player's first frame. Every :data:`STEP` second it looks at its players
 whose own game runs: each gets, :data:`LEAD` seconds before it is needed,
 one ``ghosts`` frame for the next :data:`SPAN` seconds of their own clock:
 the :data:`TOP` best ghosts and the :data:`NEAR` whose cards home at that
@@ -84,10 +84,8 @@ class GhostFeed:
         self._next.pop(session, None)
 
     def again(self, session: Listener) -> None:
-        """The player's game begins: their first frame goes at once, with
-        the ghosts as they are now."""
+        """The player's game begins: their first frame goes at once."""
         self._next.pop(session, None)
-        self._looked = 0.0
         spawn(self._send_due([session]))
 
     async def _run(self) -> None:
@@ -129,6 +127,8 @@ class GhostFeed:
         playing = [(s, own) for s in sessions if (own := s.own_game()) is not None]
         if not playing:
             return
+        if any(s not in self._next for s, _ in playing):
+            self._looked = 0.0  # a player's first frame: the ghosts as they are now
         await self._refresh()
         now = self.hub.now_ms()
         for session, (started, foundation) in playing:

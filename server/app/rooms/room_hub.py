@@ -149,9 +149,7 @@ class Hub:
         self.policy = policy_for(data.room.settings)
         self.board = self.policy.board(self, self.hubs.tick)
         await self.board.load(data)
-        if self.policy.start.ghosts:
-            self.ghosts = GhostFeed(self)
-            self.ghosts.start()
+        self.ghosts = self.policy.start.feed(self)  # a challenge's ghosts (none in a race)
         self._busy = False
         self._drain()
         if data.room.phase == "racing" and data.active <= 0 and self.policy.start.ends_when_done:
@@ -389,14 +387,12 @@ class Hub:
 
     def forget(self, session: Listener) -> None:
         """A connection left the room."""
-        if self.board is not None:
-            self.board.forget(session)
-        if self.ghosts is not None:
-            self.ghosts.forget(session)
+        for part in (self.board, self.ghosts):
+            if part is not None:
+                part.forget(session)
 
     def close(self) -> None:
         self._closed = True
-        if self.board is not None:
-            self.board.close()
-        if self.ghosts is not None:
-            self.ghosts.close()
+        for part in (self.board, self.ghosts):
+            if part is not None:
+                part.close()

@@ -27,6 +27,7 @@ from ...race.ghosts import Point, encode, record
 from ...race.ranking import rank_score
 from ...store import Changes
 from ..process.config import Config
+from .ghost_feed import GhostFeed, GhostRoom
 
 
 class Starter(Protocol):
@@ -42,12 +43,15 @@ class RaceStarts:
 
     name: Final = "race"
     ends_when_done: Final = True  # the race ends once every racer is done
-    ghosts: Final = False  # a hub sends no ghosts
     replays_to_winners: Final = False  # replays are everyone's once the race ends, no sooner
 
     def kept_ms(self, config: Config) -> int:
         """How long an ended race's room is kept."""
         return config.finished_ttl * 1000
+
+    def feed(self, hub: GhostRoom) -> GhostFeed | None:
+        """(A race has no ghosts.)"""
+        return None
 
     async def start(self, rooms: Starter, room_id: str, seat: int, at: int | None) -> bool:
         """``start`` from the host: the race (now, or at ``at``); ``False``:
@@ -73,7 +77,6 @@ class ChallengeStarts:
 
     name: Final = "challenge"
     ends_when_done: Final = False  # only the window's close ends it
-    ghosts: Final = True  # a hub sends its players their ghosts (.ghost_feed)
     #: a player who won their game sees the replays of the games over before the window
     #: closes (.replays): they have seen every card of the deal
     replays_to_winners: Final = True
@@ -82,6 +85,12 @@ class ChallengeStarts:
         """How long a closed challenge is kept: its results and replays
         (``--challenge-ttl``, at least ``--finished-ttl``)."""
         return max(config.challenge_ttl, config.finished_ttl) * 1000
+
+    def feed(self, hub: GhostRoom) -> GhostFeed:
+        """A hub's ghosts, sent to its players as they play (.ghost_feed)."""
+        ghosts = GhostFeed(hub)
+        ghosts.start()
+        return ghosts
 
     async def start(self, rooms: Starter, room_id: str, seat: int, at: int | None) -> bool:
         """``start`` from any player: their own game begins now (``True``:

@@ -31,11 +31,12 @@ export function createChallenge(root, app) {
   const el = h('section', { class: 'screen challenge panel-page', 'aria-labelledby': 'challenge-title' },
     title,
     h('div', { class: 'panel challenge-game' },
-      h('h2', { text: 'Your game' }), open, how, h('div', { class: 'buttons' }, beginBtn), warn, code),
+      h('h2', { text: 'Your game' }), open, how, warn,
+      h('div', { class: 'buttons' }, beginBtn,
+        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the challenge', onclick: () => rooms.leave(app) })),
+      code),
     invite.el,
-    played,
-    h('div', { class: 'buttons' },
-      h('button', { class: 'btn ghost', type: 'button', text: 'Leave the challenge', onclick: () => rooms.leave(app) })));
+    played);
   root.append(el);
   const board = createLeaderboard(played, { title: 'Who has played' });
   played.append(fieldBtn);
