@@ -48,6 +48,10 @@ from server.store import keys  # noqa: E402
 CODE = "KL1-D1V-ACT552B"
 
 
+def say(text: str) -> None:
+    sys.stdout.write(text + "\n")
+
+
 def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
@@ -154,7 +158,7 @@ async def run(args: argparse.Namespace) -> None:
         r = redis.Redis(port=rport)
         seats = [int(m) for m in r.zrange(keys.ghosts(room), 0, -1)]
         r.hset(keys.ghost_traces(room), mapping={s: made_up_trace(rng) for s in seats})
-        print(f"{len(seats)} ghosts made in {time.monotonic() - started:.1f} s; "
+        say(f"{len(seats)} ghosts made in {time.monotonic() - started:.1f} s; "
               f"traces {statistics.mean(len(v) for v in r.hvals(keys.ghost_traces(room))):.0f} "
               "bytes on average")
         viewers = []
@@ -170,17 +174,17 @@ async def run(args: argparse.Namespace) -> None:
         begun = time.monotonic()
         await asyncio.sleep(args.seconds)
         elapsed = time.monotonic() - begun
-        print(f"{args.viewers} players each {elapsed:.0f} s of their own clock, "
+        say(f"{args.viewers} players each {elapsed:.0f} s of their own clock, "
               f"{len(seats)} ghosts behind them:")
-        print("| per player | ghosts frames/s | ghosts bytes/s | largest ghosts frame | lines/frame "
+        say("| per player | ghosts frames/s | ghosts bytes/s | largest ghosts frame | lines/frame "
               "| points/frame | all frames/s | all bytes/s |")
-        print("|---|---|---|---|---|---|---|---|")
+        say("|---|---|---|---|---|---|---|---|")
         for i, v in enumerate(viewers):
             ghosts = [f for f in v.frames if f.startswith('{"t":"ghosts"')]
             parsed = [orjson.loads(f)["d"] for f in ghosts]
             lines = [len(d["lines"]) for d in parsed]
             points = [sum(len(x["p"]) for x in d["lines"]) for d in parsed]
-            print(f"| v{i} | {len(ghosts) / elapsed:.2f} | {sum(map(len, ghosts)) / elapsed:.0f} | "
+            say(f"| v{i} | {len(ghosts) / elapsed:.2f} | {sum(map(len, ghosts)) / elapsed:.0f} | "
                   f"{max(map(len, ghosts), default=0)} | {max(lines, default=0)} | "
                   f"{max(points, default=0)} | {len(v.frames) / elapsed:.2f} | "
                   f"{sum(map(len, v.frames)) / elapsed:.0f} |")

@@ -107,6 +107,15 @@ class Room:
         return room
 
     @classmethod
+    def open(cls, room_id: str, settings: Settings, code: str, *, now: int) -> Room:
+        """A room nobody hosts, open from now for everyone who comes: a
+        challenge the server itself opens (a daily deal is one). Its first
+        player seated in its document, if it keeps them there, becomes its host."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, host=-1)
+        room.clock.opened(room, now)
+        return room
+
+    @classmethod
     def for_round(cls, room_id: str, settings: Settings, code: str,
                   players: list[tuple[int, str]], tokens: dict[str, int], *, start_at: int,
                   now: int) -> Room:

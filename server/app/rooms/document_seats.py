@@ -29,6 +29,11 @@ class DocumentSeats:
         event = room_event({"kind": "created", "seat": 0}, room, now, entries=[entry], reset=True)
         return event, rooms.store.changes(room.id).set_entry(entry).expire(rooms.ttl_ms(room))
 
+    def opened(self, rooms: RoomWork, room: Room, now: int) -> tuple[dict[str, Any], Changes]:
+        """A room nobody hosts (:meth:`Room.open`): its event and writes, no line yet."""
+        event = room_event({"kind": "created"}, room, now, reset=True)
+        return event, rooms.store.changes(room.id).expire(rooms.ttl_ms(room))
+
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
                    token: str) -> tuple[int, str]:
         """A seat for a new player: the seat and the room's phase."""

@@ -5,12 +5,13 @@ A hub of a challenge keeps a *pool* of at most :data:`POOL` ghosts at hand:
 every one while they are few, else the :data:`TOP` best and the rest spread
 evenly over the field (:func:`~server.race.ghosts.pool_ranks`), read from
 Redis (one ``ghosts`` script) when their count changed, looked at every
-:data:`POOL_EVERY` seconds and for each player's first frame. Every :data:`STEP` second it looks at its players
-whose own game runs: each gets, :data:`LEAD` seconds before it is needed,
-one ``ghosts`` frame for the next :data:`SPAN` seconds of their own clock:
-the :data:`TOP` best ghosts and the :data:`NEAR` whose cards home at that
-moment of their game are closest to the player's own, each a few points a
-second at most (:meth:`~server.race.ghosts.Ghost.shown`).
+:data:`POOL_EVERY` seconds and for each player's first frame. Every
+:data:`STEP` second it looks at its players whose own game runs: each gets,
+:data:`LEAD` seconds before it is needed, one ``ghosts`` frame for the next
+:data:`SPAN` seconds of their own clock: the :data:`TOP` best ghosts and the
+:data:`NEAR` whose cards home at that moment of their game are closest to
+the player's own, each a point a second at most
+(:meth:`~server.race.ghosts.Ghost.shown`).
 
 So what one socket receives of the ghosts is bounded whatever the field:
 one frame every :data:`SPAN` seconds (and one when the player comes back

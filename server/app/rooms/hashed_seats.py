@@ -66,6 +66,15 @@ class HashedSeats:
                    .set_entry(line, rank_score(line, now, now)).expire(rooms.ttl_ms(room)))
         return event, changes
 
+    def opened(self, rooms: RoomWork, room: Room, now: int) -> tuple[dict[str, Any], Changes]:
+        """A room nobody hosts (:meth:`Room.open`): its event, what its
+        ``join`` script checks, nobody seated yet."""
+        event = room_event({"kind": "created"}, room, now, counts={"players": 0, "ready": 0})
+        changes = (rooms.store.changes(room.id)
+                   .hashed_seats(room.settings.max_players, room.clock.arrivals(room.settings))
+                   .expire(rooms.ttl_ms(room)))
+        return event, changes
+
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
                    token: str) -> tuple[int, str]:
         """Seat a new player: their seat and the room's phase then."""

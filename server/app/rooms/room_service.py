@@ -20,21 +20,15 @@ import structlog
 from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
-from ...race.ghosts import decode, encode, record
-from ...race.ranking import rank_score
 from ...store import RoomData, Store, StoreUnavailable
 from ..process.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
 from .room_plans import ATTEMPTS, Plan, Step, room_event
+from .time_limits import seat_due, time_up
 
 log = structlog.get_logger("app.rooms.room_service")
-
-
-def seat_due(room_id: str, seat: int) -> str:
-    """A challenge player's time limit in the sweepers' index: ``R:seat``."""
-    return f"{room_id}:{seat}"
 
 _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
 
@@ -163,6 +157,27 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
+    async def open_challenge(self, settings: Settings) -> Room:
+        """A challenge nobody hosts, open from now for its window: the
+        server opens it (a daily deal is one, of thousands); anyone with its
+        id joins and begins when they choose. Its code: the settings' fixed
+        one, or a new deal of their kind."""
+        if not settings.challenge:
+            raise RaceError(Reason.BAD_SETTINGS, "a room nobody hosts is a challenge: give it a window")
+        policy = policy_for(settings)
+        code = await self.new_code(settings)
+        for _ in range(ATTEMPTS):
+            now = self.now_ms()
+            room = Room.open(new_room_id(), settings, code, now=now)
+            event, changes = policy.seats.opened(self, room, now)
+            policy.start.opened(changes, room)
+            if (await self.store.commit(room, None, [event], changes)).ok:
+                log.info("challenge_opened", room=room.id, mode=settings.public()["mode"],
+                         max_players=settings.max_players, policy=policy.name)
+                await self._opened(room)
+                return room
+        raise StoreUnavailable("could not find a free room id")
+
     async def _opened(self, room: Room) -> None:
         """A room racing from its creation (a challenge open for its window):
         the sweepers end it at its deadline."""
@@ -282,7 +297,7 @@ class Rooms:
         a race, or a challenge player's time limit (``R:seat``)."""
         room_id, _, seat = member.partition(":")
         if seat:
-            await self.time_up(room_id, int(seat))
+            await time_up(self, room_id, int(seat))
             await self.store.due_remove(member)
             return
         data = await self.store.load(room_id)
@@ -347,40 +362,6 @@ class Rooms:
                 await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
-
-    async def time_up(self, room_id: str, seat: int) -> None:
-        """A challenge player's own time is up: if their game is still on,
-        it is over as it stands (``unfinished``), counted out of the race and
-        among the ghosts. Safe to call again."""
-        for _ in range(ATTEMPTS):
-            data = await self.store.load(room_id)
-            if data is None or data.room.phase != "racing":
-                return
-            room = data.room
-            stored = await self.store.load_seat(room_id, room.race, seat)
-            line = stored.entry
-            if stored.done or line is None or line.get("status") != "racing" or "started" not in line:
-                return
-            ends = room.clock.ends_at(room, int(line["started"]))
-            assert ends is not None and room.start_at is not None
-            if self.now_ms() < ends:
-                await self.store.due_add(seat_due(room_id, seat), ends)
-                return
-            over = {**line, "status": "unfinished", "at": ends}
-            points = decode(stored.trace or "")
-            f, c = points[-1][1:] if points else (0, 0)
-            trace = encode(record(points, (ends - int(line["started"])) // 1000, f, c, end=True))
-            board = policy_for(room.settings).board
-            done = await self.store.seat_over(
-                room_id, room.race, seat, stored.ver, over, trace=trace,
-                score=board.ranked_score(over, room.start_at, ends),
-                ghost=rank_score(over, room.start_at, ends),
-                event=board.line_event(seat, over, ends))
-            if done.status != "changed":
-                if done.status == "ok":
-                    log.info("time_up", room=room_id, seat=seat)
-                return
-        raise StoreUnavailable("the seat kept changing; try again")
 
     async def _round_over(self, room: Room) -> None:
         """A tournament round's race is over: record it in the tournament."""

@@ -14,6 +14,12 @@ from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers
 from race_support import FAST_ARGS, seen_or_next, win
 
+from server.app.process.clock import OffsetClock
+from server.app.process.config import Config
+from server.app.rooms.room_service import Rooms
+from server.race import RaceError, parse_settings
+from server.store import Store
+
 WIN = "KL1-D1V-ABYI5NK"
 HOUR = 3600
 
@@ -271,3 +277,58 @@ async def test_what_a_player_receives_of_the_ghosts_is_bounded_whatever_the_fiel
         seats = [line["seat"] for line in frame["lines"]]
         assert len(seats) == len(set(seats)) == 7 and seats[:3] == best
         assert all(len(line["p"]) <= 21 for line in frame["lines"])
+
+
+async def test_a_challenge_the_server_opens_has_no_host_and_seats_whoever_comes(
+        redis_server: RedisServer, connect: type[Client], clock_file: Path) -> None:
+    """What a daily deal is built on: the server opens a challenge of
+    thousands nobody hosts (Rooms.open_challenge); players come by its id."""
+    store = await Store.open(redis_server.url)
+    try:
+        clock = OffsetClock(clock_file)
+        rooms = Rooms(store, Config(), lambda: int(clock() * 1000), None)  # type: ignore[arg-type]
+        with pytest.raises(RaceError):
+            await rooms.open_challenge(parse_settings({"max_players": 10_000}))
+        room = await rooms.open_challenge(parse_settings(
+            {"code": WIN, "window": HOUR, "max_players": 10_000, "time_limit": 900}))
+    finally:
+        await store.close()
+    ann = await connect("ann")
+    await ann.join(room.id, "ann")
+    sync = await ann.expect("sync")
+    assert sync["room"]["host"] == -1 and sync["room"]["phase"] == "racing"
+    assert sync["room"]["field"] == {"players": 1, "ready": 0}
+    await ann.send("start")
+    assert (await ann.expect("board"))["started"] >= sync["room"]["start_at"]
+    assert (await ann.move(win(WIN)["script"][0]))["t"] == "ack"
+    assert (await ann.command("resign"))["t"] == "ack"
+    bob = await connect("bob")
+    await bob.join(room.id, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    line, = (await bob.expect("ghosts", timeout=5))["lines"]
+    assert line["nickname"] == "ann" and line["end"]["status"] == "resigned"
+
+
+async def test_a_closed_challenge_is_kept_a_week_with_its_replays_and_ghosts(
+        redis_server: RedisServer, connect: type[Client], clock_file: Path) -> None:
+    """--challenge-ttl (7 days) after the close, not --finished-ttl (an
+    hour): the room, every seat's moves (its replays) and its ghosts."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600)
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"][:10]:
+        assert (await ann.move(m))["t"] == "ack"
+    assert (await ann.command("resign"))["t"] == "ack"
+    move_clock(clock_file, 601)
+    await ann.event("ended", timeout=15)
+    room = ann.room
+    r = redis_server.client()
+    try:
+        week = 7 * 86400 * 1000
+        for key in (f"kr:{{{room}}}:room", f"kr:{{{room}}}:gh", f"kr:{{{room}}}:gz",
+                    f"kr:{{{room}}}:r1:s0", f"kr:{{{room}}}:r1:s0:log"):
+            assert week - 600_000 < r.pttl(key) <= week, key
+    finally:
+        r.close()
