@@ -10,6 +10,7 @@ import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
+import { createChallengeOption } from './challengeform.js';
 import { createRaces } from './races.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -89,6 +90,8 @@ export function createLobby(root, app) {
       h('label', {}, h('input', { type: 'checkbox', name: 'public' }), 'Public: listed in the lobby, anyone may join or watch'),
       h('p', { class: 'field-note', text: 'Private rooms are found only by their link.' })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
+  const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
+    createForm.querySelector('button[type="submit"]'));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
@@ -118,7 +121,7 @@ export function createLobby(root, app) {
       settings.scoring = value(f, 'scoring');
       if (value(f, 'deal') === 'winnable') settings.deal = 'winnable';
     }
-    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings });
+    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings: challenge.apply(settings) });
   });
 
   // ---------------------------------------------------------------- join
