@@ -103,6 +103,7 @@ BEFORE: Final = "before:"  # the label's prefix for a case run with --baseline's
 WORKERS_TARGET: Final = 1.6  # closed 512 with 2 workers, × one worker's moves/s
 WORKERS_CLOSED_PLAYERS: Final = 512
 WORKERS_OPEN_PLAYERS: Final = 5000
+METRICS_TRIES: Final = 5  # /metrics answers that miss a worker, asked again
 now = time.monotonic
 
 
@@ -423,22 +424,36 @@ class Server:
         if len(self.loops) != workers:
             raise RuntimeError(f"{workers} workers asked for, {len(self.loops)} found")
         self.pids = [self.pid] if workers == 1 else [self.pid, *self.loops]
+        self.workers = workers
 
     def metrics(self) -> dict[str, float]:
-        """Every sample by name and labels, summed over the workers' ``worker`` label."""
-        try:
-            with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
-                text = r.read().decode()
-        except OSError as exc:
-            raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
-                               "it is far behind") from None
-        values: dict[str, float] = {}
-        for line in text.splitlines():
-            if line.startswith("klondike_") and " " in line:
-                name, _, value = line.rpartition(" ")
-                name = re.sub(r',?worker="\d+"', "", name).replace("{,", "{").replace("{}", "")
-                values[name] = values.get(name, 0.0) + float(value)
-        return values
+        """Every sample by name and labels, summed over the workers' ``worker`` label.
+
+        The worker that answers leaves out a sibling that did not answer it in
+        time (``server/app/process/siblings.py``, 2 s), so a busy server of
+        workers can answer for some of them only: the sums would then drop by
+        that worker's whole count and a window's deltas come out doubled or
+        negative. Such an answer is asked again, a few times, then it is an error."""
+        for _ in range(METRICS_TRIES):
+            try:
+                with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                    text = r.read().decode()
+            except OSError as exc:
+                raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
+                                   "it is far behind") from None
+            values: dict[str, float] = {}
+            seen: set[str] = set()
+            for line in text.splitlines():
+                if line.startswith("klondike_") and " " in line:
+                    name, _, value = line.rpartition(" ")
+                    seen.update(re.findall(r'worker="(\d+)"', name))
+                    name = re.sub(r',?worker="\d+"', "", name).replace("{,", "{").replace("{}", "")
+                    values[name] = values.get(name, 0.0) + float(value)
+            if self.workers == 1 or len(seen) == self.workers:
+                return values
+            time.sleep(0.2)
+        raise RuntimeError(f"/metrics answered for {len(seen)} of {self.workers} workers "
+                           f"{METRICS_TRIES} times running: the server is far behind")
 
     def gc(self) -> dict[str, list[float]] | None:
         """Collections, seconds and longest pause so far, by generation (``--gc-stats``)."""
