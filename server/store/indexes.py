@@ -109,7 +109,8 @@ class Indexes(Section):
         the address (:meth:`renew_place`)."""
         await asyncio.gather(
             self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
-            self._run(scripts.HOLD, [keys.held(address, kind)], [ident, until_ms, reservation or ""]),
+            self._run(scripts.HOLD, [keys.held(address, kind)],
+                      [ident, until_ms, reservation or "", "", ""]),
             self._run(scripts.MADE_BY, [_document(kind, ident)], [address]))
 
     async def drop_reservation(self, kind: str, address: str, reservation: str) -> None:
@@ -125,7 +126,8 @@ class Indexes(Section):
             return
         await asyncio.gather(
             self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
-            self._run(scripts.HOLD, [keys.held(address.decode(), kind)], [ident, until_ms, ""]))
+            self._run(scripts.HOLD, [keys.held(address.decode(), kind)],
+                      [ident, until_ms, "", "", ""]))
 
     async def count_registration(self, address: str, now_ms: int) -> int:
         """One more registration from ``address``: how many in the last minute."""
@@ -144,6 +146,18 @@ class Indexes(Section):
             self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
                       [now_ms, window_ms, mark, most]))
         return int(by_address), int(by_tournament)
+
+    async def hold_challenge(self, address: str, now_ms: int, until_ms: int,
+                             cap: int) -> str | None:
+        """A place among the challenges open from ``address`` until
+        ``until_ms`` (its id), or ``None`` when it holds ``cap`` already:
+        held as a room's place is (the ``hold`` script, with a cap), in
+        ``held(address, "challenge")``; given back with
+        :meth:`drop_reservation`."""
+        place = secrets.token_hex(8)
+        held = await self._run(scripts.HOLD, [keys.held(address, "challenge")],
+                               [place, until_ms, "", now_ms, cap])
+        return place if held else None
 
     # ------------------------------------------------------------------ winnable deals
 

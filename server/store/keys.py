@@ -52,6 +52,11 @@ kr:{R}:top              str   the latest leaderboard tick as published
 kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
                               for: the first identified player who held it; rec -> the
                               last race whose results went to those players
+a challenge's (a room open for a window, each player on their own clock):
+kr:{R}:gh               hash  seat -> the player's ghost trace (race.ghosts: their
+                              progress second by second of their own clock)
+kr:{R}:gz               zset  the seats whose game is over (ghosts), score their final
+                              place (race.ranking.rank_score)
 kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as a
                               room's); max, reg (1 while registration is open),
                               first (the first round not started), players
@@ -71,7 +76,8 @@ kt:{T}:rank             zset  the standings: member a player (5 digits), score i
 kt:{T}:out              hash  player -> withdrawn or kicked
 kt:{T}:ban              set   folded nicknames the organizer banned
 kt:{T}:rec              str   a lease: the process recording a round's results
-kr:due                  zset  room id -> when its race must be looked at (ms)
+kr:due                  zset  room id -> when its race must be looked at (ms); and
+                              ``R:seat`` -> when a challenge player's time runs out
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
 kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
@@ -83,7 +89,10 @@ kr:made:{ADDR}          zset  creations from one address -> when (ms), the last
                               minute's (expires)
 kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) made
                               from one address -> until when each holds its place
-                              (ms); also a creation's reservation until it is made
+                              (ms); also a creation's reservation until it is made;
+                              KIND challenge: the challenges open from it (a place ->
+                              until its window closes), capped by
+                              --challenges-per-address
 kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
                               last minute's (expires)
 kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
@@ -272,6 +281,14 @@ def top(room_id: str) -> str:
 
 def seat_players(room_id: str) -> str:
     return f"kr:{{{room_id}}}:pp"
+
+
+def ghost_traces(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:gh"
+
+
+def ghosts(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:gz"
 
 
 def channel(room_id: str) -> str:

@@ -133,6 +133,9 @@ P_MOVE: Final = load("p_move")
 P_CLAIM: Final = load("p_claim")
 P_FORGET: Final = load("p_forget")
 P_LINK: Final = load("p_link")
+BEGIN: Final = load("begin")
+SEAT_OVER: Final = load("seat_over")
+GHOSTS: Final = load("ghosts")
 
 LIST_PUBLIC: Final = load("list_public")
 UNLIST_PUBLIC: Final = load("unlist_public")
@@ -144,4 +147,4 @@ ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP
               CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
               FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
               P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, LIST_PUBLIC,
-              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT)
+              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT, BEGIN, SEAT_OVER, GHOSTS)

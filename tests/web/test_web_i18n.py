@@ -137,7 +137,7 @@ NAMES = re.compile(
     r"""(?:'[^'\n]*'|`[^`]*`)""")
 #: literals that are not texts wherever they stand: fonts, a console's words
 NOT_TEXT = {"\"'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif\"", "'klondike-race: unexpected error:'",
-            "'noopener noreferrer'"}
+            "'noopener noreferrer'", "`Bearer ${token}`"}
 #: a regular expression's literal (after `(`, `=`, `,`, `:`, `return` or `!`)
 REGEX = re.compile(r"""(?:(?<=[(=,:!])|(?<=return))\s*/(?![*/])"""
                    r"""(?:[^/\\\n\[]|\\.|\[(?:[^\]\\\n]|\\.)*\])+/[gimsuy]*""")

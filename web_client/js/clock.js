@@ -6,6 +6,8 @@ Every time in the protocol (start_at, deadline, at) is on the server's clock.
 how good it is, and the best of the recent ones wins.
 */
 
+import { LANG } from './text.js';
+
 const KEPT = 6; // samples kept
 
 export function createClock() {
@@ -33,6 +35,11 @@ export function createClock() {
     timeOfDay(ms) {
       const ours = Math.round((ms - offset) / 1000) * 1000;
       return new Date(ours).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
+    },
+
+    /** A server time as a day and time on our clock: "Sat 20:30". */
+    dayAndTime(ms) {
+      return new Date(ms - offset).toLocaleString(LANG, { weekday: 'short', hour: '2-digit', minute: '2-digit' });
     },
 
     /** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time

@@ -20,10 +20,10 @@ import resource
 import time
 import weakref
 from collections import Counter, deque
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from dataclasses import dataclass
 from http import HTTPStatus
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -243,12 +243,40 @@ class Quotas:
                             f"nobody joins frees its place {self._minutes()}")
         return Place(kind, address, counted.reservation)
 
-    async def created(self, place: Place, ident: str) -> None:
+    async def created(self, place: Place, ident: str, until: int | None = None) -> None:
         """The room or tournament ``place`` was kept for is made: it holds
         its place for ``--unjoined-hold`` seconds, unless someone joins it
-        (:meth:`joined`)."""
-        until = self.now_ms() + self.config.unjoined_hold * 1000
+        (:meth:`joined`), or until ``until`` (server ms) if that is later (a
+        challenge holds its place until its window closes)."""
+        until = max(until or 0, self.now_ms() + self.config.unjoined_hold * 1000)
         await self.store.hold_place(place.kind, ident, place.address, until, place.reservation)
+
+    @contextlib.asynccontextmanager
+    async def challenge(self, address: str, settings: Mapping[str, Any]) -> AsyncIterator[None]:
+        """A place for a challenge made from ``address`` while the block
+        makes it (nothing for a live race): a challenge holds a place in the
+        server's room cap for days, so one address holds at most
+        ``--challenges-per-address`` open at once (``too_many`` beyond), on
+        top of its share of rooms. Its places are held as a room's are (the
+        store's ``hold`` script, with a cap). A block that fails gives the
+        place back. Refusals are counted by the connection."""
+        window = settings.get("window")
+        if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+            yield
+            return
+        cap = self.config.challenges_per_address
+        now = self.now_ms()
+        place = await self.store.hold_challenge(address, now, now + window * 1000, cap)
+        if place is None:
+            self._once("creation_refused", address, reason="challenges", address=address, cap=cap)
+            raise RaceError(Reason.TOO_MANY, f"{cap} challenges made from your address are "
+                                             "open: one more once one of them closes")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.drop_reservation("challenge", address, place)
+            raise
 
     async def joined(self, kind: Kind, ident: str) -> None:
         """Someone joined a room (registered in a tournament): it holds its

@@ -1,9 +1,13 @@
-"""The HTTP API: tournament results as JSON or CSV, and round replays.
+"""The HTTP API: tournament results as JSON or CSV, and replays.
 
     GET /api/tournaments/{id}/results            standings and ended rounds (JSON)
     GET /api/tournaments/{id}/results.csv        one row per player and round, then totals
     GET /api/tournaments/{id}/rounds/{n}/replay/{player}
                                                  a player's ended round, move by move
+    GET /api/rooms/{id}/replay/{seat}            a player's game of a room's race, a page
+                                                 of steps at a time (``?first=0&count=100``;
+                                                 a challenge still open: with the header
+                                                 ``Authorization: Bearer <seat token>``)
 
 A big tournament's results come a page at a time: ``?first=1&count=100``
 (the defaults; ``count`` at most 1000), in rank order. A replay comes a page
@@ -24,13 +28,15 @@ from urllib.parse import parse_qs
 
 import orjson
 import structlog
+from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import StoreUnavailable
 from ..rooms.ids import is_room_id
-from ..tournaments.replays import PAGE_MAX, Busy
+from ..rooms.replay_pages import PAGE_MAX, Busy
+from ..rooms.replays import replay
 from ..tournaments.tournament_service import Tournaments
 from .http_routes import ApiHandler, error, response
 
@@ -65,19 +71,39 @@ def _number(query: dict[str, list[str]], name: str) -> int | None:
     return number
 
 
+def _bearer(headers: Headers) -> str | None:
+    """The token of an ``Authorization: Bearer`` header, if any."""
+    value = headers.get("Authorization") or ""
+    scheme, _, token = value.partition(" ")
+    return token.strip() or None if scheme.lower() == "bearer" else None
+
+
 def api(tournaments: Tournaments) -> ApiHandler:
-    async def handle(target: str) -> Response | None:
+    """The tournaments' results and replays, and the rooms' replays (through
+    the tournaments' rooms: one :class:`~..rooms.room_service.Rooms`, and so
+    one replay cache, per process)."""
+    rooms = tournaments.rooms
+
+    async def handle(target: str, headers: Headers) -> Response | None:
         path, _, query_text = target.partition("#")[0].partition("?")
         parts = path.strip("/").split("/")
-        if len(parts) < 4 or parts[:2] != ["api", "tournaments"]:
+        if len(parts) < 4 or parts[:2] not in (["api", "tournaments"], ["api", "rooms"]):
             return None
         tid, rest = parts[2].upper(), parts[3:]
         if not (tid.isascii() and is_room_id(tid)):
             return error(HTTPStatus.NOT_FOUND, Reason.UNKNOWN_ROOM.value,
-                         "there is no such tournament")
+                         f"there is no such {parts[1][:-1]}")
         try:
             query = parse_qs(query_text, max_num_fields=20)
             first, count = _number(query, "first"), _number(query, "count")
+            if parts[1] == "rooms":
+                seat = whole(rest[1]) if len(rest) == 2 and rest[0] == "replay" else None
+                if seat is None:
+                    return None
+                body = await replay(rooms, tid, seat, first=first or 0,
+                                    count=PAGE_MAX if count is None else count,
+                                    token=_bearer(headers))
+                return response(HTTPStatus.OK, body, "application/json")
             if rest == ["results"]:
                 return _json(HTTPStatus.OK, await tournaments.results(tid, first, count))
             if rest == ["results.csv"]:

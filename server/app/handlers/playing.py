@@ -21,6 +21,7 @@ from ...klondike.views import view_change
 from ...protocol import MAX_COMMANDS, Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
+from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
 from ..process.tasks import spawn
@@ -54,6 +55,7 @@ async def load_game(conn: Connection, race: int) -> None:
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
     play.entry = stored.entry
+    play.trace = decode(stored.trace) if stored.trace else []
 
 
 def is_racer(conn: Connection) -> bool:
@@ -73,8 +75,10 @@ async def send_board(conn: Connection) -> None:
     known = assisted(conn, play.game, view)
     if known is None and solver_assists(conn) and not play.done:
         judge_soon(conn)
-    await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
-                                    "view": view}))
+    d: dict[str, Any] = {"race": play.race, "s": play.last_seq, "done": play.done, "view": view}
+    if play.entry is not None and play.entry.get("started") is not None:
+        d["started"] = play.entry["started"]  # a clock of the player's own (a challenge, came late)
+    await conn.send(frame("board", d))
 
 
 async def board_at_start(conn: Connection, race: int) -> None:
@@ -164,6 +168,8 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
         raise RaceError(Reason.NOT_PLAYING, "there is no race for you to play now")
     if play.done:
         raise RaceError(Reason.NOT_PLAYING, "your race is over")
+    if play.entry is not None:  # a challenge's game ends at its player's own time
+        hub.policy.start.check_time(play.entry, hub.public, conn.services.now_ms())
     return play.game
 
 
@@ -302,9 +308,10 @@ async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | Non
     shown.update(fields)
     board = hub.leaderboard  # how the line travels: as an event, or ranked for the ticks
     entry = board.line_of(entry)
+    trace, trace_text, ghost = hub.policy.start.trace(play.trace, entry, now, start_at, done)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
-                         done=done, limit=_limit(command))
+                         done=done, limit=_limit(command), trace=trace_text, ghost=ghost)
     try:
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
                                      board=lambda: {**game.public_view(), **fields},
@@ -336,6 +343,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | Non
         del play.recent[min(play.recent)]
     play.entry = entry
     play.done = done
+    play.trace = trace
     services.metrics.moves_accepted.inc()
     board.send_ack(conn, frame("ack", board.ack({"s": seq, key: shown}, applied)))
     if done:

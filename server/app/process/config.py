@@ -70,6 +70,7 @@ class Config:
     player_ttl: int = 365 * 86400
     players_per_hour: int = 60
     claims_per_minute: int = 10
+    challenge_ttl: int = 7 * 86400  # a challenge's results and replays, once it closed
     event_cap: int = 256
     lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
     quick_wait: int = 20  # s a quick race waits after its second player
@@ -91,6 +92,7 @@ class Config:
     unjoined_hold: int = 600
     registrations_per_minute: int = 20
     public_per_address: int = 3  # public rooms listed at once, from one address
+    challenges_per_address: int = 20  # challenges open at once, made from one address
     proxy_header: str | None = None
     allowed_origins: tuple[str, ...] = ()  # besides the server's own (see admission.py)
     request_timeout: float = 5.0
@@ -102,6 +104,7 @@ class Config:
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
+    clock_offset_file: Path | None = None  # rehearsals and tests: ms added to the clock (clock.py)
 
 
 def _port(v: str) -> int:
@@ -339,6 +342,8 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "registered for)", "SECONDS"),
         Option("tournament_ttl", _positive_int, "seconds a tournament with players (and its rounds' rooms) "
                "is kept after its last change", "SECONDS"),
+        Option("challenge_ttl", _positive_int, "seconds a challenge (its results and replays) is kept "
+               "after its window closed", "SECONDS", more="[expiry](#data-and-expiry)"),
     )),
     ("each connection", (
         Option("msg_rate", _positive_float, "messages a second a connection may send (its credit's "
@@ -372,6 +377,9 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
         Option("public_per_address", _positive_int, "public rooms one address may have listed in the lobby "
                "at once, over every process; one more public room gets `too_many` (a private one does "
                "not)", "N"),
+        Option("challenges_per_address", _positive_int, "challenges one address may have open at once, "
+               "over every process (a challenge holds its place in `--max-rooms` until its window "
+               "closes, up to 7 days); more get `too_many`", "N"),
         Option("registrations_per_minute", _positive_int, "`t_register` attempts one address may make in a "
                "minute, over every process; more get `too_many`", "N"),
         Option("proxy_header", _header, "behind a proxy you trust, the header that names the client "
@@ -409,6 +417,11 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                choices=LEVELS),
         Option("static_dir", _static_dir, "the web client's files (for an installed package: a copy of "
                "`web_client/`)", "DIR", default="web_client/ of this tree"),
+        Option("clock_offset_file", Path, "a file holding milliseconds (a whole number, may be negative) "
+               "added to the server's clock, read again within 0.1 s of a change: to rehearse days ahead "
+               "(a challenge's close) on a staging server, and for the tests; every process the same "
+               "file; never in production (players' clocks follow the server's)", "FILE",
+               default="none"),
     )),
 )
 

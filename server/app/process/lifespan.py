@@ -50,6 +50,7 @@ from ..solver.winnable_deals import WinnableDeals
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
 from .busyness import Busyness
+from .clock import OffsetClock
 from .config import Config, ConfigError
 from .embedded_redis import EmbeddedRedis
 from .health import Health
@@ -90,7 +91,8 @@ class App:
         self.metrics = Metrics()
         self.health = Health(self.metrics)
         self.proc_id = secrets.token_hex(4)
-        self._clock = clock
+        self._clock = clock if config.clock_offset_file is None else OffsetClock(
+            config.clock_offset_file, clock)
         self.worker = worker
         self.siblings = (Siblings(worker, self.metrics, self.health.report)
                          if worker is not None else None)

@@ -30,11 +30,11 @@ from ...store import Store, StoreUnavailable, TournamentData
 from ..process.config import Config
 from ..rooms.ids import new_code, new_room_id, new_token
 from ..rooms.policy import policy_for
+from ..rooms.replay_pages import PAGE_MAX
 from ..rooms.room_plans import ATTEMPTS
 from ..rooms.room_service import Rooms
 from .moved_documents import migrate
 from .public_views import View, view_for
-from .replays import PAGE_MAX, Replays
 from .rounds import Rounds, Step
 
 log = structlog.get_logger("app.tournaments.tournament_service")
@@ -70,7 +70,7 @@ class Tournaments:
         self.config = config
         self.now_ms = now_ms
         self.rounds = Rounds(self)
-        self.replays = Replays(store)
+        self.replays = rooms.replays  # one cache and one set of builders per process
         self._ended: dict[str, tuple[list[int], list[Entry] | None]] = {}
 
     def ttl_ms(self, t: Tournament, counts: dict[str, int]) -> int:

@@ -13,12 +13,15 @@ import asyncio
 import contextlib
 import time
 import uuid
+from pathlib import Path
 from typing import Any
 
 import pytest
 import redis
+from challenge_support import TestClock
 from edge_support import metrics, sample
 from harness import SUBPROTOCOL, Client, RedisServer, Servers
+from race_support import FAST_ARGS
 from tournament_support import http_get
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
@@ -134,6 +137,68 @@ async def test_live_rooms_in_all_are_capped_with_server_full(
     finally:
         for client in clients:
             await client.close()
+
+
+async def test_open_challenges_per_address_are_capped_and_a_refused_one_holds_no_place(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """A challenge holds a place for its whole window (up to 7 days): one
+    address holds at most --challenges-per-address open at once. A
+    challenge refused for its settings gives its place back."""
+    server = servers.start(redis_server.url, args=[*PROXY, "--challenges-per-address", "2"])
+    addr = address()
+    client = Client(await open_from(server.ws_url, addr), "c")
+    others = Client(await open_from(server.ws_url, address()), "d")
+    try:
+        for i, settings in enumerate([{"window": 600, "boards": "live"}, {"window": 600},
+                                      {"window": 3600}, {"window": 600}, {}]):
+            await client.send("create", {"nickname": f"n{i}", "settings": settings})
+            got = await client.expect("joined" if i in (1, 2, 4) else "reject")
+            if i == 0:
+                assert got["code"] == "bad_settings"
+            elif i == 3:
+                assert got["code"] == "too_many" and "2 challenges" in got["msg"], got
+            if "room" in got:
+                await client.send("leave")
+                await client.expect("left")
+        await others.send("create", {"nickname": "x", "settings": {"window": 600}})
+        await others.expect("joined")
+    finally:
+        await client.close()
+        await others.close()
+
+
+async def test_a_challenge_holds_its_place_in_its_address_s_share_until_its_window_closes(
+        redis_server: RedisServer, servers: Servers, tmp_path: Path) -> None:
+    """Regression (challenges met the places of rooms): a challenge is a room
+    made from an address like any other, so it takes a place in the
+    address's share, and holds it until its window closes, not the
+    --unjoined-hold seconds of a lobby nobody joins (one hold, one script:
+    the open challenges' cap is kept the same way)."""
+    path = tmp_path / "clock"
+    path.write_text("0")
+    clock = TestClock(path)
+    server = servers.start(redis_server.url, args=[*PROXY, *FAST_ARGS, "--max-rooms", "100",
+                                                   "--address-share", "1",
+                                                   "--clock-offset-file", str(path)])
+    addr = address()
+    first = Client(await open_from(server.ws_url, addr), "c")
+    second = Client(await open_from(server.ws_url, addr), "d")
+    try:
+        await first.send("create", {"nickname": "ann", "settings": {"window": 3600}})
+        await first.expect("joined")
+        await second.send("create", {"nickname": "bob", "settings": {}})
+        assert (await second.expect("reject"))["code"] == "address_full"
+        clock.move(1200 * 1000)  # twice --unjoined-hold: an unjoined lobby's place is free by now
+        await clock.seen(second)
+        await second.send("create", {"nickname": "bob", "settings": {}})
+        assert (await second.expect("reject"))["code"] == "address_full"
+        clock.move(2500 * 1000)  # past the challenge's close
+        await clock.seen(second)
+        await second.send("create", {"nickname": "bob", "settings": {}})
+        await second.expect("joined")
+    finally:
+        await first.close()
+        await second.close()
 
 
 @pytest.mark.parametrize("path", ["/", "/index.html", "/t/ABCDEFGH", "/r/ABCD2345",

@@ -32,9 +32,10 @@ from tournament_support import (
     tournament_service,
     whole_replay,
 )
+from websockets.datastructures import Headers
 
 from server.app.edge.results_api import api
-from server.app.tournaments.replays import BUILDERS, PAGE_MAX, WAITING
+from server.app.rooms.replay_pages import BUILDERS, PAGE_MAX, WAITING
 from server.klondike import Game
 from server.protocol import MAX_COMMANDS
 from server.store import Store
@@ -149,7 +150,7 @@ async def test_every_page_of_the_longest_replay_holds_the_loop_under_10_ms(
         steps: list[dict[str, Any]] = []
         pages: list[bytes] = []
         for first in range(0, MAX_COMMANDS + 1, PAGE_MAX):
-            timed = Timed(warm(f"{base}?first={first}"))
+            timed = Timed(warm(f"{base}?first={first}", Headers()))
             reply = await timed
             assert reply.status_code == 200
             pages.append(reply.body)
@@ -158,10 +159,10 @@ async def test_every_page_of_the_longest_replay_holds_the_loop_under_10_ms(
             steps += body["steps"]
             longest["in order"] = max(longest.get("in order", 0.0), *timed.steps)
         for first in range(0, MAX_COMMANDS + 1, PAGE_MAX):
-            timed = Timed(warm(f"{base}?first={first}"))
+            timed = Timed(warm(f"{base}?first={first}", Headers()))
             assert (await timed).body == pages[first // PAGE_MAX]
             longest["cached"] = max(longest.get("cached", 0.0), *timed.steps)
-        timed = Timed(cold(f"{base}?first={MAX_COMMANDS - 50}&count=100"))
+        timed = Timed(cold(f"{base}?first={MAX_COMMANDS - 50}&count=100", Headers()))
         last = orjson.loads((await timed).body)
         longest["last page cold"] = max(timed.steps)
         assert last["steps"] == steps[MAX_COMMANDS - 50:]
@@ -190,7 +191,7 @@ async def test_replay_pages_wanted_all_at_once_are_built_a_few_at_a_time_and_pas
     try:
         handle = api(tournament_service(store, now_ms))
         base = f"/api/tournaments/{capped.tid}/rounds/1/replay/0"
-        replies = await asyncio.gather(*(handle(f"{base}?first={i * 19}&count=50")
+        replies = await asyncio.gather(*(handle(f"{base}?first={i * 19}&count=50", Headers())
                                          for i in range(100)))
         whole = await whole_replay(capped.server, capped.tid, 1, 0)
     finally:

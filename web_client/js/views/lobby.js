@@ -9,6 +9,7 @@ import * as storage from '../storage.js';
 import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { createChallengeOption } from './challengeform.js';
 import { createRaces } from './races.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
@@ -92,6 +93,8 @@ export function createLobby(root, app) {
       h('label', {}, h('input', { type: 'checkbox', name: 'public' }), L.public),
       h('p', { class: 'field-note', text: L.private })),
     h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
+  const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
+    createForm.querySelector('button[type="submit"]'));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
@@ -121,7 +124,7 @@ export function createLobby(root, app) {
       settings.scoring = value(f, 'scoring');
       if (value(f, 'deal') === 'winnable') settings.deal = 'winnable';
     }
-    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings });
+    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings: challenge.apply(settings) });
   });
 
   // ---------------------------------------------------------------- join

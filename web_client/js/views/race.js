@@ -6,7 +6,7 @@ import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
-import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
+import { count, duration, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, suitName } from '../cards.js';
 import { cards as cardCount } from '../format.js';
@@ -17,7 +17,10 @@ import { stockMove } from '../legal.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
+import * as challenge from '../challenge.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createGhosts } from './ghosts.js';
+import { createReplayList } from './replaylist.js';
 import { createHistogram } from './histogram.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
@@ -203,6 +206,39 @@ export function createRace(root, app) {
     side.append(fieldBtn);
     const place = createLeaderboard(side, { title: R.yourPlace, kind: 'lb-place' });
     return { hist, fieldBtn, place };
+  }
+
+  let challengeSide = null; // a challenge's parts, made when one is shown
+
+  /** A challenge's side: the ghosts first, beside the own line; the
+  replays that may be seen, last. */
+  function makeChallengeSide() {
+    const ghosts = createGhosts(side);
+    side.insertBefore(ghosts.el, side.firstChild);
+    const replays = createReplayList(side, app);
+    return { ghosts, replays };
+  }
+
+  /** When the own clock started: the board says (a challenge, came late),
+  else the own line, else the race's start. */
+  function ownStart(room, me) {
+    if (state.started != null) return state.started;
+    return me && me.started ? me.started : room.start_at;
+  }
+
+  /** The ghosts at the own clock's moment, and the own figures beside them. */
+  function renderGhosts(s, now) {
+    if (!challengeSide) return;
+    const room = s.room;
+    const me = challenge.ownLine(s);
+    const started = ownStart(room, me);
+    const over = s.done || (me && me.status !== 'racing' && me.status !== 'disconnected');
+    const ms = Math.max(0, (over && me && me.status === 'finished' ? me.finish_ms : now - started) || 0);
+    const view = s.view;
+    show(challengeSide.ghosts.el, Boolean(view) && room.phase !== 'ended');
+    if (!view) return;
+    challengeSide.ghosts.render({ own: { foundation: view.foundation_cards, vegas: view.vegas },
+      ghosts: challenge.ghostsAt(s.ghosts, ms), ms });
   }
 
   const nickname = () => storage.nickname() || rooms.nicknameOf(state, state.seat) || 'player';
@@ -396,14 +432,20 @@ export function createRace(root, app) {
       setText(countdownNumber, String(Math.ceil(left / 1000)));
     }
     if (phase !== lastPhase) changed();
+    renderGhosts(state, now);
     const me = field.isBig(room) ? field.ownLine(state.field) : state.entries.find((e) => e.seat === state.seat);
-    const started = me && me.late && me.started ? me.started : room.start_at; // a late arrival's own clock
+    const started = ownStart(room, me); // a late arrival's, a challenge's own clock
+    const ends = challenge.isChallenge(room) ? challenge.ownEnd(room, started) : room.deadline;
     if (me && me.status === 'finished') setText(stats.clock.value, duration(me.finish_ms));
     else if (phase === 'countdown' && room.start_at) {
       setText(stats.clock.value, R.startsIn(Math.ceil(Math.max(0, room.start_at - now) / 1000)));
+    } else if (phase === 'racing' && room.start_at && state.done && challenge.isChallenge(room)) {
+      setText(stats.clock.value, R.over);
     } else if (phase === 'racing' && room.start_at) {
-      setText(stats.clock.value, room.deadline && room.settings.time_limit
-        ? R.timeLeft(duration(room.deadline - now)) : duration(now - started));
+      setText(stats.clock.value, ends && room.settings.time_limit
+        ? R.timeLeft(duration(ends - now)) : duration(now - started));
+    } else if (phase === 'ended' && room.start_at && challenge.isChallenge(room)) {
+      setText(stats.clock.value, me && me.finish_ms != null ? duration(me.finish_ms) : R.over);
     } else if (phase === 'ended' && room.start_at) {
       setText(stats.clock.value, duration((room.ended_at ?? now) - room.start_at));
     } else setText(stats.clock.value, '0:00');
@@ -450,7 +492,7 @@ export function createRace(root, app) {
     const code = solo ? s.ownCode || (phase === 'ended' ? room.code || '' : '') : '';
     setText(roomLabel, solo ? (code ? R.solo : R.soloMode(modeText(settings)))
       : tour ? R.roundMode(tour.name, settings.round, tour.rounds.length, modeText(settings))
-        : R.roomMode(room.id, modeText(settings)));
+        : challenge.isChallenge(room) ? R.challengeMode(room.id, modeText(settings)) : R.roomMode(room.id, modeText(settings)));
     setText(codeLabel, code);
     show(codeLabel, Boolean(code));
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
@@ -543,7 +585,9 @@ export function createRace(root, app) {
       setText(doneTitle, finished ? R.finishedTitle(finishText(mine, { mine: true }))
         : view && view.state === 'won' ? R.youFinished : R.raceOver);
       const left = room.deadline && settings.time_limit ? R.endsAtLatest(duration(room.deadline - clock.now())) : '';
-      setText(doneText, R.waitingOthers(left));
+      setText(doneText, challenge.isChallenge(room)
+        ? R.challengeOpen(clock.dayAndTime(room.deadline), timeLeft(room.deadline - clock.now()))
+        : R.waitingOthers(left));
       donePodium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 });
     }
 
@@ -573,8 +617,18 @@ export function createRace(root, app) {
 
     const stuckSeats = kind === 'stuck' ? new Set([s.seat]) : null;
     podium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 && phase !== 'ended' });
-    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats });
-    else leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });
+    const isChallenge = challenge.isChallenge(room);
+    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats, challenge: isChallenge });
+    else {
+      leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats,
+        challenge: isChallenge });
+    }
+    if (isChallenge && !challengeSide) challengeSide = makeChallengeSide();
+    if (challengeSide) {
+      show(challengeSide.ghosts.el, isChallenge);
+      challengeSide.replays.render(s, isChallenge ? (phase === 'ended' && room.results ? room.results : ranking.lines) : []);
+      if (isChallenge) renderGhosts(s, clock.now());
+    }
     if (bigSide) for (const part of [bigSide.hist, bigSide.place]) show(part.el, big && part.el.dataset.on === '1');
     if (bigSide) show(bigSide.fieldBtn, big);
     results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
@@ -598,12 +652,12 @@ export function createRace(root, app) {
 
   /** A big room's side: the top lines, the field's picture, the own place
   with the lines just above and below it ("37th of 4 212"). */
-  function renderBig(s, { ranking, scoring, phase, stuck }) {
+  function renderBig(s, { ranking, scoring, phase, stuck, challenge: isChallenge }) {
     if (!bigSide) bigSide = makeBigSide();
     const f = s.field;
     const top = f.top;
     leaderboard.render(ranking.lines, { me: s.seat, total: top ? top.n : ranking.total, scoring, phase, stuck,
-      title: TEXT.leaderboard.title });
+      title: TEXT.leaderboard.title, challenge: isChallenge });
     const racing = phase === 'racing' || phase === 'ended';
     bigSide.hist.el.dataset.on = top && racing ? '1' : '';
     if (top && racing) {
@@ -613,7 +667,7 @@ export function createRace(root, app) {
     bigSide.place.el.dataset.on = place && racing ? '1' : '';
     if (place && racing) {
       bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
-        title: R.you(placeOf(place.rank, place.of)) });
+        title: R.you(placeOf(place.rank, place.of)), challenge: isChallenge });
     }
     setText(bigSide.fieldBtn, R.findPlayer(count(top ? top.n : ranking.total)));
   }

@@ -1,8 +1,9 @@
-/** A player's round, step by step: the replay endpoint sends the public view
-after each stored command, a page of steps at a time (`first`, `of`: the
-steps in all), and the table renderer draws it. Nothing is computed here;
-←/→ (or the buttons, or the slider) walk through the steps, and a page is
-fetched when a step of it is first shown (the next one a little ahead). */
+/** A player's game (a tournament's round, a room's race, a challenge's),
+step by step: the replay endpoint sends the public view after each stored
+command, a page of steps at a time (`first`, `of`: the steps in all), and
+the table renderer draws it. Nothing is computed here; ←/→ (or the buttons,
+or the slider) walk through the steps, and a page is fetched when a step of
+it is first shown (the next one a little ahead). */
 
 import { h, setText, show } from '../dom.js';
 import { TEXT } from '../text.js';
@@ -33,6 +34,7 @@ export function createReplay(host) {
   let total = 0;
   let pages = new Map(); // first step of a page -> its fetch
   let source = '';
+  let headers = {}; // a challenge's seat token, if the replay needs one
   let i = 0;
   let timer = 0;
   let opener = null;
@@ -81,7 +83,7 @@ export function createReplay(host) {
   }
 
   async function fetchPage(at) {
-    const reply = await fetch(`${source}?first=${at}&count=${PAGE}`);
+    const reply = await fetch(`${source}?first=${at}&count=${PAGE}`, { headers });
     if (!reply.ok) throw new Error(await reply.text());
     return reply.json();
   }
@@ -102,8 +104,11 @@ export function createReplay(host) {
     timer = setInterval(() => { if (steps[i]) go(i + 1); }, 350); // waits for a page on its way
   }
 
-  /** Fetch and show `url` (a replay's address); `title` names it. */
-  async function open(url, title) {
+  /** Fetch and show `url` (a replay's address, without a query: its pages
+  are asked for as they are needed); `title` names it; `token`: a seat token
+  that opens a challenge's replay before its close (sent as `Authorization`
+  with every page). */
+  async function open(url, title, { token = '' } = {}) {
     opener = document.activeElement;
     const ticket = ++asked;
     steps = [];
@@ -115,6 +120,7 @@ export function createReplay(host) {
     setText(status, Y.loading);
     show(el, true);
     closeBtn.focus();
+    headers = token ? { Authorization: `Bearer ${token}` } : {};
     try {
       const data = await fetchPage(0);
       if (ticket !== asked) return;

@@ -3,7 +3,7 @@ ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
-import { count, duration, modeText } from '../format.js';
+import { count, duration, modeText, windowText } from '../format.js';
 import { say } from '../messages.js';
 import { TEXT } from '../text.js';
 
@@ -14,12 +14,13 @@ export function settingsText(s) {
     s.fixed_code ? R.chosenDeal : s.deal === 'winnable' ? R.winnableDeal : R.randomDeal,
     R.upTo(count(s.max_players)), s.undo ? R.undoOn : R.undoOff,
     s.assists === 'solver' ? R.solverOn : s.hints ? R.hintsOn : R.hintsOff,
-    s.time_limit ? R.limit(Math.round(s.time_limit / 60)) : R.noLimit,
+    s.time_limit ? R.limit(Math.round(s.time_limit / 60), Boolean(s.window)) : R.noLimit,
     s.boards === 'live' ? R.boardsLive
-      : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : R.boardsAfter];
+      : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : s.window ? R.boardsAfterClose : R.boardsAfter];
   if (s.big) parts.push(R.top(s.top));
   if (s.public) parts.push(s.quick ? R.quickListed : R.publicListed);
-  if (s.big || s.late === 'admit') {
+  if (s.window) parts.unshift(R.challenge(windowText(s.window)));
+  else if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? R.lateAdmit : R.lateRefuse);
   }
   return parts.join(' · ');

@@ -1,4 +1,6 @@
-"""Replays of a seat's race, a page of steps at a time, never holding the loop.
+"""Replays of a seat's race, a page of steps at a time, never holding the loop:
+the one engine behind every replay (a tournament's round, a room's race, a
+challenge's game over), which each caller pages after checking who may see it.
 
 A step is the public view of the seat's board after one of its stored
 commands (step 0: the deal). Replaying a whole log on the event loop costs
@@ -8,8 +10,9 @@ is built in slices (:data:`PUSH_SLICE` pushes, :data:`VIEW_SLICE` views)
 with the loop given back between them, a couple of milliseconds each. A
 seat's log is bounded too (``MAX_COMMANDS`` in :mod:`server.protocol`).
 
-An ended race's log never changes, so what was built is kept in a cache
-bounded by bytes (:data:`CACHE_BYTES`, least recently used out first): the
+An ended race's log never changes (nor does a challenge's game's once it is
+over: the only ones served before the race ends), so what was built is kept
+in a cache bounded by bytes (:data:`CACHE_BYTES`, least recently used out first): the
 pages as encoded JSON, and the game at the end of each page built (a
 snapshot, about 1 KiB), from which the next page starts instead of from the
 deal.
