@@ -64,7 +64,7 @@ export function createChallenge(root, app) {
     const settings = room.settings;
     const closed = room.phase === 'ended';
     setText(title, H.title(room.id));
-    document.title = H.page(room.id);
+    app.title.screen(H.page(room.id));
     setText(how, closed ? H.resultsIn
       : H.how(windowText(settings.window), settings.time_limit ? Math.round(settings.time_limit / 60) : 0));
     show(beginBtn, !closed);
