@@ -38,6 +38,7 @@ class Reason(StrEnum):
     UNKNOWN_SEAT = "unknown_seat"
     CANNOT_KICK_SELF = "cannot_kick_self"
     NOT_ENDED = "not_ended"
+    CLOSED = "closed"
     # tournaments
     BAD_INVITE = "bad_invite"
     BANNED = "banned"
@@ -92,6 +93,7 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.UNKNOWN_SEAT: "there is no player in that seat",
     Reason.CANNOT_KICK_SELF: "the host cannot remove themselves: leave instead",
     Reason.NOT_ENDED: "the race is not over yet",
+    Reason.CLOSED: "this challenge has closed: its results and replays are open to everyone",
     Reason.BAD_INVITE: "this tournament needs its invite code to register",
     Reason.BANNED: "the organizer has banned that nickname from this tournament",
     Reason.BAD_HANDOFF: "that handoff code is not valid: it is wrong, used or expired",

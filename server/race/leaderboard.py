@@ -29,10 +29,11 @@ DONE: Final = frozenset({"finished", "resigned", "left"})
 
 
 def new_entry(seat: int, nickname: str, status: str, now: int, *, normal: bool,
-              started: int | None = None) -> Entry:
+              started: int | None = None, late: bool = True) -> Entry:
     """A fresh line: before the first move every figure is the start's.
-    ``started`` is when a player admitted into a running race started their
-    own clock (they are ``late``)."""
+    ``started`` is when a player's own clock started: admitted into a running
+    race (they are ``late``), or beginning their game of a challenge
+    (``late=False``: every player of a challenge is on their own clock)."""
     entry: Entry = {
         "seat": seat, "nickname": nickname, "status": status, "foundation": 0,
         "turned_up": 0, "vegas": -52, "moves": 0, "recycles": 0, "finish_ms": None, "at": now,
@@ -40,7 +41,8 @@ def new_entry(seat: int, nickname: str, status: str, now: int, *, normal: bool,
     if normal:
         entry["points"] = 0
     if started is not None:
-        entry["late"] = True
+        if late:
+            entry["late"] = True
         entry["started"] = started
     return entry
 

@@ -14,7 +14,8 @@ is clamped into the span the packing gives it, so the two always agree
 The leaderboard: finished players by time, then whoever got there first;
 then Vegas dollars; then cards on foundations; then fewer moves; then who
 got there first (the time the line last changed, in 10 ms steps from the
-race's start); then the seat.
+race's start); then the seat. A line still in the lobby (a challenge's
+player who has not begun) comes after every line that raced.
 
 The standings: more dollars, more cards, a won round (a player without
 one has no finishing time: behind any who has one), less time over the won
@@ -44,6 +45,8 @@ _FOUNDATION: Final = 64
 _MOVES: Final = 2**14
 #: every finished line's score is below, every other's at or above
 _FINISHED_BELOW: Final = _FINISH_SPAN * _AT_UNITS
+#: every lobby line's score is at or above (every raced line's is below: under 2^52.1)
+_LOBBY_FROM: Final = 3 * 2**51
 
 
 def _clamp(value: int, span: int) -> int:
@@ -57,6 +60,8 @@ def rank_fields(entry: Entry, since: int, at: int | None = None) -> tuple[int, i
     changed = _clamp((int(entry["at"] if at is None else at) - since) // _AT_UNIT_MS, _AT_UNITS)
     if entry["status"] == "finished":
         return (0, _clamp(int(entry["finish_ms"]), _FINISH_SPAN), 0, 0, changed)
+    if entry["status"] == "lobby":
+        return (2, 0, 0, 0, changed)
     return (1, _clamp(_VEGAS_TOP - int(entry["vegas"]), _VEGAS_SPAN),
             _clamp(52 - int(entry["foundation"]), _FOUNDATION),
             _clamp(int(entry["moves"]), _MOVES), changed)
@@ -79,12 +84,16 @@ def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
     >>> lines = {"slow": slow, "poor": poor, "rich": rich, "fast": fast}
     >>> sorted(lines, key=lambda name: rank_score(lines[name], 0))
     ['fast', 'slow', 'rich', 'poor']
-    >>> rank_score(fast, 0) < 2**51 <= rank_score(rich, 0) < 2**53
+    >>> rank_score(fast, 0) < 2**51 <= rank_score(rich, 0) < 3 * 2**51
+    True
+    >>> rank_score({"status": "lobby", "at": 0}, 0) == 3 * 2**51
     True
     """
-    done, a, b, c, changed = rank_fields(entry, since, at)
-    if not done:
+    tier, a, b, c, changed = rank_fields(entry, since, at)
+    if tier == 0:
         return a * _AT_UNITS + changed
+    if tier == 2:
+        return _LOBBY_FROM + changed
     return _FINISHED_BELOW + ((a * _FOUNDATION + b) * _MOVES + c) * _AT_UNITS + changed
 
 

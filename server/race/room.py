@@ -29,6 +29,16 @@ them).
 (COUNTED, [], 0, 'ann', 1)
 >>> big.start(0, now=100, countdown_ms=3000)["start_at"], big.racers
 (3100, [])
+
+When a player's clock starts is the room's :mod:`.clocks`: with everyone's,
+when the host starts the race (above), or, in a challenge, when each player
+chooses (:meth:`Room.begin`), the room open for its window from its creation.
+
+>>> ch = Room.create("ROOM3", Settings(window=600), "KL1-D1N-AAAAAAG", "ann", "tok-a", now=0)
+>>> ch.phase, ch.deadline, ch.join("bob", "tok-b", now=10)["kind"], ch.racers
+('racing', 600000, 'joined', [])
+>>> ch.begin(1, now=5000)
+{'kind': 'began', 'seat': 1, 'started': 5000, 'ends': 600000}
 """
 
 from __future__ import annotations
@@ -40,6 +50,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from ..protocol.reasons import Reason
+from .clocks import Clock, clock_for
 from .errors import RaceError
 from .leaderboard import Entry
 from .names import check_nickname, same_name, taken_text
@@ -91,7 +102,17 @@ class Room:
         """A new room whose first seat (0) is the host's (in this document,
         or by the store: see :mod:`.seating`)."""
         room = cls(id=room_id, settings=settings, code=code, created=now)
+        room.clock.opened(room, now)
         room.seating.seat_host(room, nickname, token, now=now)
+        return room
+
+    @classmethod
+    def open(cls, room_id: str, settings: Settings, code: str, *, now: int) -> Room:
+        """A room nobody hosts, open from now for everyone who comes: a
+        challenge the server itself opens (a daily deal is one). Its first
+        player seated in its document, if it keeps them there, becomes its host."""
+        room = cls(id=room_id, settings=settings, code=code, created=now, host=-1)
+        room.clock.opened(room, now)
         return room
 
     @classmethod
@@ -128,6 +149,11 @@ class Room:
         """Where the room's seats live (its settings say, once for all)."""
         return seating_for(self.settings)
 
+    @property
+    def clock(self) -> Clock:
+        """When its players' clocks start (its settings say, once for all)."""
+        return clock_for(self.settings)
+
     def player(self, seat: int) -> Player | None:
         for p in self.players:
             if p.seat == seat:
@@ -160,12 +186,9 @@ class Room:
             "host": self.host,
         }
         d.update(self.seating.shown(self, counts or {}))
-        d.update({
-            "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
-            "deadline": self.deadline if self.settings.time_limit else None,
-            "ended_at": self.ended_at,
-            "now": now,
-        })
+        d["start_at"] = self.start_at if self.phase != "lobby" else self.scheduled
+        d.update(self.clock.shown(self))
+        d.update({"ended_at": self.ended_at, "now": now})
         if self.phase == "ended":
             d["code"] = self.code
             d["results"] = self.results
@@ -176,9 +199,7 @@ class Room:
     def join(self, nickname: str, token: str, *, now: int) -> Event:
         if self.settings.tournament is not None:  # its seats are the round's, in every phase
             raise RaceError(Reason.ROUND_ROOM)
-        racing = self.phase == "racing"
-        if racing and self.settings.late != "admit":
-            raise RaceError(Reason.RACE_STARTED)
+        racing = self.clock.admits(self)  # (or refused, as the room says)
         name = check_nickname(nickname)
         if len(self.present()) >= self.settings.max_players:
             raise RaceError(Reason.ROOM_FULL)
@@ -241,6 +262,7 @@ class Room:
               max_race_ms: int = DEFAULT_MAX_RACE_MS) -> Event:
         """The host starts: a countdown to ``start_at`` that every client shows."""
         self._need_host(by)
+        self.clock.check_start()
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
         self.seating.check_start(self, by)
@@ -256,6 +278,7 @@ class Room:
         """The host of a room with counted seats sets the time its race
         starts (the countdown ends then); players may join until it begins."""
         self._need_host(by)
+        self.clock.check_start()
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
         self.seating.check_schedule()
@@ -263,6 +286,18 @@ class Room:
             raise RaceError(Reason.BAD_SETTINGS, "a start time is in the next 7 days")
         self.scheduled = at
         return {"kind": "scheduled", "start_at": at}
+
+    def begin(self, seat: int, *, now: int) -> Event:
+        """A challenge's player starts their own game now, on their own clock
+        (listed seats: a room of thousands begins a seat in the store). It
+        ends at ``ends``: their time limit, or the window's close."""
+        self.clock.check_begin(self, now)
+        self._seat(seat)
+        if seat in self.racers:
+            raise RaceError(Reason.NOT_LOBBY, "your game has begun already")
+        self.racers.append(seat)
+        return {"kind": "began", "seat": seat, "started": now,
+                "ends": self.clock.ends_at(self, now)}
 
     def end(self, entries: list[Entry], *, now: int) -> Event:
         """The race is over: final ranking from the seats' lines (a player still
@@ -293,6 +328,7 @@ class Room:
         self.racers = []
         self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None
+        self.clock.opened(self, now)  # a challenge opens again for its window
         return {"kind": "rematch", "race": self.race}
 
     # ------------------------------------------------------------------ checks

@@ -15,6 +15,17 @@ line, and join, ready and presence are counted instead of announced
 
 >>> parse_settings({}).big, parse_settings({"max_players": 500}).big
 (False, True)
+
+A room with a ``window`` (seconds) is a *challenge*: it stays open that long
+and each player starts their own game when they choose, on their own clock
+(docs/protocol.md, "Challenges"); it shows the boards only once it closes.
+
+>>> parse_settings({"window": 3600}).challenge, parse_settings({}).challenge
+(True, False)
+>>> parse_settings({"window": 60})
+Traceback (most recent call last):
+...
+server.race.errors.RaceError: window must be 0 (a live race) or 600 to 604800 seconds (10 min to 7 days)
 """
 
 from __future__ import annotations
@@ -33,6 +44,8 @@ DEFAULT_TOP: Final = 10
 MAX_TOP: Final = 50
 MAX_TIME_LIMIT: Final = 4 * 3600
 MAX_DELAY: Final = 600
+MIN_WINDOW: Final = 600  # a challenge stays open 10 minutes at least
+MAX_WINDOW: Final = 7 * 24 * 3600  # and 7 days at most
 
 Boards = Literal["live", "delayed", "after"]
 Late = Literal["refuse", "admit"]
@@ -70,9 +83,15 @@ class Settings:
     late: Late = "refuse"  # a player arriving once the race runs: refused, or admitted with their own clock
     deal: Deal = "random"  # with no fixed code: any deal, or one certified winnable
     assists: Assists = "basic"
+    window: int = 0  # seconds a challenge stays open (each player on their own clock); 0: a live race
     solo: bool = False
     tournament: str | None = None  # a tournament round's room: the tournament's id
     round: int = 0  # and the round's number
+
+    @property
+    def challenge(self) -> bool:
+        """Open for ``window`` seconds, each player on their own clock (see above)."""
+        return self.window > 0
 
     @property
     def big(self) -> bool:
@@ -131,10 +150,31 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
         raise RaceError(Reason.BAD_SETTINGS, "undo must be true or false")
     deal = parse_deal(data, fixed=code is not None)
     assists = parse_assists(data, hints_default=True)
+    window = 0 if solo else parse_window(data, boards=boards, late=late)
     return Settings(code=code, draw=draw, scoring=scoring, max_players=max_players,
                     undo=undo, hints=assists != "off", time_limit=time_limit,
                     boards=boards, delay=delay if boards == "delayed" else 0, top=top, late=late,
-                    deal=deal, assists=assists, solo=solo)
+                    deal=deal, assists=assists, window=window, solo=solo)
+
+
+def parse_window(data: dict[str, Any], *, boards: str, late: str) -> int:
+    """``window``: 0 (a live race) or how long a challenge stays open. A
+    challenge's spectators see the boards once it closes (everyone plays the
+    same deal, at different times: a board seen early is a deal seen early),
+    and it has no late arrivals (each player starts when they choose)."""
+    window = data.get("window", 0)
+    if (not isinstance(window, int) or isinstance(window, bool)
+            or (window and not MIN_WINDOW <= window <= MAX_WINDOW)):
+        raise RaceError(Reason.BAD_SETTINGS, f"window must be 0 (a live race) or {MIN_WINDOW} "
+                                             f"to {MAX_WINDOW} seconds (10 min to 7 days)")
+    if window and boards != "after":
+        raise RaceError(Reason.BAD_SETTINGS, "a challenge shows the boards after it closes "
+                                             "(boards 'after'): its players play at different "
+                                             "times, and a board seen early is a deal seen early")
+    if window and late != "refuse":
+        raise RaceError(Reason.BAD_SETTINGS, "a challenge has no late arrivals: each player "
+                                             "starts their own game when they choose")
+    return window
 
 
 def parse_deal(data: dict[str, Any], *, fixed: bool) -> Deal:

@@ -3,6 +3,7 @@
 :mod:`.store` for the one object every caller uses."""
 
 from .batch import StoreUnavailable
+from .challenge_state import GhostRecord, Over
 from .changes import Changes
 from .client import DURABILITIES, Observer
 from .documents import Committed, event_body
@@ -14,7 +15,7 @@ from .seat_state import Applied, Ranked, SeatCommand, SeatData
 from .store import Store
 from .tournament_state import PlayerOf, Registered, TournamentData
 
-__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "Joined",
-           "Left",
-           "Observer", "PlayerOf", "Ranked", "Registered", "RoomData", "SeatCommand", "SeatData",
-           "Store", "StoreUnavailable", "Subscriber", "TournamentData", "event_body"]
+__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "GhostRecord",
+           "Joined", "Left", "Observer", "Over", "PlayerOf", "Ranked", "Registered", "RoomData",
+           "SeatCommand", "SeatData", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
+           "event_body"]

@@ -34,7 +34,7 @@ def room_keys(r: str) -> tuple[str, ...]:
     """Every key of a room but its seats' (those of a room with hashed seats too)."""
     return (keys.room(r), keys.events(r), keys.board(r), keys.online(r), keys.ranking(r),
             keys.histogram(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.ready(r),
-            keys.left(r), keys.top(r), keys.seat_players(r))
+            keys.left(r), keys.top(r), keys.seat_players(r), keys.ghost_traces(r), keys.ghosts(r))
 
 
 class Changes:
@@ -133,6 +133,12 @@ class Changes:
 
     def reset_board(self) -> Changes:
         self._op("DEL", keys.board(self._room_id))
+        return self
+
+    def reset_ghosts(self) -> Changes:
+        """A new race of a challenge: the last race's ghosts are gone."""
+        self._op("DEL", keys.ghost_traces(self._room_id))
+        self._op("DEL", keys.ghosts(self._room_id))
         return self
 
     def start_race(self, race: int, seats: Sequence[int]) -> Changes:

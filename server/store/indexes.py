@@ -83,6 +83,19 @@ class Indexes(Section):
         """A document of ``kind`` counts as live until ``until_ms``."""
         await self.call("ZADD", keys.shard_of(ident, self._live[kind]), until_ms, ident)
 
+    async def hold_challenge(self, address: str, now_ms: int, until_ms: int,
+                             cap: int) -> str | None:
+        """A place among the challenges open from ``address`` until
+        ``until_ms`` (its id), or ``None`` when it holds ``cap`` already."""
+        place = secrets.token_hex(8)
+        held = await self._run(scripts.HOLD, [keys.challenges(address)],
+                               [now_ms, until_ms, cap, place])
+        return place if held else None
+
+    async def drop_challenge(self, address: str, place: str) -> None:
+        """Give back a place :meth:`hold_challenge` kept (the challenge was not made)."""
+        await self.call("ZREM", keys.challenges(address), place)
+
     # ------------------------------------------------------------------ winnable deals
 
     async def winnable_count(self, mode: str) -> int:

@@ -50,6 +50,11 @@ kr:{R}:top              str   the latest leaderboard tick as published
 kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
                               for: the first identified player who held it; rec -> the
                               last race whose results went to those players
+a challenge's (a room open for a window, each player on their own clock):
+kr:{R}:gh               hash  seat -> the player's ghost trace (race.ghosts: their
+                              progress second by second of their own clock)
+kr:{R}:gz               zset  the seats whose game is over (ghosts), score their final
+                              place (race.ranking.rank_score)
 kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as a
                               room's); max, reg (1 while registration is open),
                               first (the first round not started), players
@@ -68,7 +73,8 @@ kt:{T}:rank             zset  the standings: member a player (5 digits), score i
 kt:{T}:out              hash  player -> withdrawn or kicked
 kt:{T}:ban              set   folded nicknames the organizer banned
 kt:{T}:rec              str   a lease: the process recording a round's results
-kr:due                  zset  room id -> when its race must be looked at (ms)
+kr:due                  zset  room id -> when its race must be looked at (ms); and
+                              ``R:seat`` -> when a challenge player's time runs out
 kt:due                  zset  tournament id -> when a round it is starting must be
                               looked at (ms): any process's sweeper settles it
 kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
@@ -78,6 +84,8 @@ kr:live / kt:live       zset  room / tournament id -> until when its creation
                               counts against --max-rooms / --max-tournaments (ms)
 kr:made:ADDR            zset  creations from one address -> when (ms), the last
                               minute's (expires)
+kr:chal:ADDR            zset  the challenges open from one address: a place -> until
+                              when (ms) (expires with the last)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
                               finished, best:{MODE} (ms), streak, streak_best, streak_day
@@ -165,6 +173,10 @@ def creations(address: str) -> str:
     return f"kr:made:{address}"
 
 
+def challenges(address: str) -> str:
+    return f"kr:chal:{address}"
+
+
 def proc(proc_id: str) -> str:
     return f"kr:proc:{proc_id}"
 
@@ -227,6 +239,12 @@ def top(room_id: str) -> str:
 
 def seat_players(room_id: str) -> str:
     return f"kr:{{{room_id}}}:pp"
+def ghost_traces(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:gh"
+
+
+def ghosts(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:gz"
 
 
 def channel(room_id: str) -> str:

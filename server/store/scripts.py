@@ -130,8 +130,13 @@ P_MOVE: Final = load("p_move")
 P_CLAIM: Final = load("p_claim")
 P_FORGET: Final = load("p_forget")
 P_LINK: Final = load("p_link")
+BEGIN: Final = load("begin")
+SEAT_OVER: Final = load("seat_over")
+GHOSTS: Final = load("ghosts")
+HOLD: Final = load("hold")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
               CREATION, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER,
               T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE, P_IDENTIFY,
-              P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK)
+              P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, BEGIN, SEAT_OVER, GHOSTS,
+              HOLD)

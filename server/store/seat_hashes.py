@@ -25,7 +25,7 @@ from .section import Section
 class Joined:
     """The outcome of :meth:`SeatHashes.join_seat`: ``ok`` or why not."""
 
-    status: str  # ok, gone, small, race_started, full, name_taken
+    status: str  # ok, gone, small, race_started, closed, full, name_taken
     seat: int = -1
     phase: str = ""  # the room's phase when the player joined
     race: int = 0  # the race running then (0: none)
@@ -62,18 +62,19 @@ class SeatHashes(Section):
 
     async def leave_seat(self, room_id: str, *, seat: int, race: int, line: Entry | None,
                          score: int, status_before: str, host: int, kick: bool = False,
-                         round_kick: bool = False) -> Left:
+                         round_kick: bool = False, waiting: bool = False) -> Left:
         """Out of the room (see the ``leave`` script); ``line`` is the seat's
         line with status ``left`` when the race goes on without it. ``kick``
         (not while racing) and ``round_kick`` (a tournament's organizer, also
-        while its round races) close the player's connection."""
+        while its round races) close the player's connection. ``waiting``:
+        the player never began their game of a challenge: gone, as from a lobby."""
         r = room_id
         reply = await self._run(scripts.LEAVE, [
             keys.room(r), keys.players(r), keys.nicknames(r), keys.tokens(r), keys.board(r),
             keys.ranking(r), keys.histogram(r), keys.online(r), keys.ready(r), keys.left(r),
             keys.seat(r, race, seat), keys.channel(r)], [
             seat, orjson.dumps(line) if line else b"", score, status_before, host,
-            "r" if round_kick else "1" if kick else "0"])
+            "r" if round_kick else "1" if kick else "0", "1" if waiting else "0"])
         return Left(reply[0].decode(), *(int(x) for x in reply[1:]))
 
     async def ready_seat(self, room_id: str, seat: int, ready: bool) -> int:

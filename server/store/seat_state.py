@@ -34,6 +34,7 @@ class SeatData:
     recent: list[tuple[int, str]]  # (seq, command) of the latest log entries
     entry: Entry | None  # the seat's leaderboard line (None: not in this race)
     exists: bool  # the seat has a game in this race
+    trace: str | None = None  # a challenge's: the seat's ghost trace as stored (race.ghosts)
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,11 +51,18 @@ class SeatCommand:
     snap: bytes  # the engine snapshot after it
     line: bytes  # the seat's leaderboard line after it (JSON)
     done: bool  # the seat's race is over after it (finished or resigned)
+    trace: str | None = None  # a challenge's: the seat's ghost trace after it (None: unchanged)
+    ghost: int | None = None  # a challenge's: the seat's place among the ghosts, once done
 
     def args(self) -> list[Any]:
         """ARGV 1 to 9 of the ``move`` scripts."""
         return [self.race, self.seat, self.conn, self.ver, self.seq, f"{self.seq} {self.command}",
                 self.snap, self.line, "1" if self.done else "0"]
+
+    def ghost_args(self) -> list[Any]:
+        """The ``move`` scripts' last two ARGV: the trace and the ghost's place ('' for none)."""
+        return ["" if self.trace is None else self.trace,
+                "" if self.ghost is None else self.ghost]
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,16 +111,17 @@ class SeatState(Section):
     """Seats' games, their commands, and who holds them."""
 
     async def load_seat(self, room_id: str, race: int, seat: int) -> SeatData:
-        head, recent, entry = await self._run(
+        head, recent, entry, trace = await self._run(
             scripts.SEAT, [keys.seat(room_id, race, seat), keys.log(room_id, race, seat),
-                           keys.board(room_id)], [RECENT, seat])
+                           keys.board(room_id), keys.ghost_traces(room_id)], [RECENT, seat])
         ver, seq, snap, done = head
         line = orjson.loads(entry) if entry else None
         # a ranked room's racer has no seat until their first command: ranked in the race
         racer = line is not None and line["status"] != "lobby"
         return SeatData(ver=int(ver or 0), seq=int(seq or 0), snap=snap or None,
                         done=done == b"1", recent=_log_entries(recent),
-                        entry=line, exists=ver is not None or racer)
+                        entry=line, exists=ver is not None or racer,
+                        trace=trace.decode() if trace else None)
 
     async def apply(self, room_id: str, cmd: SeatCommand, event: bytes) -> Applied:
         """Store a command and record ``event`` (its body: see
@@ -120,8 +129,8 @@ class SeatState(Section):
         r = room_id
         reply = await self._run(scripts.MOVE, (
             keys.room(r), keys.seat(r, cmd.race, cmd.seat), keys.log(r, cmd.race, cmd.seat),
-            keys.board(r), keys.online(r), keys.events(r), keys.channel(r)),
-            [*cmd.args(), event, self.event_cap])
+            keys.board(r), keys.online(r), keys.events(r), keys.channel(r), keys.ghost_traces(r),
+            keys.ghosts(r)), [*cmd.args(), event, self.event_cap, *cmd.ghost_args()])
         if reply[0] == b"ok":
             return Applied("ok", v=reply[1], active=reply[2])
         return _refused(reply)
@@ -132,9 +141,10 @@ class SeatState(Section):
         r = room_id
         reply = await self._run(scripts.MOVE_RANKED, (
             keys.room(r), keys.seat(r, cmd.race, cmd.seat), keys.log(r, cmd.race, cmd.seat),
-            keys.board(r), keys.online(r), keys.ranking(r), keys.histogram(r)),
+            keys.board(r), keys.online(r), keys.ranking(r), keys.histogram(r),
+            keys.ghost_traces(r), keys.ghosts(r)),
             [*cmd.args(), seat_member(cmd.seat), ranked.score, ranked.foundation_before,
-             ranked.foundation, ranked.status_before, ranked.status])
+             ranked.foundation, ranked.status_before, ranked.status, *cmd.ghost_args()])
         if reply[0] == b"ok":
             return Applied("ok", active=reply[1], rank=reply[2], of=reply[3])
         return _refused(reply)

@@ -8,8 +8,9 @@ register a tournament's player, and so on. Each write is one Lua script
 The store is one object; its methods are written in sections by concern,
 each a module: rooms' documents (:mod:`.room_state`), seats' games
 (:mod:`.seat_state`), hashed seats (:mod:`.seat_hashes`), rankings read
-(:mod:`.rank_queries`), tournaments (:mod:`.tournament_state`), players
-(:mod:`.player_state`) and the indexes outside them (:mod:`.indexes`).
+(:mod:`.rank_queries`), challenges and their ghosts (:mod:`.challenge_state`),
+tournaments (:mod:`.tournament_state`), players (:mod:`.player_state`) and the
+indexes outside them (:mod:`.indexes`).
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from .batch import StoreUnavailable
+from .challenge_state import ChallengeState
 from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .indexes import Indexes
 from .player_state import PlayerState
@@ -28,8 +30,8 @@ from .seat_state import SeatState
 from .tournament_state import TournamentState
 
 
-class Store(RoomState, SeatState, SeatHashes, RankQueries, TournamentState, PlayerState,
-            Indexes):
+class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, TournamentState,
+            PlayerState, Indexes):
     """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
 
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:

@@ -35,6 +35,11 @@ export function createClock() {
       return new Date(ours).toLocaleTimeString([], { hour: '2-digit', minute: '2-digit', second: '2-digit' });
     },
 
+    /** A server time as a day and time on our clock: "Sat 20:30". */
+    dayAndTime(ms) {
+      return new Date(ms - offset).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
+    },
+
     /** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
     fromTimeOfDay(text, nowMs = Date.now()) {
       const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());

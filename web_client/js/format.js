@@ -22,6 +22,20 @@ export function duration(ms) {
   return h ? `${h}:${String(m).padStart(2, '0')}:${s}` : `${m}:${s}`;
 }
 
+/** A long time ahead: "2 days 4:05:12", "4:05:12", "12:07". */
+export function timeLeft(ms) {
+  const days = Math.floor(Math.max(0, ms) / 86400000);
+  const rest = duration(ms - days * 86400000);
+  return days ? `${days} day${days > 1 ? 's' : ''} ${rest}` : rest;
+}
+
+/** A challenge's window in words: "10 minutes", "3 hours", "2 days". */
+export function windowText(seconds) {
+  const [n, unit] = seconds % 86400 === 0 ? [seconds / 86400, 'day'] : seconds % 3600 === 0
+    ? [seconds / 3600, 'hour'] : [Math.round(seconds / 60), 'minute'];
+  return `${n} ${unit}${n > 1 ? 's' : ''}`;
+}
+
 /** 4212 → "4 212": thousands apart by a narrow no-break space, as a count reads. */
 export function count(n) {
   return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, '\u202f');

@@ -17,10 +17,11 @@ import { finishText, newFinishes } from './ranking.js';
 import { nextStep, resendLater, resendPending, startCompleting, stopCompleting } from './commands.js';
 import { onLeft } from './rooms.js';
 import * as field from './field.js';
+import * as challenge from './challenge.js';
 
-/** A frame of the room's protocol (or a big room's). */
+/** A frame of the room's protocol (or a big room's, or a challenge's). */
 export function onFrame(app, msg) {
-  const handler = HANDLERS[msg.t] || field.HANDLERS[msg.t];
+  const handler = HANDLERS[msg.t] || field.HANDLERS[msg.t] || challenge.HANDLERS[msg.t];
   if (handler) handler(app, msg.d || {});
   for (const fn of app.settled) fn();
   announce(app);
@@ -132,6 +133,7 @@ const HANDLERS = {
     s.view = d.view;
     s.viewSeq = d.s;
     s.done = d.done;
+    s.started = d.started ?? null;
     noticesAfter(s, d.view);
     s.ui.ghost = false;
     s.ui.selected = null;
@@ -285,6 +287,7 @@ function applyEvent(app, e, live) {
       s.view = null;
       s.done = false;
       s.boards = {};
+      s.ghosts = null;
       resetUi(s);
       if (live) say(TEXT.rematch);
       break;

@@ -17,10 +17,11 @@ import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournament.js';
 import { createProfile } from './views/profile.js';
+import { createChallenge } from './views/challenge.js';
 
 const SCREENS = {
   lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
-  tournament: createTournament, profile: createProfile,
+  tournament: createTournament, profile: createProfile, challenge: createChallenge,
 };
 
 /** The screens, each made the first time it shows; one shows at a time. */

@@ -11,6 +11,7 @@ import * as rooms from './rooms.js';
 import * as tournament from './tournament.js';
 import * as field from './field.js';
 import * as player from './player.js';
+import * as challenge from './challenge.js';
 
 /** Follow the address: enter the room it names, or go back to the lobby. */
 export function route(app) {
@@ -106,6 +107,8 @@ export function screenOf(app) {
   if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
   if (s.token && s.roomId) {
     if (!s.room) return null;
+    // a challenge's player who has not begun: its page (the link, who has played, "Start my game")
+    if (challenge.isChallenge(s.room) && !challenge.begun(s)) return 'challenge';
     if (s.room.phase !== 'lobby') return 'race';
     return field.isBig(s.room) ? 'bigroom' : 'room';
   }

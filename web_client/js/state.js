@@ -24,12 +24,14 @@ export function createState() {
 
     race: 0, // the race of `view`
     view: null, // own game, as the server last sent it
+    started: null, // when the own clock started, on a clock of one's own (a challenge, came late)
     done: false, // own race over (won or resigned)
     seq: 0, // last sequence number used in this race
     viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
     pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
 
     boards: {}, // spectators: seat → public view
+    ghosts: null, // a challenge's: the ghosts of the own clock's current stretch (challenge.js)
     field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
     ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
     afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
@@ -98,7 +100,7 @@ export function resetRoom(s) {
   Object.assign(s, {
     role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
     race: 0, view: null, done: false, seq: 0, viewSeq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
-    field: freshField(),
+    field: freshField(), ghosts: null, started: null,
   });
   resetUi(s);
 }

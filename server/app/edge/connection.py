@@ -32,6 +32,8 @@ from ...klondike import Game
 from ...protocol import CloseCode, ProtocolError, Reason, decode, frame, reject
 from ...protocol import commands as c
 from ...race import Entry, RaceError
+from ...race.clocks import own_end
+from ...race.ghosts import Point
 from ...store import StoreUnavailable
 from ..process.services import Services
 from ..process.tasks import spawn
@@ -112,6 +114,7 @@ class SeatGame:
     boarded: int = 0  # the race whose board this connection has sent
     assist: SeatAssist = field(default_factory=SeatAssist)  # solver assists (see .assists)
     hinting: bool = False  # a solver hint is being searched for this seat
+    trace: list[Point] = field(default_factory=list)  # a challenge's: the seat's ghost trace
 
 
 class Connection:
@@ -352,6 +355,21 @@ class Connection:
     def on_room_event(self, event: dict[str, Any]) -> None:
         """Called by the hub for each room event, in order."""
         self._on_room_event(self, event)
+
+    def own_game(self) -> tuple[int, int] | None:
+        """(when it began, cards home) while the seat held here plays its own
+        game of a challenge, its time not up; ``None`` otherwise."""
+        hub, play, entry = self.hub, self.play, self.play.entry
+        if (self.role != "player" or hub is None or play.done or entry is None
+                or play.race != hub.race or entry.get("status") != "racing"):
+            return None
+        started, deadline = entry.get("started"), hub.public.get("deadline")
+        if started is None or deadline is None:
+            return None
+        limit = int(hub.public.get("settings", {}).get("time_limit", 0))
+        if self.services.now_ms() >= own_end(int(started), limit, int(deadline)):
+            return None
+        return int(started), int(entry.get("foundation", 0))
 
     def resynced(self, reason: str) -> None:
         """Called by the hub once it sent this connection the whole room again

@@ -63,7 +63,8 @@ _GZIP_FROM: Final = 256  # bytes: smaller bodies gain nothing
 _MODULES: Final = frozenset({".js", ".mjs"})
 _LINK: Final = re.compile(r'\b(href|src)="(/[^"?#]*)"')
 
-ApiHandler = Callable[[str], Awaitable[Response | None]]  # the request's path and query
+#: the request's path and query, and its headers (a seat token, ``Authorization: Bearer``)
+ApiHandler = Callable[[str, Headers], Awaitable[Response | None]]
 
 
 def _headers(content_type: str | None, extra: Mapping[str, str] | None) -> Headers:
@@ -266,9 +267,9 @@ class StaticFiles:
 def first_answer(*handlers: ApiHandler) -> ApiHandler:
     """One API handler of several (each answers its own paths, ``None`` to the rest)."""
 
-    async def handle(target: str) -> Response | None:
+    async def handle(target: str, headers: Headers) -> Response | None:
         for handler in handlers:
-            answer = await handler(target)
+            answer = await handler(target, headers)
             if answer is not None:
                 return answer
         return None
@@ -299,7 +300,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
         if path == "/metrics":
             return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):
-            answer = await api(request.path)  # with its query: a page of the results
+            answer = await api(request.path, request.headers)  # with its query: a page
             return answer or text(HTTPStatus.NOT_FOUND, "not found\n")
         return static.get(request.path, request.headers)
 

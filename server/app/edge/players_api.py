@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import orjson
+from websockets.datastructures import Headers
 from websockets.http11 import Response
 
 from ...protocol import Reason
@@ -27,7 +28,7 @@ def _json(status: HTTPStatus, body: Any) -> Response:
 
 
 def players_api(players: Players) -> ApiHandler:
-    async def handle(target: str) -> Response | None:
+    async def handle(target: str, headers: Headers) -> Response | None:
         parts = urlsplit(target).path.strip("/").split("/")
         if len(parts) != 3 or parts[:2] != ["api", "players"]:
             return None

@@ -10,12 +10,13 @@ process of one deployment.
 
 from __future__ import annotations
 
+import contextlib
 import resource
 import time
 from collections import Counter, deque
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from http import HTTPStatus
-from typing import Final, Literal
+from typing import Any, Final, Literal
 
 import structlog
 from websockets.asyncio.server import ServerConnection
@@ -23,7 +24,7 @@ from websockets.http11 import Request
 
 from ...protocol import Reason
 from ...race import RaceError
-from ...store import Store
+from ...store import Store, StoreUnavailable
 from ..process.config import Config
 from ..process.health import Health
 from ..process.metrics import Metrics
@@ -147,6 +148,35 @@ class Quotas:
                                              "and tournaments a minute from one address: "
                                              "wait a minute")
 
-    async def created(self, kind: Kind, ident: str) -> None:
-        """A document was created: it counts as live for as long as an idle one is kept."""
-        await self.store.live_add(kind, ident, self.now_ms() + self.config.lobby_ttl * 1000)
+    async def created(self, kind: Kind, ident: str, until: int | None = None) -> None:
+        """A document was created: it counts as live for as long as an idle
+        one is kept, or until ``until`` (server ms) if that is later (a
+        challenge holds its place until its window closes)."""
+        await self.store.live_add(kind, ident, max(until or 0,
+                                                   self.now_ms() + self.config.lobby_ttl * 1000))
+
+    @contextlib.asynccontextmanager
+    async def challenge(self, address: str, settings: Mapping[str, Any]) -> AsyncIterator[None]:
+        """A place for a challenge made from ``address`` while the block
+        makes it (nothing for a live race): a challenge holds a place in the
+        server's room cap for days, so one address holds at most
+        ``--challenges-per-address`` open at once (``too_many`` beyond). A
+        block that fails gives the place back."""
+        window = settings.get("window")
+        if not isinstance(window, int) or isinstance(window, bool) or window <= 0:
+            yield
+            return
+        cap = self.config.challenges_per_address
+        now = self.now_ms()
+        place = await self.store.hold_challenge(address, now, now + window * 1000, cap)
+        if place is None:
+            self.metrics.rejected.labels(reason=Reason.TOO_MANY.value).inc()
+            log.warning("creation_refused", reason="challenges", address=address, cap=cap)
+            raise RaceError(Reason.TOO_MANY, f"{cap} challenges made from your address are "
+                                             "open: one more once one of them closes")
+        try:
+            yield
+        except BaseException:
+            with contextlib.suppress(StoreUnavailable):
+                await self.store.drop_challenge(address, place)
+            raise

@@ -36,8 +36,9 @@ async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
     await quotas.creation(conn.address, "room")
-    room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
-    await quotas.created("room", room.id)
+    async with quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
+        room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
+    await quotas.created("room", room.id, until=room.deadline)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
@@ -193,8 +194,17 @@ async def on_ready(conn: Connection, cmd: c.Ready) -> None:
 
 
 async def on_start(conn: Connection, cmd: c.Start) -> None:
+    """The host starts the race; in a challenge, the player begins their
+    own game: their board at once, and their ghosts."""
     conn.need_seat()
-    await conn.services.rooms.start(conn.room_id, conn.seat, cmd.at or None)
+    if not await conn.services.rooms.start(conn.room_id, conn.seat, cmd.at or None):
+        return
+    hub = conn.hub
+    assert hub is not None
+    await playing.load_game(conn, hub.race)
+    await playing.send_board(conn)
+    if hub.ghosts is not None:
+        hub.ghosts.again(conn)
 
 
 async def on_kick(conn: Connection, cmd: c.Kick) -> None:

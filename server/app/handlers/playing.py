@@ -20,6 +20,7 @@ from ...klondike import Game, IllegalMoveError, InvalidNotationError, Move, Noth
 from ...protocol import Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
+from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
 from ..process.tasks import spawn
@@ -45,6 +46,7 @@ async def load_game(conn: Connection, race: int) -> None:
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
     play.entry = stored.entry
+    play.trace = decode(stored.trace) if stored.trace else []
 
 
 def is_racer(conn: Connection) -> bool:
@@ -64,8 +66,10 @@ async def send_board(conn: Connection) -> None:
     known = assisted(conn, play.game, view)
     if known is None and solver_assists(conn) and not play.done:
         judge_soon(conn)
-    await conn.send(frame("board", {"race": play.race, "s": play.last_seq, "done": play.done,
-                                    "view": view}))
+    d: dict[str, Any] = {"race": play.race, "s": play.last_seq, "done": play.done, "view": view}
+    if play.entry is not None and play.entry.get("started") is not None:
+        d["started"] = play.entry["started"]  # a clock of the player's own (a challenge, came late)
+    await conn.send(frame("board", d))
 
 
 async def board_at_start(conn: Connection, race: int) -> None:
@@ -153,6 +157,8 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
         raise RaceError(Reason.NOT_PLAYING, "there is no race for you to play now")
     if play.done:
         raise RaceError(Reason.NOT_PLAYING, "your race is over")
+    if play.entry is not None:  # a challenge's game ends at its player's own time
+        hub.policy.start.check_time(play.entry, hub.public, conn.services.now_ms())
     return play.game
 
 
@@ -252,9 +258,10 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     known = assisted(conn, game, view, known)
     board = hub.leaderboard  # how the line travels: as an event, or ranked for the ticks
     entry = board.line_of(entry)
+    trace, trace_text, ghost = hub.policy.start.trace(play.trace, entry, now, start_at, done)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
-                         done=done)
+                         done=done, trace=trace_text, ghost=ghost)
     try:
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
                                      view=view, boards_mode=hub.boards_mode, now=now,
@@ -284,6 +291,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         del play.recent[min(play.recent)]
     play.entry = entry
     play.done = done
+    play.trace = trace
     services.metrics.moves_accepted.inc()
     conn.write(frame("ack", board.ack({"s": seq, "view": view}, applied)))
     if solver and not done:

@@ -17,6 +17,7 @@ option                         environment variable                  default
 --finished-ttl                 KLONDIKE_FINISHED_TTL                 3600 (s a finished room is kept)
 --lobby-ttl                    KLONDIKE_LOBBY_TTL                    86400 (s an idle lobby is kept)
 --tournament-ttl               KLONDIKE_TOURNAMENT_TTL               2592000 (s a tournament is kept)
+--challenge-ttl                KLONDIKE_CHALLENGE_TTL                604800 (s a closed challenge is kept)
 --msg-rate                     KLONDIKE_MSG_RATE                     20 (messages/s per connection)
 --msg-burst                    KLONDIKE_MSG_BURST                    60 (messages in a burst)
 --ping-rate                    KLONDIKE_PING_RATE                    1 (free pings a second)
@@ -28,6 +29,7 @@ option                         environment variable                  default
 --creations-per-minute         KLONDIKE_CREATIONS_PER_MINUTE         30 (per address)
 --max-rooms                    KLONDIKE_MAX_ROOMS                    100000 (rooms live at once)
 --max-tournaments              KLONDIKE_MAX_TOURNAMENTS              10000 (tournaments live at once)
+--challenges-per-address       KLONDIKE_CHALLENGES_PER_ADDRESS       20 (open challenges per address)
 --proxy-header                 KLONDIKE_PROXY_HEADER                 none (a trusted proxy's)
 --redis-lanes                  KLONDIKE_REDIS_LANES                  2 (connections for commands)
 --presence-timeout             KLONDIKE_PRESENCE_TIMEOUT             15 (s: a dead process)
@@ -39,6 +41,7 @@ option                         environment variable                  default
 --players-per-hour             KLONDIKE_PLAYERS_PER_HOUR             60 (new player keys per address)
 --claims-per-minute            KLONDIKE_CLAIMS_PER_MINUTE            10 (device-move codes tried)
 --static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
+--clock-offset-file            KLONDIKE_CLOCK_OFFSET_FILE            none (ms added to the clock)
 =============================  ====================================  ================================
 """
 
@@ -85,6 +88,7 @@ class Config:
     player_ttl: int = 365 * 86400
     players_per_hour: int = 60
     claims_per_minute: int = 10
+    challenge_ttl: int = 7 * 86400  # a challenge's results and replays, once it closed
     event_cap: int = 256
     # connections
     msg_rate: float = 20.0
@@ -100,6 +104,7 @@ class Config:
     creations_per_minute: int = 30
     max_rooms: int = 100_000
     max_tournaments: int = 10_000
+    challenges_per_address: int = 20  # challenges open at once, made from one address
     proxy_header: str | None = None
     # the solver (app/solving.py, app/winnable.py)
     solver_workers: int = 1
@@ -109,6 +114,7 @@ class Config:
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
+    clock_offset_file: Path | None = None  # rehearsals and tests: ms added to the clock (clock.py)
 
 
 def _port(v: str) -> int:
@@ -246,6 +252,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("player_ttl", _positive_int),
     ("players_per_hour", _positive_int),
     ("claims_per_minute", _positive_int),
+    ("challenge_ttl", _positive_int),
     ("msg_rate", _positive_float),
     ("msg_burst", _positive_int),
     ("ping_rate", _positive_float),
@@ -257,6 +264,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("creations_per_minute", _positive_int),
     ("max_rooms", _positive_int),
     ("max_tournaments", _positive_int),
+    ("challenges_per_address", _positive_int),
     ("proxy_header", _header),
     ("redis_lanes", _positive_int),
     ("presence_timeout", _positive_float),
@@ -266,6 +274,7 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("winnable_pool", _non_negative_int),
     ("winnable_modes", _modes),
     ("static_dir", _static_dir),
+    ("clock_offset_file", Path),
 )
 
 

@@ -38,6 +38,7 @@ from ..solver.winnable_deals import WinnableDeals
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
 from .busyness import Busyness
+from .clock import OffsetClock
 from .config import Config, ConfigError
 from .embedded_redis import EmbeddedRedis
 from .health import Health
@@ -68,7 +69,8 @@ class App:
         self.metrics = Metrics()
         self.health = Health(self.metrics)
         self.proc_id = secrets.token_hex(4)
-        self._clock = clock
+        self._clock = clock if config.clock_offset_file is None else OffsetClock(
+            config.clock_offset_file, clock)
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -137,7 +139,7 @@ class App:
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
                                    metrics=self.metrics.render,
-                                   api=first_answer(api(self.tournaments),
+                                   api=first_answer(api(self.tournaments, self.rooms),
                                                     players_api(self.players)),
                                    admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,

@@ -29,6 +29,11 @@ class DocumentSeats:
         event = room_event({"kind": "created", "seat": 0}, room, now, entries=[entry], reset=True)
         return event, rooms.store.changes(room.id).set_entry(entry).expire(rooms.ttl_ms(room))
 
+    def opened(self, rooms: RoomWork, room: Room, now: int) -> tuple[dict[str, Any], Changes]:
+        """A room nobody hosts (:meth:`Room.open`): its event and writes, no line yet."""
+        event = room_event({"kind": "created"}, room, now, reset=True)
+        return event, rooms.store.changes(room.id).expire(rooms.ttl_ms(room))
+
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
                    token: str) -> tuple[int, str]:
         """A seat for a new player: the seat and the room's phase."""
@@ -51,6 +56,26 @@ class DocumentSeats:
 
         room, seat, _ = await rooms.change(room_id, step)
         return seat, room.phase
+
+    async def begin(self, rooms: RoomWork, room_id: str, seat: int) -> tuple[int, int]:
+        """A challenge's player begins their own game: a fresh seat in the
+        race, a racing line on their own clock (``started``), an event
+        everyone sees. When it began, and when it ends."""
+
+        def step(data: RoomData, now: int) -> Plan:
+            room = data.room
+            event = room.begin(seat, now=now)
+            player = room.player(seat)
+            assert player is not None
+            entry = new_entry(seat, player.nickname, "racing", now,
+                              normal=room.settings.scoring == "N", started=now, late=False)
+            changes = (rooms.store.changes(room_id).late_seat(room.race, seat).set_entry(entry)
+                       .expire(rooms.ttl_ms(room), room.race, [seat]))
+            return Plan([room_event(event, room, now, entries=[entry])], changes,
+                        (event["started"], event["ends"]))
+
+        _, (started, ends), _ = await rooms.change(room_id, step)
+        return started, ends
 
     async def ready(self, rooms: RoomWork, room_id: str, seat: int, ready: bool) -> None:
         def step(data: RoomData, now: int) -> Plan:

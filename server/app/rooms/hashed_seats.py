@@ -31,14 +31,21 @@ OUT_CHUNK: Final = 200  # seats closed between two looks at the event loop
 _JOIN_REFUSED: Final = {
     "gone": (Reason.UNKNOWN_ROOM, None),
     "race_started": (Reason.RACE_STARTED, None),
+    "closed": (Reason.CLOSED, None),
     "full": (Reason.ROOM_FULL, None),
+}
+_BEGIN_REFUSED: Final = {
+    "closed": (Reason.CLOSED, None),
+    "unknown": (Reason.UNKNOWN_SEAT, "you have no seat in this challenge"),
+    "begun": (Reason.NOT_LOBBY, "your game has begun already"),
 }
 
 
-def fresh_line(status: str, now: int, *, normal: bool, started: int | None = None) -> Entry:
+def fresh_line(status: str, now: int, *, normal: bool, started: int | None = None,
+               late: bool = True) -> Entry:
     """A hashed seat's line before its player's first move (seat and
     nickname are the store's to fill in)."""
-    return line_of(new_entry(0, "", status, now, normal=normal, started=started))
+    return line_of(new_entry(0, "", status, now, normal=normal, started=started, late=late))
 
 
 class HashedSeats:
@@ -54,9 +61,18 @@ class HashedSeats:
         event = room_event({"kind": "created", "seat": 0}, room, now,
                            counts={"players": 1, "ready": 0})
         changes = (rooms.store.changes(room.id)
-                   .hashed_seats(settings.max_players, settings.late)
+                   .hashed_seats(settings.max_players, room.clock.arrivals(settings))
                    .first_seat(room.host_name, fold(room.host_name), hash_token(token))
                    .set_entry(line, rank_score(line, now, now)).expire(rooms.ttl_ms(room)))
+        return event, changes
+
+    def opened(self, rooms: RoomWork, room: Room, now: int) -> tuple[dict[str, Any], Changes]:
+        """A room nobody hosts (:meth:`Room.open`): its event, what its
+        ``join`` script checks, nobody seated yet."""
+        event = room_event({"kind": "created"}, room, now, counts={"players": 0, "ready": 0})
+        changes = (rooms.store.changes(room.id)
+                   .hashed_seats(room.settings.max_players, room.clock.arrivals(room.settings))
+                   .expire(rooms.ttl_ms(room)))
         return event, changes
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
@@ -81,6 +97,25 @@ class HashedSeats:
             reason, text = _JOIN_REFUSED[joined.status]
             raise RaceError(reason, text)
         return joined.seat, joined.phase
+
+    async def begin(self, rooms: RoomWork, room_id: str, seat: int) -> tuple[int, int]:
+        """A challenge's player begins their own game: the ``begin`` script
+        makes their seat in the race and ranks their racing line, on their
+        own clock (not announced: the ticks count it). When it began, and
+        when it ends."""
+        room = (await rooms.load(room_id)).room
+        now = rooms.now_ms()
+        room.clock.check_begin(room, now)
+        line = fresh_line("racing", now, normal=room.settings.scoring == "N", started=now,
+                          late=False)
+        status, _ = await rooms.store.begin_seat(room_id, room.race, seat, line_tail(line),
+                                                 rank_score(line, room.start_at or now, now))
+        if status != "ok":
+            reason, text = _BEGIN_REFUSED[status]
+            raise RaceError(reason, text)
+        ends = room.clock.ends_at(room, now)
+        assert ends is not None
+        return now, ends
 
     async def ready(self, rooms: RoomWork, room_id: str, seat: int, ready: bool) -> None:
         if (await rooms.load(room_id)).room.phase == "racing":
@@ -116,16 +151,17 @@ class HashedSeats:
                      round_kick: bool = False) -> tuple[int, int]:
         """The seats still racing (-1: unchanged) and the new host (-1: none)."""
         room, now = data.room, rooms.now_ms()
-        line, score, status = None, 0, ""
+        line, score, status, waiting = None, 0, "", False
         if room.phase == "racing" and not kick:
             stored = await rooms.store.line(room.id, seat)
             if stored is not None and stored["status"] == "racing":
                 status = stored["status"]
                 line = {**stored, "status": "left"}
                 score = rank_score(line, room.start_at or now, now)
+            waiting = stored is not None and stored["status"] == "lobby"  # (a challenge's)
         left = await rooms.store.leave_seat(room.id, seat=seat, race=room.race, line=line,
                                             score=score, status_before=status, host=room.host,
-                                            kick=kick, round_kick=round_kick)
+                                            kick=kick, round_kick=round_kick, waiting=waiting)
         if left.status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
         if left.status == "racing":

@@ -337,6 +337,17 @@ class LiveBoard:
         return d
 
     @staticmethod
+    def line_event(seat: int, line: Entry, at: int) -> bytes | None:
+        """A line changed without a move (a challenge player's time ran out):
+        the ``progress`` event that says so to everyone."""
+        return event_body({"kind": "progress", "seat": seat, "at": at, "entry": line})
+
+    @staticmethod
+    def ranked_score(line: Entry, since: int, at: int) -> int | None:
+        """(The lines are ranked by each hub, not in Redis.)"""
+        return None
+
+    @staticmethod
     def line_of(entry: Entry) -> Entry:
         """The line as this leaderboard keeps it: whole."""
         return entry

@@ -41,6 +41,7 @@ from ..process.busyness import Busyness
 from ..process.health import Health
 from ..process.metrics import Metrics
 from ..process.tasks import spawn
+from .ghost_feed import GhostFeed
 from .listener import Listener
 from .live_board import LiveBoard
 from .policy import FEW, RoomPolicy, policy_for
@@ -78,6 +79,7 @@ class Hub:
         self.room_id = room_id
         self.policy: RoomPolicy = FEW  # the room's, once loaded
         self.board: LiveBoard | Ticker | None = None  # how its leaderboard travels
+        self.ghosts: GhostFeed | None = None  # a challenge's: its players' ghosts
         self.v = 0
         self.public: dict[str, Any] = {}
         self.boards_mode = "after"  # the room's setting for spectators' boards
@@ -147,9 +149,10 @@ class Hub:
         self.policy = policy_for(data.room.settings)
         self.board = self.policy.board(self, self.hubs.tick)
         await self.board.load(data)
+        self.ghosts = self.policy.start.feed(self)  # a challenge's ghosts (none in a race)
         self._busy = False
         self._drain()
-        if data.room.phase == "racing" and data.active <= 0:
+        if data.room.phase == "racing" and data.active <= 0 and self.policy.start.ends_when_done:
             spawn(self.hubs.end_race(self.room_id))
         return True
 
@@ -382,7 +385,14 @@ class Hub:
         """The boards new spectators may see now."""
         await self.leaderboard.send_boards_to(watchers)
 
+    def forget(self, session: Listener) -> None:
+        """A connection left the room."""
+        for part in (self.board, self.ghosts):
+            if part is not None:
+                part.forget(session)
+
     def close(self) -> None:
         self._closed = True
-        if self.board is not None:
-            self.board.close()
+        for part in (self.board, self.ghosts):
+            if part is not None:
+                part.close()

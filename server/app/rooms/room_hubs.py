@@ -72,8 +72,7 @@ class Hubs:
 
     def leave(self, hub: Hub, session: Listener) -> None:
         hub.sessions.discard(session)
-        if hub.board is not None:
-            hub.board.forget(session)
+        hub.forget(session)
         if not hub.sessions and self._hubs.get(hub.room_id) is hub:
             self._drop(hub)
 

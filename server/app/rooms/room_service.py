@@ -26,6 +26,7 @@ from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
 from .room_plans import ATTEMPTS, Plan, Step, room_event
+from .time_limits import seat_due, time_up
 
 log = structlog.get_logger("app.rooms.room_service")
 
@@ -103,7 +104,7 @@ class Rooms:
         """How long a room's keys are kept after this change."""
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
-        kept = self.config.finished_ttl * 1000
+        kept = policy_for(room.settings).start.kept_ms(self.config)
         if room.settings.tournament:  # a round: its replays last as long as the tournament
             kept = max(kept, self.config.tournament_ttl * 1000)
         if room.phase == "ended":
@@ -147,18 +148,47 @@ class Rooms:
 
     async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
         settings = parse_settings(settings_data)
-        seats = policy_for(settings).seats
+        policy = policy_for(settings)
         code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
             room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
-            event, changes = seats.created(self, room, token, now)
+            event, changes = policy.seats.created(self, room, token, now)
+            policy.start.opened(changes, room)
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
-                         max_players=settings.max_players)
+                         max_players=settings.max_players, policy=policy.name)
+                await self._opened(room)
                 return room, token
         raise StoreUnavailable("could not find a free room id")
+
+    async def open_challenge(self, settings: Settings) -> Room:
+        """A challenge nobody hosts, open from now for its window: the
+        server opens it (a daily deal is one, of thousands); anyone with its
+        id joins and begins when they choose. Its code: the settings' fixed
+        one, or a new deal of their kind."""
+        if not settings.challenge:
+            raise RaceError(Reason.BAD_SETTINGS, "a room nobody hosts is a challenge: give it a window")
+        policy = policy_for(settings)
+        code = await self.new_code(settings)
+        for _ in range(ATTEMPTS):
+            now = self.now_ms()
+            room = Room.open(new_room_id(), settings, code, now=now)
+            event, changes = policy.seats.opened(self, room, now)
+            policy.start.opened(changes, room)
+            if (await self.store.commit(room, None, [event], changes)).ok:
+                log.info("challenge_opened", room=room.id, mode=settings.public()["mode"],
+                         max_players=settings.max_players, policy=policy.name)
+                await self._opened(room)
+                return room
+        raise StoreUnavailable("could not find a free room id")
+
+    async def _opened(self, room: Room) -> None:
+        """A room racing from its creation (a challenge open for its window):
+        the sweepers end it at its deadline."""
+        if room.phase == "racing" and room.deadline is not None:
+            await self.store.due_add(room.id, room.deadline)
 
     async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
                    deal: str = "random", assists: str = "basic") -> tuple[Room, str]:
@@ -222,7 +252,12 @@ class Rooms:
 
     # ------------------------------------------------------------------ races
 
-    async def start(self, room_id: str, by: int, at: int | None = None) -> None:
+    async def start(self, room_id: str, by: int, at: int | None = None) -> bool:
+        """``start``, as the room's policy says: the host starts the race
+        (``False``), or a challenge's player begins their own game (``True``)."""
+        return await (await self.policy_of(room_id)).start.start(self, room_id, by, at)
+
+    async def start_race(self, room_id: str, by: int, at: int | None = None) -> None:
         """The host starts the race: after the countdown, or at the server
         time ``at`` (ms; where the room allows one: it waits in its lobby
         until then, and anyone may still join)."""
@@ -253,9 +288,24 @@ class Rooms:
         await self.change(room_id, step)
         await self.store.due_add(room_id, at - countdown_ms)
 
-    async def due(self, room_id: str) -> None:
-        """A room's time has come (the deadline sweeper): a scheduled start,
-        or the end of a race."""
+    async def begin(self, room_id: str, seat: int) -> None:
+        """A challenge's player begins their own game now: on their own
+        clock, until their time limit or the window's close (the sweepers
+        end it then, if it is still on)."""
+        settings = await self.settings_of(room_id)
+        started, ends = await policy_for(settings).seats.begin(self, room_id, seat)
+        if settings.time_limit:
+            await self.store.due_add(seat_due(room_id, seat), ends)
+        log.info("game_begun", room=room_id, seat=seat, started=started)
+
+    async def due(self, member: str) -> None:
+        """A deadline has come (the sweeper): a scheduled start, the end of
+        a race, or a challenge player's time limit (``R:seat``)."""
+        room_id, _, seat = member.partition(":")
+        if seat:
+            await time_up(self, room_id, int(seat))
+            await self.store.due_remove(member)
+            return
         data = await self.store.load(room_id)
         if data is not None and data.room.phase == "lobby" and data.room.scheduled:
             room = data.room
@@ -269,15 +319,18 @@ class Rooms:
 
     async def rematch(self, room_id: str, by: int) -> None:
         settings = await self.settings_of(room_id)
-        seats = policy_for(settings).seats
+        policy = policy_for(settings)
         code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
 
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.rematch(by, code, now=now)
-            return seats.rematched(self, data, event, now)
+            plan = policy.seats.rematched(self, data, event, now)
+            policy.start.opened(plan.changes, data.room)  # (a challenge opens again)
+            return plan
 
         try:
-            await self.change(room_id, step)
+            room, _, _ = await self.change(room_id, step)
+            await self._opened(room)
         except RaceError:  # refused (not the host, not ended): a winnable code goes back
             if settings.deal == "winnable" and settings.code is None:
                 await self.winnable.give_back(code)
@@ -298,9 +351,11 @@ class Rooms:
                 return False
             room, now = data.room, self.now_ms()
             assert room.deadline is not None
-            if data.active > 0 and now < room.deadline and not now_anyway:
+            policy = policy_for(room.settings)
+            everyone_done = data.active <= 0 and policy.start.ends_when_done
+            if now < room.deadline and not now_anyway and not everyone_done:
                 return False
-            seats = policy_for(room.settings).seats
+            seats = policy.seats
             event = room.end(await seats.final_lines(self, data), now=now)
             changes = (self.store.changes(room_id).stop_race()
                        .expire(self.ttl_ms(room), room.race, room.racers))

@@ -156,6 +156,16 @@ class Ticker:
         return {**d, "rank": applied.rank, "of": applied.of}
 
     @staticmethod
+    def line_event(seat: int, line: Entry, at: int) -> bytes | None:
+        """(A line changed without a move: the next tick says so.)"""
+        return None
+
+    @staticmethod
+    def ranked_score(line: Entry, since: int, at: int) -> int | None:
+        """A line's place in the race's ranking."""
+        return rank_score(line, since, at)
+
+    @staticmethod
     def line_of(entry: Entry) -> Entry:
         """The line as the ranking keeps it: only what a line shows."""
         return line_of(entry)

@@ -8,7 +8,8 @@
 -- ARGV: 1 seat, 2 the line if the race goes on without them ('' if not racing), 3 its
 --       score, 4 their status before, 5 host seat, 6 '1' to kick (not during a race; a
 --       notice closes their connection), 'r' a tournament's kick (out of its round's race
---       too), '0' to leave
+--       too), '0' to leave, 7 '1' if they never began their game of a challenge (gone,
+--       as from a lobby)
 -- Returns {'left' or 'left_race', seats still racing or -1, new host or -1},
 -- or {'unknown'}, {'racing'} (no kick during a race)
 -- uses: keep, member
@@ -24,9 +25,9 @@ redis.call('SREM', KEYS[9], ARGV[1])
 redis.call('HINCRBY', KEYS[1], 'players', -1)
 local active = -1
 -- from a race or its results, a player is marked left (their line stays until the rematch)
-local marked = phase ~= 'lobby'
+local marked = phase ~= 'lobby' and ARGV[7] ~= '1'
 -- racing: a seat in the race (made by a first command, or not yet: ranked in it)
-local racing = phase == 'racing' and (redis.call('EXISTS', KEYS[11]) == 1
+local racing = phase == 'racing' and ARGV[7] ~= '1' and (redis.call('EXISTS', KEYS[11]) == 1
   or redis.call('ZSCORE', KEYS[6], member(ARGV[1])) ~= false)
 if marked then
   redis.call('SADD', KEYS[10], ARGV[1])

@@ -5,15 +5,16 @@
 -- (cards on foundations and statuses -> how many players) are updated. No
 -- event is recorded or published; the reply carries the seat's rank.
 --
--- KEYS: 1 room, 2 seat, 3 log, 4 lb, 5 on, 6 rank, 7 hist
+-- KEYS: 1 room, 2 seat, 3 log, 4 lb, 5 on, 6 rank, 7 hist, 8 gh, 9 gz
 -- ARGV: 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
 --       7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it,
 --       10 the seat's member in rank, 11 its score, 12 cards on foundations before,
---       13 after, 14 status before, 15 after
+--       13 after, 14 status before, 15 after, 16 the seat's ghost trace ('' unchanged),
+--       17 its score among the ghosts once done ('' none: not a challenge)
 -- Returns {'ok', seats still racing or -1, rank (1..), ranked} or a refusal as move's
 -- uses: seat_command
 local refused, active = seat_command(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, KEYS[6],
-                                     ARGV[10])
+                                     ARGV[10], {KEYS[8], KEYS[9], ARGV[16], ARGV[17]})
 if refused then return refused end
 redis.call('ZADD', KEYS[6], ARGV[11], ARGV[10])
 if ARGV[12] ~= ARGV[13] then

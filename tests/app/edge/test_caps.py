@@ -130,6 +130,34 @@ async def test_live_rooms_in_all_are_capped_with_server_full(
             await client.close()
 
 
+async def test_open_challenges_per_address_are_capped_and_a_refused_one_holds_no_place(
+        redis_server: RedisServer, servers: Servers) -> None:
+    """A challenge holds a place for its whole window (up to 7 days): one
+    address holds at most --challenges-per-address open at once. A
+    challenge refused for its settings gives its place back."""
+    server = servers.start(redis_server.url, args=[*PROXY, "--challenges-per-address", "2"])
+    addr = address()
+    client = Client(await open_from(server.ws_url, addr), "c")
+    others = Client(await open_from(server.ws_url, address()), "d")
+    try:
+        for i, settings in enumerate([{"window": 600, "boards": "live"}, {"window": 600},
+                                      {"window": 3600}, {"window": 600}, {}]):
+            await client.send("create", {"nickname": f"n{i}", "settings": settings})
+            got = await client.expect("joined" if i in (1, 2, 4) else "reject")
+            if i == 0:
+                assert got["code"] == "bad_settings"
+            elif i == 3:
+                assert got["code"] == "too_many" and "2 challenges" in got["msg"], got
+            if "room" in got:
+                await client.send("leave")
+                await client.expect("left")
+        await others.send("create", {"nickname": "x", "settings": {"window": 600}})
+        await others.expect("joined")
+    finally:
+        await client.close()
+        await others.close()
+
+
 @pytest.mark.parametrize("path", ["/", "/index.html", "/t/ABCDEFGH", "/r/ABCD2345",
                                   "/js/main.js", "/healthz", "/metrics", "/missing.png",
                                   "/api/tournaments/ZZZZZZZZ/results"])

@@ -13,13 +13,13 @@ import { count, score } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { createFindForm, createPager } from './pager.js';
 
-function lineItem(line, { me, scoring, phase, spectator, foundSeat, follow }) {
+function lineItem(line, { me, scoring, phase, spectator, foundSeat, follow, challenge }) {
   const li = h('li', { class: 'field-line', dataset: { seat: String(line.seat), rank: String(line.rank) } },
     h('span', { class: 'field-rank', text: line.rank ? String(line.rank) : '–' }),
     h('span', { class: 'field-name', text: line.nickname + (line.seat === me ? ' (you)' : '') }),
     h('span', { class: 'field-cards', text: `${line.foundation ?? 0}/52` }),
     h('span', { class: 'field-score', text: score({ vegas: line.vegas ?? -52, points: line.points ?? 0 }, scoring) }),
-    h('span', { class: 'field-status', text: statusText(line, { phase }) }),
+    h('span', { class: 'field-status', text: statusText(line, { phase, challenge }) }),
     spectator ? h('button', { class: 'btn small', type: 'button', text: 'Follow', 'aria-label': `Follow ${line.nickname}`,
       onclick: () => follow(line.nickname) }) : null);
   toggle(li, 'me', line.seat === me);
@@ -72,7 +72,8 @@ export function createFieldPanel(app) {
     const found = f.found;
     const foundSeat = found && !found.missing ? found.seat : -1;
     const spectator = options.spectator;
-    const ctx = { me: options.me, scoring, phase, spectator, foundSeat, follow };
+    const ctx = { me: options.me, scoring, phase, spectator, foundSeat, follow,
+      challenge: Boolean(room.settings.window) };
 
     const page = f.page;
     const key = JSON.stringify([found, page, options.me, spectator, scoring, phase, total]);

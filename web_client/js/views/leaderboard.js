@@ -14,9 +14,18 @@ const STATUS = {
 };
 
 /** A line's status in words; `phase`: the room's ("countdown": nobody races yet),
-`stuck`: the line's game has no move left (known from its board). */
-export function statusText(entry, { phase = null, stuck = false } = {}) {
+`stuck`: the line's game has no move left (known from its board); `challenge`:
+each plays on their own clock (a line in the lobby has not begun, one
+unfinished ran out of time). */
+export function statusText(entry, { phase = null, stuck = false, challenge = false } = {}) {
   if (entry.status === 'finished') return `finished ${duration(entry.finish_ms ?? 0)}`;
+  if (challenge) {
+    const begun = entry.started != null;
+    if (entry.status === 'lobby' || (entry.status === 'disconnected' && !begun)) return 'not started yet';
+    if (entry.status === 'disconnected') return 'playing, away';
+    if (entry.status === 'racing' && !stuck) return phase === 'ended' ? 'unfinished' : 'playing';
+    if (entry.status === 'unfinished') return 'out of time';
+  }
   if (entry.status === 'racing' && phase === 'countdown') return 'at the start';
   if (entry.status === 'racing' && stuck) return 'stuck';
   if (entry.status === 'racing' && entry.late) return 'racing, came late'; // on a clock of their own
@@ -57,10 +66,11 @@ export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderb
    * `lines` may not hold it; total: how many race; scoring: "N" or "V" (the
    * figure shown); phase: the room's; stuck: seats whose game is stuck;
    * title: the heading, when it says more than the section's name; marked:
-   * a seat to highlight besides the viewer's (a followed player).
+   * a seat to highlight besides the viewer's (a followed player); challenge:
+   * the room is a challenge (statusText).
    */
   function render(lines, { me = -1, mine = null, total = null, scoring = 'V', phase = null, stuck = null,
-    title: text = null, marked = -1 } = {}) {
+    title: text = null, marked = -1, challenge = false } = {}) {
     if (text != null) setText(heading, text);
     const shown = mine && !lines.some((x) => x.seat === mine.seat) ? [...lines, mine] : lines;
     const seen = new Set();
@@ -75,7 +85,7 @@ export function createLeaderboard(host, { title = 'Leaderboard', kind = 'leaderb
       setAttr(r.bar, 'aria-label', `${entry.nickname}: ${n} of 52 cards on the foundations`);
       setText(r.cards, `${n}/52`);
       setText(r.money, score({ vegas: entry.vegas ?? -52, points: entry.points ?? 0 }, scoring));
-      setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)) }));
+      setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)), challenge }));
       r.li.dataset.status = entry.status;
       toggle(r.li, 'me', entry.seat === me || entry.seat === marked);
       toggle(r.li, 'apart', entry === mine && shown !== lines);

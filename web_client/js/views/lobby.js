@@ -10,6 +10,7 @@ import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
+import { createChallengeOption } from './challengeform.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -85,6 +86,8 @@ export function createLobby(root, app) {
         h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
       h('p', { class: 'boards-note', text: BOARDS_NOTE })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
+  const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
+    createForm.querySelector('button[type="submit"]'));
   createForm.addEventListener('change', () => {
     createForm.elements.code.hidden = value(createForm, 'deal') !== 'code';
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
@@ -113,7 +116,7 @@ export function createLobby(root, app) {
       settings.scoring = value(f, 'scoring');
       if (value(f, 'deal') === 'winnable') settings.deal = 'winnable';
     }
-    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings });
+    rooms.enter(app, 'create', { nickname: nick.value.trim(), settings: challenge.apply(settings) });
   });
 
   // ---------------------------------------------------------------- join

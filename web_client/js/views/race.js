@@ -6,7 +6,7 @@ import { h, setAttr, setText, show, toggle } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
-import { count, duration, modeText, ordinal, placeOf, score } from '../format.js';
+import { count, duration, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, SUIT_NAMES } from '../cards.js';
 import { say } from '../messages.js';
@@ -15,7 +15,10 @@ import { createInput, targetsOf } from '../input.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
+import * as challenge from '../challenge.js';
 import { createLeaderboard } from './leaderboard.js';
+import { createGhosts } from './ghosts.js';
+import { createReplayList } from './replaylist.js';
 import { createHistogram } from './histogram.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
@@ -175,6 +178,39 @@ export function createRace(root, app) {
     return { hist, fieldBtn, place };
   }
 
+  let challengeSide = null; // a challenge's parts, made when one is shown
+
+  /** A challenge's side: the ghosts first, beside the own line; the
+  replays that may be seen, last. */
+  function makeChallengeSide() {
+    const ghosts = createGhosts(side);
+    side.insertBefore(ghosts.el, side.firstChild);
+    const replays = createReplayList(side, app);
+    return { ghosts, replays };
+  }
+
+  /** When the own clock started: the board says (a challenge, came late),
+  else the own line, else the race's start. */
+  function ownStart(room, me) {
+    if (state.started != null) return state.started;
+    return me && me.started ? me.started : room.start_at;
+  }
+
+  /** The ghosts at the own clock's moment, and the own figures beside them. */
+  function renderGhosts(s, now) {
+    if (!challengeSide) return;
+    const room = s.room;
+    const me = challenge.ownLine(s);
+    const started = ownStart(room, me);
+    const over = s.done || (me && me.status !== 'racing' && me.status !== 'disconnected');
+    const ms = Math.max(0, (over && me && me.status === 'finished' ? me.finish_ms : now - started) || 0);
+    const view = s.view;
+    show(challengeSide.ghosts.el, Boolean(view) && room.phase !== 'ended');
+    if (!view) return;
+    challengeSide.ghosts.render({ own: { foundation: view.foundation_cards, vegas: view.vegas },
+      ghosts: challenge.ghostsAt(s.ghosts, ms), ms });
+  }
+
   const nickname = () => storage.nickname() || rooms.nicknameOf(state, state.seat) || 'player';
   const results = createResults(root, {
     field: () => openField({ me: state.seat }),
@@ -310,14 +346,20 @@ export function createRace(root, app) {
       setText(countdownNumber, String(Math.ceil(left / 1000)));
     }
     if (phase !== lastPhase) changed();
+    renderGhosts(state, now);
     const me = field.isBig(room) ? field.ownLine(state.field) : state.entries.find((e) => e.seat === state.seat);
-    const started = me && me.late && me.started ? me.started : room.start_at; // a late arrival's own clock
+    const started = ownStart(room, me); // a late arrival's, a challenge's own clock
+    const ends = challenge.isChallenge(room) ? challenge.ownEnd(room, started) : room.deadline;
     if (me && me.status === 'finished') setText(stats.clock.value, duration(me.finish_ms));
     else if (phase === 'countdown' && room.start_at) {
       setText(stats.clock.value, `starts in ${Math.ceil(Math.max(0, room.start_at - now) / 1000)}`);
+    } else if (phase === 'racing' && room.start_at && state.done && challenge.isChallenge(room)) {
+      setText(stats.clock.value, 'over');
     } else if (phase === 'racing' && room.start_at) {
-      setText(stats.clock.value, room.deadline && room.settings.time_limit
-        ? `${duration(room.deadline - now)} left` : duration(now - started));
+      setText(stats.clock.value, ends && room.settings.time_limit
+        ? `${duration(ends - now)} left` : duration(now - started));
+    } else if (phase === 'ended' && room.start_at && challenge.isChallenge(room)) {
+      setText(stats.clock.value, me && me.finish_ms != null ? duration(me.finish_ms) : 'over');
     } else if (phase === 'ended' && room.start_at) {
       setText(stats.clock.value, duration((room.ended_at ?? now) - room.start_at));
     } else setText(stats.clock.value, '0:00');
@@ -363,7 +405,7 @@ export function createRace(root, app) {
     const code = solo ? s.ownCode || (phase === 'ended' ? room.code || '' : '') : '';
     setText(roomLabel, solo ? (code ? 'Solo' : `Solo · ${modeText(settings)}`)
       : tour ? `${tour.name} · round ${settings.round} of ${tour.rounds.length} · ${modeText(settings)}`
-        : `Room ${room.id} · ${modeText(settings)}`);
+        : `${challenge.isChallenge(room) ? 'Challenge' : 'Room'} ${room.id} · ${modeText(settings)}`);
     setText(codeLabel, code);
     show(codeLabel, Boolean(code));
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
@@ -443,7 +485,10 @@ export function createRace(root, app) {
       setText(doneTitle, finished ? `${finishText(mine, { mine: true })}!`
         : view && view.state === 'won' ? 'You finished!' : 'Your race is over.');
       const left = room.deadline && settings.time_limit ? ` It ends at the latest in ${duration(room.deadline - clock.now())}.` : '';
-      setText(doneText, `Waiting for the others: the race ends when everyone has finished or resigned.${left}`);
+      setText(doneText, challenge.isChallenge(room)
+        ? `The challenge is open until ${clock.dayAndTime(room.deadline)} (${timeLeft(room.deadline - clock.now())}): `
+          + 'the others play it when they like. The results and the deal come when it closes.'
+        : `Waiting for the others: the race ends when everyone has finished or resigned.${left}`);
       donePodium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 });
     }
 
@@ -464,8 +509,18 @@ export function createRace(root, app) {
 
     const stuckSeats = kind === 'stuck' ? new Set([s.seat]) : null;
     podium.render(ranking.lines, { me: s.seat, visible: ranking.total > 1 && phase !== 'ended' });
-    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats });
-    else leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats });
+    const isChallenge = challenge.isChallenge(room);
+    if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats, challenge: isChallenge });
+    else {
+      leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats,
+        challenge: isChallenge });
+    }
+    if (isChallenge && !challengeSide) challengeSide = makeChallengeSide();
+    if (challengeSide) {
+      show(challengeSide.ghosts.el, isChallenge);
+      challengeSide.replays.render(s, isChallenge ? (phase === 'ended' && room.results ? room.results : ranking.lines) : []);
+      if (isChallenge) renderGhosts(s, clock.now());
+    }
     if (bigSide) for (const part of [bigSide.hist, bigSide.place]) show(part.el, big && part.el.dataset.on === '1');
     if (bigSide) show(bigSide.fieldBtn, big);
     results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
@@ -474,12 +529,12 @@ export function createRace(root, app) {
 
   /** A big room's side: the top lines, the field's picture, the own place
   with the lines just above and below it ("37th of 4 212"). */
-  function renderBig(s, { ranking, scoring, phase, stuck }) {
+  function renderBig(s, { ranking, scoring, phase, stuck, challenge: isChallenge }) {
     if (!bigSide) bigSide = makeBigSide();
     const f = s.field;
     const top = f.top;
     leaderboard.render(ranking.lines, { me: s.seat, total: top ? top.n : ranking.total, scoring, phase, stuck,
-      title: 'Leaderboard' });
+      title: 'Leaderboard', challenge: isChallenge });
     const racing = phase === 'racing' || phase === 'ended';
     bigSide.hist.el.dataset.on = top && racing ? '1' : '';
     if (top && racing) {
@@ -489,7 +544,7 @@ export function createRace(root, app) {
     bigSide.place.el.dataset.on = place && racing ? '1' : '';
     if (place && racing) {
       bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
-        title: `You: ${placeOf(place.rank, place.of)}` });
+        title: `You: ${placeOf(place.rank, place.of)}`, challenge: isChallenge });
     }
     setText(bigSide.fieldBtn, `Find a player · all ${count(top ? top.n : ranking.total)}`);
   }

@@ -69,8 +69,10 @@ export function createReplay(host) {
     timer = setInterval(() => go(i + 1), 350);
   }
 
-  /** Fetch and show `url` (a replay JSON); `title` names it. */
-  async function open(url, title) {
+  /** Fetch and show `url` (a replay JSON; a room's comes a page at a time:
+  every page is read); `title` names it; `token`: a seat token that opens
+  a challenge's replay before its close (sent as `Authorization`). */
+  async function open(url, title, { token = '' } = {}) {
     opener = document.activeElement;
     const ticket = ++asked;
     steps = [];
@@ -79,12 +81,19 @@ export function createReplay(host) {
     setText(status, 'Loading the replay…');
     show(el, true);
     closeBtn.focus();
+    const headers = token ? { Authorization: `Bearer ${token}` } : {};
     try {
-      const reply = await fetch(url);
-      if (!reply.ok) throw new Error(await reply.text());
-      const data = await reply.json();
-      if (ticket !== asked) return;
-      steps = data.steps || [];
+      let read = [];
+      for (;;) {
+        const page = read.length ? `${url}${url.includes('?') ? '&' : '?'}first=${read.length}` : url;
+        const reply = await fetch(page, { headers });
+        if (!reply.ok) throw new Error(await reply.text());
+        const data = await reply.json();
+        if (ticket !== asked) return;
+        read = read.concat(data.steps || []);
+        if (data.of == null || read.length >= data.of || !(data.steps || []).length) break;
+      }
+      steps = read;
       slider.max = String(Math.max(0, steps.length - 1));
       go(0);
     } catch {

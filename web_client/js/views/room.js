@@ -3,7 +3,7 @@ ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
-import { count, modeText } from '../format.js';
+import { count, modeText, windowText } from '../format.js';
 import { say } from '../messages.js';
 
 export function settingsText(s) {
@@ -11,11 +11,13 @@ export function settingsText(s) {
     s.fixed_code ? 'a chosen deal' : s.deal === 'winnable' ? 'a random winnable deal' : 'a random deal',
     `up to ${count(s.max_players)} players`, `undo ${s.undo ? 'on' : 'off'}`,
     s.assists === 'solver' ? 'hints and winnability on' : `hints ${s.hints ? 'on' : 'off'}`,
-    s.time_limit ? `${Math.round(s.time_limit / 60)} min limit` : 'no time limit',
+    s.time_limit ? `${Math.round(s.time_limit / 60)} min limit${s.window ? ' each' : ''}` : 'no time limit',
     s.boards === 'live' ? 'spectators see boards live'
-      : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late` : 'spectators see boards after the race'];
+      : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late`
+        : `spectators see boards after the ${s.window ? 'close' : 'race'}`];
   if (s.big) parts.push(`the top ${s.top} on the leaderboard`);
-  if (s.big || s.late === 'admit') {
+  if (s.window) parts.unshift(`A challenge open ${windowText(s.window)}, each on their own clock`);
+  else if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? 'late arrivals race on their own clock' : 'no joining once the race runs');
   }
   return parts.join(' · ');

@@ -2,15 +2,19 @@
 -- the race is live, that the seat plays it and is held by this connection,
 -- the sequence number and the seat's log version; then appends to the log,
 -- writes the snapshot and the leaderboard line, and counts the seat out of
--- the race when it is done. Returns a refusal (a reply) or nil, and the seats
--- still racing when this command ended the seat's race (-1: unchanged).
+-- the race when it is done. In a challenge it also keeps the seat's ghost
+-- trace and, once the seat is done, ranks it among the ghosts. Returns a
+-- refusal (a reply) or nil, and the seats still racing when this command
+-- ended the seat's race (-1: unchanged).
 --
 -- keys: room, seat, log, lb, on. a: the script's ARGV, whose first nine are
 -- 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
 -- 7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it.
 -- ranked: the seat's member in a ranking sorted set (false: none): a racer
 -- ranked there who has no seat yet gets it with their first command.
-local function seat_command(room, seat, log, lb, on, a, rank, ranked)
+-- ghost: {gh, gz, trace or '' (unchanged), score among the ghosts or '' (none)}
+-- uses: keep, member
+local function seat_command(room, seat, log, lb, on, a, rank, ranked, ghost)
   if redis.call('HGET', room, 'live') ~= a[1] then return {'not_playing'}, -1 end
   local s = redis.call('HMGET', seat, 'ver', 'seq', 'done')
   local fresh = false
@@ -27,8 +31,7 @@ local function seat_command(room, seat, log, lb, on, a, rank, ranked)
   redis.call('HSET', seat, 'ver', tonumber(s[1]) + 1, 'seq', a[5], 'snap', a[7])
   if fresh then
     redis.call('HSET', seat, 'done', 0)
-    local ttl = redis.call('PTTL', room)
-    if ttl > 0 then redis.call('PEXPIRE', seat, ttl) end
+    keep(seat, room)
   end
   if redis.call('RPUSH', log, a[6]) == 1 then
     redis.call('PEXPIRE', log, redis.call('PTTL', seat))
@@ -38,6 +41,14 @@ local function seat_command(room, seat, log, lb, on, a, rank, ranked)
   if a[9] == '1' then
     redis.call('HSET', seat, 'done', '1')
     active = redis.call('HINCRBY', room, 'active', -1)
+  end
+  if ghost[3] ~= '' then
+    redis.call('HSET', ghost[1], a[2], ghost[3])
+    keep(ghost[1], room)
+  end
+  if a[9] == '1' and ghost[4] ~= '' then
+    redis.call('ZADD', ghost[2], ghost[4], member(a[2]))
+    keep(ghost[2], room)
   end
   return nil, active
 end

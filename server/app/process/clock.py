@@ -1,0 +1,63 @@
+"""The server's clock: the machine's, or the machine's moved by an offset
+kept in a file (``--clock-offset-file``), so that a rehearsal or a test can
+bring a time that is days away (a challenge's close, a day's end) to now,
+on every server process alike, without waiting for it. The protocol, the
+rooms and the sweepers all read this one clock (``App.now_ms``); clients
+follow it through ``hello`` and ``pong``.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Final
+
+import structlog
+
+log = structlog.get_logger("app.process.clock")
+
+LOOK_EVERY: Final = 0.1  # seconds between two looks at the file
+
+
+class OffsetClock:
+    """``base()`` plus the milliseconds written in ``path`` (one whole
+    number, may be negative; no file or an empty one: 0), read again when the
+    file changes, looked at every :data:`LOOK_EVERY` seconds at most. A file
+    that does not hold a whole number is said once and the last offset kept."""
+
+    def __init__(self, path: Path, base: Callable[[], float] = time.time) -> None:
+        self.path = path
+        self.base = base
+        self.offset_ms = 0
+        self._seen: tuple[int, int] | None = None  # the file's (mtime, size) last read
+        self._next = 0.0
+        self._read()
+
+    def __call__(self) -> float:
+        now = time.monotonic()
+        if now >= self._next:
+            self._next = now + LOOK_EVERY
+            self._read()
+        return self.base() + self.offset_ms / 1000
+
+    def _read(self) -> None:
+        try:
+            st = os.stat(self.path)
+        except OSError:
+            self.offset_ms, self._seen = 0, None
+            return
+        seen = (st.st_mtime_ns, st.st_size)
+        if seen == self._seen:
+            return
+        self._seen = seen
+        text = self.path.read_text().strip()
+        try:
+            offset = int(text or "0")
+        except ValueError:
+            log.warning("clock_offset_unreadable", path=str(self.path), text=text[:40])
+            return
+        if offset != self.offset_ms:
+            log.info("clock_offset", ms=offset)
+        self.offset_ms = offset

@@ -1,0 +1,61 @@
+"""A challenge player's own time limit (docs/protocol.md, "Challenges"):
+each game ends at its player's ``started`` plus the room's time limit, or
+when the window closes. Beginning a game with a time limit puts ``R:seat``
+in the sweepers' deadline index; when it comes, :func:`time_up` ends the
+game as it stands, whether its player is there or not: their line
+``unfinished``, counted out of the race, and a ghost (its trace ended
+then), in one ``seat_over`` script.
+"""
+
+from __future__ import annotations
+
+import structlog
+
+from ...race.ghosts import decode, encode, record
+from ...race.ranking import rank_score
+from ...store import StoreUnavailable
+from .policy import policy_for
+from .room_plans import ATTEMPTS, RoomWork
+
+log = structlog.get_logger("app.rooms.time_limits")
+
+
+def seat_due(room_id: str, seat: int) -> str:
+    """A challenge player's time limit in the sweepers' index: ``R:seat``."""
+    return f"{room_id}:{seat}"
+
+
+async def time_up(rooms: RoomWork, room_id: str, seat: int) -> None:
+    """A challenge player's own time is up: if their game is still on, it
+    is over as it stands (``unfinished``), counted out of the race and among
+    the ghosts. Safe to call again (and early: the deadline is put back)."""
+    store = rooms.store
+    for _ in range(ATTEMPTS):
+        data = await store.load(room_id)
+        if data is None or data.room.phase != "racing":
+            return
+        room = data.room
+        stored = await store.load_seat(room_id, room.race, seat)
+        line = stored.entry
+        if stored.done or line is None or line.get("status") != "racing" or "started" not in line:
+            return
+        started = int(line["started"])
+        ends = room.clock.ends_at(room, started)
+        assert ends is not None and room.start_at is not None
+        if rooms.now_ms() < ends:
+            await store.due_add(seat_due(room_id, seat), ends)
+            return
+        over = {**line, "status": "unfinished", "at": ends}
+        points = decode(stored.trace or "")
+        f, c = points[-1][1:] if points else (0, 0)
+        trace = encode(record(points, (ends - started) // 1000, f, c, end=True))
+        board = policy_for(room.settings).board
+        done = await store.seat_over(
+            room_id, room.race, seat, stored.ver, over, trace=trace,
+            score=board.ranked_score(over, room.start_at, ends),
+            ghost=rank_score(over, room.start_at, ends), event=board.line_event(seat, over, ends))
+        if done.status != "changed":
+            if done.status == "ok":
+                log.info("time_up", room=room_id, seat=seat)
+            return
+    raise StoreUnavailable("the seat kept changing; try again")

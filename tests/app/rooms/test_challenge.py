@@ -1,0 +1,334 @@
+"""Challenges: a room open for a window, each player beginning their own
+game when they choose, on their own clock (docs/protocol.md, "Challenges").
+The window is closed by moving the server's clock (``--clock-offset-file``)."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from challenge_support import TestClock
+from harness import Client, RedisServer, ServerProcess, Servers
+from race_support import FAST_ARGS, seen_or_next, win
+
+from server.app.process.clock import OffsetClock
+from server.app.process.config import Config
+from server.app.rooms.room_service import Rooms
+from server.race import RaceError, parse_settings
+from server.store import Store
+
+WIN = "KL1-D1V-ABYI5NK"
+HOUR = 3600
+
+
+@pytest.fixture(scope="module")
+def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    path = tmp_path_factory.mktemp("clock") / "offset"
+    path.write_text("0")
+    return path
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
+           clock_file: Path) -> Iterator[ServerProcess]:
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def move_clock(clock_file: Path, seconds: float) -> None:
+    """Move every server's clock ``seconds`` further (from where it is now)."""
+    offset = int(clock_file.read_text() or 0) + round(seconds * 1000)
+    clock_file.write_text(str(offset))
+
+
+async def test_a_challenge_is_open_from_its_creation_and_a_player_begins_when_they_choose(
+        connect: type[Client]) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR)
+    sync = await ann.expect("sync")
+    room = sync["room"]
+    assert room["phase"] == "racing" and room["settings"]["window"] == HOUR
+    assert room["deadline"] - room["start_at"] == HOUR * 1000
+    assert [e["status"] for e in sync["entries"]] == ["lobby"]
+    assert not [f for f in ann.frames if f["t"] == "board"]
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("start")
+    board = await bob.expect("board")
+    assert board["view"]["moves"] == 0
+    script = win(WIN)["script"]
+    for m in script[:5]:
+        ack = await bob.move(m)
+        assert ack["t"] == "ack", ack
+    lb = await ann.expect("lb", lambda d: any(e["seat"] == 1 and e["moves"] == 5
+                                                for e in d["entries"]))
+    line = next(e for e in lb["entries"] if e["seat"] == 1)
+    assert line["status"] == "racing" and "started" in line and "late" not in line
+    assert next(e for e in lb["entries"] if e["seat"] == 0)["status"] == "lobby"
+
+
+async def test_the_window_closes_the_race_reveals_the_code_and_joining_is_refused(
+        connect: type[Client], clock_file: Path) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600)
+    await ann.send("start")
+    await ann.expect("board")
+    ack = await ann.move(win(WIN)["script"][0])
+    assert ack["t"] == "ack"
+    assert not any(WIN in raw for raw in ann.raw)
+    move_clock(clock_file, 601)
+    ended = await ann.event("ended", timeout=15)
+    assert ended["code"] == WIN and ended["room"]["phase"] == "ended"
+    assert [e["status"] for e in ended["room"]["results"]] == ["unfinished"]
+    late = await connect("late")
+    await late.send("join", {"room": ann.room, "nickname": "late"})
+    refused = await late.expect("reject")
+    assert refused["code"] == "closed"
+
+
+async def test_ghosts_show_a_finished_player_to_the_next_one_by_their_own_clock(
+        connect: type[Client]) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR)
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"]:
+        ack = await ann.move(m)
+        assert ack["t"] == "ack", ack
+    assert ack["d"]["view"]["state"] == "won"
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    ghosts = await bob.expect("ghosts", timeout=5)
+    assert ghosts["from"] == 0 and ghosts["to"] == 20
+    line, = ghosts["lines"]
+    assert line["nickname"] == "ann" and line["seat"] == 0
+    first = line["p"][-1]
+    assert first[1] == 52 and first[2] == 208
+    assert line["end"]["status"] == "finished"
+
+
+async def test_a_players_time_limit_ends_their_own_game_as_it_stands_and_makes_them_a_ghost(
+        connect: type[Client], clock_file: Path) -> None:
+    """A challenge with a time limit: each game ends at its own limit. The
+    sweeper marks it unfinished (the player need not be there); a command
+    after it is refused; the next player sees it as a ghost that ended so."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR, time_limit=600)
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"][:8]:
+        assert (await ann.move(m))["t"] == "ack"
+    move_clock(clock_file, 601)
+    lb = await ann.expect("lb", lambda d: d["entries"][0]["status"] == "unfinished", timeout=15)
+    line = lb["entries"][0]
+    assert line["moves"] == 8 and line["at"] - line["started"] == 600_000
+    refused = await ann.move(win(WIN)["script"][8])
+    assert refused["t"] == "reject" and refused["d"]["code"] == "not_playing"
+    assert "time is up" in refused["d"]["msg"]
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    ghosts = await bob.expect("ghosts", timeout=5)
+    ghost, = ghosts["lines"]
+    assert ghost["nickname"] == "ann" and "end" not in ghost  # it ends at 600 s of her clock
+    assert ghosts["lines"][0]["p"][0][0] == 0
+
+
+async def test_a_game_begun_near_the_close_ends_when_the_window_closes(
+        connect: type[Client], clock_file: Path) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600, time_limit=3600)
+    move_clock(clock_file, 590)
+    await ann.send("start")
+    await ann.expect("board")
+    began = next(f["d"] for f in ann.frames if f["t"] == "event" and f["d"]["kind"] == "began")
+    assert began["ends"] == began["room"]["deadline"] < began["started"] + 3600_000
+    move_clock(clock_file, 11)
+    ended = await ann.event("ended", timeout=15)
+    assert [e["status"] for e in ended["room"]["results"]] == ["unfinished"]
+
+
+async def test_starting_twice_or_after_the_close_is_refused(
+        connect: type[Client], clock_file: Path) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600)
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await ann.send("start")
+    await ann.expect("board")
+    await ann.send("start")
+    assert (await ann.expect("reject"))["code"] == "not_lobby"
+    move_clock(clock_file, 601)
+    await bob.event("ended", timeout=15)
+    await bob.send("start")
+    assert (await bob.expect("reject"))["code"] == "closed"
+
+
+async def test_a_player_who_never_began_is_listed_as_such_and_leaves_without_a_trace(
+        connect: type[Client]) -> None:
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR)
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    lb = await ann.expect("lb", lambda d: len(d["entries"]) == 2)
+    assert [e["status"] for e in lb["entries"]] == ["lobby", "lobby"]
+    await bob.send("leave")
+    await bob.expect("left")
+    lb = await ann.expect("lb", lambda d: len(d["entries"]) == 1)
+    assert lb["entries"][0]["nickname"] == "ann"
+
+
+@pytest.mark.parametrize("settings", [
+    {"window": 599}, {"window": 604_801}, {"window": True}, {"window": HOUR, "boards": "live"},
+    {"window": HOUR, "late": "admit"}])
+async def test_bad_challenge_settings_are_refused(connect: type[Client],
+                                                  settings: dict[str, Any]) -> None:
+    ann = await connect("ann")
+    await ann.send("create", {"nickname": "ann", "settings": settings})
+    assert (await ann.expect("reject"))["code"] == "bad_settings"
+
+
+async def test_a_big_challenge_seats_players_to_begin_later_ranks_them_and_sends_ghosts(
+        connect: type[Client], clock_file: Path) -> None:
+    """A challenge of thousands (a daily deal is one): seats in hashes, a
+    begin is one script, the ranking and the ghosts in Redis, ticks."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR, max_players=50, time_limit=900)
+    bob, cat = await connect("bob"), await connect("cat")
+    await bob.join(ann.room, "bob")
+    await cat.join(ann.room, "cat")
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"]:
+        ack = await ann.move(m)
+        assert ack["t"] == "ack", ack
+    assert ack["d"]["rank"] == 1 and ack["d"]["of"] == 3
+    await bob.send("start")
+    await bob.expect("board")
+    ghosts = await bob.expect("ghosts", timeout=5)
+    line, = ghosts["lines"]
+    assert line["nickname"] == "ann" and line["p"][-1][1:] == [52, 208]
+    assert (await bob.move(win(WIN)["script"][0]))["t"] == "ack"
+    top = await cat.expect("top", lambda d: [x["status"] for x in d["top"]] == [
+        "finished", "racing", "lobby"], timeout=10)
+    assert top["n"] == 3 and top["status"] == {"finished": 1, "racing": 1}
+    move_clock(clock_file, 901)  # bob's own time runs out: the ranking says so
+    await cat.expect("top", lambda d: [x["status"] for x in d["top"]] == [
+        "finished", "unfinished", "lobby"], timeout=15)
+    await cat.send("leave")  # never began: gone, as from a lobby
+    await cat.expect("left")
+    await ann.expect("top", lambda d: d["n"] == 2, timeout=10)
+    move_clock(clock_file, HOUR)
+    ended = await ann.event("ended", timeout=15)
+    assert ended["code"] == WIN
+    assert [x["nickname"] for x in ended["room"]["results"]] == ["ann", "bob"]
+    dan = await connect("dan")
+    await dan.send("join", {"room": ann.room, "nickname": "dan"})
+    assert (await dan.expect("reject"))["code"] == "closed"
+
+
+async def test_what_a_player_receives_of_the_ghosts_is_bounded_whatever_the_field(
+        connect: type[Client], clock_file: Path) -> None:
+    """80 players played before (more than a process keeps at hand): the
+    next one gets, per stretch of 20 seconds of their own clock, one frame of
+    at most 7 ghost lines (the 3 best, and the 4 nearest them), each of at
+    most 21 points, the stretches one after the other."""
+    script = win(WIN)["script"]
+    host = await connect("host")
+    await host.create("host", code=WIN, window=HOUR, max_players=100)
+    for i in range(80):
+        p = await connect(f"p{i}")
+        await p.join(host.room, f"p{i}")
+        await p.send("start")
+        await p.expect("board")
+        moves = script if i < 4 else script[:(i * 7) % 90]
+        for m in moves:
+            assert (await p.move(m))["t"] == "ack"
+        if i >= 4:
+            assert (await p.command("resign"))["t"] == "ack"
+        await p.close()
+    await host.send("lb_page", {"first": 1, "count": 3})
+    best = [line["seat"] for line in (await host.expect("lb_page"))["lines"]]
+    viewer = await connect("viewer")
+    await viewer.join(host.room, "viewer")
+    await viewer.send("start")
+    await viewer.expect("board")
+    clock = TestClock(clock_file)
+    for _ in range(12):  # a minute of the viewer's own clock, five seconds at a time
+        clock.move(5000)
+        await clock.seen(viewer)
+    await seen_or_next(viewer, "ghosts", lambda d: d["to"] > 60)
+    frames = [f["d"] for f in viewer.frames if f["t"] == "ghosts"]
+    raw = [r for r in viewer.raw if r.startswith('{"t":"ghosts"')]
+    assert 2 <= len(frames) <= 5
+    for before, after in itertools.pairwise(frames):
+        assert after["from"] >= before["to"]
+    for frame, text in zip(frames, raw, strict=True):
+        assert frame["to"] - frame["from"] == 20 and len(text) < 2500
+        seats = [line["seat"] for line in frame["lines"]]
+        assert len(seats) == len(set(seats)) == 7 and seats[:3] == best
+        assert all(len(line["p"]) <= 21 for line in frame["lines"])
+
+
+async def test_a_challenge_the_server_opens_has_no_host_and_seats_whoever_comes(
+        redis_server: RedisServer, connect: type[Client], clock_file: Path) -> None:
+    """What a daily deal is built on: the server opens a challenge of
+    thousands nobody hosts (Rooms.open_challenge); players come by its id."""
+    store = await Store.open(redis_server.url)
+    try:
+        clock = OffsetClock(clock_file)
+        rooms = Rooms(store, Config(), lambda: int(clock() * 1000), None)  # type: ignore[arg-type]
+        with pytest.raises(RaceError):
+            await rooms.open_challenge(parse_settings({"max_players": 10_000}))
+        room = await rooms.open_challenge(parse_settings(
+            {"code": WIN, "window": HOUR, "max_players": 10_000, "time_limit": 900}))
+    finally:
+        await store.close()
+    ann = await connect("ann")
+    await ann.join(room.id, "ann")
+    sync = await ann.expect("sync")
+    assert sync["room"]["host"] == -1 and sync["room"]["phase"] == "racing"
+    assert sync["room"]["field"] == {"players": 1, "ready": 0}
+    await ann.send("start")
+    assert (await ann.expect("board"))["started"] >= sync["room"]["start_at"]
+    assert (await ann.move(win(WIN)["script"][0]))["t"] == "ack"
+    assert (await ann.command("resign"))["t"] == "ack"
+    bob = await connect("bob")
+    await bob.join(room.id, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    line, = (await bob.expect("ghosts", timeout=5))["lines"]
+    assert line["nickname"] == "ann" and line["end"]["status"] == "resigned"
+
+
+async def test_a_closed_challenge_is_kept_a_week_with_its_replays_and_ghosts(
+        redis_server: RedisServer, connect: type[Client], clock_file: Path) -> None:
+    """--challenge-ttl (7 days) after the close, not --finished-ttl (an
+    hour): the room, every seat's moves (its replays) and its ghosts."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=600)
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"][:10]:
+        assert (await ann.move(m))["t"] == "ack"
+    assert (await ann.command("resign"))["t"] == "ack"
+    move_clock(clock_file, 601)
+    await ann.event("ended", timeout=15)
+    room = ann.room
+    r = redis_server.client()
+    try:
+        week = 7 * 86400 * 1000
+        for key in (f"kr:{{{room}}}:room", f"kr:{{{room}}}:gh", f"kr:{{{room}}}:gz",
+                    f"kr:{{{room}}}:r1:s0", f"kr:{{{room}}}:r1:s0:log"):
+            assert week - 600_000 < r.pttl(key) <= week, key
+    finally:
+        r.close()

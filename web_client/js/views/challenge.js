@@ -1,0 +1,100 @@
+/** A challenge's page, for a player who has not begun their game (docs/
+protocol.md, "Challenges"): how long it stays open, "Start my game" (and,
+near the close, that the game would end with it), the link to share, and
+who has played (each with their status: not started yet, playing,
+finished and their time, resigned, out of time). Once the window has
+closed: the results, the deal's code and every replay. */
+
+import { h, setText, show } from '../dom.js';
+import * as rooms from '../rooms.js';
+import * as challenge from '../challenge.js';
+import * as field from '../field.js';
+import { count, duration, timeLeft, windowText } from '../format.js';
+import { standing } from '../ranking.js';
+import { createInvite } from './room.js';
+import { createLeaderboard } from './leaderboard.js';
+import { createReplayList } from './replaylist.js';
+
+export function createChallenge(root, app) {
+  const clock = app.clock;
+  const title = h('h1', { id: 'challenge-title' });
+  const open = h('p', { class: 'challenge-open', role: 'timer', 'aria-live': 'off' });
+  const how = h('p', { class: 'challenge-how' });
+  const beginBtn = h('button', { class: 'btn primary big', type: 'button', text: 'Start my game',
+    onclick: () => challenge.begin(app) });
+  const warn = h('p', { class: 'challenge-warn', role: 'note' });
+  const code = h('p', { class: 'challenge-code' });
+  const invite = createInvite();
+  const fieldBtn = h('button', { class: 'btn small', type: 'button',
+    onclick: () => app.dialogs.field.open({ me: app.state.seat }) });
+  const played = h('div', { class: 'panel challenge-played' });
+  const el = h('section', { class: 'screen challenge panel-page', 'aria-labelledby': 'challenge-title' },
+    title,
+    h('div', { class: 'panel challenge-game' },
+      h('h2', { text: 'Your game' }), open, how, warn,
+      h('div', { class: 'buttons' }, beginBtn,
+        h('button', { class: 'btn ghost', type: 'button', text: 'Leave the challenge', onclick: () => rooms.leave(app) })),
+      code),
+    invite.el,
+    played);
+  root.append(el);
+  const board = createLeaderboard(played, { title: 'Who has played' });
+  played.append(fieldBtn);
+  const replays = createReplayList(played, app);
+  let timer = 0;
+
+  function tick() {
+    const room = app.state.room;
+    if (!room) return;
+    const now = clock.now();
+    const closed = room.phase === 'ended';
+    setText(open, closed ? `This challenge closed on ${clock.dayAndTime(room.ended_at ?? room.deadline)}.`
+      : `Open until ${clock.dayAndTime(room.deadline)}: ${timeLeft(room.deadline - now)} left.`);
+    const limit = room.settings.time_limit * 1000;
+    const short = !closed && limit && room.deadline - now < limit;
+    setText(warn, short ? `It closes in ${duration(room.deadline - now)}: a game begun now ends then.` : '');
+    show(warn, Boolean(short));
+  }
+
+  function render(s) {
+    const room = s.room;
+    const settings = room.settings;
+    const closed = room.phase === 'ended';
+    setText(title, `Challenge ${room.id}`);
+    document.title = `Klondike Race — challenge ${room.id}`;
+    setText(how, closed ? 'The results are in: everyone played the same deal, each on their own clock.'
+      : `Everyone plays the same deal, each when they like within ${windowText(settings.window)}, on their own clock`
+        + `${settings.time_limit ? ` (${Math.round(settings.time_limit / 60)} minutes each)` : ''}, `
+        + 'beside the ghosts of those who played before. Your clock starts when you start.');
+    show(beginBtn, !closed);
+    show(invite.el, !closed);
+    invite.render(room);
+    setText(code, closed && room.code ? `The deal was ${room.code}.` : '');
+    show(code, closed);
+
+    const big = field.isBig(room);
+    const lines = closed && room.results ? room.results
+      : big ? field.topLines(s.field) : s.entries;
+    const ranking = standing(lines, { me: s.seat, total: big ? field.total(s.field) : null });
+    board.render(ranking.lines, { me: s.seat, total: ranking.total, scoring: settings.scoring,
+      phase: room.phase, challenge: true,
+      title: closed ? 'Results' : `Who has played · ${count(ranking.total)} in the challenge` });
+    show(fieldBtn, big);
+    setText(fieldBtn, `Find a player · all ${count(ranking.total)}`);
+    replays.render(s, ranking.lines);
+    tick();
+  }
+
+  return {
+    el,
+    show() {
+      el.hidden = false;
+      timer = setInterval(tick, 500);
+    },
+    hide() {
+      el.hidden = true;
+      clearInterval(timer);
+    },
+    render,
+  };
+}
