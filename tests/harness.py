@@ -363,6 +363,8 @@ class ServerProcess:
                     "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
+                    # no daily deals (each would take a winnable code) unless a test asks
+                    "KLONDIKE_DAILY_MODES": "none",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None

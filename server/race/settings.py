@@ -87,6 +87,7 @@ class Settings:
     solo: bool = False
     tournament: str | None = None  # a tournament round's room: the tournament's id
     round: int = 0  # and the round's number
+    daily: str | None = None  # a daily deal's room: its UTC day, YYYY-MM-DD (race.daily)
 
     @property
     def challenge(self) -> bool:
@@ -111,7 +112,7 @@ class Settings:
 
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
-_INTERNAL: Final = frozenset({"solo", "tournament", "round"})  # set by the server, not by a host
+_INTERNAL: Final = frozenset({"solo", "tournament", "round", "daily"})  # set by the server, not by a host
 
 
 def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:

@@ -49,7 +49,9 @@ kr:{R}:left             set   seats that left during or after the race (gone at 
 kr:{R}:top              str   the latest leaderboard tick as published
 kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
                               for: the first identified player who held it; rec -> the
-                              last race whose results went to those players
+                              last race whose results went to those players; in a daily
+                              deal's room, d:{P} -> the seat of player P's one ranked
+                              attempt (taken when it begins)
 a challenge's (a room open for a window, each player on their own clock):
 kr:{R}:gh               hash  seat -> the player's ghost trace (race.ghosts: their
                               progress second by second of their own clock)
@@ -100,6 +102,8 @@ kp:key:{D}              str   a player key's digest D -> P: how a key is found (
 kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
 kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
 kp:claim:ADDR           zset  device-move codes tried from one address, the last minute's
+kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
+                              (ms) (expires a day after the last)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -239,6 +243,8 @@ def top(room_id: str) -> str:
 
 def seat_players(room_id: str) -> str:
     return f"kr:{{{room_id}}}:pp"
+
+
 def ghost_traces(room_id: str) -> str:
     return f"kr:{{{room_id}}}:gh"
 
@@ -328,6 +334,10 @@ def key_index(digest: str) -> str:
 def move_index(digest: str) -> str:
     """Where a device-move code's digest finds its player."""
     return f"kp:mv:{{{digest}}}"
+
+
+def daily_attempts(day: str, address: str) -> str:
+    return f"kd:made:{day}:{address}"
 
 
 def new_players(address: str) -> str:

@@ -40,11 +40,12 @@ _SEAT: Final = re.compile(r"[0-9]{1,5}")
 _NOT_FOUND = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
 
 
-def _json(status: HTTPStatus, body: Any) -> Response:
-    return response(status, orjson.dumps(body), "application/json")
+def json_answer(status: HTTPStatus, body: Any, extra: dict[str, str] | None = None) -> Response:
+    """A JSON answer of the HTTP API."""
+    return response(status, orjson.dumps(body), "application/json", extra)
 
 
-def _number(query: dict[str, list[str]], name: str) -> int | None:
+def query_number(query: dict[str, list[str]], name: str) -> int | None:
     """A whole-number query parameter, if given."""
     values = query.get(name)
     if not values:
@@ -70,17 +71,17 @@ def api(tournaments: Tournaments, rooms: Rooms) -> ApiHandler:
         tid, rest = parts[2].upper(), parts[3:]
         try:
             query = parse_qs(split.query)
-            first, count = _number(query, "first"), _number(query, "count")
+            first, count = query_number(query, "first"), query_number(query, "count")
             if parts[1] == "rooms":
                 if len(rest) != 2 or rest[0] != "replay" or not _SEAT.fullmatch(rest[1]):
                     return None
                 if not is_room_id(tid):
                     raise RaceError(Reason.UNKNOWN_ROOM)
-                return _json(HTTPStatus.OK, await replay(
+                return json_answer(HTTPStatus.OK, await replay(
                     rooms, tid, int(rest[1]), first=first or 0,
                     count=PAGE if count is None else count, token=_bearer(headers)))
             if rest == ["results"]:
-                return _json(HTTPStatus.OK, await tournaments.results(tid, first, count))
+                return json_answer(HTTPStatus.OK, await tournaments.results(tid, first, count))
             if rest == ["results.csv"]:
                 body = (await tournaments.results_csv(tid, first, count)).encode()
                 return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {
@@ -88,13 +89,13 @@ def api(tournaments: Tournaments, rooms: Rooms) -> ApiHandler:
             if len(rest) == 4 and rest[0] == "rounds" and rest[2] == "replay":
                 if not (rest[1].isdigit() and rest[3].isdigit()):
                     return None
-                return _json(HTTPStatus.OK,
+                return json_answer(HTTPStatus.OK,
                              await tournaments.replay(tid, int(rest[1]), int(rest[3])))
         except RaceError as exc:
             status = HTTPStatus.NOT_FOUND if exc.reason in _NOT_FOUND else HTTPStatus.BAD_REQUEST
-            return _json(status, {"error": exc.reason.value, "message": exc.text})
+            return json_answer(status, {"error": exc.reason.value, "message": exc.text})
         except StoreUnavailable:
-            return _json(HTTPStatus.SERVICE_UNAVAILABLE,
+            return json_answer(HTTPStatus.SERVICE_UNAVAILABLE,
                          {"error": "unavailable", "message": "storage unreachable"})
         return None
 

@@ -299,6 +299,8 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
             judge_soon(conn)
         else:
             play.assist.sent = (seq, known)
+    if done:
+        spawn(services.rooms.game_over(conn.room_id, conn.seat))
     if done and applied.active == 0:
         spawn(_end_race(conn, conn.room_id))
 

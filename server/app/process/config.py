@@ -40,6 +40,9 @@ option                         environment variable                  default
 --player-ttl                   KLONDIKE_PLAYER_TTL                   31536000 (s a player is kept idle)
 --players-per-hour             KLONDIKE_PLAYERS_PER_HOUR             60 (new player keys per address)
 --claims-per-minute            KLONDIKE_CLAIMS_PER_MINUTE            10 (device-move codes tried)
+--daily-modes                  KLONDIKE_DAILY_MODES                  D1N,D3N,D1V (daily deals; none: off)
+--daily-time-limit             KLONDIKE_DAILY_TIME_LIMIT             1800 (s of a daily attempt)
+--daily-per-address            KLONDIKE_DAILY_PER_ADDRESS            100 (daily attempts a day)
 --static-dir                   KLONDIKE_STATIC_DIR                   web_client/ of this tree
 --clock-offset-file            KLONDIKE_CLOCK_OFFSET_FILE            none (ms added to the clock)
 =============================  ====================================  ================================
@@ -111,6 +114,10 @@ class Config:
     solver_queue: int = 8
     winnable_pool: int = 20
     winnable_modes: tuple[str, ...] = ("D1N", "D3N", "D1V", "D3V")
+    # the daily deal (app/daily)
+    daily_modes: tuple[str, ...] = ("D1N", "D3N", "D1V")
+    daily_time_limit: int = 1800  # seconds each attempt may last
+    daily_per_address: int = 100  # attempts (seats taken) one address may make in a UTC day
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -160,11 +167,20 @@ def _workers(v: str) -> int:
 
 
 def _modes(v: str) -> tuple[str, ...]:
+    if v.strip().lower() == "none":
+        return ()
     modes = tuple(dict.fromkeys(m.strip().upper() for m in v.split(",") if m.strip()))
     bad = [m for m in modes if m not in ("D1N", "D3N", "D1V", "D3V")]
     if bad:
         raise ValueError(f"{bad[0]!r} is not a mode (D1N, D3N, D1V, D3V)")
     return modes
+
+
+def _daily_time_limit(v: str) -> int:
+    x = _positive_int(v)
+    if not 60 <= x <= 4 * 3600:
+        raise ValueError("must be from 60 to 14400 seconds")
+    return x
 
 
 def _tick(v: str) -> float:
@@ -273,6 +289,9 @@ _OPTIONS: Final[tuple[tuple[str, Callable[[str], Any]], ...]] = (
     ("solver_queue", _non_negative_int),
     ("winnable_pool", _non_negative_int),
     ("winnable_modes", _modes),
+    ("daily_modes", _modes),
+    ("daily_time_limit", _daily_time_limit),
+    ("daily_per_address", _positive_int),
     ("static_dir", _static_dir),
     ("clock_offset_file", Path),
 )

@@ -24,7 +24,9 @@ from websockets.http11 import Request, Response
 
 from ...protocol import MAX_FRAME, SUBPROTOCOL
 from ...store import Channels, Store, StoreUnavailable
+from ..daily.daily_service import DailyDeals
 from ..edge.connection import Connection
+from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, first_answer, router, text
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
@@ -63,6 +65,7 @@ class App:
     thubs: TournamentHubs
     winnable: WinnableDeals
     players: Players
+    daily: DailyDeals
 
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
         self.config = config
@@ -74,6 +77,7 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._daily: asyncio.Task[None] | None = None
         self.solver = SolverPool(config.solver_workers, config.solver_queue,
                                  self.metrics.solver_job)
         self.metrics.solver_in_flight.set_function(lambda: self.solver.in_flight)
@@ -113,6 +117,7 @@ class App:
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
         self.rooms.on_race_over.append(self.players.race_over)
+        self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
@@ -125,7 +130,7 @@ class App:
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players)
+            solver=self.solver, players=self.players, daily=self.daily)
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
@@ -134,13 +139,16 @@ class App:
             await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
+        if config.daily_modes:
+            self._daily = asyncio.create_task(self.daily.run(), name="daily-deals")
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
             subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
             process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
                                    metrics=self.metrics.render,
                                    api=first_answer(api(self.tournaments, self.rooms),
-                                                    players_api(self.players)),
+                                                    players_api(self.players),
+                                                    daily_api(self.daily)),
                                    admit=self._admit),
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
@@ -259,6 +267,9 @@ class App:
         with contextlib.suppress(AttributeError):
             await self.busyness.stop()
         await self.health.close()
+        if self._daily is not None:
+            self._daily.cancel()
+            await asyncio.gather(self._daily, return_exceptions=True)
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)

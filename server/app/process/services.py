@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...store import Channels, Store
+from ..daily.daily_service import DailyDeals
 from ..edge.quotas import Quotas
 from ..players.player_service import Players
 from ..rooms.room_hubs import Hubs
@@ -39,3 +40,4 @@ class Services:
     quotas: Quotas
     solver: SolverPool
     players: Players
+    daily: DailyDeals
