@@ -220,7 +220,8 @@ class DailyDeals:
 
     async def past(self) -> list[dict[str, Any]]:
         """The past days whose rooms are kept, the latest first, each with
-        its modes' rooms (read once a day by each process)."""
+        its modes' rooms and their codes (read once a day by each process,
+        once yesterday's have ended: their codes are public from then)."""
         day = self.today()
         if self._past is not None and self._past[0] == day:
             return self._past[1]
@@ -230,10 +231,13 @@ class DailyDeals:
             for mode in MODES:
                 data = await self.room_of(past, mode)
                 if data is not None:
-                    rooms.append({"mode": mode, "room": data.room.id})
+                    ended = data.room.phase == "ended"
+                    rooms.append({"mode": mode, "room": data.room.id,
+                                  "code": data.room.code if ended else None})
             if rooms:
                 days.append({"day": past, "modes": rooms})
-        self._past = (day, days)
+        if all(m["code"] for d in days for m in d["modes"]):  # (else: the sweepers are at it)
+            self._past = (day, days)
         return days
 
     async def _mine(self, room_id: str, player_id: str, played: int) -> dict[str, Any] | None:

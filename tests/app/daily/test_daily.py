@@ -268,6 +268,8 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     # the next day: ann plays again and her streak is 2; bob's, who resigned, is 0
     seen = await daily(ann)
     assert seen["day"] == d2 and mode_of(seen, "D1N")["room"] != room1
+    [yesterday] = [p for p in seen["past"] if p["day"] == d1]
+    assert {"mode": "D1N", "room": room1, "code": code1} in yesterday["modes"]
     assert mode_of(seen, "D1N")["mine"] is None
     ann2 = await clients(b, "ann, day 2")
     await identify(ann2, ann_me["key"])
