@@ -3,13 +3,15 @@ protocol.md, "Challenges"): how long it stays open, "Start my game" (and,
 near the close, that the game would end with it), the link to share, and
 who has played (each with their status: not started yet, playing,
 finished and their time, resigned, out of time). Once the window has
-closed: the results, the deal's code and every replay. */
+closed: the results, the deal's code, every replay and "Play it again"
+(alone, unranked). A daily deal is one: its page says so. */
 
 import { h, setText, show } from '../dom.js';
 import * as rooms from '../rooms.js';
 import * as challenge from '../challenge.js';
 import * as field from '../field.js';
-import { count, duration, timeLeft, windowText } from '../format.js';
+import { count, duration, modeText, timeLeft, windowText } from '../format.js';
+import * as storage from '../storage.js';
 import { standing } from '../ranking.js';
 import { createInvite } from './room.js';
 import { createLeaderboard } from './leaderboard.js';
@@ -24,6 +26,9 @@ export function createChallenge(root, app) {
     onclick: () => challenge.begin(app) });
   const warn = h('p', { class: 'challenge-warn', role: 'note' });
   const code = h('p', { class: 'challenge-code' });
+  const again = h('button', { class: 'btn small', type: 'button', text: 'Play it again (alone, unranked)',
+    onclick: () => rooms.solo(app, { nickname: storage.nickname() || app.state.player.nickname || 'player',
+      code: app.state.room.code }) });
   const invite = createInvite();
   const fieldBtn = h('button', { class: 'btn small', type: 'button',
     onclick: () => app.dialogs.field.open({ me: app.state.seat }) });
@@ -34,7 +39,7 @@ export function createChallenge(root, app) {
       h('h2', { text: 'Your game' }), open, how, warn,
       h('div', { class: 'buttons' }, beginBtn,
         h('button', { class: 'btn ghost', type: 'button', text: 'Leave the challenge', onclick: () => rooms.leave(app) })),
-      code),
+      code, again),
     invite.el,
     played);
   root.append(el);
@@ -60,9 +65,12 @@ export function createChallenge(root, app) {
     const room = s.room;
     const settings = room.settings;
     const closed = room.phase === 'ended';
-    setText(title, `Challenge ${room.id}`);
-    document.title = `Klondike Race — challenge ${room.id}`;
+    const day = settings.daily;
+    setText(title, day ? `Daily deal of ${day} · ${modeText(settings)}` : `Challenge ${room.id}`);
+    document.title = `Klondike Race — ${day ? `daily deal of ${day}` : `challenge ${room.id}`}`;
     setText(how, closed ? 'The results are in: everyone played the same deal, each on their own clock.'
+      : day ? `Everyone plays today’s deal, once, ranked, until midnight UTC, on their own clock (${Math.round(settings.time_limit / 60)} minutes each), `
+        + 'beside the ghosts of those who played before. Your clock starts when you start; you have one attempt.'
       : `Everyone plays the same deal, each when they like within ${windowText(settings.window)}, on their own clock`
         + `${settings.time_limit ? ` (${Math.round(settings.time_limit / 60)} minutes each)` : ''}, `
         + 'beside the ghosts of those who played before. Your clock starts when you start.');
@@ -71,6 +79,7 @@ export function createChallenge(root, app) {
     invite.render(room);
     setText(code, closed && room.code ? `The deal was ${room.code}.` : '');
     show(code, closed);
+    show(again, closed && Boolean(room.code));
 
     const big = field.isBig(room);
     const lines = closed && room.results ? room.results

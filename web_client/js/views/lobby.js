@@ -1,6 +1,7 @@
-/** The lobby: create a room, join one by link or id, watch, or play solo.
-A room link without a seat of ours shows the join card for that room. The
-player this browser is has a link to their page (their games and record). */
+/** The lobby: today's daily deals, create a room, join one by link or id,
+watch, or play solo. A room link without a seat of ours shows the join card
+for that room. The player this browser is has a link to their page (their
+games and record). */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
@@ -11,6 +12,7 @@ import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
 import { createChallengeOption } from './challengeform.js';
+import { createDaily } from './daily.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md, "Big rooms")
@@ -194,6 +196,8 @@ export function createLobby(root, app) {
     h('button', { class: 'btn primary small', type: 'button', text: 'Go back', onclick: () => goBack() }),
     h('button', { class: 'btn small', type: 'button', text: 'Forget it', onclick: () => forget() }));
 
+  const today = createDaily(app, () => (checkNick() ? nick.value.trim() : ''));
+
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       h('h1', { id: 'lobby-title', text: 'Klondike Race' }),
@@ -204,6 +208,7 @@ export function createLobby(root, app) {
     h('div', { class: 'panel nick' }, field('Nickname', nick), error, playerLine),
     resume,
     linkCard,
+    today.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
   root.append(el);
@@ -258,6 +263,8 @@ export function createLobby(root, app) {
     show(resume, Boolean(seat));
     if (seat) setText(resumeText, seat.tournament ? `You play in tournament ${seat.tournament}.` : `You have a seat in room ${seat.room}.`);
     tournamentForm.render(s);
+    if (!linkMode) today.render(s);
+    else show(today.el, false);
     show(playerLine, Boolean(s.player.id));
     if (s.player.id) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
@@ -267,8 +274,14 @@ export function createLobby(root, app) {
 
   return {
     el,
-    show() { el.hidden = false; },
-    hide() { el.hidden = true; },
+    show() {
+      el.hidden = false;
+      today.start();
+    },
+    hide() {
+      el.hidden = true;
+      today.stop();
+    },
     render,
   };
 }

@@ -1,0 +1,129 @@
+/** "Today's deal" in the lobby (docs/web_client.md, "The daily deal"): each
+daily mode with how many played and finished, the time left in the UTC day,
+the player's place ("1 204th of 38 112") or Play (Continue for a seat this
+browser took and has not finished with), the leaderboard (the day's room,
+watched), the streak; and the past days kept, each with its results and
+"Play it again" (a solo game of its code, unranked). */
+
+import { h, setText, show } from '../dom.js';
+import * as daily from '../daily.js';
+import * as rooms from '../rooms.js';
+import { go } from '../navigation.js';
+import { count, duration, placeOf, timeLeft } from '../format.js';
+import { modeOf } from './rounds.js';
+
+const DAY_NAME = { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' };
+
+function dayText(day) {
+  return new Date(`${day}T00:00:00Z`).toLocaleDateString([], DAY_NAME);
+}
+
+/** What a line of the field says of its game: "finished in 3:21", "resigned". */
+function outcome(line) {
+  if (!line) return '';
+  if (line.status === 'finished') return `finished in ${duration(line.finish_ms)}`;
+  if (line.status === 'racing') return 'playing';
+  return { resigned: 'resigned', unfinished: 'out of time', left: 'left' }[line.status] || line.status;
+}
+
+/** The panel; `nickname()` is the lobby's checked nickname ('' when none). */
+export function createDaily(app, nickname) {
+  const left = h('p', { class: 'daily-left', role: 'timer', 'aria-live': 'off' });
+  const streak = h('p', { class: 'daily-streak' });
+  const modes = h('ul', { class: 'daily-modes' });
+  const noPlayer = h('p', { class: 't-note', hidden: true,
+    text: 'Playing the daily deal needs a player, which this browser could not keep (its storage is off).' });
+  const pastList = h('ul', { class: 'daily-past' });
+  const past = h('details', { class: 'daily-past-days' }, h('summary', { text: 'Past days' }), pastList);
+  const el = h('section', { class: 'panel daily', 'aria-labelledby': 'daily-title' },
+    h('h2', { id: 'daily-title', text: 'Today’s deal' }),
+    h('p', { class: 'daily-how', text: 'The same deal for everyone, every UTC day and mode: one ranked attempt each, '
+      + 'the code and the replays once the day is over.' }),
+    left, streak, modes, noPlayer, past);
+  let timer = 0;
+  let drawn = '';
+
+  function tick() {
+    const view = app.state.daily.view;
+    if (!view) {
+      setText(left, 'Today’s deals are on their way…');
+      return;
+    }
+    const ms = view.ends_at - app.clock.now();
+    setText(left, ms > 0 ? `${dayText(view.day)} · ${timeLeft(ms)} left` : 'This day is over: the next deal is coming.');
+    daily.refresh(app);
+  }
+
+  function modeRow(m, s) {
+    const mine = m.mine;
+    const seated = daily.seated(m.room);
+    const head = h('div', { class: 'daily-mode-head' },
+      h('strong', { text: modeOf(m.mode) }),
+      h('span', { class: 't-note', text: m.room ? `${count(m.played)} played · ${count(m.finished)} finished` : 'opening soon' }));
+    const place = mine && mine.rank
+      ? h('p', { class: 'daily-place', text: `You: ${placeOf(mine.rank, mine.of)} · ${outcome(mine.line)}` })
+      : null;
+    const buttons = h('div', { class: 'buttons' });
+    if (!mine && m.room) {
+      buttons.append(h('button', { class: 'btn primary small', type: 'button', text: seated ? 'Continue' : 'Play',
+        disabled: !s.player.id || Boolean(s.entering),
+        onclick: () => {
+          const name = nickname();
+          if (name) daily.play(app, m.mode, name);
+        } }));
+    }
+    if (mine && mine.line && mine.line.status === 'racing' && seated) {
+      buttons.append(h('button', { class: 'btn primary small', type: 'button', text: 'Continue',
+        onclick: () => go(`/r/${m.room}`) }));
+    }
+    if (m.room) {
+      buttons.append(h('a', { class: 'btn small', href: `/r/${m.room}?watch`, text: 'Leaderboard',
+        onclick: (e) => { e.preventDefault(); go(`/r/${m.room}?watch`); } }));
+    }
+    return h('li', { class: 'daily-mode' }, head, place, buttons);
+  }
+
+  function pastRow(d) {
+    return h('li', {}, h('span', { class: 'daily-past-day', text: dayText(d.day) }),
+      ...d.modes.map((m) => h('span', { class: 'daily-past-mode' },
+        h('a', { href: `/r/${m.room}?watch`, text: modeOf(m.mode),
+          onclick: (e) => { e.preventDefault(); go(`/r/${m.room}?watch`); } }),
+        m.code ? h('button', { class: 'btn small', type: 'button', text: 'Play it again',
+          onclick: () => {
+            const name = nickname();
+            if (name) rooms.solo(app, { nickname: name, code: m.code });
+          } }) : null)));
+  }
+
+  function render(s) {
+    const view = s.daily.view;
+    show(el, !view || view.modes.length > 0);
+    show(noPlayer, Boolean(view) && !s.player.id);
+    const st = view && view.streak;
+    show(streak, Boolean(st));
+    if (st) {
+      setText(streak, st.days ? `Your streak: ${st.days} day${st.days > 1 ? 's' : ''} in a row (best ${st.best})`
+        : `Your streak: none yet today${st.best ? ` (best ${st.best})` : ''}: finish a daily deal to start one`);
+    }
+    const key = JSON.stringify([view && view.modes, view && view.past, s.player.id, Boolean(s.entering)]);
+    if (key !== drawn) { // redrawn only when what it shows changed
+      drawn = key;
+      modes.replaceChildren(...(view ? view.modes.map((m) => modeRow(m, s)) : []));
+      const days = (view && view.past) || [];
+      pastList.replaceChildren(...days.map(pastRow));
+      show(past, days.length > 0);
+    }
+    tick();
+  }
+
+  return {
+    el,
+    start() {
+      daily.ask(app);
+      clearInterval(timer);
+      timer = setInterval(tick, 1000);
+    },
+    stop() { clearInterval(timer); },
+    render,
+  };
+}
