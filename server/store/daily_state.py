@@ -11,6 +11,7 @@ attempt, from any device or process, finds the first.
 
 from __future__ import annotations
 
+import asyncio
 import secrets
 
 from ..race.ranking import FINISHED_BELOW, RACED_BELOW
@@ -47,9 +48,9 @@ class DailyState(Section):
         """How many lines a daily room ranks, how many of them played
         (began their game), and how many finished it."""
         rank = keys.ranking(room_id)
-        ranked = await self.call("ZCARD", rank)
-        played = await self.call("ZCOUNT", rank, "-inf", f"({RACED_BELOW}")
-        finished = await self.call("ZCOUNT", rank, "-inf", f"({FINISHED_BELOW}")
+        ranked, played, finished = await asyncio.gather(
+            self.call("ZCARD", rank), self.call("ZCOUNT", rank, "-inf", f"({RACED_BELOW}"),
+            self.call("ZCOUNT", rank, "-inf", f"({FINISHED_BELOW}"))
         return int(ranked), int(played), int(finished)
 
     async def count_daily_attempt(self, day: str, address: str, *, now_ms: int,

@@ -192,31 +192,41 @@ class DailyDeals:
     async def today_view(self, player_id: str = "") -> dict[str, Any]:
         """Today's deals: each mode's room, how many played and finished,
         when the day ends; with a player, their attempt's place in each and
-        their streak; and the past days still kept."""
+        their streak; and the past days still kept. The modes are read at
+        once (a few round trips in all, not a few per mode)."""
         now, day = self.now_ms(), self.today()
         _, ends = day_bounds(day)
-        modes = []
-        for mode in self.modes:
-            try:
-                data = await self.room_of(day, mode, open_it=True)
-            except RaceError:
-                data = None
-            shown: dict[str, Any] = {"mode": mode, "room": None, "players": 0, "played": 0,
-                                     "finished": 0}
-            if data is not None:
-                ranked, played, finished = await self.store.daily_counts(data.room.id)
-                shown.update(room=data.room.id, players=ranked, played=played,
-                             finished=finished)
-                if player_id:
-                    shown["mine"] = await self._mine(data.room.id, player_id, played)
-            modes.append(shown)
+        reads: list[Any] = [self._mode_view(day, mode, player_id) for mode in self.modes]
+        if player_id:
+            reads.append(self.players.public(player_id))
+        found = await asyncio.gather(*reads)
         view: dict[str, Any] = {"day": day, "now": now, "ends_at": ends,
                                 "time_left_ms": max(0, ends - now),
-                                "time_limit": self.config.daily_time_limit, "modes": modes}
+                                "time_limit": self.config.daily_time_limit,
+                                "modes": found[:len(self.modes)]}
         if player_id:
-            profile = await self.players.public(player_id)
-            view["streak"] = (profile or {}).get("streak", {"days": 0, "best": 0})
+            view["streak"] = (found[-1] or {}).get("streak", {"days": 0, "best": 0})
         return view
+
+    async def _mode_view(self, day: str, mode: str, player_id: str) -> dict[str, Any]:
+        try:
+            data = await self.room_of(day, mode, open_it=True)
+        except RaceError:  # not open yet: no winnable deal of the mode ready
+            data = None
+        shown: dict[str, Any] = {"mode": mode, "room": None, "players": 0, "played": 0,
+                                 "finished": 0}
+        if data is None:
+            return shown
+        room_id = data.room.id
+        counts, seat = await asyncio.gather(
+            self.store.daily_counts(room_id),
+            self.store.daily_attempt(room_id, player_id) if player_id else _none())
+        ranked, played, finished = counts
+        shown.update(room=room_id, players=ranked, played=played, finished=finished)
+        if player_id:
+            shown["mine"] = None if seat is None else {
+                "seat": seat, **(await self._place(room_id, seat) or {}), "of": played}
+        return shown
 
     async def past(self) -> list[dict[str, Any]]:
         """The past days whose rooms are kept, the latest first, each with
@@ -225,9 +235,9 @@ class DailyDeals:
         day = self.today()
         if self._past is not None and self._past[0] == day:
             return self._past[1]
-        days = []
+        days: list[dict[str, Any]] = []
         for past in past_days(day):
-            rooms = []
+            rooms: list[dict[str, Any]] = []
             for mode in MODES:
                 data = await self.room_of(past, mode)
                 if data is not None:
@@ -239,14 +249,6 @@ class DailyDeals:
         if all(m["code"] for d in days for m in d["modes"]):  # (else: the sweepers are at it)
             self._past = (day, days)
         return days
-
-    async def _mine(self, room_id: str, player_id: str, played: int) -> dict[str, Any] | None:
-        """The player's attempt in a daily room: its seat, its place of those
-        who played, and the lines around it."""
-        seat = await self.store.daily_attempt(room_id, player_id)
-        if seat is None:
-            return None
-        return {"seat": seat, **(await self._place(room_id, seat) or {}), "of": played}
 
     async def day_page(self, day: str, mode: str, first: int, count: int,
                        find: str | None = None) -> dict[str, Any] | None:
@@ -302,6 +304,10 @@ def _line(line: dict[str, Any], rank: int, room_id: str, ended: bool) -> dict[st
     if ended and line.get("status") != "lobby":
         out["replay"] = f"/api/rooms/{room_id}/replay/{line['seat']}"
     return out
+
+
+async def _none() -> None:
+    return None
 
 
 def _names(name: str) -> list[str]:
