@@ -39,7 +39,6 @@ import os
 import random
 import re
 import shutil
-import socket
 import statistics
 import subprocess
 import sys
@@ -47,14 +46,14 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 import redis  # noqa: E402
-from websockets.asyncio.client import ClientConnection, connect  # noqa: E402
+from ghosts import Peer, free_port, say  # noqa: E402
 
 from server.klondike import DealCode  # noqa: E402
 from server.klondike.solver import certify  # noqa: E402
@@ -64,61 +63,11 @@ from server.store import keys  # noqa: E402
 MODE = "D1N"
 
 
-def say(text: str) -> None:
-    sys.stdout.write(text + "\n")
-    sys.stdout.flush()
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
 def quantile(xs: list[float], q: float) -> float:
     if not xs:
         return float("nan")
     xs = sorted(xs)
     return xs[min(len(xs) - 1, int(q * len(xs)))]
-
-
-class Peer:
-    """A websocket client that counts what it receives."""
-
-    def __init__(self, ws: ClientConnection) -> None:
-        self.ws = ws
-        self.frames: list[str] = []
-        self.queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
-        self.reader = asyncio.create_task(self._read())
-
-    @classmethod
-    async def open(cls, url: str) -> Peer:
-        return cls(await connect(url, subprotocols=["klondike-race.v1"],  # type: ignore[list-item]
-                                 max_size=2**22, compression=None))
-
-    async def _read(self) -> None:
-        try:
-            async for raw in self.ws:
-                text = raw if isinstance(raw, str) else raw.decode()
-                self.frames.append(text)
-                await self.queue.put(orjson.loads(text))
-        except Exception:
-            pass
-
-    async def send(self, t: str, d: dict[str, Any] | None = None) -> None:
-        await self.ws.send(orjson.dumps({"t": t, "d": d or {}}).decode())
-
-    async def expect(self, t: str) -> dict[str, Any]:
-        while True:
-            msg = await asyncio.wait_for(self.queue.get(), 60)
-            if msg["t"] == "reject":
-                raise RuntimeError(f"refused: {msg['d']}")
-            if msg["t"] == t:
-                return dict(msg["d"])
-
-    async def close(self) -> None:
-        await self.ws.close()
-        self.reader.cancel()
 
 
 class Figures:

@@ -16,7 +16,7 @@ import re
 import time
 import urllib.error
 import urllib.request
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -35,20 +35,6 @@ DAILY_ARGS = ["--daily-modes", "D1N,D3N", "--daily-time-limit", "600"]
 KL2 = re.compile(r"KL2-D[13][NV]-[A-Z2-7]{13}")
 
 Open = Callable[[ServerProcess, str], Awaitable[Client]]
-
-
-@pytest.fixture
-async def clients() -> AsyncIterator[Open]:
-    opened: list[Client] = []
-
-    async def open_(server: ServerProcess, name: str) -> Client:
-        client = await Client.open(server.ws_url, name)
-        opened.append(client)
-        return client
-
-    yield open_
-    for client in opened:
-        await client.close()
 
 
 def winnable(mode: str) -> tuple[str, list[str]]:
