@@ -2,7 +2,7 @@
 deal"): today's deals (`daily`: each mode's room, how many played, when the
 day ends; the player's place in each and their streak; the past days kept,
 with their codes), asked when the lobby shows and every minute while it
-does; a seat in one (`daily_play`, which enters the room as `join` does:
+does; a seat in one (`daily_play`, sent by the lobby as any entering command:
 everything after it is a challenge's, challenge.js).
 
 `daily` lands in `state.daily`; the lobby reads it through the functions
@@ -10,9 +10,7 @@ below. A browser without a player (its storage refused) sees the deals and
 is told that playing them needs one.
 */
 
-import * as rooms from './rooms.js';
 import * as storage from './storage.js';
-import { go } from './navigation.js';
 
 export const REFRESH_MS = 60000; // the lobby asks again this often: counts and places move
 
@@ -38,23 +36,6 @@ export function ask(app) {
 /** Ask again if the last answer is older than a minute (the lobby's timer). */
 export function refresh(app) {
   if (app.clock.now() - app.state.daily.asked >= REFRESH_MS) ask(app);
-}
-
-/** Play today's deal of `mode`: a seat as this browser's player; a seat
-of that room this browser holds already is taken back instead. */
-export function play(app, mode, nickname) {
-  const today = app.state.daily.view && app.state.daily.view.modes.find((m) => m.mode === mode);
-  const kept = today && today.room && storage.loadSeat(today.room);
-  if (kept) {
-    go(`/r/${today.room}`); // the seat kept: resumed
-    return;
-  }
-  rooms.enter(app, 'daily_play', { mode, nickname });
-}
-
-/** A mode's line of today: the room, the counts, the player's attempt (or null). */
-export function modeLine(view, mode) {
-  return view ? view.modes.find((m) => m.mode === mode) || null : null;
 }
 
 /** Whether this browser holds a seat in the room (taken, maybe not begun yet). */

@@ -14,6 +14,13 @@ import { modeOf } from './rounds.js';
 
 const DAY_NAME = { weekday: 'short', day: 'numeric', month: 'short', timeZone: 'UTC' };
 
+/** Play today's deal of `mode`: a seat as this browser's player; a seat
+of that room this browser kept is taken back instead. */
+function play(app, m, nickname) {
+  if (daily.seated(m.room)) go(`/r/${m.room}`); // the kept seat: resumed
+  else rooms.enter(app, 'daily_play', { mode: m.mode, nickname });
+}
+
 function dayText(day) {
   return new Date(`${day}T00:00:00Z`).toLocaleDateString([], DAY_NAME);
 }
@@ -69,7 +76,7 @@ export function createDaily(app, nickname) {
         disabled: !s.player.id || Boolean(s.entering),
         onclick: () => {
           const name = nickname();
-          if (name) daily.play(app, m.mode, name);
+          if (name) play(app, m, name);
         } }));
     }
     if (mine && mine.line && mine.line.status === 'racing' && seated) {
