@@ -104,7 +104,7 @@ class DailyDeals:
                 await self.room_of(day, mode, open_it=True)
             except RaceError as exc:  # no winnable deal ready yet: the next look tries again
                 if (day, mode) not in self._refused:
-                    self._refused.add((day, mode))
+                    self._refused = {(d, m) for d, m in self._refused if d == day} | {(day, mode)}
                     log.warning("daily_not_opened", day=day, mode=mode, reason=exc.reason.value)
 
     async def run(self) -> None:
@@ -114,6 +114,8 @@ class DailyDeals:
                 await self.open_today()
             except StoreUnavailable:
                 log.info("daily_open_deferred")
+            except Exception:  # a bug: logged, and the next look tries again
+                log.exception("daily_open_failed")
             await asyncio.sleep(OPEN_EVERY_S)
 
     # ------------------------------------------------------------------ attempts
