@@ -51,6 +51,7 @@ log = structlog.get_logger("app.daily")
 OPEN_EVERY_S: Final = 10.0  # how often a process looks whether today's deals are open
 NAME_TRIES: Final = 8  # nicknames tried in a day's field before giving up (name_taken)
 PAGE_MAX: Final = 100  # lines in one page of the public API
+OPENING_LOOKS: Final = 40  # looks, 50 ms apart, for a day's room another process is opening
 
 
 class DailyDeals:
@@ -88,12 +89,30 @@ class DailyDeals:
         if data is None and open_it and day == self.today() and mode in self.modes:
             start, _ = day_bounds(day)
             settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
-            await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
-            log.info("daily_opened", day=day, mode=mode, room=room_id)
+            try:
+                await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+                log.info("daily_opened", day=day, mode=mode, room=room_id)
+            except RaceError as exc:
+                if exc.reason is not Reason.NO_WINNABLE_DEAL:
+                    raise
+                # the pool's last code may be another process's, opening this room now
+                data = await self._opened_elsewhere(room_id)
+                if data is None:
+                    raise
             data = await self.store.load(room_id)
         if data is None or data.room.settings.daily != day:
             return None
         return data
+
+    async def _opened_elsewhere(self, room_id: str) -> RoomData | None:
+        """The room, if another process that took the mode's last ready
+        code commits it within a moment."""
+        for _ in range(OPENING_LOOKS):
+            await asyncio.sleep(0.05)
+            data = await self.store.load(room_id)
+            if data is not None:
+                return data
+        return None
 
     async def open_today(self) -> None:
         """Open today's deals that are not yet (each process looks now and
