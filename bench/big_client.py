@@ -41,7 +41,7 @@ from multiprocessing.connection import Connection
 from typing import Any, Final
 
 import orjson
-from race_client import Reply, WsClient, choose, drive_worker, now, ws_frame
+from race_client import Reply, WsClient, choose, drive_worker, now, own_view, ws_frame
 
 CONNECT_CONCURRENCY: Final = 64
 LEADERS: Final = 20  # players who play greedily and often (see the docstring)
@@ -125,7 +125,7 @@ class BigPlayer(WsClient):
         if d["s"] != self.inflight:
             return
         self.inflight = 0
-        self.view = d["view"]
+        self.view = own_view(self.view, d)
         if w.t_start <= t <= w.t_end:
             w.stats.accepted += 1
             w.stats.ack_lat.append(t - self.t_send)

@@ -83,7 +83,8 @@ class Server:
         self.data = workdir / "data"
         env = {**os.environ, "KLONDIKE_COUNTDOWN": str(countdown), "KLONDIKE_LOG_LEVEL": "info",
                "KLONDIKE_WINNABLE_POOL": "0", "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
-               "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000", "PYTHONPATH": str(root)}
+               "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000", "PYTHONPATH": str(root),
+               "KLONDIKE_WORKERS": "1"}  # one process, as the probes measure (an older server ignores it)
         cmd = [sys.executable, "-m", "server", "serve", "--host", HOST, "--port", "0",
                "--data-dir", str(self.data), *FAST, *args]
         if redis_url is not None:

@@ -8,6 +8,7 @@ Run from the project's root::
     .venv/bin/python bench/race.py --repeat 3 --limit --json out.json
     .venv/bin/python bench/race.py --mode closed --players 64 --profile py-spy
     .venv/bin/python bench/race.py --cluster --durability all --players 64 512 --repeat 3
+    .venv/bin/python bench/race.py --workers 1 2 --case closed:512 --case open:5000 --load-procs 2
 
 Each case starts its own ``redis-server`` (free port, a /tmp directory,
 append-only file with ``appendfsync everysec``, as the embedded one) and one
@@ -39,6 +40,14 @@ tests' fixture, ``redis-cli --cluster create``), the server given one node
 and ``--redis-cluster``; Redis CPU is then the sum of the nodes', and a round
 trip is one batch to one node. Every process started here is stopped at the
 end, also on Ctrl-C or SIGTERM.
+
+Server processes: ``--workers N...`` runs every case with each of these
+``serve --workers`` counts (default 1: one process), back to back in each
+repeat; with more than one, the server's CPU is the supervisor's and its
+workers' (solver processes apart), its memory their sum, its ``/metrics``
+summed over the ``worker`` label, and the summary compares each count's
+moves/s with one worker's of the same repeat (targets: closed 512 with 2
+workers ≥ 1.6 × one worker, open 5 000 with 2 workers at p99 ≤ 50 ms).
 """
 
 from __future__ import annotations
@@ -74,7 +83,9 @@ import race_client
 import race_profile
 
 ROOT: Final = Path(__file__).resolve().parents[1]
-LIMIT_DIR: Final = ROOT.parent / "shared" / "limit"  # the team's, beside the repo: optional
+#: the team's stack-limit scripts, beside the repository (optional): ``../shared/limit``,
+#: or from a worktree one level further down, ``../../shared/limit`` (``--limit-dir``)
+LIMIT_DIRS: Final = (ROOT.parent / "shared" / "limit", ROOT.parent.parent / "shared" / "limit")
 CLK_TCK: Final = os.sysconf("SC_CLK_TCK")
 PAGE_KB: Final = os.sysconf("SC_PAGE_SIZE") // 1024
 HOST: Final = "127.0.0.1"
@@ -86,6 +97,13 @@ DURABILITIES: Final = ("os", "fsync", "replica")
 SETUP_ORDER: Final = ("single/os", "cluster/os", "single/fsync", "single/replica")
 OPEN_P99_TARGET_MS: Final = 50.0
 OPEN_TARGET_PLAYERS: Final = 3000
+CPU_TARGET: Final = 1.0  # closed loop: the limit's server CPU per message over the race's per move
+OPEN_CPU_TARGET_US: Final = 150.0  # open 3 000: server CPU per move
+BEFORE: Final = "before:"  # the label's prefix for a case run with --baseline's server
+WORKERS_TARGET: Final = 1.6  # closed 512 with 2 workers, × one worker's moves/s
+WORKERS_CLOSED_PLAYERS: Final = 512
+WORKERS_OPEN_PLAYERS: Final = 5000
+METRICS_TRIES: Final = 5  # /metrics answers that miss a worker, asked again
 now = time.monotonic
 
 
@@ -169,6 +187,25 @@ def children_cpu_s(pid: int) -> float:
     """utime + stime of the live child processes of ``pid`` (a server's
     solver workers), in seconds."""
     total = 0.0
+    for _, fields in _children(pid):
+        total += (int(fields[11]) + int(fields[12])) / CLK_TCK
+    return total
+
+
+def child_pids(pid: int) -> list[int]:
+    """The live child processes of ``pid`` (a supervisor's workers)."""
+    return sorted(child for child, _ in _children(pid))
+
+
+def _cmdline(pid: int) -> bytes:
+    try:
+        with open(f"/proc/{pid}/cmdline", "rb") as f:
+            return f.read()
+    except OSError:
+        return b""
+
+
+def _children(pid: int) -> Iterator[tuple[int, list[str]]]:
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -178,9 +215,8 @@ def children_cpu_s(pid: int) -> float:
         except OSError:
             continue
         fields = s[s.rfind(")") + 2:].split()
-        if int(fields[1]) == pid:
-            total += (int(fields[11]) + int(fields[12])) / CLK_TCK
-    return total
+        if int(fields[1]) == pid and fields[0] not in ("Z", "X"):
+            yield int(entry), fields
 
 
 def rss_kb(pid: int) -> int:
@@ -265,10 +301,11 @@ class Setup:
 
     redis: str  # "single" or "cluster"
     durability: str = "os"
+    workers: int = 1  # serve --workers
 
     @property
     def label(self) -> str:
-        return f"{self.redis}/{self.durability}"
+        return f"{self.redis}/{self.durability}" + (f"/w{self.workers}" if self.workers > 1 else "")
 
 
 class Backend:
@@ -349,23 +386,28 @@ runpy.run_module("server", run_name="__main__", alter_sys=True)
 
 
 class Server:
-    """``python -m server serve`` on a free port, against ``redis_url``."""
+    """``python -m server serve --workers N`` on a free port, against ``redis_url``."""
 
     def __init__(self, redis_url: str, workdir: Path, *, gc_stats: bool = False,
-                 extra_env: Sequence[str] = ()) -> None:
+                 extra_env: Sequence[str] = (), root: Path = ROOT, workers: int = 1) -> None:
         self.log = workdir / f"server-{time.monotonic_ns()}.log"
         env = {**os.environ, "KLONDIKE_MSG_RATE": "100000", "KLONDIKE_MSG_BURST": "100000",
                # every simulated player comes from 127.0.0.1: lift the per-address caps
                "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                "KLONDIKE_CREATIONS_PER_MINUTE": "100000",
+               "KLONDIKE_REGISTRATIONS_PER_MINUTE": "100000",
+               "KLONDIKE_ADDRESS_SHARE": "100",
                "KLONDIKE_COUNTDOWN": "0.2", "KLONDIKE_LOG_LEVEL": "warning", "PYTHONUNBUFFERED": "1",
+               # no winnable deals kept ready: the solver workers stay idle (--server-env to change)
+               "KLONDIKE_WINNABLE_POOL": "0",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
         start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
-                 "--redis-url", redis_url], cwd=ROOT, env=env, stdin=subprocess.DEVNULL,
+                 *(() if root != ROOT and workers == 1 else ("--workers", str(workers))),
+                 "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
         ready, _, _ = select.select([self.proc.stdout], [], [], 30)
@@ -376,16 +418,42 @@ class Server:
             raise RuntimeError(f"server did not start: {line!r}\n{self.log.read_text()[-2000:]}")
         self.port = int(m.group(1))
         self.pid = self.proc.pid
+        # the processes that run event loops: this one, or its workers
+        self.loops = [self.pid] if workers == 1 else [
+            p for p in child_pids(self.pid) if b"spawn_main" in _cmdline(p)]  # (not its tracker)
+        if len(self.loops) != workers:
+            raise RuntimeError(f"{workers} workers asked for, {len(self.loops)} found")
+        self.pids = [self.pid] if workers == 1 else [self.pid, *self.loops]
+        self.workers = workers
 
     def metrics(self) -> dict[str, float]:
-        with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
-            text = r.read().decode()
-        values: dict[str, float] = {}
-        for line in text.splitlines():
-            if line.startswith("klondike_") and " " in line:
-                name, _, value = line.rpartition(" ")
-                values[name] = float(value)
-        return values
+        """Every sample by name and labels, summed over the workers' ``worker`` label.
+
+        The worker that answers leaves out a sibling that did not answer it in
+        time (``server/app/process/siblings.py``, 2 s), so a busy server of
+        workers can answer for some of them only: the sums would then drop by
+        that worker's whole count and a window's deltas come out doubled or
+        negative. Such an answer is asked again, a few times, then it is an error."""
+        for _ in range(METRICS_TRIES):
+            try:
+                with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                    text = r.read().decode()
+            except OSError as exc:
+                raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
+                                   "it is far behind") from None
+            values: dict[str, float] = {}
+            seen: set[str] = set()
+            for line in text.splitlines():
+                if line.startswith("klondike_") and " " in line:
+                    name, _, value = line.rpartition(" ")
+                    seen.update(re.findall(r'worker="(\d+)"', name))
+                    name = re.sub(r',?worker="\d+"', "", name).replace("{,", "{").replace("{}", "")
+                    values[name] = values.get(name, 0.0) + float(value)
+            if self.workers == 1 or len(seen) == self.workers:
+                return values
+            time.sleep(0.2)
+        raise RuntimeError(f"/metrics answered for {len(seen)} of {self.workers} workers "
+                           f"{METRICS_TRIES} times running: the server is far behind")
 
     def gc(self) -> dict[str, list[float]] | None:
         """Collections, seconds and longest pause so far, by generation (``--gc-stats``)."""
@@ -474,16 +542,18 @@ def _workers(port: int, players: int, procs: int) -> Iterator[list[tuple[mp.proc
 
 
 def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
-             setup: Setup = Setup("single")) -> Result:
+             setup: Setup = Setup("single"), root: Path = ROOT) -> Result:
+    """One race case; ``root``: the checkout whose server runs it (``--baseline``)."""
     redis = Backend(setup, workdir)
     server: Server | None = None
     spy: subprocess.Popen[bytes] | None = None
     try:
         env = [*redis.server_env, *a.server_env,
                *([f"BENCH_GC_THRESHOLD={a.gc_threshold}"] if a.gc_threshold else [])]
-        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env)
+        server = Server(redis.url, workdir, gc_stats=a.gc_stats, extra_env=env, root=root,
+                        workers=setup.workers)
         time.sleep(0.5)
-        rss0 = rss_kb(server.pid)
+        rss0 = _rss(server)
         with _workers(server.port, players, a.load_procs) as workers:
             t0 = now()
             for _, pipe in workers:
@@ -491,7 +561,7 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
             wpids = [_recv(pipe, "joined", 600)[1] for _, pipe in workers]
             t_joined = now() - t0
             time.sleep(1.0)
-            rss1 = rss_kb(server.pid)
+            rss1 = _rss(server)
             for _, pipe in workers:
                 pipe.send(("start",))
             for _, pipe in workers:
@@ -502,27 +572,35 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
             for _, pipe in workers:
                 pipe.send(("go", mode, t_start, t_end, 3.0))
             if a.profile.startswith("py-spy"):
-                spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native")
+                spy = _start_py_spy(server.pid, t_start, a.duration, workdir, a.profile == "py-spy-native",
+                                    subprocesses=setup.workers > 1)
             gc0 = server.gc() if a.gc_stats and t_start - now() > 0.7 else None
             time.sleep(max(0.0, t_start - now()))
-            m0, c0 = server.metrics(), _cpu(server.pid, redis.pids, wpids)
+            m0, c0 = server.metrics(), _cpu(server, redis.pids, wpids)
             w0 = now()
             time.sleep(max(0.0, t_end - now()))
-            c1, m1 = _cpu(server.pid, redis.pids, wpids), server.metrics()
+            c1, m1 = _cpu(server, redis.pids, wpids), server.metrics()
             window = now() - w0
             gc1 = server.gc()
             stats = [_recv(pipe, "done", 120)[1] for _, pipe in workers]
-            rss2 = rss_kb(server.pid)
-        profile = _finish_py_spy(spy, a, f"{mode}{players}") if spy is not None else None
+            rss2 = _rss(server)
+        before = "before-" if root != ROOT else ""
+        profile = _finish_py_spy(spy, a, f"{before}{mode}{players}") if spy is not None else None
         code = server.stop()
         problems = server.problems()
         server = None
         result = _race_result(mode, players, a, stats, m0, m1, c0, c1, window)
-        result.setup = setup.label
+        result.setup = (BEFORE if root != ROOT else "") + setup.label
         f = result.figures
         f["setup_s"], f["join_s"] = round(t_setup, 1), round(t_joined, 1)
         f["mem_kb_per_conn"] = round((rss1 - rss0) / players, 1)
         f["rss_mb"] = round(rss2 / 1024, 1)
+        if window < 0.5 * a.duration:  # /metrics took most of the window (asked again, far behind)
+            for k in ("moves_s_server", "cpu_ms_per_1k", "trips_per_move", "cmds_per_trip",
+                      "server_cpu_pct", "redis_cpu_pct", "load_cpu_pct", "solver_cpu_pct"):
+                f[k] = float("nan")
+            result.notes.append(f"the server's figures were sampled over {window:.1f} s of the "
+                                f"{a.duration:g} s window (/metrics was slow): left out")
         if gc0 is not None and gc1 is not None:
             f["gc_ms_per_s"] = round(1e3 * (sum(gc1["s"]) - sum(gc0["s"])) / window, 1)
             f["gc2_per_s"] = round((gc1["n"][2] - gc0["n"][2]) / window, 2)
@@ -551,11 +629,18 @@ def run_race(mode: str, players: int, a: argparse.Namespace, workdir: Path,
         redis.stop()
 
 
-def _cpu(server: int, redis: list[int], workers: list[int]) -> dict[str, float]:
+def _cpu(server: Server | int, redis: list[int], workers: list[int]) -> dict[str, float]:
+    """CPU seconds so far: the server's processes (a supervisor and its
+    workers), their solver processes, Redis, the load generators, the machine."""
     busy, total = machine_cpu()
-    return {"server": cpu_s(server), "redis": sum(cpu_s(p) for p in redis),
-            "load": sum(cpu_s(p) for p in workers), "solver": children_cpu_s(server),
+    pids, loops = (server.pids, server.loops) if isinstance(server, Server) else ([server], [server])
+    return {"server": sum(cpu_s(p) for p in pids), "redis": sum(cpu_s(p) for p in redis),
+            "load": sum(cpu_s(p) for p in workers), "solver": sum(children_cpu_s(p) for p in loops),
             "busy": busy / CLK_TCK, "total": total / CLK_TCK}
+
+
+def _rss(server: Server) -> int:
+    return sum(rss_kb(p) for p in server.pids)
 
 
 def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dict[str, Any]],
@@ -618,7 +703,7 @@ def _race_result(mode: str, players: int, a: argparse.Namespace, stats: list[dic
 
 
 def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
-                  native: bool) -> subprocess.Popen[bytes]:
+                  native: bool, *, subprocesses: bool = False) -> subprocess.Popen[bytes]:
     spy_bin = shutil.which("py-spy", path=str(Path(sys.executable).parent)) or shutil.which("py-spy")
     if spy_bin is None:
         raise RuntimeError("py-spy is not installed: .venv/bin/pip install py-spy")
@@ -626,7 +711,8 @@ def _start_py_spy(pid: int, t_start: float, duration: float, workdir: Path,
     out_file = workdir / f"py-spy-{pid}.txt"
     return PROCS.start([spy_bin, "record", "--pid", str(pid), "--duration", str(int(duration)),
                         "--rate", "200", "--format", "raw", "--full-filenames",
-                        *(["--native"] if native else []), "--output", str(out_file)],
+                        *(["--native"] if native else []),
+                        *(["--subprocesses"] if subprocesses else []), "--output", str(out_file)],
                        stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
@@ -655,7 +741,7 @@ def run_limit(players: int, a: argparse.Namespace, workdir: Path) -> Result:
         port, ready = free_port(), workdir / f"limit-ready-{time.monotonic_ns()}"
         with open(workdir / "limit-server.log", "ab") as log:
             server = PROCS.start(
-                [sys.executable, str(LIMIT_DIR / "limit_echo_server.py"), "--port", str(port),
+                [sys.executable, str(a.limit_dir / "limit_echo_server.py"), "--port", str(port),
                  "--redis-port", str(redis.port), "--fanout", str(race_client.ROOM_SIZE),
                  "--ready-file", str(ready)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                 stderr=log)
@@ -665,7 +751,7 @@ def run_limit(players: int, a: argparse.Namespace, workdir: Path) -> Result:
                 raise RuntimeError("limit_echo_server.py did not start (see limit-server.log)")
             time.sleep(0.05)
         load = PROCS.start(
-            [sys.executable, str(LIMIT_DIR / "limit_load.py"), "--port", str(port), "--conns",
+            [sys.executable, str(a.limit_dir / "limit_load.py"), "--port", str(port), "--conns",
              str(players), "--duration", str(a.duration), "--warmup", str(a.warmup), "--procs",
              str(a.load_procs), "--watch", f"server={server.pid}", "--watch", f"redis={redis.proc.pid}",
              "--label", f"limit-c-{players}"], stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -982,7 +1068,7 @@ def big_summary(results: list[Result]) -> list[str]:
 
 RACE_COLS: Final = (
     ("moves_s", "moves/s"), ("p50_ms", "p50 ms"), ("p95_ms", "p95 ms"), ("p99_ms", "p99 ms"),
-    ("lb_p99_ms", "lb p99 ms"), ("cpu_ms_per_1k", "srv CPU ms/1k mv"), ("trips_per_move", "trips/mv"),
+    ("lb_p99_ms", "lb p99 ms"), ("cpu_ms_per_1k", "srv CPU µs/mv"), ("trips_per_move", "trips/mv"),
     ("cmds_per_trip", "cmds/trip"), ("mem_kb_per_conn", "KiB/idle conn"), ("server_cpu_pct", "srv %"),
     ("redis_cpu_pct", "redis %"), ("load_cpu_pct", "load %"), ("solver_cpu_pct", "solver %"),
     ("other_cpu_pct", "other %"),
@@ -1041,7 +1127,8 @@ def summary(results: list[Result], repeat: int) -> list[str]:
                 "left out where a case has quiet runs" if noisy else ""), ""]
     order = {label: i for i, label in enumerate(SETUP_ORDER)}
     cases = sorted({(r.setup, r.mode, r.players) for r in results if r.kind == "race"},
-                   key=lambda c: (c[1] != "closed", c[2], order.get(c[0], 99)))
+                   key=lambda c: (c[1] != "closed", c[2], order.get(_one_worker(_plain(c[0])), 99),
+                                  not c[0].startswith(BEFORE), c[0]))
     head = ("| case | redis | " + " | ".join(label for _, label in RACE_COLS)
             + " | race/limit | target |")
     lines += [head, "|" + "---|" * (len(RACE_COLS) + 4)]
@@ -1049,7 +1136,7 @@ def summary(results: list[Result], repeat: int) -> list[str]:
         runs = _quiet([r for r in results if r.kind == "race" and r.mode == mode and r.players == n
                        and r.setup == setup])
         lim = _quiet([r for r in results if r.kind == "limit" and r.players == n
-                      and setup == "single/os"])
+                      and _plain(setup) == "single/os"])
         cells = []
         for k, _ in RACE_COLS:
             med, lo, hi = _med([r.figures.get(k, float("nan")) for r in runs])
@@ -1067,19 +1154,27 @@ def summary(results: list[Result], repeat: int) -> list[str]:
             eff = _med([m.figures.get("cpu_ms_per_1k", float("nan")) / r.figures["cpu_ms_per_1k"]
                         for r, m in (quiet or pairs)])[0]
             ratio_txt += f"; CPU/move: {eff:.2f}"
-            target = f"≥ {CLOSED_TARGET} × limit: {'met' if ratio >= CLOSED_TARGET else 'NOT met'}"
-        elif mode == "closed" and setup == "single/os":
+            target = (f"≥ {CLOSED_TARGET} × limit: {'met' if ratio >= CLOSED_TARGET else 'NOT met'}; "
+                      f"CPU/move ≥ {CPU_TARGET:g}: {'met' if eff >= CPU_TARGET else 'NOT met'}")
+        elif mode == "closed" and _plain(setup) == "single/os":
             target = f"≥ {CLOSED_TARGET} × limit (run with --limit)"
         elif mode == "open":
             p99 = _med([r.figures["p99_ms"] for r in runs])[0]
             rate = _med([r.figures["moves_s"] for r in runs])[0]
             ok = p99 <= OPEN_P99_TARGET_MS and rate >= 0.97 * n
             target = f"p99 ≤ {OPEN_P99_TARGET_MS:g} ms at {n}/s offered: {'met' if ok else 'NOT met'}"
-            if n != OPEN_TARGET_PLAYERS:
+            if n == OPEN_TARGET_PLAYERS:
+                cpu = _med([r.figures["cpu_ms_per_1k"] for r in runs])[0]
+                target += (f"; srv CPU ≤ {OPEN_CPU_TARGET_US:g} µs/mv: "
+                           f"{'met' if cpu <= OPEN_CPU_TARGET_US else 'NOT met'}")
+            else:
                 target = f"({target})"
         trips = _med([r.figures["trips_per_move"] for r in runs])[0]
-        target += f"; trips/mv ≤ 1: {'met' if trips <= 1.0 else 'NOT met'}"
+        verdict = "not measured" if math.isnan(trips) else "met" if trips <= 1.0 else "NOT met"
+        target += ("; " if target else "") + f"trips/mv ≤ 1: {verdict}"
         lines.append(f"| {mode} {n} | {setup} | " + " | ".join(cells) + f" | {ratio_txt} | {target} |")
+    lines += baseline_summary(results)
+    lines += workers_summary(results)
     lim_cases = sorted({r.players for r in results if r.kind == "limit"})
     if lim_cases:
         lines += ["", "Limit (c) (../shared/limit: websockets + orjson + 1 EVALSHA + fan-out to 8):",
@@ -1096,6 +1191,88 @@ def summary(results: list[Result], repeat: int) -> list[str]:
     return lines
 
 
+def _plain(label: str) -> str:
+    """A setup's label without its ``before:`` (``--baseline``)."""
+    return label.removeprefix(BEFORE)
+
+
+def baseline_summary(results: list[Result]) -> list[str]:
+    """Each case with ``--baseline``'s server against this checkout's, in the same repeats."""
+    before = sorted({(r.setup, r.mode, r.players) for r in results
+                     if r.kind == "race" and r.setup.startswith(BEFORE)},
+                    key=lambda c: (c[1] != "closed", c[2], c[0]))
+    if not before:
+        return []
+    lines = ["", "Before and after (--baseline's server, then this one's; medians of the same "
+             "repeats, quiet runs where there are):", "",
+             "| case | redis | srv CPU µs/mv | × | moves/s | × | p99 ms | lb p99 ms |",
+             "|---|---|---|---|---|---|---|---|"]
+    for setup, mode, n in before:
+        old = _quiet([r for r in results if r.kind == "race" and r.setup == setup
+                      and r.mode == mode and r.players == n])
+        new = _quiet([r for r in results if r.kind == "race" and r.setup == _plain(setup)
+                      and r.mode == mode and r.players == n])
+        if not new:
+            continue
+
+        def pair(key: str, old: list[Result] = old, new: list[Result] = new) -> tuple[float, float]:
+            return (_med([r.figures[key] for r in old])[0], _med([r.figures[key] for r in new])[0])
+
+        cpu, rate, p99, lb = (pair(k) for k in ("cpu_ms_per_1k", "moves_s", "p99_ms", "lb_p99_ms"))
+        lines.append(f"| {mode} {n} | {_plain(setup)} | {_fmt(cpu[0])} → {_fmt(cpu[1])} | "
+                     f"{cpu[1] / cpu[0]:.2f} | {_fmt(rate[0])} → {_fmt(rate[1])} | "
+                     f"{rate[1] / rate[0]:.2f} | {_fmt(p99[0])} → {_fmt(p99[1])} | "
+                     f"{_fmt(lb[0])} → {_fmt(lb[1])} |")
+    return lines
+
+
+def _one_worker(label: str) -> str:
+    """The setup's label with one worker: ``single/os/w2`` -> ``single/os``."""
+    return re.sub(r"/w\d+$", "", label)
+
+
+def _workers_of(label: str) -> int:
+    m = re.search(r"/w(\d+)$", label)
+    return int(m.group(1)) if m else 1
+
+
+def workers_summary(results: list[Result]) -> list[str]:
+    """Each case with N workers against one worker in the same repeat."""
+    many = sorted({(r.setup, r.mode, r.players) for r in results
+                   if r.kind == "race" and _workers_of(r.setup) > 1},
+                  key=lambda c: (c[1] != "closed", c[2], c[0]))
+    if not many:
+        return []
+    lines = ["", "Workers (--workers N against one worker, same repeat; medians, min-max):", ""]
+    for setup, mode, n in many:
+        runs = [r for r in results if r.kind == "race" and r.setup == setup and r.mode == mode
+                and r.players == n]
+        pairs = [(r, o) for r in runs for o in results
+                 if o.kind == "race" and o.setup == _one_worker(setup) and o.mode == mode
+                 and o.players == n and o.figures["rep"] == r.figures["rep"] and o.figures["moves_s"]]
+        quiet = [(r, o) for r, o in pairs if not (r.figures.get("noisy") or o.figures.get("noisy"))]
+        used = quiet or pairs
+        ratio, lo, hi = _med([r.figures["moves_s"] / o.figures["moves_s"] for r, o in used])
+        cpu = _med([r.figures["cpu_ms_per_1k"] / o.figures["cpu_ms_per_1k"] for r, o in used])[0]
+        p99 = _med([r.figures["p99_ms"] for r in _quiet(runs)])[0]
+        rate = _med([r.figures["moves_s"] for r in _quiet(runs)])[0]
+        text = (f"- {mode} {n}, {setup}: moves/s × {ratio:.2f} one worker's"
+                + (f" ({lo:.2f}-{hi:.2f})" if len(used) > 1 else "")
+                + f", server CPU per move × {cpu:.2f}; p99 {_fmt(p99)} ms")
+        w = _workers_of(setup)
+        if mode == "closed" and n == WORKERS_CLOSED_PLAYERS and w == 2:
+            text += (f"; target ≥ {WORKERS_TARGET:g} × one worker: "
+                     f"{'met' if ratio >= WORKERS_TARGET else 'NOT met'}")
+        if mode == "open" and n == WORKERS_OPEN_PLAYERS and w == 2:
+            ok = p99 <= OPEN_P99_TARGET_MS and rate >= 0.97 * n
+            text += (f"; target p99 ≤ {OPEN_P99_TARGET_MS:g} ms at {n}/s offered: "
+                     f"{'met' if ok else 'NOT met'}")
+        if not pairs:
+            text += " (no one-worker run to compare with: add 1 to --workers)"
+        lines.append(text)
+    return lines
+
+
 # ---------------------------------------------------------------------- main
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
@@ -1108,6 +1285,14 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     p.add_argument("--repeat", type=int, default=1, help="runs of every case: medians and spread")
     p.add_argument("--limit", action="store_true",
                    help="also run ../shared/limit configuration (c) beside each closed-loop case")
+    p.add_argument("--limit-dir", type=Path, metavar="DIR",
+                   default=next((d for d in LIMIT_DIRS if d.is_dir()), LIMIT_DIRS[0]),
+                   help="where the limit's scripts are (default: ../shared/limit, or "
+                        "../../shared/limit from a worktree)")
+    p.add_argument("--baseline", type=Path, metavar="DIR",
+                   help="also run every race case with the server of this checkout (the code "
+                        "before a change: git worktree add ../before main), back to back with "
+                        "this one's; its rows say before:, and a table compares the two")
     p.add_argument("--load-procs", type=int, default=1, choices=(1, 2), help="load-generator processes")
     p.add_argument("--profile", choices=("none", "py-spy", "py-spy-native"), default="none",
                    help="sample the server with py-spy over every measured window (native: with C frames)")
@@ -1128,6 +1313,13 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
                    help="run every case on one Redis with each of these --durability modes "
                         "(os, fsync: appendfsync always, replica: one replica, WAIT per batch; "
                         "all: the three); default os")
+    p.add_argument("--case", action="append", default=[], metavar="MODE:N", dest="cases",
+                   help="run exactly these cases (closed:512, open:5000; repeatable) instead of "
+                        "--mode and --players")
+    p.add_argument("--workers", type=int, nargs="+", default=[1], metavar="N",
+                   help="run every case with a server of each of these --workers counts "
+                        "(default 1: one process); beside 1, each is compared with one worker's "
+                        "moves/s in the same repeat")
     p.add_argument("--big", action="store_true",
                    help=f"one room of --big-players (default {BIG_PLAYERS}) over --big-servers server "
                         "processes, each player sending a command every --big-period s; beside it "
@@ -1155,23 +1347,39 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
         p.error("--server-env takes KEY=VALUE")
     if a.players and any(not 1 <= n <= 5000 for n in a.players):
         p.error("--players: 1..5000 each")
+    if a.baseline is not None:
+        a.baseline = a.baseline.resolve()
+        if not (a.baseline / "server" / "__main__.py").is_file():
+            p.error(f"--baseline: {a.baseline} is not a checkout of this repository (no server/)")
     if "all" in a.durability:
         a.durability = list(DURABILITIES)
     a.durability = list(dict.fromkeys(a.durability))
+    try:
+        a.cases = [(m, int(n)) for m, n in (c.split(":", 1) for c in a.cases)]
+    except ValueError:
+        p.error("--case takes MODE:N, such as closed:512 or open:5000")
+    if any(m not in ("closed", "open") or not 1 <= n <= 5000 for m, n in a.cases):
+        p.error("--case: closed or open, 1..5000 players")
+    if any(not 1 <= n <= 64 for n in a.workers):
+        p.error("--workers: 1..64 each")
+    a.workers = sorted(set(a.workers))
     return a
 
 
 def setups(a: argparse.Namespace) -> list[Setup]:
-    """Where each case runs: one Redis per durability mode, then the cluster."""
-    out = [Setup("single", d) for d in a.durability]
+    """Where each case runs: one Redis per durability mode, then the
+    cluster; each with every ``--workers`` count."""
+    out = [Setup("single", d, w) for d in a.durability for w in a.workers]
     if a.cluster:
-        out.append(Setup("cluster", "os"))
+        out += [Setup("cluster", "os", w) for w in a.workers]
     return out
 
 
 def cases(a: argparse.Namespace) -> list[tuple[str, int]]:
     if a.big:  # the big room, and rooms of 8 at the same offered rate
         return [("big", a.big_players), ("open", round(a.big_players / a.big_period))]
+    if a.cases:
+        return list(a.cases)
     out_: list[tuple[str, int]] = []
     if a.mode in ("closed", "all"):
         out_ += [("closed", n) for n in (a.players or CLOSED_PLAYERS)]
@@ -1208,12 +1416,12 @@ def _attempt(step: Callable[[], Result], a: argparse.Namespace, rep: int, label:
     return None
 
 
-def _revision() -> str:
-    """The commit the server code is at, and whether server/ has local changes."""
+def _revision(root: Path = ROOT) -> str:
+    """The commit the server code of ``root`` is at, and whether server/ has local changes."""
     try:
-        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True,
+        head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=root, capture_output=True,
                               text=True, timeout=10).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=ROOT,
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "server"], cwd=root,
                                capture_output=True, text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
         return "?"
@@ -1227,8 +1435,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if shutil.which("redis-server") is None:
         sys.stderr.write("race: redis-server not found (apt-get install redis-server)\n")
         return 2
-    if a.limit and not (LIMIT_DIR / "limit_echo_server.py").is_file():
-        sys.stderr.write(f"race: --limit needs the team's stack-limit scripts in {LIMIT_DIR}, which "
+    if a.limit and not (a.limit_dir / "limit_echo_server.py").is_file():
+        sys.stderr.write(f"race: --limit needs the team's stack-limit scripts in {a.limit_dir}, which "
                          "are not there (they live beside the repository, not in it); run without "
                          "--limit, or put them there\n")
         return 2
@@ -1240,6 +1448,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     results: list[Result] = []
     failures = 0
     workdir = Path(tempfile.mkdtemp(prefix="race-bench-"))
+    if a.baseline is not None:
+        note(f"baseline server: {a.baseline}, at {_revision(a.baseline) or '(not a git checkout)'}")
     note(f"server at {_revision()}; {os.cpu_count()} cores; {a.repeat} run(s) of {todo} on "
          f"{[x.label for x in setups(a)]}; "
          f"duration {a.duration:g} s, warmup {a.warmup:g} s, {a.load_procs} load process(es); "
@@ -1251,6 +1461,9 @@ def main(argv: Sequence[str] | None = None) -> int:
                     functools.partial(run_big, n, a, workdir) if mode == "big" else
                     functools.partial(run_race, mode, n, a, workdir, setup)
                     for setup in (setups(a)[:1] if mode == "big" else setups(a))]
+                if a.baseline is not None and mode != "big":
+                    steps += [functools.partial(run_race, mode, n, a, workdir, setup, a.baseline)
+                              for setup in setups(a)]
                 if a.limit and mode == "closed":
                     steps.append(functools.partial(run_limit, n, a, workdir))
                 if rep % 2:  # alternate the order (the limit first, too): drift hits all alike
@@ -1267,7 +1480,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 lim = [x for x in results if x.kind == "limit" and x.players == n
                        and x.figures["rep"] == rep]
                 race = [x for x in results if x.kind == "race" and x.mode == mode and x.players == n
-                        and x.setup == "single/os" and x.figures["rep"] == rep]
+                        and _plain(x.setup) == "single/os" and x.figures["rep"] == rep]
                 if lim and race and lim[-1].figures["moves_s"]:
                     out(f"    race/limit at N={n}: "
                         f"{race[-1].figures['moves_s'] / lim[-1].figures['moves_s']:.2f}")

@@ -33,7 +33,10 @@ from typing import Any, Final, Protocol, TypeVar, cast
 
 import orjson
 
-SUBPROTOCOL: Final = "klondike-race.v1"
+from server.klondike.views import apply_change
+
+#: acks carry what changed in the player's view (v2); a server from before v2 speaks v1
+SUBPROTOCOL: Final = "klondike-race.v2, klondike-race.v1"
 ROOM_SIZE: Final = 8
 P_UNDO: Final = 0.05  # an undo now and then
 P_NON_DRAW: Final = 0.75  # prefer a card move over draw/recycle when there is one
@@ -292,7 +295,7 @@ class Player(WsClient):
         if d["s"] != self.inflight:
             return
         self.inflight = 0
-        view = self.view = d["view"]
+        view = self.view = own_view(self.view, d)
         st = w.stats
         st.accepted_all += 1
         in_window = w.t_start <= t <= w.t_end
@@ -396,6 +399,15 @@ class Player(WsClient):
             self.due, self.t_due = True, scheduled
         else:
             self.play(now(), scheduled)
+
+
+def own_view(view: dict[str, Any] | None, ack: dict[str, Any]) -> dict[str, Any]:
+    """The player's view after ``ack``: its whole view, or its ``change``
+    applied to ``view`` as the web client does (docs/protocol.md, ``ack``)."""
+    if "view" in ack:
+        return cast(dict[str, Any], ack["view"])
+    assert view is not None, "a change with no view to apply it to"
+    return apply_change(view, ack["change"])
 
 
 def choose(view: dict[str, Any], rng: random.Random, *,

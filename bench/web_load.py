@@ -130,7 +130,8 @@ def out(text: str = "") -> None:
 
 
 def start_server(data: Path) -> tuple[subprocess.Popen[bytes], str]:
-    env = {**os.environ, "KLONDIKE_LOG_LEVEL": "warning", "KLONDIKE_COUNTDOWN": "0.2"}
+    env = {**os.environ, "KLONDIKE_LOG_LEVEL": "warning", "KLONDIKE_COUNTDOWN": "0.2",
+           "KLONDIKE_WORKERS": "1"}
     proc = subprocess.Popen([sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0",
                              "--data-dir", str(data)], cwd=ROOT, env=env, stdout=subprocess.PIPE,
                             stderr=subprocess.DEVNULL, stdin=subprocess.DEVNULL)

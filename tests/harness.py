@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import json
 import os
+import random
 import shutil
 import signal
 import socket
@@ -20,19 +21,26 @@ import tempfile
 import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, Final
 
 import orjson
 import redis
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed
 
+from server.klondike.views import apply_change
+
 ROOT = Path(__file__).resolve().parents[1]
 VECTORS = ROOT / "tests" / "vectors"
-SUBPROTOCOL = "klondike-race.v1"
+SUBPROTOCOL = "klondike-race.v2"
 
 
 _GIVEN: set[int] = set()
+#: where free ports are looked for: below the kernel's ephemeral ports (Linux's
+#: default starts at 32768), which it gives any outgoing connection or bind to
+#: port 0 — the browser's, the servers' — and so could take between the choice
+#: of a port and redis-server's bind
+PORTS: Final = range(20_000, 32_768)
 
 
 def free_port() -> int:
@@ -40,12 +48,16 @@ def free_port() -> int:
     that picks several ports before it starts anything (a cluster's nodes and
     their buses) must not be given the same one twice."""
     while True:
+        port = random.choice(PORTS)
+        if port in _GIVEN:
+            continue
         with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = int(s.getsockname()[1])
-        if port not in _GIVEN:
-            _GIVEN.add(port)
-            return port
+            try:
+                s.bind(("127.0.0.1", port))
+            except OSError:
+                continue
+        _GIVEN.add(port)
+        return port
 
 
 def wait_until(check: Callable[[], bool], timeout: float = 10.0, what: str = "condition") -> None:
@@ -94,6 +106,7 @@ class RedisServer:
         self.appendfsync = appendfsync
         self.args = list(args or [])
         self.proc: subprocess.Popen[bytes] | None = None
+        self._started = False  # once started, a restart keeps the port
 
     @property
     def url(self) -> str:
@@ -104,15 +117,42 @@ class RedisServer:
         return f"127.0.0.1:{self.port}"
 
     def start(self) -> RedisServer:
+        """Start redis-server and wait until it answers, itself and not some
+        other process on its port. A port free when chosen may be taken before
+        redis-server binds it (by another test run on this machine, say):
+        redis-server exits, and it is started on other ports. A restart keeps
+        its port (its clients know it), or fails."""
         self.dir.mkdir(parents=True, exist_ok=True)
-        self.proc = subprocess.Popen(
-            [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
-             "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", str(self.dir),
-             "--daemonize", "no", "--logfile", str(self.dir / "redis.log"),
-             "--repl-diskless-sync-delay", "0", *self.args],  # a replica syncs at once
-            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-        wait_until(self.ping, what="redis-server to answer")
-        return self
+        for _ in range(5):
+            proc = self.proc = subprocess.Popen(
+                [self.binary, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "",
+                 "--appendonly", "yes", "--appendfsync", self.appendfsync, "--dir", str(self.dir),
+                 "--daemonize", "no", "--logfile", str(self.dir / "redis.log"),
+                 "--repl-diskless-sync-delay", "0", *self.args],  # a replica syncs at once
+                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+            wait_until(lambda p=proc: p.poll() is not None or self._serves(p.pid), timeout=60,
+                       what="redis-server to answer")
+            if proc.poll() is None:
+                self._started = True
+                return self
+            if self._started:
+                break
+            self.port = free_port()
+            if "--cluster-port" in self.args:  # its bus's port may have been the one taken
+                self.args[self.args.index("--cluster-port") + 1] = str(free_port())
+        log = self.dir / "redis.log"
+        tail = log.read_text(errors="replace")[-2000:] if log.exists() else ""
+        raise RuntimeError(f"redis-server did not start on port {self.port}:\n{tail}")
+
+    def _serves(self, pid: int) -> bool:
+        """The process ``pid`` answers on our port."""
+        r = redis.Redis(host="127.0.0.1", port=self.port, socket_timeout=5)
+        try:
+            return int(r.info("server")["process_id"]) == pid
+        except (redis.RedisError, OSError):
+            return False
+        finally:
+            r.close()
 
     def client(self) -> redis.Redis:
         """A plain redis-py client of this server (close it)."""
@@ -352,7 +392,8 @@ class ServerProcess:
     """``python -m server serve`` in a process of its own."""
 
     def __init__(self, redis_url: str | None, logdir: Path, *, env: dict[str, str] | None = None,
-                 args: list[str] | None = None, name: str = "server") -> None:
+                 args: list[str] | None = None, name: str = "server",
+                 session: bool = False) -> None:
         self.redis_url = redis_url
         self.logfile = logdir / f"{name}-{time.monotonic_ns()}.log"
         # every test client comes from 127.0.0.1, and many tests share a
@@ -360,13 +401,18 @@ class ServerProcess:
         self.env = {**os.environ, "KLONDIKE_COUNTDOWN": "0.3", "KLONDIKE_LOG_LEVEL": "info",
                     "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
                     "KLONDIKE_CREATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
+                    "KLONDIKE_ADDRESS_SHARE": "100",
                     "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
+                    # one process per server unless a test asks for workers
+                    "KLONDIKE_WORKERS": "1",
                     # no daily deals (each would take a winnable code) unless a test asks
                     "KLONDIKE_DAILY_MODES": "none",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
+        self.session = session  # a session (and process group) of its own, as under a terminal
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
         self.allowed_errors: set[str] = set()
@@ -386,7 +432,7 @@ class ServerProcess:
             cmd += ["--redis-url", self.redis_url]
         self._log = open(self.logfile, "wb")  # noqa: SIM115 - closed in stop()
         self.proc = subprocess.Popen(cmd, cwd=ROOT, env=self.env, stdout=subprocess.PIPE,
-                                     stderr=self._log)
+                                     stderr=self._log, start_new_session=self.session)
         assert self.proc.stdout is not None
         line = self.proc.stdout.readline().decode()
         if "open http://" not in line:
@@ -462,7 +508,14 @@ class Servers:
 # ---------------------------------------------------------------------- clients
 
 class Client:
-    """A websocket client that keeps every frame it received (for secrecy scans)."""
+    """A websocket client that keeps every frame it received (for secrecy scans).
+
+    Like the web client, it keeps its player's view (``view``): whole from a
+    ``board`` or an ``ack`` that carries one, else the ``ack``'s ``change``
+    applied to it (``klondike-race.v2``), and a ``status`` merged in. Such an
+    ack is kept with that view beside its change (``d["view"]``), so that
+    tests compare it with the engine's; ``raw`` keeps every frame as sent.
+    """
 
     def __init__(self, ws: ClientConnection, name: str = "") -> None:
         self.ws = ws
@@ -478,11 +531,25 @@ class Client:
         self.v = 0
         self.close_code: int | None = None
         self.close_reason = ""
+        self.view: dict[str, Any] | None = None  # the player's view, as the client made it
 
     @classmethod
-    async def open(cls, url: str, name: str = "") -> Client:
-        ws = await connect(url, subprotocols=[SUBPROTOCOL], max_size=2**22)  # type: ignore[list-item]
+    async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL) -> Client:
+        ws = await connect(url, subprotocols=[protocol], max_size=2**22)  # type: ignore[list-item]
         return cls(ws, name)
+
+    def _own_view(self, msg: dict[str, Any]) -> None:
+        """Keep the player's view as the web client does (see the class)."""
+        d = msg.get("d")
+        if not isinstance(d, dict):
+            return
+        if msg["t"] in ("board", "ack") and isinstance(d.get("view"), dict):
+            self.view = d["view"]
+        elif msg["t"] == "ack" and isinstance(d.get("change"), dict):
+            self.view = d["view"] = None if self.view is None else apply_change(self.view,
+                                                                                 d["change"])
+        elif msg["t"] == "status" and self.view is not None:
+            self.view = {**self.view, **{k: v for k, v in d.items() if k != "s"}}
 
     async def _read(self) -> None:
         try:
@@ -490,6 +557,7 @@ class Client:
                 text = raw if isinstance(raw, str) else raw.decode()
                 self.raw.append(text)
                 msg = orjson.loads(text)
+                self._own_view(msg)
                 self.frames.append(msg)
                 d = msg.get("d") or {}
                 if isinstance(d, dict) and isinstance(d.get("v"), int):

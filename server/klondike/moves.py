@@ -19,7 +19,7 @@ engine hand out shared instances.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Final
 
 from .errors import InvalidNotationError
@@ -57,6 +57,8 @@ class Move:
     source: int
     target: int
     count: int = 1
+    #: the notation, kept on the shared instances (views write every legal move per move)
+    _text: str = field(default="", init=False, compare=False, repr=False)
 
     def __post_init__(self) -> None:
         if not _well_formed(self.source, self.target, self.count):
@@ -93,7 +95,7 @@ class Move:
         return self.target == STOCK
 
     def __str__(self) -> str:
-        return _NOTATION[self]
+        return self._text or _NOTATION[self]
 
     def __repr__(self) -> str:
         return f"Move.parse({_NOTATION[self]!r})"
@@ -139,6 +141,8 @@ def _all_moves() -> dict[Move, str]:
 
 
 _NOTATION: Final = _all_moves()
+for _move, _text in _NOTATION.items():
+    object.__setattr__(_move, "_text", _text)
 _BY_NOTATION: Final = {text: move for move, text in _NOTATION.items()}
 #: Shared instances by (source, target, count), for the move generator.
 BY_PARTS: Final = {(m.source, m.target, m.count): m for m in _NOTATION}

@@ -24,7 +24,7 @@ stock cards are never looked at.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection, Iterator
+from collections.abc import Callable, Collection, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any, Final, cast
 
@@ -269,6 +269,74 @@ def worth_trying(game: Table, move: Move) -> bool:
     return RANK[left] == game.foundations[SUIT[left]] + 1
 
 
+def progress_at_once(game: Table, legal: Sequence[Move]) -> bool:
+    """Whether one of ``legal`` (the game's legal moves) makes progress by itself."""
+    return any(makes_progress(game, m) for m in legal)
+
+
+def no_progress_after(game: Table, before: bool | None, legal: Sequence[Move]) -> bool | None:
+    """Whether no line of play from ``game`` makes progress, when that follows
+    without a search from its last move and ``before`` (the answer for the
+    position before that move, ``None`` if unknown); ``None`` when it does
+    not. ``legal`` are the game's legal moves.
+
+    - a game won, or with a move that makes progress at once: ``False``;
+    - a move from a position with no progress: ``True`` (every line from
+      here is that position's, one move on);
+    - a move that can be taken back (:func:`reversible`) from a position
+      with progress: ``False`` (take it back, then go that way).
+    """
+    if game.is_won or progress_at_once(game, legal):
+        return False
+    if before is None or not game.history:
+        return None
+    if before:
+        return True
+    return False if reversible(game) else None
+
+
+def reversible(game: Table) -> bool:
+    """Whether the position before the game's last move can be reached again
+    from here by legal moves, with nothing on the way that counts for
+    progress: no card turned up or credited by the move, and the stock past
+    its first pass (going round it again must not cut the first pass short).
+
+    - a run moved between columns, or a card between a foundation and a
+      column, goes back when the pile it left takes it again;
+    - a recycle goes back by drawing through; a draw by going round the
+      stock to where it was, which draw three reaches only from a waste of
+      a multiple of three cards;
+    - a waste card played never goes back.
+    """
+    record = game.history[-1]
+    if record.flipped or record.credited:
+        return False
+    move = record.move
+    src, dst = move.source, move.target
+    if dst == STOCK:
+        return True
+    if src == STOCK:
+        if not game.allow_recycle or game.recycles == 0:
+            return False
+        return game.draw_count == 1 or (len(game.waste) - game.fan) % 3 == 0
+    if src == WASTE:
+        return False
+    if dst == FOUNDATION:  # a card already credited, put home again
+        card = record.card
+        home = game.foundations[card // 13]
+        back_to = game.columns[src]
+        return home == card % 13 + 1 and _takes(back_to, card)
+    if src >= 7:  # a foundation's card onto a column: it can go home again
+        return True
+    col = game.columns[dst]
+    return _takes(game.columns[src], col[-move.count])
+
+
+def _takes(col: list[int], card: int) -> bool:
+    """Whether a column whose cards are ``col`` takes ``card`` (its top face up)."""
+    return _fits(card, col[-1]) if col else RANK[card] == 13
+
+
 def line_positions(game: Table) -> set[Position]:
     """The positions of the game's line of play that it still holds: this one
     and the one before each move it can undo."""
@@ -281,5 +349,6 @@ def line_positions(game: Table) -> set[Position]:
 
 
 __all__ = ["BUDGET", "SEARCH_BUDGET", "Progress", "can_progress", "line_positions",
-           "makes_progress", "progress", "worth_trying"]
+           "makes_progress", "no_progress_after", "progress", "progress_at_once", "reversible",
+           "worth_trying"]
 

@@ -19,14 +19,21 @@ moves can be undone) and ``"autocomplete"`` (true only when the finishing
 sequence was simulated to the win); asked with ``progress=True``, it adds
 ``"no_progress"`` (true when no line of play can make progress any more, see
 :mod:`.progress`). No face-down card and no stock card is ever named.
+
+:func:`view_change` is the player's view after one move (or one undo) as
+what changed: the piles the move touched, whole, and every figure; the
+view before it, updated with :func:`apply_change`, is the view after it.
+Building it costs the piles touched, not the table.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from .assist import autocomplete_moves
 from .cards import NAMES
+from .moves import FOUNDATION, FS, STOCK, WASTE, Move
 from .progress import progress as find_progress
 from .table import Table
 
@@ -44,30 +51,49 @@ def visible_waste(game: Table) -> list[int]:
 
 def public_view(game: Table) -> View:
     """The view without anything only the player needs: for spectators."""
-    found = game.foundations
-    outcome = game.outcome()
+    return _table(game, game.outcome() or "playing")
+
+
+def _table(game: Table, state: str) -> View:
     return {
         "mode": game.code.mode,
         "draw": game.draw_count,
         "scoring": game.code.scoring,
-        "stock": len(game.stock),
-        "waste": [NAMES[c] for c in visible_waste(game)],
-        "waste_count": len(game.waste),
-        "foundations": {
-            letter: NAMES[s * 13 + found[s] - 1] if found[s] else None
-            for s, letter in enumerate("SHDC")
-        },
+        **_talon(game),
+        "foundations": _foundations(game),
         "tableau": [
             {"down": d, "up": [NAMES[c] for c in col[d:]]}
             for col, d in zip(game.columns, game.down, strict=True)
         ],
+        **_figures(game, state),
+    }
+
+
+def _state(game: Table, legal: Sequence[Move]) -> str:
+    """:meth:`Game.outcome` from the legal moves already generated."""
+    return "won" if game.is_won else "playing" if legal else "stuck"
+
+
+def _talon(game: Table) -> View:
+    return {"stock": len(game.stock), "waste": [NAMES[c] for c in visible_waste(game)],
+            "waste_count": len(game.waste)}
+
+
+def _foundations(game: Table) -> dict[str, str | None]:
+    found = game.foundations
+    return {letter: NAMES[s * 13 + found[s] - 1] if found[s] else None
+            for s, letter in enumerate("SHDC")}
+
+
+def _figures(game: Table, state: str) -> View:
+    return {
         "points": game.points,
         "vegas": game.vegas,
         "moves": game.moves,
         "recycles": game.recycles,
         "foundation_cards": game.foundation_cards,
         "turned_up": game.turned_up,
-        "state": outcome or "playing",
+        "state": state,
     }
 
 
@@ -75,10 +101,73 @@ def player_view(game: Table, *, progress: bool = False) -> View:
     """The player's own view: the public view plus legal moves, undo depth and
     whether auto-complete is offered; with ``progress``, also ``no_progress``
     (see :func:`.progress.progress`, which costs a search)."""
-    view = public_view(game)
-    view["legal"] = [str(m) for m in game.legal_moves()]
+    legal = game.legal_moves()
+    view = _table(game, _state(game, legal))
+    view["legal"] = [str(m) for m in legal]
     view["undo"] = game.undo_depth
     view["autocomplete"] = autocomplete_moves(game) is not None
     if progress:
         view["no_progress"] = find_progress(game).none
     return view
+
+
+def view_change(game: Table, moved: Move | None, legal: Sequence[Move] | None = None) -> View:
+    """What :func:`player_view` changed by ``moved``, a move just played or
+    just undone (``None``: nothing moved, as by a resign): each pile the move
+    touched, whole, and every figure (``legal`` when the caller has them, as
+    :meth:`Game.legal_moves` gives them).
+
+    Keys are the view's: ``tableau`` is an object from a column's index
+    (``"0"`` is t1) to that column; ``foundations`` all four tops, when a
+    card went to or came from one; ``stock``, ``waste`` and ``waste_count``
+    when the move drew, recycled or played the waste's card. ``mode``,
+    ``draw`` and ``scoring`` never change.
+
+    >>> from server.klondike import Game
+    >>> game = Game("KL1-D1N-AAAAAAA")
+    >>> before = game.view()
+    >>> game.push("t7>f")
+    >>> change = view_change(game, game.history[-1].move)
+    >>> change["tableau"], change["foundations"]["H"], change["points"], "stock" in change
+    ({'6': {'down': 5, 'up': ['8H']}}, 'AH', 15, False)
+    >>> apply_change(before, change) == game.view()
+    True
+    """
+    if legal is None:
+        legal = game.legal_moves()
+    out: View = {}
+    if moved is not None:
+        src, dst = moved.source, moved.target
+        if src in (STOCK, WASTE) or dst == STOCK:
+            out.update(_talon(game))
+        if src >= FS or dst == FOUNDATION:
+            out["foundations"] = _foundations(game)
+        columns = [c for c in (src, dst) if c < 7]
+        if columns:
+            cols, down = game.columns, game.down
+            out["tableau"] = {str(c): {"down": down[c], "up": [NAMES[x] for x in cols[c][down[c]:]]}
+                              for c in columns}
+    out.update(_figures(game, _state(game, legal)))
+    out["legal"] = [str(m) for m in legal]
+    out["undo"] = game.undo_depth
+    out["autocomplete"] = autocomplete_moves(game) is not None
+    return out
+
+
+def apply_change(view: View, change: View) -> View:
+    """The view ``change`` (from :func:`view_change`) makes of ``view``: a new
+    dict, ``view`` untouched. Columns and foundations are replaced one by
+    one, anything else whole. A client does the same (docs/protocol.md,
+    ``ack``)."""
+    out = dict(view)
+    for key, value in change.items():
+        if key == "tableau":
+            tableau = list(out["tableau"])
+            for index, column in value.items():
+                tableau[int(index)] = column
+            out["tableau"] = tableau
+        elif key == "foundations":
+            out["foundations"] = {**out["foundations"], **value}
+        else:
+            out[key] = value
+    return out

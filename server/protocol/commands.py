@@ -90,6 +90,24 @@ class Solo(Command):
 
 
 @dataclass(frozen=True, slots=True)
+class Quick(Command):
+    """A seat in the next quick race of a mode (joined, or opened as its host)."""
+
+    type: ClassVar[str] = "quick"
+    nickname: str
+    draw: int = 1
+    scoring: str = "N"
+
+
+@dataclass(frozen=True, slots=True)
+class Lobby(Command):
+    """Follow the list of public races (``on``), or stop following it."""
+
+    type: ClassVar[str] = "lobby"
+    on: bool = True
+
+
+@dataclass(frozen=True, slots=True)
 class Ready(Command):
     type: ClassVar[str] = "ready"
     ready: bool = True
@@ -388,7 +406,7 @@ class DailyPlay(Command):
 
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
-    for c in (Create, Join, Resume, Watch, Solo, Ready, Start, Kick, Leave, Rematch,
+    for c in (Create, Join, Resume, Watch, Solo, Quick, Lobby, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
               TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
               TPage, TFind, TKick, THandoff, TClaim, Identify, PRename, PHistory, PProfile, PMove,

@@ -60,8 +60,10 @@ class Reason(StrEnum):
     NO_AUTOCOMPLETE = "no_autocomplete"
     STALE = "stale"
     ROLLED_BACK = "rolled_back"
+    TOO_MANY_MOVES = "too_many_moves"
     # the server
     TOO_MANY = "too_many"
+    ADDRESS_FULL = "address_full"
     NO_WINNABLE_DEAL = "no_winnable_deal"
     SERVER_FULL = "server_full"
     UNAVAILABLE = "unavailable"
@@ -117,9 +119,14 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.STALE: "that sequence number was already used for another command",
     Reason.ROLLED_BACK: ("the server lost your latest moves (its storage came back from an "
                          "older copy): your board is as it was stored, play on from there"),
+    Reason.TOO_MANY_MOVES: ("this seat has played as many commands as a race allows: you may "
+                            "still resign"),
     Reason.NO_WINNABLE_DEAL: ("no certified winnable deal of this mode is ready right now: try "
                               "again in a little while, or choose a random deal"),
-    Reason.TOO_MANY: "too many rooms or tournaments created from your address: wait a minute",
+    Reason.TOO_MANY: ("too many requests of this kind from your address (or connection): wait "
+                      "a while"),
+    Reason.ADDRESS_FULL: ("the rooms (or tournaments) made from your address hold as many places "
+                          "as one address may"),
     Reason.SERVER_FULL: "the server holds as many rooms and tournaments as it may: try later",
     Reason.UNAVAILABLE: "the server cannot reach its storage; try again shortly",
     Reason.INTERNAL: "something went wrong on the server",

@@ -174,15 +174,34 @@ class Room:
             return "countdown"
         return self.phase
 
+    def listing(self, now: int, players: int | None = None) -> dict[str, Any]:
+        """The room as a public lobby lists it: its mode, its players, its
+        times; never its code, nor anything of its deal, in any phase (a
+        listed race ends out of the list). ``players``: how many, where the
+        seats are counted outside this document."""
+        s = self.settings
+        host = self.player(self.host)
+        return {
+            "id": self.id, "phase": self.phase_at(now), "mode": s.public()["mode"],
+            "players": len(self.present()) if players is None else players,
+            "max": s.max_players, "host": host.nickname if host else self.host_name,
+            "quick": s.quick > 0, "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
+            "time_limit": s.time_limit, "undo": s.undo, "assists": s.assists, "boards": s.boards,
+            "deal": "chosen" if s.code is not None else s.deal, "late": s.late == "admit",
+        }
+
     def public(self, now: int, counts: Mapping[str, int] | None = None) -> dict[str, Any]:
         """What anyone in or watching the room may know: no tokens, no code
         before the race has ended. Counted seats: the room names its host but
         lists no players: ``field`` has its ``counts`` (players, ready) instead."""
+        settings = self.settings.public()
+        # the deal chosen by the host is the first race's: a rematch deals a random one
+        settings["fixed_code"] = self.settings.code is not None and self.code == self.settings.code
         d: dict[str, Any] = {
             "id": self.id,
             "race": self.race,
             "phase": self.phase_at(now),
-            "settings": self.settings.public(),
+            "settings": settings,
             "host": self.host,
         }
         d.update(self.seating.shown(self, counts or {}))
@@ -212,6 +231,7 @@ class Room:
         self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
+        self._quick_start(now)
         event: Event = {"kind": "joined", "seat": seat, "nickname": name}
         if racing:  # admitted into the race, on a clock of their own once it has begun
             self.racers.append(seat)
@@ -244,6 +264,7 @@ class Room:
             self.tokens = {t: s for t, s in self.tokens.items() if s != seat}
         else:
             self._remove(seat)
+            self._quick_start(now)
         event: Event = {"kind": "left", "seat": seat, "racing": racing}
         if seat == self.host:
             rest = self.present()
@@ -252,20 +273,41 @@ class Room:
                 event["host"] = self.host
         return event
 
+    def _quick_start(self, now: int) -> None:
+        """A quick race's room starts by itself: ``quick`` seconds after its
+        second player came, at once when it is full, not at all while it has
+        fewer than two players (one who left takes the start back)."""
+        wait = self.settings.quick
+        if not wait or self.phase != "lobby":
+            return
+        present = len(self.present())
+        if present >= self.settings.max_players:
+            self.scheduled = now
+        elif present < 2:
+            self.scheduled = None
+        elif self.scheduled is None:
+            self.scheduled = now + wait * 1000
+
     def _remove(self, seat: int) -> None:
         self.players = [p for p in self.players if p.seat != seat]
         self.tokens = {t: s for t, s in self.tokens.items() if s != seat}
 
     # ------------------------------------------------------------------ races
 
-    def start(self, by: int, *, now: int, countdown_ms: int,
+    def start(self, by: int | None, *, now: int, countdown_ms: int,
               max_race_ms: int = DEFAULT_MAX_RACE_MS) -> Event:
-        """The host starts: a countdown to ``start_at`` that every client shows."""
-        self._need_host(by)
+        """The host starts (``by`` their seat), or its time set ahead has come
+        (``by`` is ``None``): a countdown to ``start_at`` that every client
+        shows. A quick race's room starts only by its time."""
         self.clock.check_start()
         if self.phase != "lobby":
             raise RaceError(Reason.NOT_LOBBY, "the race has already started; after it, ask for a rematch")
-        self.seating.check_start(self, by)
+        if by is not None:
+            self._need_host(by)
+            if self.settings.quick:
+                raise RaceError(Reason.NOT_HOST, "a quick race starts by itself, "
+                                                 f"{self.settings.quick} s after its second player")
+            self.seating.check_start(self, by)
         self.phase = "racing"
         self.racers = [p.seat for p in self.present()]  # counted seats: the store's
         self.start_at = max(now + countdown_ms, self.scheduled or 0)
@@ -328,6 +370,7 @@ class Room:
         self.racers = []
         self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None
+        self._quick_start(now)
         self.clock.opened(self, now)  # a challenge opens again for its window
         return {"kind": "rematch", "race": self.race}
 

@@ -68,7 +68,12 @@ class Settings:
     default), ``live``, or ``delayed`` by ``delay`` seconds. Everyone races
     the same deal, so an opponent's board shows cards still face down on
     one's own: with live or delayed boards a racer watching the room in a
-    second tab would learn them. A host chooses that knowingly."""
+    second tab would learn them. A host chooses that knowingly.
+
+    ``listed`` (``public`` on the wire): the room is listed in the lobby for anyone to join or watch
+    (never its code); a room is private by default, found only by its link.
+    ``quick`` is set by the server for a quick race's room (public, started
+    by itself ``quick`` seconds after its second player arrives)."""
 
     code: str | None = None
     draw: int = 1
@@ -83,6 +88,8 @@ class Settings:
     late: Late = "refuse"  # a player arriving once the race runs: refused, or admitted with their own clock
     deal: Deal = "random"  # with no fixed code: any deal, or one certified winnable
     assists: Assists = "basic"
+    listed: bool = False  # "public": in every lobby's list (docs/protocol.md, "Races to find")
+    quick: int = 0  # a quick race's room: it starts this many seconds after its second player
     window: int = 0  # seconds a challenge stays open (each player on their own clock); 0: a live race
     solo: bool = False
     tournament: str | None = None  # a tournament round's room: the tournament's id
@@ -103,6 +110,7 @@ class Settings:
         """The settings anyone may see: no code, only whether one was fixed."""
         d = asdict(self)
         d["fixed_code"] = d.pop("code") is not None
+        d["public"] = d.pop("listed")
         d["mode"] = f"D{self.draw}{self.scoring}"
         d["big"] = self.big
         return d
@@ -112,12 +120,15 @@ class Settings:
 
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
-_INTERNAL: Final = frozenset({"solo", "tournament", "round", "daily"})  # set by the server, not by a host
+#: set by the server, not by a host
+_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily"})
+#: what a host may send: the settings' names, ``public`` for ``listed``
+_WIRE: Final = (_KEYS - _INTERNAL - {"listed"}) | {"public"}
 
 
 def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
     """Settings from a client's object; unknown keys and bad values are refused."""
-    unknown = set(data) - (_KEYS - _INTERNAL)
+    unknown = set(data) - _WIRE
     if unknown:
         raise RaceError(Reason.BAD_SETTINGS, f"unknown setting {sorted(unknown)[0]!r}")
     code = data.get("code")
@@ -151,11 +162,19 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
         raise RaceError(Reason.BAD_SETTINGS, "undo must be true or false")
     deal = parse_deal(data, fixed=code is not None)
     assists = parse_assists(data, hints_default=True)
+    public = data.get("public", False)
+    if not isinstance(public, bool):
+        raise RaceError(Reason.BAD_SETTINGS, "public must be true or false")
+    if public and solo:
+        raise RaceError(Reason.BAD_SETTINGS, "a solo game is never public")
     window = 0 if solo else parse_window(data, boards=boards, late=late)
+    if public and window:
+        raise RaceError(Reason.BAD_SETTINGS, "a challenge is not listed among the races to find: "
+                                             "share its link")
     return Settings(code=code, draw=draw, scoring=scoring, max_players=max_players,
                     undo=undo, hints=assists != "off", time_limit=time_limit,
                     boards=boards, delay=delay if boards == "delayed" else 0, top=top, late=late,
-                    deal=deal, assists=assists, window=window, solo=solo)
+                    deal=deal, assists=assists, listed=public, window=window, solo=solo)
 
 
 def parse_window(data: dict[str, Any], *, boards: str, late: str) -> int:

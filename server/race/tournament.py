@@ -250,6 +250,17 @@ class Tournament:
         return {"kind": "round_ended", "round": n, "code": self.code(n)}
 
 
+    @property
+    def over(self) -> bool:
+        """Every round has been played: the standings are final."""
+        return all(r.status == "ended" for r in self.rounds)
+
+    def check_not_over(self) -> None:
+        """Refuse to change who takes part once the standings are final."""
+        if self.over:
+            raise RaceError(Reason.NOT_LOBBY, "the tournament is over: its standings are final")
+
+
 def code_text(code: str) -> str:
     """An invite or handoff code as compared: case and surrounding spaces ignored."""
     return code.strip().upper()

@@ -7,6 +7,7 @@ from .challenge_state import GhostRecord, Over
 from .changes import Changes
 from .client import DURABILITIES, Observer
 from .documents import Committed, event_body
+from .indexes import Creation
 from .player_state import Claimed
 from .pubsub import Channels, Subscriber
 from .room_state import RoomData
@@ -15,7 +16,7 @@ from .seat_state import Applied, Ranked, SeatCommand, SeatData
 from .store import Store
 from .tournament_state import PlayerOf, Registered, TournamentData
 
-__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "GhostRecord",
-           "Joined", "Left", "Observer", "Over", "PlayerOf", "Ranked", "Registered", "RoomData",
-           "SeatCommand", "SeatData", "Store", "StoreUnavailable", "Subscriber", "TournamentData",
-           "event_body"]
+__all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "Creation",
+           "GhostRecord", "Joined", "Left", "Observer", "Over", "PlayerOf", "Ranked", "Registered",
+           "RoomData", "SeatCommand", "SeatData", "Store", "StoreUnavailable", "Subscriber",
+           "TournamentData", "event_body"]

@@ -57,8 +57,9 @@ class DailyState(Section):
                                   window_ms: int) -> int:
         """One more daily seat taken from ``address`` on ``day``: how many
         that day holds, this one included."""
-        return int(await self._run(scripts.CREATION, [keys.daily_attempts(day, address)],
-                                   [now_ms, window_ms, secrets.token_hex(8)]))
+        count, _ = await self._run(scripts.WINDOW, [keys.daily_attempts(day, address)],
+                                   [now_ms, window_ms, secrets.token_hex(8), ""])
+        return int(count)
 
 
 def _text(value: bytes | str) -> str:

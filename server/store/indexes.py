@@ -1,6 +1,7 @@
-"""The store's indexes outside rooms and tournaments: deadlines, the live
-documents counted against the caps, creations per address, the certified
-winnable deals ready to be dealt, and the processes' heartbeats.
+"""The store's indexes outside rooms and tournaments: deadlines, the places
+held under the caps (in all and per address), creations, registrations and
+wrong invite codes per address, the certified winnable deals ready to be
+dealt, and the processes' heartbeats.
 
 On a Redis Cluster each deadline and live index is split into shards on
 evenly spaced slots (:func:`.keys.shards`), so that no master is its hot spot.
@@ -11,9 +12,25 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from . import keys, scripts
 from .section import Section
+
+
+@dataclass(frozen=True, slots=True)
+class Creation:
+    """The outcome of :meth:`Indexes.count_creation`."""
+
+    made: int  # creations from the address in the last minute, this one included
+    held: int  # places its creations of the kind hold now
+    live: int  # places held in all
+    reservation: str | None  # the place kept for this creation (None: the address may not)
+
+
+def _document(kind: str, ident: str) -> str:
+    """The hash of a room or a tournament (where its maker's address is kept)."""
+    return keys.room(ident) if kind == "room" else keys.tournament(ident)
 
 
 class Indexes(Section):
@@ -68,33 +85,79 @@ class Indexes(Section):
 
     # ------------------------------------------------------------------ caps
 
-    async def count_creation(self, address: str, kind: str, now_ms: int) -> tuple[int, int]:
+    async def count_creation(self, address: str, kind: str, now_ms: int, *, rate: int,
+                             share: int) -> Creation:
         """One more creation from ``address`` (how many in the last minute,
-        this one included) and how many documents of ``kind`` (``room`` or
-        ``tournament``) are live. Two scripts, in different slots on a
-        cluster (one round trip on one Redis: they are sent together)."""
-        made, *counts = await asyncio.gather(
-            self._run(scripts.CREATION, [keys.creations(address)],
-                      [now_ms, 60_000, secrets.token_hex(8)]),
+        this one included), the places its ``kind`` (``room`` or
+        ``tournament``) hold, and how many of that kind hold one in all; a
+        place kept for this creation if the address is under ``rate`` and
+        ``share`` (see the ``creation`` script). Scripts in different slots
+        on a cluster (one round trip on one Redis: they are sent together)."""
+        token = "new:" + secrets.token_hex(8)
+        (made, held, kept), *counts = await asyncio.gather(
+            self._run(scripts.CREATION, [keys.creations(address), keys.held(address, kind)],
+                      [now_ms, 60_000, token, rate, share]),
             *(self._run(scripts.LIVE_COUNT, [key], [now_ms]) for key in self._live[kind]))
-        return int(made), sum(int(c) for c in counts)
+        return Creation(int(made), int(held), sum(int(c) for c in counts),
+                        token if kept else None)
 
-    async def live_add(self, kind: str, ident: str, until_ms: int) -> None:
-        """A document of ``kind`` counts as live until ``until_ms``."""
-        await self.call("ZADD", keys.shard_of(ident, self._live[kind]), until_ms, ident)
+    async def hold_place(self, kind: str, ident: str, address: str, until_ms: int,
+                         reservation: str | None = None) -> None:
+        """A room or tournament (``kind``) made from ``address`` holds a place
+        until ``until_ms``: in all, under its address's share (instead of
+        the ``reservation`` its creation kept), and its document remembers
+        the address (:meth:`renew_place`)."""
+        await asyncio.gather(
+            self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
+            self._run(scripts.HOLD, [keys.held(address, kind)],
+                      [ident, until_ms, reservation or "", "", ""]),
+            self._run(scripts.MADE_BY, [_document(kind, ident)], [address]))
+
+    async def drop_reservation(self, kind: str, address: str, reservation: str) -> None:
+        """Give back the place a creation kept that was not made after all."""
+        await self.call("ZREM", keys.held(address, kind), reservation)
+
+    async def renew_place(self, kind: str, ident: str, until_ms: int) -> None:
+        """Someone joined a room (or registered in a tournament): its place is
+        held until ``until_ms`` (never less than it was), in all and under the
+        address it was made from."""
+        address = await self.call("HGET", _document(kind, ident), "by")
+        if address is None:  # not made by a player (a round's room), or gone
+            return
+        await asyncio.gather(
+            self.call("ZADD", keys.shard_of(ident, self._live[kind]), "GT", until_ms, ident),
+            self._run(scripts.HOLD, [keys.held(address.decode(), kind)],
+                      [ident, until_ms, "", "", ""]))
+
+    async def count_registration(self, address: str, now_ms: int) -> int:
+        """One more registration from ``address``: how many in the last minute."""
+        count, _ = await self._run(scripts.WINDOW, [keys.registrations(address)],
+                                   [now_ms, 60_000, secrets.token_hex(8), ""])
+        return int(count)
+
+    async def invite_guesses(self, address: str, tournament_id: str, now_ms: int,
+                             window_ms: int, *, wrong: bool = False) -> tuple[int, int]:
+        """Wrong invite codes in the last ``window_ms`` from ``address`` and at
+        a tournament (one more of each with ``wrong``)."""
+        mark, most = (secrets.token_hex(8), "") if wrong else ("", 0)
+        (by_address, _), (by_tournament, _) = await asyncio.gather(
+            self._run(scripts.WINDOW, [keys.invite_guesses(address)],
+                      [now_ms, window_ms, mark, most]),
+            self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
+                      [now_ms, window_ms, mark, most]))
+        return int(by_address), int(by_tournament)
 
     async def hold_challenge(self, address: str, now_ms: int, until_ms: int,
                              cap: int) -> str | None:
         """A place among the challenges open from ``address`` until
-        ``until_ms`` (its id), or ``None`` when it holds ``cap`` already."""
+        ``until_ms`` (its id), or ``None`` when it holds ``cap`` already:
+        held as a room's place is (the ``hold`` script, with a cap), in
+        ``held(address, "challenge")``; given back with
+        :meth:`drop_reservation`."""
         place = secrets.token_hex(8)
-        held = await self._run(scripts.HOLD, [keys.challenges(address)],
-                               [now_ms, until_ms, cap, place])
+        held = await self._run(scripts.HOLD, [keys.held(address, "challenge")],
+                               [place, until_ms, "", now_ms, cap])
         return place if held else None
-
-    async def drop_challenge(self, address: str, place: str) -> None:
-        """Give back a place :meth:`hold_challenge` kept (the challenge was not made)."""
-        await self.call("ZREM", keys.challenges(address), place)
 
     # ------------------------------------------------------------------ winnable deals
 

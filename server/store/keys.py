@@ -6,7 +6,8 @@ every command and script by the slot of its first key); all keys of a
 tournament share ``{tournament_id}``. A tournament's round is a room of its
 own, in another slot: nothing touches a tournament's keys and a room's in one
 call. Outside rooms and tournaments there are only the deadline indexes,
-which no room script touches, and the process heartbeats:
+the public rooms' list and the quick races, which no room script touches,
+and the process heartbeats:
 
 - a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
   :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
@@ -24,7 +25,8 @@ key                     type  holds
 ======================  ====  ==================================================
 kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
                               version), live (race number while racing, else 0),
-                              active (seats still playing the live race)
+                              active (seats still playing the live race), by (the
+                              address it was made from, for its place)
 kr:{R}:ev               list  the last room events, JSON, each with its version
 kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
                               room keeps only a line's fields)
@@ -62,7 +64,8 @@ kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as
                               first (the first round not started), players
                               (registered, kicked ones not counted), next (the next
                               player number), withdrawn, kicked (counts), in{f}
-                              (players registered whose first round is f)
+                              (players registered whose first round is f), by (the
+                              address it was made from, for its place)
 kt:{T}:ev               list  the tournament's last events
 kt:{T}:ch               chan  the tournament's events
 kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first} (JSON)
@@ -82,12 +85,20 @@ kt:due                  zset  tournament id -> when a round it is starting must 
 kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
                               kt:due, kr:live, kt:live)
 kr:proc:ID              str   a live server process's heartbeat (expires)
-kr:live / kt:live       zset  room / tournament id -> until when its creation
-                              counts against --max-rooms / --max-tournaments (ms)
-kr:made:ADDR            zset  creations from one address -> when (ms), the last
+kr:live / kt:live       zset  room / tournament id -> until when it holds a place
+                              under --max-rooms / --max-tournaments (ms)
+kr:made:{ADDR}          zset  creations from one address -> when (ms), the last
                               minute's (expires)
-kr:chal:ADDR            zset  the challenges open from one address: a place -> until
-                              when (ms) (expires with the last)
+kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) made
+                              from one address -> until when each holds its place
+                              (ms); also a creation's reservation until it is made;
+                              KIND challenge: the challenges open from it (a place ->
+                              until its window closes), capped by
+                              --challenges-per-address
+kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
+                              last minute's (expires)
+kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
+kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
                               finished, best:{MODE} (ms), streak, streak_best, streak_day
@@ -102,6 +113,15 @@ kp:key:{D}              str   a player key's digest D -> P: how a key is found (
 kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
 kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
 kp:claim:ADDR           zset  device-move codes tried from one address, the last minute's
+kr:{pub}:wait           zset  public rooms waiting in their lobby -> when listed (ms)
+kr:{pub}:run            zset  public rooms racing -> their race's start (ms)
+kr:{pub}:who            hash  public room listed -> the address that listed it
+kr:{pub}:n              hash  address -> how many public rooms it has listed
+                              (the four share one slot: one script keeps them
+                              together; rooms are listed apart from their own
+                              commits, see app/rooms/public_rooms.py)
+kq:{MODE}               hash  the quick race a player of that mode is sent to:
+                              room, seats (counted as sent), closes (ms, 0: open)
 kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
                               (ms) (expires a day after the last)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
@@ -157,6 +177,14 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
     return keys[zlib.crc32(member_id.encode()) % len(keys)]
 
 
+PUBLIC_KEYS: Final = ("kr:{pub}:wait", "kr:{pub}:run", "kr:{pub}:who", "kr:{pub}:n")
+
+
+def quick(mode: str) -> str:
+    """The quick race of ``mode`` (``D1N``...) players are sent to: its own hash tag."""
+    return f"kq:{{{mode}}}"
+
+
 LIVE_ROOMS: Final = "kr:live"
 LIVE_TOURNAMENTS: Final = "kt:live"
 
@@ -174,11 +202,25 @@ def winnable_kl1(mode: str) -> str:
 
 
 def creations(address: str) -> str:
-    return f"kr:made:{address}"
+    return f"kr:made:{{{address}}}"
 
 
-def challenges(address: str) -> str:
-    return f"kr:chal:{address}"
+def held(address: str, kind: str) -> str:
+    """The places the rooms or tournaments (``kind``) made from an address
+    hold: in the slot of its creations, so one script checks both."""
+    return f"kr:held:{{{address}}}:{kind}"
+
+
+def registrations(address: str) -> str:
+    return f"kr:reg:{{{address}}}"
+
+
+def invite_guesses(address: str) -> str:
+    return f"kr:guess:{{{address}}}"
+
+
+def tournament_guesses(tournament_id: str) -> str:
+    return f"kt:{{{tournament_id}}}:guess"
 
 
 def proc(proc_id: str) -> str:

@@ -199,8 +199,8 @@ class PlayerState(Section):
         return await self._count(keys.move_claims(address), now_ms, window_ms)
 
     async def _count(self, key: str, now_ms: int, window_ms: int) -> int:
-        return int(await self._run(scripts.CREATION, [key],
-                                   [now_ms, window_ms, secrets.token_hex(8)]))
+        count, _ = await self._run(scripts.WINDOW, [key], [now_ms, window_ms, secrets.token_hex(8), ""])
+        return int(count)
 
     # ------------------------------------------------------------------ seats
 

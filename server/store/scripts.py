@@ -107,6 +107,9 @@ SINCE: Final = load("since")
 STOP: Final = load("stop")
 CLAIM_DUE: Final = load("claim_due")
 CREATION: Final = load("creation")
+HOLD: Final = load("hold")
+MADE_BY: Final = load("made_by")
+WINDOW: Final = load("window")
 LIVE_COUNT: Final = load("live_count")
 JOIN: Final = load("join")
 LEAVE: Final = load("leave")
@@ -133,10 +136,15 @@ P_LINK: Final = load("p_link")
 BEGIN: Final = load("begin")
 SEAT_OVER: Final = load("seat_over")
 GHOSTS: Final = load("ghosts")
-HOLD: Final = load("hold")
+
+LIST_PUBLIC: Final = load("list_public")
+UNLIST_PUBLIC: Final = load("unlist_public")
+PUBLIC_PAGE: Final = load("public_page")
+QUICK: Final = load("quick")
+QUICK_LEFT: Final = load("quick_left")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
-              CREATION, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE, FIND, T_REGISTER,
-              T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE, P_IDENTIFY,
-              P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, BEGIN, SEAT_OVER, GHOSTS,
-              HOLD)
+              CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
+              FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
+              P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, LIST_PUBLIC,
+              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT, BEGIN, SEAT_OVER, GHOSTS)

@@ -51,13 +51,14 @@ class SeatCommand:
     snap: bytes  # the engine snapshot after it
     line: bytes  # the seat's leaderboard line after it (JSON)
     done: bool  # the seat's race is over after it (finished or resigned)
+    limit: int  # the most commands the seat's log may hold with this one (else ``full``)
     trace: str | None = None  # a challenge's: the seat's ghost trace after it (None: unchanged)
     ghost: int | None = None  # a challenge's: the seat's place among the ghosts, once done
 
     def args(self) -> list[Any]:
-        """ARGV 1 to 9 of the ``move`` scripts."""
+        """ARGV 1 to 10 of the ``move`` scripts."""
         return [self.race, self.seat, self.conn, self.ver, self.seq, f"{self.seq} {self.command}",
-                self.snap, self.line, "1" if self.done else "0"]
+                self.snap, self.line, "1" if self.done else "0", self.limit]
 
     def ghost_args(self) -> list[Any]:
         """The ``move`` scripts' last two ARGV: the trace and the ghost's place ('' for none)."""
@@ -80,7 +81,7 @@ class Ranked:
 class Applied:
     """The outcome of a game command: ``ok`` or why not."""
 
-    status: str  # ok, not_playing, taken_over, seq, version
+    status: str  # ok, not_playing, taken_over, seq, version, full (the seat's log is)
     v: int = 0  # event version recorded (ok; 0 in a ranked room, which records none)
     active: int = -1  # seats still playing, when this command ended the seat's race
     seq: int = 0  # the seat's last seq (status seq)
@@ -149,9 +150,15 @@ class SeatState(Section):
             return Applied("ok", active=reply[1], rank=reply[2], of=reply[3])
         return _refused(reply)
 
-    async def log(self, room_id: str, race: int, seat: int) -> list[tuple[int, str]]:
-        """A seat's whole command log: (seq, command) in order."""
-        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), 0, -1))
+    async def log(self, room_id: str, race: int, seat: int, first: int = 0,
+                  last: int = -1) -> list[tuple[int, str]]:
+        """A seat's command log, entries ``first`` to ``last`` (the whole by
+        default): (seq, command) in order."""
+        return _log_entries(await self.call("LRANGE", keys.log(room_id, race, seat), first, last))
+
+    async def log_length(self, room_id: str, race: int, seat: int) -> int:
+        """How many commands a seat's log holds."""
+        return int(await self.call("LLEN", keys.log(room_id, race, seat)))
 
     async def snapshots(self, room_id: str, race: int, seats: Iterable[int]) -> dict[int, bytes]:
         """The stored snapshot of each seat that has played a command."""

@@ -10,7 +10,8 @@ each a module: rooms' documents (:mod:`.room_state`), seats' games
 (:mod:`.seat_state`), hashed seats (:mod:`.seat_hashes`), rankings read
 (:mod:`.rank_queries`), challenges and their ghosts (:mod:`.challenge_state`),
 daily deals (:mod:`.daily_state`), tournaments (:mod:`.tournament_state`),
-players (:mod:`.player_state`) and the indexes outside them (:mod:`.indexes`).
+players (:mod:`.player_state`), the indexes outside them (:mod:`.indexes`), and the public rooms' list and the
+quick races (:mod:`.public_rooms`).
 """
 
 from __future__ import annotations
@@ -23,6 +24,7 @@ from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .daily_state import DailyState
 from .indexes import Indexes
 from .player_state import PlayerState
+from .public_rooms import PublicRooms
 from .pubsub import Channels
 from .rank_queries import RankQueries
 from .room_state import RoomState
@@ -32,7 +34,7 @@ from .tournament_state import TournamentState
 
 
 class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, DailyState,
-            TournamentState, PlayerState, Indexes):
+            TournamentState, PlayerState, Indexes, PublicRooms):
     """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
 
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:

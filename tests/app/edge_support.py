@@ -94,6 +94,15 @@ async def answer(client: Client, t: str, d: dict[str, Any] | None = None) -> dic
     return await next_answer(client)
 
 
+def acked(msg: dict[str, Any]) -> dict[str, Any]:
+    """An answer as the client took it: an ``ack``'s view as the client made
+    it (whole, or its ``change`` applied: see :class:`harness.Client`),
+    without the ``change`` it came as."""
+    if msg["t"] != "ack":
+        return msg
+    return {"t": "ack", "d": {k: v for k, v in msg["d"].items() if k != "change"}}
+
+
 async def refused(client: Client, t: str, d: dict[str, Any] | None = None) -> dict[str, Any]:
     """Send one command that must be refused; the reject's data."""
     msg = await answer(client, t, d)

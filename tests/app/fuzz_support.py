@@ -27,10 +27,13 @@ import orjson
 from websockets.asyncio.client import ClientConnection, connect
 from websockets.exceptions import ConnectionClosed, InvalidHandshake
 
-__all__ = ["CLASSES", "CODE", "Honest", "InvalidHandshake", "Tally", "flooder", "honest_race",
-           "hostile_worker", "j", "open_socket", "quantiles"]
+from server.klondike import Game
 
-SUBPROTOCOL: Final = "klondike-race.v1"
+__all__ = ["CLASSES", "CODE", "HTTP_SECRETS", "Honest", "InvalidHandshake", "Tally", "flooder",
+           "honest_race", "hostile_worker", "http_campaign", "http_exchange", "http_problem",
+           "http_request", "http_status", "j", "open_socket", "quantiles", "walk"]
+
+SUBPROTOCOL: Final = "klondike-race.v2"
 #: a fixed deal: the honest race plays ``draw`` and ``undo`` on it for ever
 CODE: Final = "KL1-D1N-AAAAAAA"
 MAX_FRAME: Final = 4096
@@ -305,7 +308,7 @@ class Honest:
             if msg["t"] == "ack":
                 self.latencies.append(time.perf_counter() - sent)
                 self.acks += 1
-                self.moves = d["view"]["moves"]
+                self.moves = (d["view"] if "view" in d else d["change"])["moves"]
             else:
                 self.rejects.append(d)
             await asyncio.sleep(max(0.0, 1 / rate - (time.perf_counter() - sent)))
@@ -346,3 +349,192 @@ def quantiles(samples: list[float]) -> tuple[float, float]:
         return (samples[0] * 1000, samples[0] * 1000) if samples else (float("nan"), float("nan"))
     cuts = statistics.quantiles(samples, n=100, method="inclusive")
     return cuts[49] * 1000, cuts[98] * 1000
+
+
+# ---------------------------------------------------------------------- HTTP
+
+#: what no answer may hold: files outside the web client (the server's source, the
+#: project's, the system's), a traceback
+HTTP_SECRETS: Final = (b"root:x:", b"[project]", b"[core]", b"from __future__ import",
+                       b"process_request", b"Traceback")
+#: the websockets library's own answer to a request it could not read (before any server code)
+LIBRARY_REFUSAL: Final = b"Failed to open a WebSocket connection"
+#: numbers as a path or a query holds them: ASCII digits, and what ``isdigit`` also takes
+_NUMBERS: Final = ("1", "0", "7", "-1", "%C2%B2", "%D9%A1%D9%A2", "99999999999", "1e3", "%201",
+                   "0x10", "", "1.5", "+1", "9" * 9, "%EF%BC%91", "1%0B", "1\x0b", "\x0c")
+_METHODS: Final = ("POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH", "CONNECT", "TRACE", "get")
+_PAGES: Final = ("/", "/index.html", "/r/ABCD2345", "/t/ABCDEFGH", "/js/main.js",
+                 "/css/base.css", "/rules.md", "/healthz", "/metrics", "/ws", "/favicon.ico",
+                 "/api/", "/api/tournaments", "/.git/config", "/../pyproject.toml")
+#: headers the server reads as headers, odd as they are
+_ODD_HEADERS: Final = (
+    "Host: evil.example", "Host: ", "Host: a:b:c", "Accept-Encoding: gzip",
+    "Accept-Encoding: gzip;q=x, *;q=0", "Accept-Encoding: gzip\r\nAccept-Encoding: br",
+    'If-None-Match: "x"\r\nIf-None-Match: *', "If-None-Match: " + '"' * 50,
+    "Origin: https://evil.example", "Origin: null", "Origin: http://a\r\nOrigin: http://b",
+    "Upgrade: websocket", "Connection: Upgrade", "Sec-WebSocket-Key: x",
+    "Sec-WebSocket-Version: 99", "X-Forwarded-For: ::1, 999.1.1.1", "Cookie: " + "c=1; " * 200,
+    "X-Long: " + "y" * 4000, "Content-Type: application/json", "Range: bytes=0-1",
+    "Expect: 100-continue", "X-Empty:", "X-Tab: a\tb",
+)
+#: what a well-made server refuses before reading further (the library's own refusal)
+_BROKEN: Final = ("no colon here", "X-Fold: a\r\n continued", "X-Latin: caf\xe9",
+                  "X-Nul: a\x00b", "X-Huge: " + "y" * 10_000, "Bad Name: x", ": empty name")
+
+
+def _ids(rng: random.Random, tid: str) -> str:
+    if rng.random() < 0.05:  # raw bytes outside ASCII: the library refuses the request line
+        return rng.choice(["²" * 8, "ßßßß", tid[:7] + "İ", "\u202e" + tid[:7]])
+    return rng.choice([tid, tid.lower(), "ZZZZZZZZ", tid + "\x0b", tid + "%0B", tid + "\x0c",
+                       "%C2%B2" * 4, "%00", "..", "A" * 300, "", "%20" + tid, tid + "/",
+                       "%2e%2e", tid[:7] + "%C4%B0", tid[:4]])
+
+
+def _junk_path(rng: random.Random) -> str:
+    pieces = ["..", "%2e%2e", "%2f", "%5c", "\\", "//", "a" * rng.choice((10, 255, 300, 2000)),
+              "%", "%zz", "%C2%B2", "%C3%A9", "%00", "%E2%80%8B", "\x7f", "~", ".", "index.html",
+              "js", "api", "tournaments", ";", "?", "#", "\t", "\x0b"]
+    return "/" + "/".join(rng.choice(pieces) for _ in range(rng.randrange(1, 12)))
+
+
+def _http_path(rng: random.Random, tid: str) -> str:
+    roll = rng.random()
+    if roll < 0.5:
+        tail = rng.choice(["results", "results.csv", "results.json", "", "x",
+                           f"rounds/{rng.choice(_NUMBERS)}/replay/{rng.choice(_NUMBERS)}",
+                           "rounds/1/replay", "rounds//replay/0", "results/more"])
+        return f"/api/tournaments/{_ids(rng, tid)}/{tail}"
+    if roll < 0.75:
+        return rng.choice(_PAGES)
+    return _junk_path(rng)
+
+
+def _query(rng: random.Random) -> str:
+    roll = rng.random()
+    if roll < 0.3:
+        return ""
+    if roll < 0.8:
+        fields = [f"{rng.choice(['first', 'count', 'v', 'x', 'first', ''])}="
+                  f"{rng.choice(_NUMBERS)}" for _ in range(rng.randrange(1, 5))]
+        return "?" + "&".join(fields)
+    return "?" + rng.choice(["x" * 5000, "%zz", "=&=&", "a=1&" * 500, "first", "&&&",
+                             "first=1&first=2&count=%F0%9F%83%8F", "v=" + "0" * 100, "\x0b=1"])
+
+
+def _headers(rng: random.Random, host: str) -> list[str]:
+    out = [] if rng.random() < 0.05 else [f"Host: {host}"]
+    out += rng.sample(_ODD_HEADERS, rng.randrange(0, 4))
+    if rng.random() < 0.05:
+        out.append(rng.choice(_BROKEN))
+    if rng.random() < 0.02:
+        out += [f"X-{i}: y" for i in range(200)]
+    return out
+
+
+def http_request(rng: random.Random, host: str, tid: str) -> bytes:
+    """One hostile HTTP request, raw: a method, a path (the API's with odd
+    ids and numbers, the web client's pages, junk), a query string, headers
+    (odd, doubled, huge, too many) and now and then a body, each a valid or
+    odd choice, and now and then one that breaks HTTP itself (the library
+    then refuses the request before any server code sees it); or a line of
+    garbage. Always ends its head (a half-sent request is another test)."""
+    if rng.random() < 0.02:
+        garbage = rng.choice(["\x16\x03\x01\x02\x00\x01\x00\x01", "\x00" * 10, "GET",
+                              "GET / HTTP/1.1 extra", "/ HTTP/1.1", " GET / HTTP/1.1",
+                              "".join(chr(rng.randrange(1, 256)) for _ in range(50))])
+        return (garbage + "\r\n\r\n").encode("latin-1")
+    method = "GET" if rng.random() < 0.85 else rng.choice(_METHODS)
+    version = "HTTP/1.1" if rng.random() < 0.95 else rng.choice(["HTTP/1.0", "HTTP/2", "HTTP/1.1x",
+                                                                   ""])
+    target = _http_path(rng, tid) + _query(rng)
+    lines = [f"{method} {target} {version}".rstrip(), *_headers(rng, host)]
+    body = ""
+    if rng.random() < 0.05:
+        body = "x" * rng.randrange(0, 300)
+        lines.append(rng.choice([f"Content-Length: {len(body)}", "Transfer-Encoding: chunked",
+                                 "Content-Length: -1", "Content-Length: abc"]))
+    text = "\r\n".join(lines) + "\r\n\r\n" + body
+    return text.encode("utf-8", errors="surrogateescape")
+
+
+async def http_exchange(port: int, raw: bytes, timeout: float = 15.0) -> bytes:
+    """Send a raw request; everything the server answered before it closed
+    (b"" if it closed without a word)."""
+    reader, writer = await asyncio.open_connection("127.0.0.1", port)
+    try:
+        writer.write(raw)
+        await writer.drain()
+        async with asyncio.timeout(timeout):
+            return await reader.read()
+    except ConnectionError:
+        return b""
+    finally:
+        writer.close()
+        with contextlib.suppress(ConnectionError):
+            await writer.wait_closed()
+
+
+def http_status(answer: bytes) -> int:
+    head = answer.split(b"\r\n", 1)[0].split()
+    return int(head[1]) if len(head) > 1 and head[1].isdigit() else 0
+
+
+def http_problem(answer: bytes) -> str | None:
+    """What is wrong with an answer to a hostile request, if anything: a 5xx,
+    a refusal that is not JSON (but for the library's own, to a request it
+    could not read), a secret."""
+    status = http_status(answer)
+    head, _, body = answer.partition(b"\r\n\r\n")
+    for secret in HTTP_SECRETS:
+        if secret in answer:
+            return f"holds {secret!r}"
+    if status >= 500:
+        return f"status {status}"
+    if 400 <= status < 500 and not body.startswith(b"{") and not body.startswith(LIBRARY_REFUSAL):
+        return f"a {status} whose body is not JSON: {body[:80]!r}"
+    if 400 <= status < 500 and body.startswith(b"{") and b"application/json" not in head:
+        return f"a {status} JSON body without its content type"
+    return None
+
+
+async def http_campaign(port: int, tid: str, requests: int, seed: int, *, workers: int = 8
+                    ) -> tuple[Counter[int], list[tuple[bytes, str]]]:
+    """``requests`` hostile requests from ``workers`` at once: how many got
+    each status (0: closed without an answer), and the requests whose answer
+    had a problem (:func:`http_problem`)."""
+    statuses: Counter[int] = Counter()
+    problems: list[tuple[bytes, str]] = []
+    host = f"127.0.0.1:{port}"
+
+    async def worker(n: int, rng: random.Random) -> None:
+        for _ in range(n):
+            raw = http_request(rng, host, tid)
+            answer = await http_exchange(port, raw)
+            statuses[http_status(answer)] += 1
+            problem = http_problem(answer)
+            if problem is not None:
+                problems.append((raw[:300], problem))
+
+    share = [requests // workers + (1 if i < requests % workers else 0) for i in range(workers)]
+    await asyncio.gather(*(worker(n, random.Random(seed * 1000 + i)) for i, n in enumerate(share)))
+    return statuses, problems
+
+
+# ---------------------------------------------------------------------- long games
+
+def walk(code: str, length: int, seed: int = 16) -> list[str]:
+    """A random legal game of ``length`` commands on ``code``, undos among
+    them, never won: moves of every kind, as a seat's longest log may hold."""
+    rng, game, out = random.Random(seed), Game(code), []
+    while len(out) < length:
+        if game.undo_depth and rng.random() < 0.1:
+            game.pop()
+            out.append("undo")
+            continue
+        move = rng.choice(game.legal_moves())
+        game.push(move)
+        if game.is_won:
+            game.pop()
+            continue
+        out.append(str(move))
+    return out

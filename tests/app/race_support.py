@@ -6,16 +6,22 @@ received (what may a player or a spectator see, and when).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import re
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 import pytest
+import structlog.testing
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from websockets.asyncio.client import ClientConnection
 
+from server.app.process.config import Config
+from server.app.process.lifespan import App
 from server.klondike import Game, card_name
 
 #: The message credit is a server option; these tests play whole games as
@@ -38,6 +44,53 @@ def start_fast_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPa
     yield proc
     problems = group.close()
     assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+class Clock:
+    """A server's clock for a test: the machine's, and ``ahead`` seconds more
+    when the test moves it on (a deadline comes when the test is ready for
+    it, however long the playing before took)."""
+
+    def __init__(self) -> None:
+        self.ahead = 0.0
+
+    def __call__(self) -> float:
+        return time.time() + self.ahead
+
+
+@dataclass(frozen=True)
+class Served:
+    """Where a server of the test's process listens (as a ServerProcess says it)."""
+
+    port: int
+
+    @property
+    def ws_url(self) -> str:
+        return f"ws://127.0.0.1:{self.port}/ws"
+
+    @property
+    def http_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+
+@contextlib.asynccontextmanager
+async def app_on(redis: RedisServer, data: Path, clock: Callable[[], float],
+                 **settings: Any) -> AsyncIterator[Served]:
+    """A server in this process on ``redis``, reading the time from ``clock``
+    (with a message credit that lets games play as fast as it answers, no
+    solver, and ``settings``). Like a server process, it fails the test if
+    it logged an error."""
+    config = Config(port=0, redis_url=redis.url, data_dir=data, msg_burst=100_000, msg_rate=100_000,
+                    solver_workers=0, winnable_pool=0, **settings)
+    app = App(config, clock=clock)
+    with structlog.testing.capture_logs() as logged:
+        await app.start()
+        try:
+            yield Served(int(app.url.rsplit(":", 1)[1].strip("/")))
+        finally:
+            await app.stop()
+    errors = [line for line in logged if line.get("log_level") in ("error", "critical")]
+    assert not errors, f"the server logged errors: {errors}"
 
 
 def win(code: str) -> dict[str, Any]:
@@ -71,6 +124,17 @@ def line_stats(entry: dict[str, Any]) -> dict[str, Any]:
 
 def public(view: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in view.items() if k not in ("legal", "undo", "autocomplete")}
+
+
+def as_acked(game: Game, got: dict[str, Any], progress: bool = True) -> dict[str, Any]:
+    """The view an ack should make of ``game`` (with ``progress``: in a room
+    with assists): the engine's, but ``no_progress`` may be ``null`` when the
+    ack could not tell at once (a ``status`` says it once the player pauses);
+    when it tells, it must be the engine's answer."""
+    view = game.view(progress=progress)
+    if progress and got.get("no_progress", False) is None:
+        view["no_progress"] = None
+    return view
 
 
 class Racer:
@@ -124,7 +188,8 @@ class Racer:
                 assert ack["t"] == "ack", (self.name, m, ack)
                 self.game.push(m)
             self.played.append(m)
-            assert ack["d"]["view"] == self.game.view(progress=self.progress), (self.name, m)
+            assert ack["d"]["view"] == as_acked(self.game, ack["d"]["view"], self.progress), \
+                (self.name, m)
             self._record(sent)
         return ack
 
@@ -132,7 +197,7 @@ class Racer:
         sent = time.monotonic()
         ack = await self.client.command("resign")
         assert ack["t"] == "ack", (self.name, ack)
-        assert ack["d"]["view"] == self.game.view(progress=self.progress)
+        assert ack["d"]["view"] == as_acked(self.game, ack["d"]["view"], self.progress)
         self._record(sent)
         return ack
 

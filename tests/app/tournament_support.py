@@ -67,8 +67,24 @@ async def results_csv(server: ServerProcess, tid: str) -> list[list[str]]:
     return list(csv.reader(io.StringIO(reply.text)))
 
 
-async def replay_of(server: ServerProcess, tid: str, n: int, player: int) -> Reply:
-    return await http_get(server, f"/api/tournaments/{tid}/rounds/{n}/replay/{player}")
+async def replay_of(server: ServerProcess, tid: str, n: int, player: int, query: str = "") -> Reply:
+    """A page of a replay (the first, unless ``query`` says otherwise)."""
+    return await http_get(server, f"/api/tournaments/{tid}/rounds/{n}/replay/{player}{query}")
+
+
+async def whole_replay(server: ServerProcess, tid: str, n: int, player: int) -> dict[str, Any]:
+    """A replay with every step, fetched page after page as the web client
+    does (each page checked: where it starts, at most 100 steps, ``of``)."""
+    steps: list[dict[str, Any]] = []
+    while True:
+        reply = await replay_of(server, tid, n, player, f"?first={len(steps)}")
+        assert reply.status == 200, reply
+        body = reply.json()
+        assert body["first"] == len(steps) and 0 < len(body["steps"]) <= 100, body
+        steps += body["steps"]
+        if len(steps) >= body["of"]:
+            assert len(steps) == body["of"]
+            return {**body, "first": 0, "steps": steps}
 
 
 # ---------------------------------------------------------------------- the service alone

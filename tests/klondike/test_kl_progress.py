@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 from kl_support import ALL_CARDS, TALON, build, dead, hidden_under, kl1
 
 from server.klondike import DealCode, Game, Move, replay
-from server.klondike.progress import progress
+from server.klondike.progress import no_progress_after, progress, reversible
 
 # ---------------------------------------------------------------------- hand-built positions
 
@@ -151,3 +151,59 @@ def test_positions_ignore_the_order_of_the_columns_and_the_figures() -> None:
     assert a.position() == b.position() and hash(a.position()) == hash(b.position())
     b.push("draw")
     assert a.position() != b.position()
+
+
+@settings(max_examples=40, deadline=None)
+@given(number=st.integers(0, 2**35 - 1), mode=st.sampled_from(["D1N", "D3N", "D1V", "D3V"]),
+       picks=st.lists(st.integers(0, 40), max_size=300), unknown=st.integers(0, 3))
+def test_no_progress_after_a_move_is_the_searchs_answer_whenever_it_tells(
+        number: int, mode: str, picks: list[int], unknown: int) -> None:
+    """``no_progress_after`` answers without a search from the answer before
+    the move (known, or on every ``unknown + 1``-th position not known);
+    whenever it answers, it is what a full search says."""
+    game = Game(DealCode(number, int(mode[1]), mode[2]))  # type: ignore[arg-type]
+    before: bool | None = game.no_progress()
+    for i, pick in enumerate(picks):
+        legal = game.legal_moves()
+        if not legal:
+            break
+        game.push(legal[pick % len(legal)])
+        truth = game.no_progress()
+        told = no_progress_after(game, before, game.legal_moves())
+        assert told is None or told == truth, (str(game.code), game.moves)
+        before = None if unknown and i % (unknown + 1) == 0 else truth
+
+
+def test_moves_that_can_be_taken_back_are_reversible() -> None:
+    table = ["KS QH JS", "KH QS", "KC QD", "KD QC JD", "", "", ""]
+
+    def after(*moves: str, columns: list[str] = table) -> bool:
+        game = build("KL1-D1N-AAAAAAA", columns)
+        for move in moves:
+            game.push(move)
+        return reversible(game)
+
+    assert after("t1>t3")  # JS back onto QH
+    assert after("t1:3>t5")  # a king's column to an empty one, and back
+    assert after("fs>t4")  # TS home again
+    assert not after("t1>f")  # JS home for the first time: credited
+    assert after("t1>f", "fs>t1", "t1>f")  # home again, and it can come back
+    assert not after("t5:2>t1", columns=["KS", "KH QS", "KC QD", "KD QC JD", "QH JS", "", ""])
+    game = replay("KL1-D1N-AAAAAAA", ["t7>f", "t4>t5"])
+    assert not reversible(game)  # t4>t5 turned a card up
+    for recycles, draw, waste, back in [(1, 1, 3, True), (0, 1, 3, False), (1, 3, 3, True),
+                                        (1, 3, 2, False)]:
+        stock = dead(f"KL1-D{draw}N-AAAAAAA", recycles=recycles, waste=waste)
+        stock.push("draw")
+        assert reversible(stock) is back, (recycles, draw, waste)
+    stock = dead(recycles=0, waste=8)
+    stock.push("recycle")
+    assert reversible(stock)  # drawn through, the waste is as it was
+
+
+def test_a_move_from_a_position_with_no_progress_has_none_either() -> None:
+    stuck = dead(recycles=1, waste=3)
+    assert stuck.no_progress()
+    stuck.push("draw")
+    assert no_progress_after(stuck, True, stuck.legal_moves()) is True
+    assert no_progress_after(stuck, None, stuck.legal_moves()) is None

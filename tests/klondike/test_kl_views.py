@@ -5,9 +5,13 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from kl_support import engine_state, hidden_cards, positions
 
-from server.klondike import Game
+from server.klondike import DealCode, Game, Move, replay
+from server.klondike.moves import FC, FD, FH, FOUNDATION, FS, STOCK, WASTE
+from server.klondike.views import apply_change, view_change
 
 PUBLIC_KEYS = [
     "mode", "draw", "scoring", "stock", "waste", "waste_count", "foundations", "tableau",
@@ -88,3 +92,60 @@ def test_legal_moves_come_in_the_documented_order(vector_game: dict[str, Any]) -
     for game, _ in positions(vector_game["script"], vector_game["code"]):
         groups = [group(m) for m in game.view()["legal"]]
         assert groups == sorted(groups)
+
+
+def walk_with_changes(game: Game, picks: list[int]) -> None:
+    """Play ``picks`` (0 undoes when it can, else a legal move by index); after
+    each, the view before with the change applied is the view after, and
+    the change names no pile the command did not touch."""
+    view = game.view()
+    for pick in picks:
+        moves = game.legal_moves()
+        if pick == 0 and game.undo_depth:
+            moved = game.pop()
+        elif moves:
+            moved = moves[pick % len(moves)]
+            game.push(moved)
+        else:
+            break
+        change = view_change(game, moved)
+        after = game.view()
+        assert apply_change(view, change) == after, (str(game.code), game.moves, str(moved))
+        assert json.loads(json.dumps(change)) == change, "plain JSON types only"
+        touched = {moved.source, moved.target}
+        assert {int(c) for c in change.get("tableau", {})} == touched & set(range(7))
+        assert ("foundations" in change) == bool(touched & {FOUNDATION, FS, FH, FD, FC})
+        assert ("waste" in change) == bool(touched & {WASTE, STOCK})
+        assert "mode" not in change and "draw" not in change and "scoring" not in change
+        for card in hidden_cards(game):
+            assert f'"{card}"' not in json.dumps(change)
+        view = after
+
+
+def test_a_change_applied_to_the_view_before_is_the_view_after_along_every_vector_game(
+        vector_game: dict[str, Any]) -> None:
+    game = Game(vector_game["code"])
+    view = game.view()
+    for item in vector_game["script"]:
+        moved = game.pop() if item == "undo" else Move.parse(item)
+        if item != "undo":
+            game.push(moved)
+        view = apply_change(view, view_change(game, moved))
+        assert view == game.view()
+
+
+@settings(max_examples=40, deadline=None)
+@given(number=st.integers(0, 2**35 - 1), mode=st.sampled_from(["D1N", "D3N", "D1V", "D3V"]),
+       picks=st.lists(st.integers(0, 40), max_size=300))
+def test_a_change_applied_to_the_view_before_is_the_view_after_in_random_games(
+        number: int, mode: str, picks: list[int]) -> None:
+    walk_with_changes(Game(DealCode(number, int(mode[1]), mode[2])), picks)  # type: ignore[arg-type]
+
+
+def test_a_change_without_a_move_has_only_the_figures() -> None:
+    """A resign moves nothing: its ack's change is the figures alone."""
+    game = replay("KL1-D1N-AAAAAAA", ["t7>f"])
+    change = view_change(game, None)
+    assert set(change) == set(PLAYER_KEYS) - {"mode", "draw", "scoring", "stock", "waste",
+                                              "waste_count", "foundations", "tableau"}
+    assert apply_change(game.view(), change) == game.view()

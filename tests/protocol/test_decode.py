@@ -33,6 +33,7 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "resume": {"room": "ABCDEFGH", "token": "tok", "since": 12},
         "watch": {"room": "ABCDEFGH"},
         "solo": {"code": None},
+        "quick": {"nickname": "ann", "draw": 3, "scoring": "V"}, "lobby": {"on": False},
         "ready": {"ready": False},
         "start": {}, "kick": {"seat": 0}, "leave": {}, "rematch": {},
         "move": {"s": 1, "m": "t2:3>t5"}, "undo": {"s": MAX_SEQ}, "resign": {"s": 7},

@@ -256,6 +256,20 @@ def test_an_admin_handoff_code_works_once_within_ten_minutes() -> None:
     t.check_admin(f"key-{MAX_ADMINS - 1}")
 
 
+def test_once_every_round_is_played_the_tournament_is_over_and_nobody_is_taken_out() -> None:
+    t = tournament(codes=CODES[:1])
+    assert not t.over
+    t.check_not_over()
+    t.start_round(now=1000, start_at=4000, room_id="R1", entrants=2)
+    t.open_round(1, now=1001, players=2)
+    assert not t.over
+    t.end_round(1, now=9000, played=2)
+    assert t.over
+    refused = refusal(t.check_not_over)
+    assert refused.reason is Reason.NOT_LOBBY
+    assert str(refused) == "the tournament is over: its standings are final"
+
+
 # ---------------------------------------------------------------------- storage
 
 def test_stored_and_loaded_unchanged_and_its_header_shows_no_secret() -> None:

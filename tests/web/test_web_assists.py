@@ -12,7 +12,7 @@ import pytest
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
-from web_support import pile, poll, set_nickname, stat
+from web_support import TOASTS_JS, pile, poll, set_nickname, start_solo, stat
 
 from server.store import keys
 
@@ -20,6 +20,7 @@ pytestmark = pytest.mark.browser
 
 VEGAS = "KL1-D1V-Q2OVTPZ"  # won at once by the solver; lost after its 24 draws; winnable 15 undos back
 IDLE = "KL1-D1V-ATDJ4LP"  # after its 24 draws only w>t3 is legal, and nothing makes progress
+NEVER = "KL1-D1V-AAAAAAE"  # the solver proves it lost from its first card, at once
 
 
 @pytest.fixture(scope="module")
@@ -37,13 +38,7 @@ def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iter
 
 
 def solo(page: Page, code: str, assists: str) -> None:
-    set_nickname(page, "ann")
-    form = page.locator("form.solo")
-    form.get_by_label("A code").check()
-    form.get_by_label("Solo deal code").fill(code)
-    form.get_by_label("Assists").select_option(assists)
-    form.get_by_role("button", name="Play solo").click()
-    expect(stat(page, "Moves")).to_have_text("0")
+    start_solo(page, "ann", code, assists=assists)
 
 
 def draw_all(page: Page) -> None:
@@ -72,11 +67,20 @@ def test_the_create_room_screen_offers_winnable_deals_and_solver_assists(tabs: T
 def test_the_badge_and_the_no_longer_winnable_notice(tabs: Tabs) -> None:
     page = tabs.page("/")
     solo(page, VEGAS, "solver")
+    page.evaluate(TOASTS_JS)
     badge = page.locator(".winnable-badge")
     expect(badge).to_have_text("Winnable", timeout=30_000)
     draw_all(page)
-    expect(badge).to_have_text("Not winnable", timeout=30_000)
+    # lost by a move: the badge and a message say how far back it can be won; nothing covers the board
+    expect(badge).to_have_text("Winnable 15 undos back", timeout=30_000)
+    page.wait_for_function("() => window.__said.some((t) => t.startsWith('That move lost the game: '))")
+    told = [t for t in page.evaluate("() => window.__said") if t.startswith("That move lost")]
+    assert len(told) == 1
+    assert re.fullmatch(r"That move lost the game: \d+ undos? back it can still be won\.", told[0])
     notice = page.locator(".notice.stuck")
+    expect(notice).to_be_hidden()
+    again = page.locator(".controls").get_by_role("button", name="Not winnable…")
+    again.click()  # the player asks
     expect(notice).to_be_visible()
     expect(notice).to_contain_text("This game can no longer be won.")
     for name in ("Undo 15 moves: winnable again", "A new deal", "The same deal again", "View the board"):
@@ -85,14 +89,47 @@ def test_the_badge_and_the_no_longer_winnable_notice(tabs: Tabs) -> None:
 
     notice.get_by_role("button", name="View the board").click()  # looking at the board
     expect(notice).to_be_hidden()
-    again = page.locator(".controls").get_by_role("button", name="Not winnable…")
-    expect(again).to_be_visible()
+    pile(page, "stock").click()  # nothing left to draw: still lost, and the notice stays put aside
+    expect(page.locator(".toast", has_text="No more passes")).to_be_visible()
+    expect(notice).to_be_hidden()
     again.click()
     expect(notice).to_be_visible()
 
     notice.get_by_role("button", name="Undo 15 moves: winnable again").click()
     expect(stat(page, "Moves")).to_have_text("9", timeout=20_000)
     expect(badge).to_have_text("Winnable")
+    expect(notice).to_be_hidden()
+
+
+def test_a_deal_never_winnable_says_so_once_and_covers_nothing(tabs: Tabs) -> None:
+    """A Vegas deal the solver proves lost from its first card: the badge and
+    one message say so, and the player plays on for the dollars; the notice
+    with the ways out opens only when asked, and offers no undo."""
+    page = tabs.page("/")
+    page.evaluate(TOASTS_JS)
+    solo(page, NEVER, "solver")
+    badge = page.locator(".winnable-badge")
+    expect(badge).to_have_text("Unwinnable deal", timeout=30_000)
+    said = "This deal can't be won, whatever you play: go for the dollars ($5 a card home)."
+    page.wait_for_function("(text) => window.__said.includes(text)", arg=said)
+    notice = page.locator(".notice.stuck")
+    expect(notice).to_be_hidden()
+    for n in range(1, 4):
+        pile(page, "stock").click()
+        expect(stat(page, "Moves")).to_have_text(str(n))
+        expect(badge).to_have_text("Unwinnable deal")
+    page.evaluate("() => new Promise((done) => requestAnimationFrame(() => requestAnimationFrame(done)))")
+    assert page.evaluate("() => window.__said").count(said) == 1  # once
+    expect(notice).to_be_hidden()
+    screenshot(page, "assists-deal-lost")
+    page.locator(".controls").get_by_role("button", name="Not winnable…").click()
+    expect(notice).to_be_visible()
+    expect(notice).to_contain_text("This deal cannot be won.")
+    expect(notice).to_contain_text("Play on for the dollars you can still get home")
+    for name in ("A new deal", "The same deal again", "View the board", "Resign"):
+        expect(notice.get_by_role("button", name=name, exact=True)).to_be_visible()
+    expect(notice.get_by_role("button", name=re.compile("^Undo"))).to_be_hidden()  # no undo helps
+    notice.get_by_role("button", name="View the board").click()
     expect(notice).to_be_hidden()
 
 

@@ -430,3 +430,26 @@ def test_the_host_starts_now_and_a_late_arrival_races_on_his_own_clock(tabs: Tab
     late, early = seconds(stat(bob, "Time").inner_text()), seconds(stat(ann, "Time").inner_text())
     assert early - late >= 3, (
         f"bob's clock ({late} s) runs from his arrival, ann's ({early} s) from the start")
+
+
+def test_a_start_time_goes_in_whole_milliseconds_whatever_the_clock_s_offset(tabs: Tabs) -> None:
+    """The server's clock is known as an offset from the page's, half a round
+    trip off a sample: half milliseconds too (a loaded machine's odd round
+    trips). A start time typed on the page's clock still goes as a whole
+    number of the server's milliseconds, which is all the server takes."""
+    ann = tabs.page("/", **DESKTOP)
+    create_big_room(ann)
+    at = ann.evaluate("() => new Date(Date.now() + 600_000).toTimeString().slice(0, 8)")
+    whole = ann.evaluate("""async (at) => {
+      const { createClock } = await import('/js/clock.js');
+      const clock = createClock();
+      const now = Date.now();
+      for (let i = 0; i < 6; i++) clock.sample(now, now - 1, now);  // a 1 ms round trip: offset 0.5
+      return Number.isInteger(clock.fromTimeOfDay(at));
+    }""", at)
+    assert whole
+    ann.get_by_label("Start time (your clock)").fill(at)
+    ann.get_by_role("button", name="Schedule").click()
+    expect(ann.locator(".bigroom .field-when")).to_have_text(re.compile(rf"^The race starts at {at}, in "))
+    sent = [json.loads(f)["d"] for f in tabs.sent[ann] if json.loads(f)["t"] == "start"]
+    assert len(sent) == 1 and isinstance(sent[0]["at"], int), sent

@@ -318,6 +318,12 @@ def test_a_big_tournament_for_its_organizer_its_players_and_its_spectators(tabs:
     browse.get_by_role("button", name="Replay w03's round 1").click()
     viewer = spec.get_by_role("dialog", name="Round 1 · w03")
     expect(viewer.locator(".replay-step")).to_contain_text(f"Step 0 of {len(SCRIPT)}")
+    # past the first page of steps (100): the last, then one back
+    viewer.get_by_role("button", name="Last step").click()
+    expect(viewer.locator(".replay-step")).to_contain_text(
+        f"Step {len(SCRIPT)} of {len(SCRIPT)}: {SCRIPT[-1]} · 52/52 cards")
+    viewer.get_by_role("button", name="Step back").click()
+    expect(viewer.locator(".replay-step")).to_contain_text(f"Step {len(SCRIPT) - 1} of {len(SCRIPT)}")
     viewer.get_by_role("button", name="Close").click()
     browse.get_by_label("Nickname to find in the standings").fill(KICKED)
     browse.get_by_role("button", name="Find").click()

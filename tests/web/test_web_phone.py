@@ -1,11 +1,15 @@
-"""A phone: touch taps, a double tap, a touch drag, a long press, and turning the phone."""
+"""A phone: touch taps, a double tap, a touch drag, a long press, and turning the phone; a race of
+three: the own line, the stock under the thumb, messages, and results that fit."""
 
 from __future__ import annotations
 
+import re
+
 import pytest
 from conftest import Tabs, screenshot
+from crowd import Crowd
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, one_line, pile, settle, start_solo, stat, table
+from web_support import card, create_room, one_line, pile, settle, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -109,3 +113,102 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     page.set_viewport_size({"width": 390, "height": 844})
     fits(page)
     assert table(page) == before
+
+
+RACE = "KL1-D1N-AAAAAAA"  # A♥ tops column 7: one move home puts a player ahead
+
+
+def inside(inner: dict[str, float] | None, outer: dict[str, float] | None) -> bool:
+    assert inner and outer
+    return (inner["x"] >= outer["x"] - 1 and inner["y"] >= outer["y"] - 1
+            and inner["x"] + inner["width"] <= outer["x"] + outer["width"] + 1
+            and inner["y"] + inner["height"] <= outer["y"] + outer["height"] + 1)
+
+
+def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results_in_reach(
+        tabs: Tabs, crowd: Crowd) -> None:
+    page = tabs.page("/", **PHONE)
+    link = create_room(page, "pia", code=RACE)
+    others = crowd.join(link[-8:], ["bob", "cat"])
+    crowd.ready(others)
+    page.get_by_role("button", name="Start the race").click()
+    expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)
+    crowd.boards(others)
+    crowd.play([(others[0], ["t7>f"]), (others[1], ["t7>f"])]).result(20)  # both ahead of pia
+    mine = page.locator(".race .lb-row.me")
+    expect(mine.locator(".lb-rank")).to_have_text("3")
+    expect(page.locator(".race .lb-row")).to_have_count(3)
+    screen = {"x": 0, "y": 0, "width": 390, "height": 844}
+    side = page.locator(".race .side").bounding_box()
+    for row in page.locator(".race .lb-row").all():  # the whole leaderboard in sight, pia's line too
+        assert inside(row.bounding_box(), screen) and inside(row.bounding_box(), side), row.inner_text()
+    one_line(page, ".race .lb-row.me")
+
+    # the stock under the right thumb: a draw button low on the right; left-handed, low on the left
+    pad = page.locator(".race .controls .draw-pad")
+    box = pad.bounding_box()
+    assert box and box["y"] > 844 * 0.6 and box["x"] > 390 / 2, box
+    assert box["height"] >= 44 and box["width"] >= 44
+    pad.tap()
+    expect(stat(page, "Moves")).to_have_text("1")
+    expect(pile(page, "stock")).to_have_attribute("aria-label", "stock, 23 cards")
+    expect(pad).to_have_accessible_name("Draw: stock, 23 cards")
+    hand = page.locator(".race .controls").get_by_role("button", name="Left-handed")
+    hand.tap()
+    expect(hand).to_have_attribute("aria-pressed", "true")
+    box = pad.bounding_box()
+    assert box and box["y"] > 844 * 0.6 and box["x"] + box["width"] < 390 / 2, box
+    page.reload()  # remembered
+    expect(stat(page, "Moves")).to_have_text("1")
+    box = pad.bounding_box()
+    assert box and box["x"] + box["width"] < 390 / 2, box
+
+    # a message covers neither the figures and the top bar, nor the buttons, nor the leaderboard
+    page.locator(".controls").get_by_role("button", name="Hint").tap()
+    toast = page.locator(".toast", has_text="Hint")
+    expect(toast).to_be_visible()
+    covered = [page.locator(".race .topbar"), page.locator(".race .statusbar"),
+               page.locator(".race .leaderboard"), *page.locator(".race .controls .btn:visible").all()]
+    for el in covered:
+        assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
+
+    # the results: rank, player, result and score on the screen; the rest on demand, under each name
+    crowd.resign(others)
+    page.locator(".controls").get_by_role("button", name="Resign").tap()
+    page.locator(".controls").get_by_role("button", name="Really resign?").tap()
+    results = page.get_by_role("dialog", name="You placed 3rd of 3")
+    expect(results).to_be_visible()
+    table = results.locator(".results-table")
+    expect(table).to_have_class(re.compile(r"\bfolded\b"))
+    assert table.evaluate("(el) => el.parentElement.scrollWidth <= el.parentElement.clientWidth")
+    expect(table.locator("thead th:visible")).to_have_text(["#", "Player", "Result", "Score"])
+    more = results.get_by_role("button", name="Cards, moves, passes")
+    more.tap()
+    expect(more).to_have_attribute("aria-pressed", "true")
+    bob = table.locator("tbody tr", has_text="bob").locator("td.name")
+    under = bob.evaluate("(el) => getComputedStyle(el, '::after').content")
+    assert under == '"1/52 cards · 1 move · 0 passes"'
+    assert table.evaluate("(el) => el.parentElement.scrollWidth <= el.parentElement.clientWidth")
+    screenshot(page, "phone-results")
+
+
+def test_a_spectators_enlarged_board_on_a_phone_is_twice_the_small_ones(tabs: Tabs, crowd: Crowd) -> None:
+    host = crowd.open("ann")
+    joined = crowd.run(host.create("ann", code=RACE, boards="live"))  # the host lets spectators see
+    bob = crowd.join(joined["room"], ["bob"])[0]
+    crowd.ready([bob])
+    page = tabs.page(f"/r/{joined['room']}?watch", **PHONE)
+    expect(page.locator(".watch .lb-row")).to_have_count(2)
+    crowd.ask(host, "start", {}, "event")
+    crowd.boards([host, bob])
+    crowd.play([(host, ["draw"]), (bob, ["draw"])]).result(20)
+    tiles = page.locator(".watch .tile")
+    expect(tiles).to_have_count(2)
+    small = tiles.first.locator(".card").first.bounding_box()
+    tiles.first.tap()
+    expect(page.locator(".watch .tile.big")).to_have_count(1)
+    settle(page)
+    big = page.locator(".watch .tile.big .card").first.bounding_box()
+    assert small and big and big["width"] >= 1.8 * small["width"], (small, big)
+    assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
+    screenshot(page, "phone-spectator-enlarged")

@@ -42,6 +42,7 @@ def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> Non
     expect(ann.get_by_role("heading", name="Create a room")).to_be_visible()
     screenshot(ann, "lobby")
     link = create_room(ann, "ann", code=CODE, boards="live")  # the host lets spectators see
+    expect(ann.locator(".room-settings")).to_contain_text("a chosen deal")
 
     # bob opens the shared link and joins
     bob = tabs.page(link)
@@ -142,6 +143,9 @@ def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> Non
     for page in (ann, bob):
         expect(page.get_by_role("heading", name=f"Room {link[-8:]}")).to_be_visible()
         expect(page.locator(".players li")).to_have_count(2)
+        # the rematch is a random deal, not the code ann chose
+        expect(page.locator(".room-settings")).to_contain_text("a random deal")
+        expect(page.locator(".room-settings")).not_to_contain_text("a chosen deal")
 
 
 def test_the_host_removes_a_player_and_a_taken_name_is_refused(tabs: Tabs) -> None:

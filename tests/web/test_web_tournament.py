@@ -155,6 +155,7 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     expect(players).to_have_count(2)
     expect(players.nth(0)).to_contain_text("ann")
     expect(players.nth(1)).to_contain_text("bob")
+    expect(players.nth(0).get_by_role("button", name="Remove ann from the tournament")).to_be_visible()
 
     org.get_by_role("button", name="Close registration").click()
     expect(org.locator(".t-admin")).to_contain_text("Registration is closed: 2 players.")
@@ -284,6 +285,8 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     expect(ann.locator(".screen.tournament")).to_be_visible()
     expect(ann.locator(".t-detail")).to_contain_text(f"You finished 1st of 2 with {money(after2[0][2])}")
     expect(org.get_by_role("button", name=re.compile("^Start round"))).to_be_hidden()
+    expect(players).to_have_count(2)
+    expect(org.locator(".t-players .t-kick")).to_have_count(0)  # over: the standings are final
 
     # a past round's replay, step by step, from the spectator's page
     round2 = spec.locator('.t-round[data-round="2"]')
@@ -304,6 +307,36 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
         expect(page.locator(".t-side")).to_be_visible()
         fits(page)
     assert (ARTIFACTS / "tournament-organizer.png").exists()
+    standings_fold_on_a_phone(ann, after2, ["+$208 ✓", money(ann2.vegas)])  # ann won round 1
+
+
+def standings_fold_on_a_phone(page: Page, expected: list[tuple[int, str, int, int]],
+                              rounds: list[str]) -> None:
+    """At 390 px the standings show rank, player and total without a
+    sideways scroll; each round, the cards, wins and time come on demand,
+    under each name."""
+    box = page.locator(".t-standings .t-scroll")
+    table = box.locator("table")
+    expect(table).to_have_class(re.compile(r"\bfolded\b"))
+    assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+    expect(table.locator("thead th:visible")).to_have_text(["#", "Player", "Total"])
+    check_standings_totals(page, expected)
+    toggle = page.locator(".t-standings").get_by_role("button", name="Each round")
+    toggle.click()
+    expect(toggle).to_have_attribute("aria-pressed", "true")
+    name = standing(page, expected[0][0]).locator("th.name")
+    said = name.evaluate("(el) => getComputedStyle(el, '::after').content")
+    for text in (f"R1 {rounds[0]}", f"R2 {rounds[1]}", f"{expected[0][3]} cards"):
+        assert text in said, f"{text!r} not under the name: {said}"
+    assert box.evaluate("(el) => el.scrollWidth <= el.clientWidth")
+
+
+def check_standings_totals(page: Page, expected: list[tuple[int, str, int, int]]) -> None:
+    for rank, (player, nickname, vegas, _) in enumerate(expected, start=1):
+        row = standing(page, player)
+        expect(row.locator("td.rank")).to_have_text(str(rank))
+        expect(row.locator("th.name")).to_contain_text(nickname)
+        expect(row.locator("td.total")).to_have_text(money(vegas))
 
 
 def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_device(

@@ -20,11 +20,12 @@ TABLE_JS = """() => Object.fromEntries([...document.querySelectorAll('.race .boa
     .map(c => c.dataset.card || (c.classList.contains('down') ? 'down' : 'under'))]))"""
 
 
-# the toasts a page showed, as they came (a toast lasts a few seconds)
+# the toasts a page showed, as they came (a toast lasts a few seconds), in
+# whichever place for them: the page's, or the race screen's over its table
 TOASTS_JS = """() => { window.__said = [];
   new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
-    if (n.dataset && n.dataset.text) window.__said.push(n.dataset.text); })
-    .observe(document.getElementById('toasts'), { childList: true }); }"""
+    if (n.classList && n.classList.contains('toast')) window.__said.push(n.dataset.text); })
+    .observe(document.body, { childList: true, subtree: true }); }"""
 
 
 def ordinal(n: int) -> str:
@@ -77,12 +78,15 @@ def set_nickname(page: Page, name: str) -> None:
     page.get_by_label("Nickname").fill(name)
 
 
-def start_solo(page: Page, nickname: str, code: str) -> None:
-    """From the lobby: a solo game of ``code``; returns when its table is dealt."""
+def start_solo(page: Page, nickname: str, code: str, *, assists: str | None = None) -> None:
+    """From the lobby: a solo game of ``code`` (with ``assists``, else the
+    form's); returns when its table is dealt."""
     set_nickname(page, nickname)
     solo = page.locator("form.solo")
     solo.get_by_label("A code").check()
     solo.get_by_label("Solo deal code").fill(code)
+    if assists is not None:
+        solo.get_by_label("Assists").select_option(assists)
     solo.get_by_role("button", name="Play solo").click()
     expect(page.locator(".race .board .card").first).to_be_visible()
     expect(stat(page, "Moves")).to_have_text("0")
@@ -281,7 +285,7 @@ class Traffic:
     def _sent(self, e: dict[str, Any]) -> None:
         if e["request"]["url"].startswith("http"):
             self.seen[e["requestId"]] = {"url": e["request"]["url"], "cache": False, "status": 0,
-                                         "headers": {}}
+                                         "headers": {}, "answered": False}
 
     def _set(self, e: dict[str, Any], **values: Any) -> None:
         if e["requestId"] in self.seen:
@@ -293,6 +297,12 @@ class Traffic:
             r["headers"] = {k.lower(): v for k, v in e["response"]["headers"].items()}
             r["cache"] = r["cache"] or bool(e["response"].get("fromDiskCache"))
             r["status"] = r["status"] or e["response"]["status"]
+            r["answered"] = True
+
+    def answered(self) -> bool:
+        """Every request seen has had its answer or came from the cache
+        (Chromium's events for a request may come after the page is idle)."""
+        return all(r["answered"] or r["cache"] for r in self.seen.values())
 
     def requests(self) -> list[dict[str, Any]]:
         return list(self.seen.values())

@@ -11,6 +11,7 @@ variable of its own between calls.
   app.settled    what runs after every frame (the input queue: an answer
                  may have made room for the next command)
   app.dialogs    the page's shared dialogs, set by main.js: {help, field}
+  app.title      the page's title (dom.js createTitle): the screens', or a dialog's
 
 Each frame goes to its owner: the player's to player.js, the daily deal's
 to daily.js, a tournament's to
@@ -22,6 +23,7 @@ anything.
 import { createState, createRedraw } from './state.js';
 import { createClock } from './clock.js';
 import { createTimers } from './timers.js';
+import { createTitle } from './dom.js';
 import { Socket } from './socket.js';
 import * as rooms from './rooms.js';
 import * as frames from './frames.js';
@@ -34,6 +36,7 @@ export function createApp() {
   const { changed, subscribe } = createRedraw(state);
   const app = {
     state, changed, subscribe, clock: createClock(), timers: createTimers(), socket: null, settled: [], dialogs: null,
+    title: createTitle(),
   };
   app.socket = new Socket({
     clock: app.clock,

@@ -3,8 +3,9 @@ foundations one after the other, kings first, fall and bounce along the
 bottom of the table, leaving their trail, until they are off the table.
 
 It is drawn on a canvas over the table (one image per card, made from its
-SVG face once), runs for a few seconds and ends by itself or at a tap or a
-key; with `prefers-reduced-motion` it does not run at all.
+SVG face once), runs for a few seconds (at most LONGEST: the results wait
+for it) and ends by itself or at a tap or a key, which a line over it says;
+with `prefers-reduced-motion` it does not run at all.
 */
 
 import { faceSvg } from './faces.js';
@@ -14,13 +15,15 @@ import { SUITS } from './cards.js';
 const RANKS = 'KQJT98765432A';
 const GRAVITY = 0.55; // px per frame², at 60 frames a second
 const BOUNCE = 0.72; // the speed a bounce keeps
-const EVERY = 130; // ms between two cards leaving
-const AT_ONCE = 7;
-const LONGEST = 14000; // ms
+const EVERY = 70; // ms between two cards leaving: the 52 are gone in under 4 s
+const AT_ONCE = 10;
+const SPEED = [4, 9]; // px per frame sideways, the least and the most: a card crosses the table in 2 s or less
+const LONGEST = 6500; // ms
 
 /** Start the cascade over `host` (the table); `board` gives the foundations'
-places and the card size. Returns a function that stops it. */
-export function cascade(host, board, { onDone = () => {} } = {}) {
+places and the card size; `skip` the line that says how to end it. Returns
+a function that stops it. */
+export function cascade(host, board, { onDone = () => {}, skip = '' } = {}) {
   if (!animationsOn() || !board.size) {
     onDone();
     return () => {};
@@ -34,7 +37,10 @@ export function cascade(host, board, { onDone = () => {} } = {}) {
   canvas.height = Math.round(box.height * dpr);
   canvas.style.width = `${box.width}px`;
   canvas.style.height = `${box.height}px`;
-  host.append(canvas);
+  const hint = document.createElement('p');
+  hint.className = 'cascade-skip';
+  hint.textContent = skip;
+  host.append(canvas, hint);
   const ctx = canvas.getContext('2d');
   ctx.scale(dpr, dpr);
   const { cardW, cardH } = board.size;
@@ -69,7 +75,8 @@ export function cascade(host, board, { onDone = () => {} } = {}) {
       if (stopped) return;
       const dir = Math.random() < 0.5 ? -1 : 1;
       flying.push({
-        ...next, img, vx: dir * (2.5 + Math.random() * 4.5), vy: -(Math.random() * 7), floor: box.height - cardH,
+        ...next, img, vx: dir * (SPEED[0] + Math.random() * (SPEED[1] - SPEED[0])), vy: -(Math.random() * 7),
+        floor: box.height - cardH,
       });
       canvas.dataset.launched = String(52 - queue.length);
     }
@@ -120,6 +127,7 @@ export function cascade(host, board, { onDone = () => {} } = {}) {
     removeEventListener('keydown', stop, true);
     host.removeEventListener('pointerdown', stop, true);
     canvas.classList.add('gone');
+    hint.remove();
     setTimeout(() => canvas.remove(), 400);
     onDone();
   }

@@ -40,14 +40,16 @@ export function createClock() {
       return new Date(ms - offset).toLocaleString([], { weekday: 'short', hour: '2-digit', minute: '2-digit' });
     },
 
-    /** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time (ms); null if not a time. */
+    /** Today's (or tomorrow's) `hh:mm[:ss]` on our clock, as server time
+    (whole ms, as the protocol has them: the offset may end in half a
+    millisecond); null if not a time. */
     fromTimeOfDay(text, nowMs = Date.now()) {
       const m = /^(\d{1,2}):(\d{2})(?::(\d{2}))?$/.exec(text.trim());
       if (!m) return null;
       const at = new Date(nowMs);
       at.setHours(Number(m[1]), Number(m[2]), Number(m[3] || 0), 0);
       if (at.getTime() < nowMs - 60000) at.setDate(at.getDate() + 1); // a time just past is taken as now
-      return at.getTime() + offset;
+      return Math.round(at.getTime() + offset);
     },
   };
 }

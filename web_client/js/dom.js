@@ -46,3 +46,44 @@ export function typing(event) {
   const t = event.target;
   return t instanceof HTMLElement && (t.isContentEditable || /^(INPUT|TEXTAREA|SELECT)$/.test(t.tagName));
 }
+
+/** A click on a modal <dialog>'s backdrop (pressed and let go outside its box)
+calls `onOutside`, by default closing the dialog as Escape does: the light
+dismiss of `closedby="any"`, done here for the browsers without it. */
+export function closeOnBackdrop(dialog, onOutside = () => dialog.close()) {
+  const outside = (e) => {
+    if (e.target !== dialog) return false; // a click in the dialog's content
+    const r = dialog.getBoundingClientRect();
+    return e.clientX < r.left || e.clientX >= r.right || e.clientY < r.top || e.clientY >= r.bottom;
+  };
+  let pressed = false; // a selection dragged out of the dialog is not a click outside it
+  dialog.addEventListener('pointerdown', (e) => { pressed = outside(e); });
+  dialog.addEventListener('click', (e) => {
+    if (pressed && outside(e)) onOutside();
+    pressed = false;
+  });
+}
+
+/** The page's title, one per page (app.title): each screen says its own
+(`screen`), a dialog over the screens may hold the page's title while it is
+open (`cover`, then `uncover`), and the screen's latest comes back then.
+Screens are drawn often (every frame, every second): while a dialog holds
+the title they do not take it back. */
+export function createTitle() {
+  let screen = document.title;
+  let covered = false;
+  return {
+    screen(text) {
+      screen = text;
+      if (!covered && document.title !== text) document.title = text;
+    },
+    cover(text) {
+      covered = true;
+      document.title = text;
+    },
+    uncover() {
+      covered = false;
+      document.title = screen;
+    },
+  };
+}

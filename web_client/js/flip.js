@@ -39,6 +39,17 @@ export function turnOver(el, { duration = 200, delay = 0 } = {}) {
     { ...timing, pseudoElement: '::after' });
 }
 
+/** A short shake from side to side: these cards cannot go anywhere. Under
+reduced motion they dim for a moment instead. */
+export function shake(el) {
+  if (!animationsOn()) {
+    el.animate([{ filter: 'brightness(0.75)' }, { filter: 'none' }], { duration: 300 });
+    return;
+  }
+  const x = (d) => ({ translate: `${d}px 0` });
+  el.animate([x(0), x(-6), x(6), x(-4), x(4), x(0)], { duration: 320, easing: 'ease-in-out' });
+}
+
 /** Reorder a list without jumps: measure, change, then slide each child. */
 export function flipList(container, change) {
   const before = new Map();

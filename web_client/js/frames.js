@@ -42,13 +42,31 @@ function announce(app) {
   }
 }
 
-/** A notice put aside comes back once its cause has gone and returns. */
+/** An ack's `change` applied to the view it follows: each column and
+foundation it names replaced, anything else whole (docs/protocol.md, `ack`). */
+function applyChange(view, change) {
+  const next = { ...view, ...change };
+  if (change.tableau) {
+    next.tableau = view.tableau.slice();
+    for (const [i, column] of Object.entries(change.tableau)) next.tableau[Number(i)] = column;
+  }
+  if (change.foundations) next.foundations = { ...view.foundations, ...change.foundations };
+  return next;
+}
+
+/** A notice put aside comes back once its cause has gone and returns; the
+"can no longer be won" notice, opened only when asked, closes with its cause. */
 function noticesAfter(s, view) {
-  if (view.winnable !== 'no') s.ui.lostHidden = false;
+  if (view.winnable !== 'no') s.ui.lostOpen = false;
   if (!view.no_progress) s.ui.idleHidden = false;
 }
 
 const HANDLERS = {
+  /** The lobby's list of public races (docs/protocol.md, "Races to find"). */
+  rooms(app, d) {
+    app.state.lobby.list = d;
+  },
+
   joined(app, d) {
     const s = app.state;
     const same = d.room === s.roomId && d.seat === s.seat;
@@ -135,35 +153,40 @@ const HANDLERS = {
     s.done = d.done;
     s.started = d.started ?? null;
     noticesAfter(s, d.view);
-    s.ui.ghost = false;
-    s.ui.selected = null;
-    s.ui.panel = null;
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null });
     storage.saveSeat(s);
     resendPending(app);
   },
 
   ack(app, d) {
     const s = app.state;
+    if (!d.view && !s.view) { // a change with nothing to apply it to: the resume's board is whole
+      app.socket.restart();
+      return;
+    }
     const i = s.pending.findIndex((c) => c.d.s === d.s);
     const cmd = i >= 0 ? s.pending[i] : null;
     if (i >= 0) s.pending.splice(0, i + 1);
-    if (d.view.state === 'won' && s.view && s.view.state !== 'won') s.ui.justWon = true;
-    s.view = d.view;
+    const view = d.view || applyChange(s.view, d.change);
+    if (view.state === 'won' && s.view && s.view.state !== 'won') s.ui.justWon = true;
+    s.view = view;
     s.viewSeq = d.s;
-    s.done = s.done || d.view.state === 'won' || (cmd != null && cmd.t === 'resign');
-    Object.assign(s.ui, { ghost: false, selected: null, panel: null, hint: null, stuckHidden: false,
+    s.done = s.done || view.state === 'won' || (cmd != null && cmd.t === 'resign');
+    Object.assign(s.ui, { ghost: false, selected: null, refused: null, panel: null, hint: null, stuckHidden: false,
       confirmResign: false });
-    noticesAfter(s, d.view);
+    noticesAfter(s, view);
     field.onAck(s, d);
     storage.saveSeat(s);
     nextStep(app);
   },
 
-  /** The solver's word on the position after command `s` (rooms with solver assists). */
+  /** What was judged of the position after command `s` once we paused: the
+  solver's word (`winnable`, `back`), or `no_progress`; only the fields it has. */
   status(app, d) {
     const s = app.state;
     if (!s.view || d.s !== s.viewSeq) return; // about a position we have left
-    s.view = { ...s.view, winnable: d.winnable, back: d.back };
+    const { s: _, ...judged } = d;
+    s.view = { ...s.view, lost: null, ...judged };
     noticesAfter(s, s.view);
   },
 

@@ -2,9 +2,12 @@
 `legal` list only: the client never judges a move, it looks it up.
 
 - tap on a card: to its foundation if that is legal; else to its only legal
-  target; else it is picked up, for a tap on the target;
-- double tap (a second tap on the card the first one picked up, within
-  300 ms): onto a column, the longest that takes it (an empty one last);
+  target; else, if it has legal moves, it is picked up, for a tap on the
+  target; a card with no legal move shakes and stays where it is;
+- double tap (a second tap on the same pile within 300 ms of a tap that
+  touched a card): where the card goes best, home first, else onto the
+  longest column that takes it (an empty one last), never a second card: when
+  the first tap has moved the card already, the second one is part of it;
 - drag and drop anywhere; a drop where it cannot go puts it back;
 - long press on a column (or arrow up/down on it) opens the sequence chooser;
 - keys: U undo, H hint (twice: play it), F complete, space draws, left/right
@@ -13,9 +16,12 @@
 No input is ever lost. Every gesture, key and button that acts on the game
 is an *intent* in one queue, acted on in the order it came: at once when
 nothing awaits an answer, else as soon as the answer (the new view) is in,
-and looked up in that view. A tap acts at once, never waiting to see
-whether a second one follows: the first tap of a double tap has done its
-part (picked the card up) when the second comes.
+and looked up in that view. A tap is judged against the board the player
+saw when tapping: it names the card it touched, and a card that an earlier
+intent has moved away since takes the tap with it (a tap on an empty spot
+means the pile). A tap acts at once, never waiting to see whether a second
+one follows: the first tap of a double tap has done its part (moved the
+card, or picked it up) when the second comes.
 */
 
 import * as commands from './commands.js';
@@ -83,7 +89,8 @@ export function targetsOf(view, pick) {
 /** The table's input: `board` the table (render.js), `app` the app (app.js). */
 export function createInput(board, app) {
   const queue = [];
-  let lastTap = null; // {card, at, picked}: the tap acted on last
+  // the tap acted on last: {pile, at, touched (it landed on a card), picked (it picked that card up)}
+  let lastTap = null;
 
   const state = app.state;
   const view = () => state.view;
@@ -135,6 +142,16 @@ export function createInput(board, app) {
     ui.selected = null;
     ui.panel = null;
     ui.hint = null;
+    ui.refused = null;
+    changed();
+  }
+
+  /** The cards of `pick` cannot go anywhere: they shake where they are. */
+  function refuse(pick) {
+    ui.selected = null;
+    ui.panel = null;
+    ui.hint = null;
+    ui.refused = { from: pick.from, count: pick.count, n: (ui.refused ? ui.refused.n : 0) + 1 };
     changed();
   }
 
@@ -162,6 +179,7 @@ export function createInput(board, app) {
       ui.selected = null;
       ui.panel = null;
       ui.hint = null;
+      ui.refused = null;
       changed();
       return 'sent';
     }
@@ -192,15 +210,18 @@ export function createInput(board, app) {
     return moves.length === 1 ? moves[0].m : null;
   }
 
-  /** What a double tap does: onto the longest column that takes it. */
-  function doubleMove(pick) {
+  /** Where `pick` goes best (a double tap): home, else onto the longest
+  column that takes it (an empty one last); null if nowhere. */
+  function bestMove(pick) {
     const v = view();
-    const columns = movesFrom(v.legal, pick.from, pick.count).filter((x) => x.to[0] === 't');
+    const moves = movesFrom(v.legal, pick.from, pick.count);
+    const home = moves.find((x) => x.to === 'f');
+    if (home) return home.m;
     const size = (m) => {
       const column = v.tableau[Number(m.to.slice(1)) - 1];
       return column.down + column.up.length;
     };
-    columns.sort((a, b) => size(b) - size(a));
+    const columns = moves.filter((x) => x.to[0] === 't').sort((a, b) => size(b) - size(a));
     return columns.length ? columns[0].m : null;
   }
 
@@ -209,43 +230,56 @@ export function createInput(board, app) {
     return pile[0] === 't' && index < 0 ? null : pickAt(view(), pile, index);
   }
 
-  /** Where a tap lands in the view of now: on the card it touched if that card
-  is still in the same pile, else on that pile's top card. */
+  /** Where a tap lands in the view of now: on the card it touched, where that
+  card is now if it is still in the same pile; null if an earlier intent has
+  moved it away (the tap was for that card, not for what lies there now). A
+  tap on no face-up card (an empty waste, a face-down card) stays where it was. */
   function landing({ pile, index, card }) {
     if (!card) return { pile, index };
     const at = locate(view(), card);
-    if (at && at.pile === pile) return at;
-    return { pile, index: pile[0] === 't' ? Infinity : index }; // past the last card: the top one
+    return at && at.pile === pile ? at : null;
+  }
+
+  /** Whether `intent` is the second tap of a double tap: on the same pile as
+  the tap before, within DOUBLE_TAP, that one having touched a card. */
+  function secondTap(prev, intent) {
+    return Boolean(prev && prev.touched && prev.pile === intent.pile && intent.at - prev.at < DOUBLE_TAP);
   }
 
   function tap(intent) {
     const prev = lastTap;
-    lastTap = { card: intent.card, at: intent.at, picked: false };
     const { pile } = intent;
+    lastTap = { pile, at: intent.at, touched: Boolean(intent.card), picked: false };
     ui.focus = pile;
     if (pile === 'stock') {
       stockAction();
       return;
     }
-    const { index } = landing(intent);
+    if (secondTap(prev, intent)) {
+      lastTap = null; // a third tap is a tap of its own
+      if (prev.picked && ui.selected) doubleTap(ui.selected);
+      else if (!prev.picked) { // the first tap moved the card (or shook it): this one was part of it
+        ui.selected = null;
+        changed();
+      }
+      return;
+    }
+    const spot = landing(intent);
+    if (!spot) { // its card has gone where an earlier tap sent it
+      ui.selected = null;
+      changed();
+      return;
+    }
+    const { index } = spot;
     const sel = ui.selected || ui.panel; // a chooser's cards go where the next tap says
     if (sel) {
       const again = pressed(pile, index);
-      const second = prev && prev.picked && intent.card && prev.card === intent.card
-        && intent.at - prev.at < DOUBLE_TAP && ui.selected && pile === sel.from;
-      if (second) {
-        doubleTap(sel);
-        return;
-      }
       if (pile === sel.from && (!again || again.count === sel.count || pile[0] !== 't')) {
         clearMarks();
         return;
       }
       if (pile === sel.from && again) {
-        ui.panel = null;
-        ui.selected = again;
-        lastTap.picked = true;
-        changed();
+        lastTap.picked = pickUp(again);
         return;
       }
       if (drop(sel, pile) !== 'sent') clearMarks();
@@ -259,25 +293,31 @@ export function createInput(board, app) {
     ui.hint = null;
     const m = singleMove(pick);
     if (m) {
+      ui.refused = null;
       commands.move(app, m);
       return;
     }
+    lastTap.picked = pickUp(pick);
+  }
+
+  /** Pick `pick` up for a tap on its target, if it has one; else it shakes. */
+  function pickUp(pick) {
+    if (!movesFrom(view().legal, pick.from, pick.count).length) {
+      refuse(pick);
+      return false;
+    }
     ui.panel = null;
+    ui.refused = null;
     ui.selected = pick;
-    lastTap.picked = true;
     changed();
+    return true;
   }
 
   function doubleTap(pick) {
-    const m = doubleMove(pick);
-    if (m) {
-      clearMarks();
-      commands.move(app, m);
-      return;
-    }
-    const lead = pickedCards(view(), pick)[0];
+    const m = bestMove(pick);
     clearMarks();
-    if (lead) say(TEXT.noColumnTakes(cardShort(lead)));
+    if (m) commands.move(app, m);
+    else refuse(pick);
   }
 
   function openPanel({ pile, index }) {
@@ -296,7 +336,11 @@ export function createInput(board, app) {
 
   // ---------------------------------------------------------------- gestures (drag.js)
 
+  /** The face-up card a press touched, as the table showed it: in a column
+  the card under the pointer; on the waste or a foundation its top card
+  (a press anywhere on those piles means it); null if none showed there. */
   function cardAt(pile, index) {
+    if (pile[0] !== 't') return topCard(board.view, pile);
     const el = board.pileEl(pile).querySelector(`.card[data-index="${index}"]`);
     return el && el.dataset.card ? el.dataset.card : null;
   }
@@ -389,15 +433,19 @@ export function createInput(board, app) {
       return;
     }
     ui.hint = null;
-    ui.selected = pick;
-    changed();
+    if (!pickUp(pick)) say(TEXT.noMove(cardShort(pickedCards(view(), pick)[0])));
   }
 
+  /** The table's keys act whatever has the focus (a control clicked last
+  gives it back to the table anyway), except Enter, which presses a focused
+  button; and Space and the arrows only while the game is on (else a focused
+  button's Space is its own). */
   function keydown(e) {
     if (typing(e) || e.ctrlKey || e.metaKey || e.altKey) return false;
     if (state.role !== 'player' || !state.view) return false;
     const inBoard = board.el.contains(document.activeElement);
-    const free = inBoard || document.activeElement === document.body || !document.activeElement;
+    const free = inBoard || document.activeElement === document.body || !document.activeElement
+      || commands.playing(app);
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
     const settings = state.room ? state.room.settings : {};
     switch (key) {
@@ -426,7 +474,7 @@ export function createInput(board, app) {
         push({ k: 'step', pile: ui.focus, delta: key === 'ArrowUp' ? 1 : -1 });
         break;
       case 'Enter':
-        if (!free) return false;
+        if (!inBoard && document.activeElement && document.activeElement !== document.body) return false;
         if (!inBoard) board.focusPile(ui.focus);
         push({ k: 'enter', pile: ui.focus });
         break;

@@ -83,7 +83,7 @@ function start() {
   const root = document.getElementById('app');
   root.replaceChildren();
   const app = createApp();
-  app.dialogs = { help: createHelp(), field: createFieldPanel(app) };
+  app.dialogs = { help: createHelp(app.title), field: createFieldPanel(app) };
   const banner = createBanner(document.getElementById('banner'), app);
   const screens = createScreens(root, app);
 

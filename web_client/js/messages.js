@@ -1,16 +1,23 @@
 /** Short messages for the player (toasts), read out by screen readers.
 
-They show at the top of the screen, over the bar of figures, never over the
-buttons or the leaderboard, and let taps through (except on their own
-button); at most two at a time, the newest replacing the oldest. `tone`:
-"bad" for a refusal, "win" for a finish. */
+They show where the screen shown keeps a place for them (`.toasts` in it:
+the race's, at the bottom of the table, over the felt: never over the
+figures, the buttons or the leaderboard), else at the top of the page; taps
+go through them (except on their own button); at most two at a time, the
+newest replacing the oldest. `tone`: "bad" for a refusal, "win" for a
+finish. */
 
 import { h } from './dom.js';
 
 const MAX = 2;
 
+/** The shown screen's place for messages, else the page's. */
+function place() {
+  return document.querySelector('.screen:not([hidden]) .toasts') || document.getElementById('toasts');
+}
+
 export function say(text, { bad = false, tone = bad ? 'bad' : '', ms = 3000, action = null } = {}) {
-  const host = document.getElementById('toasts');
+  const host = place();
   if (!host || !text) return;
   for (const old of host.children) {
     if (old.dataset.text === text) old.remove();

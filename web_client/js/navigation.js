@@ -1,7 +1,8 @@
 /** The address bar: what an address asks for, and changing it.
 
 /            the lobby
-/rules       the lobby, with the rules open over it
+/how-to-play  the lobby, with how to play open over it (what Rules opens)
+/rules       the lobby, with the rule book open over it
 /r/ROOMID    the room: our seat if we kept one (resume), else the join card
 /r/ROOMID?watch[&follow=NICK]  watch the room as a spectator (a big room's: following NICK)
 /t/TOURID    a tournament: the player's page (register, play each round) or the spectator's
@@ -16,7 +17,8 @@ Back does (a `popstate`), so one listener (router.js) follows them all.
 
 /** What the address asks for: {name: home|room|watch|tournament|player, room, …}. */
 export function parseRoute(loc = location) {
-  if (loc.pathname === '/rules') return { name: 'home', room: '', rules: true };
+  if (loc.pathname === '/rules') return { name: 'home', room: '', rules: 'book' };
+  if (loc.pathname === '/how-to-play') return { name: 'home', room: '', rules: 'howto' };
   const params = new URLSearchParams(loc.search);
   const t = loc.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
   if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: params.has('admin') };

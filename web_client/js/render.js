@@ -15,7 +15,7 @@ the stock face down.
 
 import { h, setAttr, setText, toggle } from './dom.js';
 import { SUITS, SUIT_NAMES, cardLabel, foundationOf, isRed, plural } from './cards.js';
-import { flipFrom, animationsOn, turnOver } from './flip.js';
+import { flipFrom, animationsOn, shake, turnOver } from './flip.js';
 import { fan, fanStep, measure } from './layout.js';
 import { faceUrl, markUrl } from './faces.js';
 
@@ -122,6 +122,7 @@ export class Board {
     this.cards = new Map(); // key → element
     this.view = null;
     this.marks = {};
+    this.shaken = null; // the refusal shaken last (marks.refused)
     this.size = null;
     // resizing changes the table's own size: do it on the next frame, not
     // inside the observer (that loop is an error event in the browser)
@@ -173,7 +174,7 @@ export class Board {
     return true;
   }
 
-  /** Draw `view` with `marks` ({selected, panel, targets, hint, focus, ghost}). */
+  /** Draw `view` with `marks` ({selected, refused, panel, targets, hint, focus, ghost}). */
   update(view, marks = {}) {
     const same = view === this.view && sameMarks(marks, this.marks);
     const landed = Boolean(this.marks.ghost && !marks.ghost); // dropped cards go home
@@ -286,8 +287,11 @@ export class Board {
   }
 
   decorate(view, dropY) {
-    const { selected, panel, targets, hint, focus } = this.marks;
+    const { selected, refused, panel, targets, hint, focus } = this.marks;
     const lifted = new Set(pickedCards(view, selected || panel));
+    const stuck = new Set(pickedCards(view, refused));
+    const shakeNow = refused && refused !== this.shaken; // each refusal shakes once
+    this.shaken = refused;
     const hinted = new Set(hint ? pickedCards(view, hint) : []);
     let hintTo = null;
     if (hint) {
@@ -299,6 +303,8 @@ export class Board {
       toggle(el, 'picked', selected && lifted.has(key));
       toggle(el, 'preview', panel && lifted.has(key));
       toggle(el, 'hint-from', hinted.has(key));
+      toggle(el, 'refused', stuck.has(key));
+      if (shakeNow && stuck.has(key)) shake(el);
     }
     for (const id of PILES) {
       const el = this.piles[id];
@@ -333,7 +339,8 @@ export class Board {
 }
 
 function sameMarks(a, b) {
-  return a.selected === b.selected && a.panel === b.panel && a.hint === b.hint && a.focus === b.focus
+  return a.selected === b.selected && a.refused === b.refused && a.panel === b.panel && a.hint === b.hint
+    && a.focus === b.focus
     && a.ghost === b.ghost && sameSet(a.targets, b.targets);
 }
 

@@ -49,10 +49,30 @@ function sendEntering(app) {
   e.sent = app.socket.send(e.t, e.d);
 }
 
-/** After `hello`: say which room this connection is for. */
+/** After `hello`: say which room this connection is for (or, in the lobby,
+ask again for the list of public races). */
 export function onOpen(app) {
-  if (!enterRoom(app) && app.state.entering) sendEntering(app);
+  const s = app.state;
+  if (!enterRoom(app)) {
+    if (s.lobby.on) app.socket.send('lobby', { on: true });
+    if (s.entering) sendEntering(app);
+  }
   app.changed();
+}
+
+/** Follow the lobby's list of public races while the lobby shows (`on`), or
+stop; the server sends a new list when it changes, every few seconds at most. */
+export function followLobby(app, on) {
+  const s = app.state;
+  if (s.lobby.on === on) return;
+  s.lobby.on = on;
+  if (!on) s.lobby.list = null;
+  if (app.socket.ready && (!on || !s.roomId)) app.socket.send('lobby', { on });
+}
+
+/** A quick race of this mode: the next one that starts soon, or a new one. */
+export function quick(app, nickname, draw, scoring) {
+  enter(app, 'quick', { nickname, draw, scoring });
 }
 
 /** Resume our seat or watch the room the state names; false if it names none. */

@@ -18,7 +18,8 @@ export function route(app) {
   const s = app.state;
   const r = parseRoute();
   s.route = r;
-  if (r.rules) app.dialogs.help.openRules();
+  if (r.rules === 'book') app.dialogs.help.openRuleBook();
+  else if (r.rules) app.dialogs.help.openRules();
   if (r.name === 'tournament') {
     routeTournament(app, r);
     return;

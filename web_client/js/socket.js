@@ -9,7 +9,7 @@ phone that slept, a network that changed) that the browser has not noticed
 yet.
 */
 
-const PROTOCOL = 'klondike-race.v1';
+const PROTOCOL = 'klondike-race.v2'; // acks carry what changed in our view (docs/protocol.md)
 const NO_RETRY = new Set([4000, 4001, 4002]);
 const PING_EVERY = 10000;
 const PONG_WITHIN = 6000;

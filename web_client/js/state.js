@@ -39,18 +39,20 @@ export function createState() {
     afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
     finishes: { race: null, known: null }, // the finishes already announced (ranking.js, newFinishes)
 
+    lobby: { on: false, list: null }, // the lobby's public races (rooms.js followLobby): the last `rooms` frame
     tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
     tcreate: { busy: false, error: '', then: null }, // the lobby's tournament form: awaiting t_created, or its refusal
 
     ui: {
       focus: 'stock', // the pile with the keyboard focus
       selected: null, // {from, count}: cards picked, waiting for a target
+      refused: null, // {from, count, n}: cards tapped that have no legal move: they shake (n: the how-many-th time)
       panel: null, // {from, count}: the sequence chooser of a column
       hint: null, // {m, from, count, to}
       ghost: false, // dropped cards stay where they fell until the answer
       completing: null, // {moves, i}: auto-complete in progress
       stuckHidden: false,
-      lostHidden: false, // the "no longer winnable" notice put aside (until the game is winnable again)
+      lostOpen: false, // the player asked for the "can no longer be won" notice (it never opens by itself)
       idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
       undoing: 0, // undos still to send, one per answer: back to the last winnable position
       resultsHidden: false,
@@ -110,9 +112,9 @@ export function resetRoom(s) {
 /** Forget what the table showed of the game before (a new race, a rematch). */
 export function resetUi(s) {
   Object.assign(s.ui, {
-    selected: null, panel: null, hint: null, ghost: false, completing: null,
+    selected: null, refused: null, panel: null, hint: null, ghost: false, completing: null,
     stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
-    lostHidden: false, idleHidden: false, undoing: 0,
+    lostOpen: false, idleHidden: false, undoing: 0,
   });
 }
 

@@ -1,8 +1,9 @@
 /** What survives a reload, in localStorage: the seat (room, token, race, last
 sequence number, unacknowledged commands, last event version and the room
-as last seen), the nickname, per tournament the organizer's key and the
-player's token, and the player this browser is (their key, id and
-nickname). Tokens and keys live here only, never in an address.
+as last seen), the nickname, the hand a phone is held in, per tournament the
+organizer's key and the player's token, and the player this browser is
+(their key, id and nickname). Tokens and keys live here only, never in an
+address.
 
 The seat is written from the state after every change that matters (a
 command sent, an answer, a room event: `saveSeat`) and read back into it
@@ -11,6 +12,7 @@ when the page opens the room again (`restoreSeat`). */
 const SEAT = 'kr.seat.';
 const LAST = 'kr.last';
 const NICK = 'kr.nickname';
+const HAND = 'kr.hand';
 const TOUR = 'kr.tour.';
 const PLAYER = 'kr.player';
 
@@ -84,6 +86,16 @@ export function nickname() {
 
 export function saveNickname(name) {
   write(NICK, name);
+}
+
+/** The hand the player holds a phone in, "right" (by default) or "left":
+the table's draw button goes under that thumb. */
+export function hand() {
+  return read(HAND) === 'left' ? 'left' : 'right';
+}
+
+export function saveHand(side) {
+  write(HAND, side);
 }
 
 /** A tournament's keys kept by this browser: {admin, token, player}; {} if none. */

@@ -40,7 +40,7 @@ export const TEXT = {
   onCard: (card) => `on ${card}`,
   onEmptyColumn: 'on an empty column',
   there: 'there',
-  noColumnTakes: (card) => `No column takes ${card}.`,
+  noMove: (card) => `${card} has no move.`,
 
   // a tournament
   withdrawn: 'You have withdrawn from the tournament.',

@@ -32,6 +32,12 @@ export function isBig(t) {
   return Boolean(t && t.settings && t.settings.big);
 }
 
+/** Whether every round has been played: the standings are final (nobody is
+removed from them any more). */
+export function isOver(t) {
+  return t.rounds.length > 0 && t.rounds.every((r) => r.status === 'ended');
+}
+
 // ------------------------------------------------------------------ frames
 
 export const HANDLERS = {

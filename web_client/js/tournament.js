@@ -328,6 +328,9 @@ export function kickedOut(app) {
   const tour = app.state.tour;
   if (!tour || tour.as !== 'player') return;
   storage.saveTournament(tour.id, { token: '', player: null });
+  // the seats the token held in the rounds' rooms are void too: a watch that
+  // named one would be taken for a racer's and refused (own_race)
+  for (const r of tour.t ? tour.t.rounds : []) if (r.room) storage.dropSeat(r.room);
   setView(tour, tour.adminView);
   say(TEXT.removedByOrganizer, { bad: true });
   app.changed();

@@ -29,7 +29,7 @@ from websockets.exceptions import ConnectionClosed
 from websockets.protocol import State
 
 from ...klondike import Game
-from ...protocol import CloseCode, ProtocolError, Reason, decode, frame, reject
+from ...protocol import SUBPROTOCOL, CloseCode, ProtocolError, Reason, decode, frame, reject
 from ...protocol import commands as c
 from ...race import Entry, RaceError
 from ...race.clocks import own_end
@@ -38,7 +38,7 @@ from ...store import StoreUnavailable
 from ..process.services import Services
 from ..process.tasks import spawn
 from ..rooms.room_hub import Hub
-from ..solver.seat_assists import SeatAssist
+from ..solver.seat_assists import ProgressTrail, SeatAssist
 from ..tournaments.tournament_hub import TournamentHub
 from .backpressure import Backpressure
 
@@ -113,6 +113,8 @@ class SeatGame:
     exists: bool = False  # the seat plays this race (a big room's racers are not listed)
     boarded: int = 0  # the race whose board this connection has sent
     assist: SeatAssist = field(default_factory=SeatAssist)  # solver assists (see .assists)
+    trail: ProgressTrail = field(default_factory=ProgressTrail)  # "no progress", move by move
+    judging: bool = False  # a "no progress" judgement is waiting for the player to pause
     hinting: bool = False  # a solver hint is being searched for this seat
     trace: list[Point] = field(default_factory=list)  # a challenge's: the seat's ghost trace
 
@@ -128,6 +130,7 @@ class Connection:
         self.services = services
         self.ws = ws
         self.address = address  # the client's, for the caps on creations (see quotas)
+        self.subprotocol = str(ws.subprotocol or SUBPROTOCOL)  # as negotiated at the handshake
         self.conn_id = f"{services.proc_id}.{next(_ids)}"
         self._handlers = handlers
         self._on_room_event = on_room_event
@@ -164,7 +167,7 @@ class Connection:
     async def run(self) -> None:
         metrics = self.services.metrics
         metrics.connections.inc()
-        await self.send(frame("hello", {"server": "klondike-race", "protocol": "klondike-race.v1",
+        await self.send(frame("hello", {"server": "klondike-race", "protocol": self.subprotocol,
                                         "now": self.services.now_ms()}))
         try:
             async for raw in self.ws:
@@ -178,6 +181,7 @@ class Connection:
             if self.thub is not None:
                 self.services.thubs.leave(self.thub, self)
                 self.thub = None
+            self.services.lobby.leave(self)
             await self.leave_hub(detach=True)
 
     def _closed_by_library(self, exc: ConnectionClosed) -> None:

@@ -83,6 +83,19 @@ def text(status: HTTPStatus, body: str) -> Response:
     return response(status, body.encode(), "text/plain; charset=utf-8")
 
 
+def error(status: HTTPStatus, code: str, message: str,
+          extra: Mapping[str, str] | None = None) -> Response:
+    """A refused request: ``{"error": code, "message": message}``, as every
+    4xx and 5xx the server answers itself (``code`` is stable, a reason code
+    of docs/protocol.md where there is one)."""
+    body = json.dumps({"error": code, "message": message}).encode()
+    return response(status, body, "application/json", extra)
+
+
+def not_found() -> Response:
+    return error(HTTPStatus.NOT_FOUND, "not_found", "no such page")
+
+
 def not_modified(extra: Mapping[str, str]) -> Response:
     """304: the browser's copy is current (no body, no Content-Length)."""
     return Response(HTTPStatus.NOT_MODIFIED.value, HTTPStatus.NOT_MODIFIED.phrase, _headers(None, extra), b"")
@@ -141,6 +154,13 @@ def matches(if_none_match: str | None, tag: str) -> bool:
     return False
 
 
+def _joined(headers: Headers, name: str) -> str | None:
+    """A list-valued header sent once or several times, as one value (the
+    two are the same, RFC 9110 § 5.3; ``Headers.get`` raises on the second)."""
+    values = headers.get_all(name)
+    return ", ".join(values) if values else None
+
+
 def _with_script_hash(csp: str, digest: str) -> str:
     """The policy with one more allowed inline script, named by its hash."""
     source = f"'sha256-{digest}'"
@@ -170,24 +190,29 @@ class StaticFiles:
         target = self._find(rel)
         if target is None:
             if "." in Path(rel).name:
-                return text(HTTPStatus.NOT_FOUND, "not found")
+                return not_found()
             target = self.root / "index.html"
         if target == self.root / "index.html":
             page = self._the_page()
             if page is None:
-                return text(HTTPStatus.NOT_FOUND, "the web client is not installed")
+                return error(HTTPStatus.NOT_FOUND, "not_found", "the web client is not installed")
             return self._send(page[0], request, REVALIDATE, page[1])
         found = self._asset(target)
         if found is None:
-            return text(HTTPStatus.NOT_FOUND, "not found")
+            return not_found()
         current = f"v={found.tag}" in query.split("&")
         return self._send(found, request, LONG_CACHE if current else REVALIDATE)
 
     def _find(self, rel: str) -> Path | None:
-        if rel in self.extra:
-            return self.extra[rel] if self.extra[rel].is_file() else None
-        target = (self.root / rel).resolve()
-        if not target.is_relative_to(self.root) or not target.is_file():
+        """The file at ``rel``, if it is one under the root (a name the OS
+        refuses, too long or with a NUL, is no file either)."""
+        try:
+            if rel in self.extra:
+                return self.extra[rel] if self.extra[rel].is_file() else None
+            target = (self.root / rel).resolve()
+            if not target.is_relative_to(self.root) or not target.is_file():
+                return None
+        except (OSError, ValueError, RuntimeError):  # ENAMETOOLONG, NUL, a symlink loop
             return None
         return target
 
@@ -250,12 +275,12 @@ class StaticFiles:
 
     def _send(self, asset: Asset, request: Headers, cache: str,
               extra: Mapping[str, str] | None = None) -> Response:
-        gz = asset.gzipped is not None and accepts_gzip(request.get("Accept-Encoding"))
+        gz = asset.gzipped is not None and accepts_gzip(_joined(request, "Accept-Encoding"))
         meta = {"ETag": f'"{asset.tag}-gz"' if gz else f'"{asset.tag}"', "Cache-Control": cache,
                 **(extra or {})}
         if asset.gzipped is not None:
             meta["Vary"] = "Accept-Encoding"
-        if matches(request.get("If-None-Match"), asset.tag):
+        if matches(_joined(request, "If-None-Match"), asset.tag):
             return not_modified(meta)
         body = asset.body
         if gz and asset.gzipped is not None:
@@ -280,8 +305,27 @@ def first_answer(*handlers: ApiHandler) -> ApiHandler:
 Admit = Callable[[ServerConnection, Request], Response | None]
 
 
+def json_errors(connection: ServerConnection, request: Request, answer: Response) -> Response:
+    """The ``process_response`` hook: a refusal the websockets library wrote
+    itself for a handshake it read (a ``/ws`` request missing a header, say:
+    plain text) gets the JSON body of every other refusal."""
+    if (answer.status_code < 400 or request.path.split("?", 1)[0] != WS_PATH
+            or answer.body.startswith(b"{")):
+        return answer
+    reason = answer.body.decode(errors="replace").strip().splitlines()[:1] or [""]
+    status = HTTPStatus(answer.status_code)
+    if status is HTTPStatus.HTTP_VERSION_NOT_SUPPORTED:  # HTTP/1.0: 1.x is the version we speak
+        status = HTTPStatus.BAD_REQUEST
+    refused = error(status, "bad_request" if status < 500 else "unavailable",
+                    reason[0][:200] or status.phrase)
+    for name in ("Upgrade", "Sec-WebSocket-Version", "Server"):  # what it told the client
+        for value in answer.headers.get_all(name):
+            refused.headers[name] = value
+    return refused
+
+
 def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, object]]],
-           metrics: Callable[[], bytes], api: ApiHandler | None = None,
+           metrics: Callable[[], Awaitable[bytes]], api: ApiHandler | None = None,
            admit: Admit | None = None
            ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """The ``process_request`` hook: answer HTTP, or let ``/ws`` upgrade
@@ -290,7 +334,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
     async def process_request(connection: ServerConnection, request: Request) -> Response | None:
         path = request.path.split("?", 1)[0]
         if "\x00" in path:  # no file is named so (and the OS refuses such a name)
-            return text(HTTPStatus.BAD_REQUEST, "bad path\n")
+            return error(HTTPStatus.BAD_REQUEST, "bad_path", "a path holds no NUL character")
         if path == WS_PATH:
             return admit(connection, request) if admit is not None else None
         if path == "/healthz":  # (server/app/process/health.py)
@@ -298,10 +342,10 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
             return response(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE,
                             json.dumps(body).encode(), "application/json")
         if path == "/metrics":
-            return response(HTTPStatus.OK, metrics(), "text/plain; version=0.0.4; charset=utf-8")
+            return response(HTTPStatus.OK, await metrics(), "text/plain; version=0.0.4; charset=utf-8")
         if api is not None and path.startswith("/api/"):
             answer = await api(request.path, request.headers)  # with its query: a page
-            return answer or text(HTTPStatus.NOT_FOUND, "not found\n")
+            return answer or not_found()
         return static.get(request.path, request.headers)
 
     return process_request

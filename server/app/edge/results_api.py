@@ -10,7 +10,13 @@
                                                  ``Authorization: Bearer <seat token>``)
 
 A big tournament's results come a page at a time: ``?first=1&count=100``
-(the defaults; ``count`` at most 1000), in rank order.
+(the defaults; ``count`` at most 1000), in rank order. A replay comes a page
+of steps at a time: ``?first=0&count=100`` (step 0 is the deal; ``count`` at
+most 100), with ``of``, the steps in all.
+
+Every request that is not one of these gets a 4xx with a JSON body
+``{"error", "message"}``; nothing a client sends makes a 500 (numbers are
+ASCII digits, an id is an id before it goes anywhere, such as a header).
 """
 
 from __future__ import annotations
@@ -18,7 +24,7 @@ from __future__ import annotations
 import re
 from http import HTTPStatus
 from typing import Any, Final
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs
 
 import orjson
 import structlog
@@ -29,15 +35,15 @@ from ...protocol import Reason
 from ...race import RaceError
 from ...store import StoreUnavailable
 from ..rooms.ids import is_room_id
-from ..rooms.replays import PAGE, replay
-from ..rooms.room_service import Rooms
+from ..rooms.replay_pages import PAGE_MAX, Busy
+from ..rooms.replays import replay
 from ..tournaments.tournament_service import Tournaments
-from .http_routes import ApiHandler, response
+from .http_routes import ApiHandler, error, response
 
 log = structlog.get_logger("app.edge.results_api")
 
-_SEAT: Final = re.compile(r"[0-9]{1,5}")
-_NOT_FOUND = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
+_NOT_FOUND: Final = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
+_WHOLE: Final = re.compile(r"[0-9]{1,9}")
 
 
 def json_answer(status: HTTPStatus, body: Any, extra: dict[str, str] | None = None) -> Response:
@@ -45,14 +51,25 @@ def json_answer(status: HTTPStatus, body: Any, extra: dict[str, str] | None = No
     return response(status, orjson.dumps(body), "application/json", extra)
 
 
+def whole(text: str) -> int | None:
+    """A whole number written with 1 to 9 ASCII digits, else ``None``
+    (``str.isdigit`` also takes ``²``, which ``int`` refuses).
+
+    >>> whole("42"), whole("²"), whole("-1"), whole("1" * 10), whole("")
+    (42, None, None, None, None)
+    """
+    return int(text) if _WHOLE.fullmatch(text) else None
+
+
 def query_number(query: dict[str, list[str]], name: str) -> int | None:
     """A whole-number query parameter, if given."""
     values = query.get(name)
     if not values:
         return None
-    if not values[-1].isdigit() or len(values[-1]) > 9:
-        raise RaceError(Reason.BAD_FIELD, f"{name} must be a whole number")
-    return int(values[-1])
+    number = whole(values[-1])
+    if number is None:
+        raise RaceError(Reason.BAD_FIELD, f"{name} must be a whole number (at most 9 digits)")
+    return number
 
 
 def _bearer(headers: Headers) -> str | None:
@@ -62,24 +79,32 @@ def _bearer(headers: Headers) -> str | None:
     return token.strip() or None if scheme.lower() == "bearer" else None
 
 
-def api(tournaments: Tournaments, rooms: Rooms) -> ApiHandler:
+def api(tournaments: Tournaments) -> ApiHandler:
+    """The tournaments' results and replays, and the rooms' replays (through
+    the tournaments' rooms: one :class:`~..rooms.room_service.Rooms`, and so
+    one replay cache, per process)."""
+    rooms = tournaments.rooms
+
     async def handle(target: str, headers: Headers) -> Response | None:
-        split = urlsplit(target)
-        parts = split.path.strip("/").split("/")
+        path, _, query_text = target.partition("#")[0].partition("?")
+        parts = path.strip("/").split("/")
         if len(parts) < 4 or parts[:2] not in (["api", "tournaments"], ["api", "rooms"]):
             return None
         tid, rest = parts[2].upper(), parts[3:]
+        if not (tid.isascii() and is_room_id(tid)):
+            return error(HTTPStatus.NOT_FOUND, Reason.UNKNOWN_ROOM.value,
+                         f"there is no such {parts[1][:-1]}")
         try:
-            query = parse_qs(split.query)
+            query = parse_qs(query_text, max_num_fields=20)
             first, count = query_number(query, "first"), query_number(query, "count")
             if parts[1] == "rooms":
-                if len(rest) != 2 or rest[0] != "replay" or not _SEAT.fullmatch(rest[1]):
+                seat = whole(rest[1]) if len(rest) == 2 and rest[0] == "replay" else None
+                if seat is None:
                     return None
-                if not is_room_id(tid):
-                    raise RaceError(Reason.UNKNOWN_ROOM)
-                return json_answer(HTTPStatus.OK, await replay(
-                    rooms, tid, int(rest[1]), first=first or 0,
-                    count=PAGE if count is None else count, token=_bearer(headers)))
+                body = await replay(rooms, tid, seat, first=first or 0,
+                                    count=PAGE_MAX if count is None else count,
+                                    token=_bearer(headers))
+                return response(HTTPStatus.OK, body, "application/json")
             if rest == ["results"]:
                 return json_answer(HTTPStatus.OK, await tournaments.results(tid, first, count))
             if rest == ["results.csv"]:
@@ -87,16 +112,27 @@ def api(tournaments: Tournaments, rooms: Rooms) -> ApiHandler:
                 return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {
                     "Content-Disposition": f'attachment; filename="tournament-{tid}.csv"'})
             if len(rest) == 4 and rest[0] == "rounds" and rest[2] == "replay":
-                if not (rest[1].isdigit() and rest[3].isdigit()):
+                n, player = whole(rest[1]), whole(rest[3])
+                if n is None or player is None:
                     return None
-                return json_answer(HTTPStatus.OK,
-                             await tournaments.replay(tid, int(rest[1]), int(rest[3])))
+                body = await tournaments.replay(tid, n, player, first or 0,
+                                                PAGE_MAX if count is None else count)
+                return response(HTTPStatus.OK, body, "application/json")
         except RaceError as exc:
             status = HTTPStatus.NOT_FOUND if exc.reason in _NOT_FOUND else HTTPStatus.BAD_REQUEST
-            return json_answer(status, {"error": exc.reason.value, "message": exc.text})
+            return error(status, exc.reason.value, exc.text)
+        except ValueError:  # parse_qs: more fields than a request of ours has
+            return error(HTTPStatus.BAD_REQUEST, Reason.BAD_FIELD.value, "too many query fields")
         except StoreUnavailable:
-            return json_answer(HTTPStatus.SERVICE_UNAVAILABLE,
-                         {"error": "unavailable", "message": "storage unreachable"})
+            return error(HTTPStatus.SERVICE_UNAVAILABLE, Reason.UNAVAILABLE.value,
+                         "storage unreachable")
+        except Busy:
+            return error(HTTPStatus.SERVICE_UNAVAILABLE, "busy", "too many replays are being "
+                         "built right now: try again in a moment", {"Retry-After": "1"})
+        except Exception:  # a bug: said once in the log, never a traceback to the client
+            log.exception("api_failed", path=path[:200])
+            return error(HTTPStatus.INTERNAL_SERVER_ERROR, Reason.INTERNAL.value,
+                         "something went wrong on the server")
         return None
 
     return handle

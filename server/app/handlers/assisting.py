@@ -1,9 +1,11 @@
-"""A seat's solver assists, on the connection that holds it: the player's
-view with the room's assists (``no_progress``; with the solver's,
-``winnable`` and ``back``), a position judged once the player pauses, a
-solver hint searched off the connection's command lock, and the status sent
-to the player and, as the room shows boards, to its spectators. What the
-seat learns, and the jobs, are the solver's (:mod:`~server.app.solver`).
+"""A seat's assists, on the connection that holds it: the player's view
+with the room's assists (``no_progress``; with the solver's, ``winnable``
+and ``back``), never searched for on a move's path: a position judged once
+the player pauses ("no progress" in the event loop, the solver's status in
+its pool), a solver hint searched off the connection's command lock, and
+the status sent to the player and, as the room shows boards (the solver's),
+to its spectators. What the seat learns, and the jobs, are the solver's
+(:mod:`~server.app.solver`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,7 @@ from typing import Any, Final
 
 import orjson
 
-from ...klondike import Game
+from ...klondike import Game, Move
 from ...protocol import frame
 from ...store import StoreUnavailable
 from ..edge.connection import Connection, SeatGame
@@ -53,7 +55,8 @@ async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -
         move = None
         if outcome.status == "done" and outcome.value is not None:
             verdict = outcome.value
-            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line))
+            known = Known(verdict.winnable, None if verdict.line is None else tuple(verdict.line),
+                          None, verdict.lost)
             if verdict.winnable != "unknown":
                 play.assist.learn(game.position(), known)
             move = first_move(known, game)
@@ -67,31 +70,100 @@ async def _solver_hint(conn: Connection, play: SeatGame, game: Game, seq: int) -
         play.hinting = False
 
 
-def solver_assists(conn: Connection) -> bool:
+def assists_of(conn: Connection) -> str:
+    """The room's assists: ``off``, ``basic`` or ``solver``."""
     hub = conn.hub
-    return hub is not None and hub.public["settings"].get("assists") == "solver"
+    if hub is None:
+        return "off"
+    settings = hub.public["settings"]
+    return str(settings.get("assists", "basic" if settings.get("hints") else "off"))
+
+
+def solver_assists(conn: Connection) -> bool:
+    return assists_of(conn) == "solver"
 
 
 def assisted(conn: Connection, game: Game, view: dict[str, Any],
              known: Known | None = None) -> Known | None:
-    """Add the room's assists to a player's view: ``no_progress`` unless
-    assists are off; with the solver's, ``winnable`` and ``back`` (``null``
-    while the solver has not answered). The status known, if any."""
-    hub = conn.hub
-    assists = "off" if hub is None else hub.public["settings"].get(
-        "assists", "basic" if hub.public["settings"].get("hints") else "off")
+    """Add the room's assists to a player's whole view (a ``board``, an ack
+    sent again): ``no_progress`` unless assists are off, judged now (these
+    are not a move's answer); with the solver's, ``winnable`` and ``back``
+    (``null`` while the solver has not answered). The status known, if any."""
+    assists = assists_of(conn)
     if assists == "off":
         return None
-    view["no_progress"] = no_progress(game)
+    play = conn.play
+    verdict = no_progress(game)
+    if game is play.game:
+        play.trail.now = verdict
+    view["no_progress"] = verdict
     if assists != "solver":
         return None
     if known is None:
-        known = conn.play.assist.get(game)
+        known = play.assist.get(game)
     view.update(known.fields() if known is not None else _PENDING)
     return known
 
 
-_PENDING: Final = {"winnable": None, "back": None}
+def ack_assists(conn: Connection, game: Game, legal: list[Move], moved: Move | None,
+                undone: bool, known: Known | None) -> dict[str, Any]:
+    """An ack's assists, with no search: ``no_progress`` as the seat's trail
+    says (``null`` while not known: the position is judged once the player
+    pauses, :func:`judge_progress_soon`); with the solver's, ``winnable`` and
+    ``back`` as known (``known``), else ``null``."""
+    assists = assists_of(conn)
+    if assists == "off":
+        return {}
+    trail = conn.play.trail
+    if moved is None:
+        verdict = trail.now
+    elif undone:
+        verdict = trail.undone(game, legal)
+    else:
+        verdict = trail.moved(game, legal)
+    fields: dict[str, Any] = {"no_progress": verdict}
+    if assists == "solver":
+        fields.update(known.fields() if known is not None else _PENDING)
+    return fields
+
+
+_PENDING: Final = {"winnable": None, "back": None, "lost": None}
+
+
+def judge_progress_soon(conn: Connection) -> None:
+    """Judge "no progress" for the seat's position once the player pauses
+    (:data:`DEBOUNCE` after their last command: a burst of moves is judged
+    once, at its end), after the ack that said ``null``; when there is none
+    left, a ``status`` frame says so (``no_progress: true``). One judgement
+    at a time per seat; in the event loop (a search of at most
+    :data:`~server.klondike.progress.SEARCH_BUDGET` positions, usually well
+    under a millisecond)."""
+    play = conn.play
+    if play.judging:
+        return
+    play.judging = True
+    spawn(_judge_progress(conn, play))
+
+
+async def _judge_progress(conn: Connection, play: SeatGame) -> None:
+    try:
+        while True:
+            seq = play.last_seq
+            await asyncio.sleep(DEBOUNCE)
+            game = play.game
+            if conn.play is not play or game is None or play.done or conn.hub is None:
+                return
+            if play.last_seq != seq:
+                continue  # moved meanwhile: wait for the pause
+            if play.trail.now is not None:
+                return  # known meanwhile (an undo back to a position judged, a board)
+            verdict = no_progress(game)
+            play.trail.now = verdict
+            if verdict:
+                conn.write(frame("status", {"s": seq, "no_progress": True}))
+            return
+    finally:
+        play.judging = False
 
 
 def judge_soon(conn: Connection) -> None:
@@ -128,8 +200,8 @@ async def _judge(conn: Connection, play: SeatGame) -> None:
                     verdict = outcome.value
                     known = Known(verdict.winnable,
                                   None if verdict.line is None else tuple(verdict.line),
-                                  verdict.back)
-                    assist.learn(position, known)
+                                  verdict.back, verdict.lost)
+                    known = assist.learn(position, known)
                     assist.learn_back(judged, known)
                 else:
                     known = Known("unknown")

@@ -9,6 +9,8 @@ the whole room (``sync``), and frames that arrived meanwhile in order.
 
 from __future__ import annotations
 
+import contextlib
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Final
 
 import orjson
@@ -35,20 +37,46 @@ def room_id_of(text: str) -> str:
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
-    await quotas.creation(conn.address, "room")
-    async with quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
-        room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings)
-    await quotas.created("room", room.id, until=room.deadline)
+    async with quotas.creating(conn.address, "room") as place, \
+            quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
+        room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings,
+                                                       address=conn.address)
+        await quotas.created(place, room.id, until=room.deadline)
     await take_seat(conn, room.id, 0, token, since=None)
+
+
+async def on_quick(conn: Connection, cmd: c.Quick) -> None:
+    """A seat in the next quick race of the mode (app/rooms/quick_races.py)."""
+    conn.need_no_room()
+    quotas = conn.services.quotas
+
+    @contextlib.asynccontextmanager
+    async def opening() -> AsyncIterator[Callable[[str], Awaitable[None]]]:
+        async with quotas.creating(conn.address, "room") as place:
+            yield lambda room_id: quotas.created(place, room_id)
+
+    _, room_id, seat, token = await conn.services.quick.enter(
+        cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening)
+    await take_seat(conn, room_id, seat, token, since=None)
+
+
+async def on_lobby(conn: Connection, cmd: c.Lobby) -> None:
+    """Follow the list of public races (a connection in no room), or stop."""
+    lobby = conn.services.lobby
+    if cmd.on:
+        conn.need_no_room()
+        lobby.join(conn)
+    else:
+        lobby.leave(conn)
 
 
 async def on_solo(conn: Connection, cmd: c.Solo) -> None:
     conn.need_no_room()
     quotas = conn.services.quotas
-    await quotas.creation(conn.address, "room")
-    room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw, cmd.scoring,
-                                                 cmd.deal, cmd.assists)
-    await quotas.created("room", room.id)
+    async with quotas.creating(conn.address, "room") as place:
+        room, token = await conn.services.rooms.solo(cmd.nickname, cmd.code, cmd.draw,
+                                                     cmd.scoring, cmd.deal, cmd.assists)
+        await quotas.created(place, room.id)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
@@ -67,6 +95,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
                                                          cmd.nickname)
     else:
         seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
+        await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 
 
@@ -87,6 +116,7 @@ async def on_watch(conn: Connection, cmd: c.Watch) -> None:
     seat is refused the same way when a race of that seat starts
     (:func:`on_room_event`)."""
     room_id = room_id_of(cmd.room)
+    conn.services.lobby.leave(conn)
     hub = conn.hub
     if conn.role == "player" and conn.room_id == room_id and hub is not None and (
             hub.phase_now() in RUNNING):
@@ -125,6 +155,7 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
                     since: int | None) -> None:
     """Hold the seat on this connection; tell the client where things stand."""
     services = conn.services
+    services.lobby.leave(conn)  # in a room: no more lists of the others
     conn.syncing = True
     try:
         hub = await services.hubs.enter(room_id, conn)
@@ -225,7 +256,7 @@ async def on_kick(conn: Connection, cmd: c.Kick) -> None:
 
 async def on_rematch(conn: Connection, cmd: c.Rematch) -> None:
     conn.need_seat()
-    await conn.services.rooms.rematch(conn.room_id, conn.seat)
+    await conn.services.rooms.rematch(conn.room_id, conn.seat, address=conn.address)
 
 
 async def on_leave(conn: Connection, cmd: c.Leave) -> None:
@@ -270,7 +301,8 @@ def on_room_event(conn: Connection, event: dict[str, Any]) -> None:
 
 
 HANDLERS: dict[str, Any] = {
-    "create": on_create, "solo": on_solo, "join": on_join, "resume": on_resume,
+    "create": on_create, "quick": on_quick, "lobby": on_lobby, "solo": on_solo, "join": on_join,
+    "resume": on_resume,
     "watch": on_watch, "ready": on_ready, "start": on_start, "kick": on_kick,
     "rematch": on_rematch, "leave": on_leave,
 }

@@ -17,15 +17,23 @@ from typing import Any, Final
 import orjson
 
 from ...klondike import Game, IllegalMoveError, InvalidNotationError, Move, NothingToUndoError
-from ...protocol import Reason, frame
+from ...klondike.views import view_change
+from ...protocol import MAX_COMMANDS, Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
 from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
 from ..process.tasks import spawn
-from ..solver.seat_assists import SeatAssist
-from .assisting import assisted, judge_soon, solver_assists, solver_hint
+from ..solver.seat_assists import ProgressTrail, SeatAssist
+from .assisting import (
+    ack_assists,
+    assisted,
+    judge_progress_soon,
+    judge_soon,
+    solver_assists,
+    solver_hint,
+)
 
 RECENT: Final = 64  # resent commands recognised up to this far back
 _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5 s
@@ -42,6 +50,7 @@ async def load_game(conn: Connection, race: int) -> None:
     play = conn.play
     if play.race != race:
         play.assist = SeatAssist()
+    play.trail = ProgressTrail()
     play.game, play.race, play.ver = game, race, stored.ver
     play.last_seq, play.done, play.exists = stored.seq, stored.done, stored.exists
     play.recent = dict(stored.recent)
@@ -82,9 +91,11 @@ async def board_at_start(conn: Connection, race: int) -> None:
         async with conn.lock:
             if play.game is None or play.race != race:
                 await load_game(conn, race)
-        wait = ((hub.public.get("start_at") or 0) - conn.services.now_ms()) / 1000
-        if wait > 0:
-            await asyncio.sleep(wait)
+        # by the server's clock, which moves are checked against: a timer may
+        # end a little before it (uvloop counts whole milliseconds), and a
+        # move sent on a board dealt early would be refused as not started
+        while (wait := (hub.public.get("start_at") or 0) - conn.services.now_ms()) > 0:
+            await asyncio.sleep(wait / 1000)
         if conn.hub is hub and play.race == race and play.boarded != race:
             async with conn.lock:
                 await send_board(conn)
@@ -162,6 +173,25 @@ async def _playing(conn: Connection, seq: int | None = None, command: str = "") 
     return play.game
 
 
+def _limit(command: str) -> int:
+    """How many commands the seat's log may hold once ``command`` is in it:
+    the last place is kept for a resign, so a player at the cap can still end
+    their race."""
+    return MAX_COMMANDS if command == "resign" else MAX_COMMANDS - 1
+
+
+def _room_in_log(conn: Connection, command: str) -> None:
+    """Refuse ``command`` before it is played when the seat's log is full
+    (the ``move`` script refuses it too: this spares the round trip)."""
+    if conn.play.ver >= _limit(command):
+        raise _log_full()
+
+
+def _log_full() -> RaceError:
+    return RaceError(Reason.TOO_MANY_MOVES, f"this seat has stored as many commands as a race "
+                     f"allows ({MAX_COMMANDS}, a resign included): you may still resign")
+
+
 def _resent(conn: Connection, seq: int, command: str) -> bool:
     """A sequence number already used: ``True`` if it is the same command
     (acknowledged again), else the command is stale."""
@@ -186,9 +216,10 @@ async def on_move(conn: Connection, cmd: c.MoveCommand) -> None:
     reason = game.reason_illegal(move)
     if reason is not None:
         raise RaceError(Reason.ILLEGAL_MOVE, IllegalMoveError(move, reason).reason)
+    _room_in_log(conn, str(move))
     before = game.position() if solver_assists(conn) else None
     game.push_unchecked(move)
-    await _commit(conn, cmd.s, str(move), before=before)
+    await _commit(conn, cmd.s, str(move), moved=move, before=before)
 
 
 async def on_undo(conn: Connection, cmd: c.Undo) -> None:
@@ -199,11 +230,12 @@ async def on_undo(conn: Connection, cmd: c.Undo) -> None:
     assert hub is not None
     if not hub.public["settings"]["undo"]:
         raise RaceError(Reason.UNDO_DISABLED)
+    _room_in_log(conn, "undo")
     try:
-        game.pop()
+        undone = game.pop()
     except NothingToUndoError:
         raise RaceError(Reason.NOTHING_TO_UNDO) from None
-    await _commit(conn, cmd.s, "undo")
+    await _commit(conn, cmd.s, "undo", moved=undone, undone=True)
 
 
 async def on_resign(conn: Connection, cmd: c.Resign) -> None:
@@ -236,10 +268,26 @@ async def on_complete(conn: Connection, cmd: c.Complete) -> None:
     await conn.send(frame("complete", {"moves": [str(m) for m in moves]}))
 
 
-async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = False,
-                  before: Any = None) -> None:
-    """Store the command just played on the local game; acknowledge it
-    once Redis has it. On any failure the local game is reloaded."""
+def _whole(game: Game, moved: Move | None, legal: list[Move]) -> tuple[str, dict[str, Any]]:
+    return "view", game.view()
+
+
+def _changed(game: Game, moved: Move | None, legal: list[Move]) -> tuple[str, dict[str, Any]]:
+    return "change", view_change(game, moved, legal)
+
+
+#: what an ack carries of the player's view, by the connection's subprotocol:
+#: what changed, or (klondike-race.v1) the whole view
+ACK_VIEWS: Final = {"klondike-race.v1": _whole, "klondike-race.v2": _changed}
+
+
+async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | None = None,
+                  undone: bool = False, resign: bool = False, before: Any = None) -> None:
+    """Store the command just played on the local game (``moved``: the move
+    played, or undone); acknowledge it once Redis has it, with what changed
+    in the player's view. On any failure the local game is reloaded.
+    Nothing here searches: what the assists cannot say at once is judged
+    after the ack, once the player pauses."""
     play, hub, services = conn.play, conn.hub, conn.services
     game = play.game
     assert game is not None and hub is not None
@@ -252,20 +300,22 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     if resign:
         entry["status"] = "resigned"
     done = entry["status"] != "racing"
-    view = game.view()
+    legal = game.legal_moves()
     solver = solver_assists(conn)
     known = play.assist.after(before, command, game) if solver else None
-    known = assisted(conn, game, view, known)
+    fields = ack_assists(conn, game, legal, moved, undone, known)
+    key, shown = ACK_VIEWS.get(conn.subprotocol, _changed)(game, moved, legal)
+    shown.update(fields)
     board = hub.leaderboard  # how the line travels: as an event, or ranked for the ticks
     entry = board.line_of(entry)
     trace, trace_text, ghost = hub.policy.start.trace(play.trace, entry, now, start_at, done)
     stored = SeatCommand(race=play.race, seat=conn.seat, conn=conn.conn_id, ver=play.ver, seq=seq,
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
-                         done=done, trace=trace_text, ghost=ghost)
+                         done=done, limit=_limit(command), trace=trace_text, ghost=ghost)
     try:
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
-                                     view=view, boards_mode=hub.boards_mode, now=now,
-                                     start_at=start_at)
+                                     board=lambda: {**game.public_view(), **fields},
+                                     boards_mode=hub.boards_mode, now=now, start_at=start_at)
     except BaseException:
         play.game = None
         raise
@@ -277,6 +327,8 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
         if applied.status == "taken_over":
             conn.taken_over()
             return
+        if applied.status == "full":
+            raise _log_full()
         if applied.status == "seq":  # applied meanwhile, through another connection
             await load_game(conn, play.race)
             if _resent(conn, seq, command):
@@ -293,16 +345,19 @@ async def _commit(conn: Connection, seq: int, command: str, *, resign: bool = Fa
     play.done = done
     play.trace = trace
     services.metrics.moves_accepted.inc()
-    conn.write(frame("ack", board.ack({"s": seq, "view": view}, applied)))
-    if solver and not done:
+    board.send_ack(conn, frame("ack", board.ack({"s": seq, key: shown}, applied)))
+    if done:
+        spawn(services.rooms.game_over(conn.room_id, conn.seat))
+        if applied.active == 0:
+            spawn(_end_race(conn, conn.room_id))
+        return
+    if fields.get("no_progress", False) is None and key == "change":
+        judge_progress_soon(conn)
+    if solver:
         if known is None:
             judge_soon(conn)
         else:
             play.assist.sent = (seq, known)
-    if done:
-        spawn(services.rooms.game_over(conn.room_id, conn.seat))
-    if done and applied.active == 0:
-        spawn(_end_race(conn, conn.room_id))
 
 
 async def _ack_again(conn: Connection, seq: int) -> None:

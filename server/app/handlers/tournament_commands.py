@@ -55,9 +55,9 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
 
 async def on_t_create(conn: Connection, cmd: c.TCreate) -> None:
     quotas = conn.services.quotas
-    await quotas.creation(conn.address, "tournament")
-    t, admin, invite = await conn.services.tournaments.create(cmd.name, cmd.settings)
-    await quotas.created("tournament", t.id)
+    async with quotas.creating(conn.address, "tournament") as place:
+        t, admin, invite = await conn.services.tournaments.create(cmd.name, cmd.settings)
+        await quotas.created(place, t.id)
     created: dict[str, Any] = {"id": t.id, "admin": admin}
     if invite is not None:
         created["invite"] = invite
@@ -70,7 +70,14 @@ async def on_t_watch(conn: Connection, cmd: c.TWatch) -> None:
 
 
 async def on_t_register(conn: Connection, cmd: c.TRegister) -> None:
-    t, player, token = await conn.services.tournaments.register(cmd.id, cmd.nickname, cmd.invite)
+    """Register a player, within the registration rates (see :mod:`.quotas`);
+    a wrong invite code counts against the address and the tournament."""
+    quotas, tid = conn.services.quotas, cmd.id.strip().upper()
+    async with quotas.registering(conn, conn.address, tid,
+                                  invite=bool(cmd.invite and cmd.invite.strip())):
+        t, player, token = await conn.services.tournaments.register(cmd.id, cmd.nickname,
+                                                                    cmd.invite)
+    await quotas.joined("tournament", t.id)
     await conn.send(frame("t_registered", {"id": t.id, "player": player, "token": token}))
     await follow(conn, t.id, player=player)
 

@@ -3,18 +3,18 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
-import gc
 import sys
+import textwrap
 from collections.abc import Sequence
 from typing import NoReturn
 
 from ...klondike import InvalidDealCodeError
 from ...klondike.solver import DEFAULT_SECONDS, solve_code
 from . import config as config_mod
-from . import logs
+from . import logs, runner
 from .config import ConfigError
 from .lifespan import App
+from .supervisor import StartFailed, Supervisor
 
 #: Exit statuses of ``solve``: winnable, lost, unknown (the budget ran out),
 #: and a bad command line (EX_USAGE of sysexits.h), such as a bad deal code.
@@ -32,21 +32,36 @@ class _Parser(argparse.ArgumentParser):
         self.exit(self.usage_status, f"{self.prog}: error: {message}\n")
 
 
+class _HelpFormatter(argparse.HelpFormatter):
+    """argparse's, wrapping lines at spaces only: an option named in a help
+    line (``--redis-url``) is never cut at its hyphen."""
+
+    def _split_lines(self, text: str, width: int) -> list[str]:
+        return textwrap.wrap(" ".join(text.split()), width, break_on_hyphens=False)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="klondike-race",
-                                     description="Klondike Race: solitaire races on one deal.")
-    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    serve = commands.add_parser("serve", help="serve the web client and the game on one port")
+    parser = argparse.ArgumentParser(
+        prog="klondike-race", description="Klondike Race: solitaire races on one deal.",
+        epilog="'klondike-race COMMAND --help' tells a command's options.")
+    commands = parser.add_subparsers(dest="command", required=True, parser_class=_Parser,
+                                     title="commands", metavar="COMMAND")
+    serve = commands.add_parser(
+        "serve", help="serve the web client and the game on one port", usage="%(prog)s [options]",
+        formatter_class=lambda prog: _HelpFormatter(prog, max_help_position=34),
+        description="Serve the web client, the websocket (/ws), /healthz and /metrics on one port. "
+                    "Each option can be set in the environment too (its env); the command line "
+                    "wins. docs/operations.md tells more of each.")
     config_mod.add_arguments(serve)
     solve = commands.add_parser(
-        "solve", help="say whether a deal can be won, and how",
+        "solve", help="say whether a deal can be won, and how (no server needed)",
         description="Solve a deal from its start: print 'winnable' and a winning line, one "
                     "move per line, or 'lost', or 'unknown' when the budget ran out. Exit "
                     "status 0 winnable, 1 lost, 2 unknown, 64 for a bad code.")
     solve.usage_status = EX_USAGE
     solve.add_argument("code", help="a KL1 or KL2 deal code, like KL2-D1N-AAAAAAAAAAAAG")
     solve.add_argument("--budget", type=_seconds, default=DEFAULT_SECONDS, metavar="SECONDS",
-                       help=f"search for at most this long (default {DEFAULT_SECONDS:g})")
+                       help=f"search for at most this long [default: {DEFAULT_SECONDS:g}]")
     args = parser.parse_args(argv)
     if args.command == "solve":
         return _solve(args.code, args.budget)
@@ -58,36 +73,24 @@ def main(argv: Sequence[str] | None = None) -> int:
     logs.setup(config.log_level)
 
     def ready(url: str) -> None:
-        tune_gc()
+        runner.tune_gc()
         sys.stdout.write(f"Klondike Race is running: open {url}\n")
         sys.stdout.flush()
 
-    app = App(config)
+    # one worker: this process is the server, as it always was
+    server = App(config) if config.workers == 1 else Supervisor(config)
     try:
-        _run(app.run_until_signal(ready))
+        runner.run(server.run_until_signal(ready))
     except ConfigError as exc:
         sys.stderr.write(f"klondike-race: {exc}\n")
         return 2
+    except StartFailed as exc:  # a worker's own line
+        sys.stderr.write(f"klondike-race: {exc}\n")
+        return exc.status
     except OSError as exc:  # the port is taken, and such
         sys.stderr.write(f"klondike-race: {exc}\n")
         return 1
     return 0
-
-
-#: Collections of the youngest generation every 50 000 allocations instead of
-#: 700; older generations as rarely. A move allocates a few hundred objects
-#: that live as long as its round trip: with the default thresholds they were
-#: promoted and then swept by full collections over every connection's state,
-#: pauses of 100-400 ms under load (bench/race.py --gc-stats).
-GC_THRESHOLDS = (50_000, 20, 100)
-
-
-def tune_gc() -> None:
-    """Once started: what was built so far stays out of every collection
-    (``gc.freeze``), and collections become rare."""
-    gc.collect()
-    gc.freeze()
-    gc.set_threshold(*GC_THRESHOLDS)
 
 
 def _seconds(text: str) -> float:
@@ -116,15 +119,6 @@ def _solve(code: str, budget: float) -> int:
     sys.stderr.write(f"klondike-race solve: {code.strip().upper()} is {summary[solution.verdict]} "
                      f"({positions} in {solution.seconds:.2f} s)\n")
     return SOLVE_STATUS[solution.verdict]
-
-
-def _run(coro: object) -> None:
-    try:
-        import uvloop
-    except ImportError:  # not on Linux
-        asyncio.run(coro)  # type: ignore[arg-type]
-    else:
-        uvloop.run(coro)  # type: ignore[arg-type]
 
 
 if __name__ == "__main__":

@@ -27,7 +27,7 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from .config import ConfigError
+from .config import Config, ConfigError
 
 log = structlog.get_logger("app.process.embedded_redis")
 
@@ -65,24 +65,31 @@ def _die_with_parent() -> None:  # pragma: no cover - runs in the child
 class EmbeddedRedis:
     """The child ``redis-server``, supervised: if it dies, it is started again
     on the same data directory (backing off from 0.1 s to 5 s between tries),
-    with a log line each time and ``on_died``/``on_restarted`` for the
-    metrics. Meanwhile commands fail ``unavailable`` and ``/healthz`` says 503;
-    the append-only file brings the data back."""
+    with a log line each time, and ``on_change`` called (``up`` and
+    ``restarts`` say what became of it: for the metrics). Meanwhile commands
+    fail ``unavailable`` and ``/healthz`` says 503; the append-only file
+    brings the data back."""
 
     def __init__(self, data_dir: Path, *, fsync: bool = False, maxmemory: int | None = None,
-                 on_died: Callable[[], None] | None = None,
-                 on_restarted: Callable[[], None] | None = None) -> None:
+                 on_change: Callable[[], None] | None = None) -> None:
         self.data_dir = data_dir.resolve()
         self.socket = self.data_dir / "redis.sock"
         self.fsync = fsync
         self.maxmemory = default_maxmemory() if maxmemory is None else maxmemory
-        self._on_died = on_died
-        self._on_restarted = on_restarted
+        self._on_change = on_change
         self._proc: asyncio.subprocess.Process | None = None
         self._lock: IO[str] | None = None
         self._binary = ""
         self._supervisor: asyncio.Task[None] | None = None
         self._stopping = False
+        self.up = False
+        self.restarts = 0  # times it died and was started again
+
+    @classmethod
+    def configured(cls, config: Config, on_change: Callable[[], None]) -> EmbeddedRedis:
+        """The embedded Redis that ``config`` asks for."""
+        return cls(config.data_dir, fsync=config.durability == "fsync",
+                   maxmemory=config.redis_maxmemory, on_change=on_change)
 
     @property
     def url(self) -> str:
@@ -110,10 +117,12 @@ class EmbeddedRedis:
             fcntl.flock(self._lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
             raise ConfigError(f"{self.data_dir} is in use by another server; to run several "
-                              "processes, share one Redis with --redis-url") from None
+                              "processes, give one server --workers, or share one Redis with "
+                              "--redis-url") from None
         why = await self._spawn(timeout)
         if why is not None:
             raise ConfigError(why)
+        self.up = True
         log.info("embedded_redis_started", socket=str(self.socket), pid=self.pid,
                  appendfsync="always" if self.fsync else "everysec", maxmemory=self.maxmemory)
         self._supervisor = asyncio.create_task(self._supervise(), name="embedded-redis")
@@ -137,6 +146,9 @@ class EmbeddedRedis:
             "--maxmemory", str(self.maxmemory), "--maxmemory-policy", "noeviction",
             stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
             stderr=asyncio.subprocess.DEVNULL, preexec_fn=_die_with_parent,
+            # a session of its own: Ctrl-C in a terminal reaches the server, which
+            # drains its sockets (commands still reach Redis) and then stops it
+            start_new_session=True,
         )
         loop = asyncio.get_running_loop()
         until = loop.time() + timeout
@@ -166,10 +178,11 @@ class EmbeddedRedis:
             if self._stopping:
                 return
             died_at = loop.time()
+            self.up = False
             log.warning("embedded_redis_died", pid=proc.pid, code=code,
                         log=str(self.data_dir / "redis.log"))
-            if self._on_died is not None:
-                self._on_died()
+            if self._on_change is not None:
+                self._on_change()
             delay, attempt = _FIRST_BACKOFF, 0
             while True:
                 attempt += 1
@@ -180,10 +193,12 @@ class EmbeddedRedis:
                 log.warning("embedded_redis_restart_failed", attempt=attempt, error=why,
                             retry_in=min(delay * 2, _MAX_BACKOFF))
                 delay = min(delay * 2, _MAX_BACKOFF)
+            self.up = True
+            self.restarts += 1
             log.info("embedded_redis_restarted", pid=self.pid, attempt=attempt,
                      down_s=round(loop.time() - died_at, 2))
-            if self._on_restarted is not None:
-                self._on_restarted()
+            if self._on_change is not None:
+                self._on_change()
 
     async def stop(self) -> None:
         self._stopping = True
@@ -200,6 +215,7 @@ class EmbeddedRedis:
                 proc.kill()
                 await proc.wait()
             log.info("embedded_redis_stopped")
+        self.up = False
         if self._lock is not None:
             self._lock.close()
             self._lock = None

@@ -4,12 +4,20 @@ Start: logging, Redis (embedded unless a URL is given), the store, the room
 channel subscriber, the deadline sweeper, then listen. SIGTERM or SIGINT:
 stop accepting, close every socket with 1001 (websockets waits for the
 commands in flight), then close the store and stop the embedded Redis.
+
+As a worker of ``serve --workers N`` (:mod:`.supervisor`) the process is the
+same but for three things: it listens with ``SO_REUSEPORT`` on the port its
+supervisor chose, beside its siblings; the Redis is given (the supervisor
+owns the embedded one); and ``/metrics`` and ``/healthz`` answer for every
+worker (:mod:`.siblings`). Each answer says which worker gave it
+(``Klondike-Worker``).
 """
 
 from __future__ import annotations
 
 import asyncio
 import contextlib
+import os
 import secrets
 import signal
 import time
@@ -22,17 +30,21 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
-from ...protocol import MAX_FRAME, SUBPROTOCOL
+from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
 from ..daily.daily_service import DailyDeals
+from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
-from ..edge.http_routes import StaticFiles, first_answer, router, text
+from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
+from ..edge.origins import Origins
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
 from ..handlers import dispatch
 from ..players.player_service import Players
+from ..rooms.lobby_hub import LobbyHub
+from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -46,10 +58,18 @@ from .embedded_redis import EmbeddedRedis
 from .health import Health
 from .metrics import Metrics
 from .services import Services
+from .siblings import Siblings, WorkerSpec
 
 log = structlog.get_logger("app.process.lifespan")
 
 SWEEP_INTERVAL: Final = 0.5
+WORKER_HEADER: Final = "Klondike-Worker"
+
+
+def shown_url(host: str, port: int) -> str:
+    """The address to open, as the ready line prints it."""
+    shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
+    return f"http://{shown}:{port}/"
 
 
 class App:
@@ -60,6 +80,7 @@ class App:
     subscriber: Channels
     hubs: Hubs
     busyness: Busyness
+    lobby: LobbyHub
     rooms: Rooms
     tournaments: Tournaments
     thubs: TournamentHubs
@@ -67,13 +88,17 @@ class App:
     players: Players
     daily: DailyDeals
 
-    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time) -> None:
+    def __init__(self, config: Config, *, clock: Callable[[], float] = time.time,
+                 worker: WorkerSpec | None = None) -> None:
         self.config = config
         self.metrics = Metrics()
         self.health = Health(self.metrics)
         self.proc_id = secrets.token_hex(4)
         self._clock = clock if config.clock_offset_file is None else OffsetClock(
             config.clock_offset_file, clock)
+        self.worker = worker
+        self.siblings = (Siblings(worker, self.metrics, self.health.report)
+                         if worker is not None else None)
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
@@ -85,6 +110,8 @@ class App:
         self._addresses: weakref.WeakKeyDictionary[ServerConnection, str] = (
             weakref.WeakKeyDictionary())
         self._closing_waits: set[asyncio.Future[None]] = set()
+        self.origins = Origins(config.allowed_origins)
+        self._origins_logged: set[str] = set()
         self.url = ""
 
     def now_ms(self) -> int:
@@ -94,12 +121,9 @@ class App:
         config = self.config
         url = config.redis_url
         if url is None:
-            self._embedded = EmbeddedRedis(config.data_dir, fsync=config.durability == "fsync",
-                                           maxmemory=config.redis_maxmemory,
-                                           on_died=self._embedded_died,
-                                           on_restarted=self._embedded_restarted)
+            self._embedded = EmbeddedRedis.configured(config, self._embedded_changed)
             url = await self._embedded.start()
-            self.metrics.embedded_up.set(1)
+            self._embedded_changed()
         self.store = await Store.open(url, cluster=config.redis_cluster,
                                       durability=config.durability, lanes=config.redis_lanes,
                                       event_cap=config.event_cap, observer=self.health)
@@ -126,11 +150,15 @@ class App:
                                     tick=self.config.tick, metrics=self.metrics,
                                     health=self.health)
         self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
+        self.lobby = LobbyHub(self.store, self.rooms.public, self.now_ms,
+                              self.config.lobby_interval, self.health)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players, daily=self.daily)
+            solver=self.solver, players=self.players, lobby=self.lobby,
+            daily=self.daily,
+            quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
@@ -141,25 +169,35 @@ class App:
         self.winnable.start()
         if config.daily_modes:
             self._daily = asyncio.create_task(self.daily.run(), name="daily-deals")
+        siblings = self.siblings
+        if siblings is not None:
+            await siblings.start()
         self._server = await serve(
             self._handle, self.config.host, self.config.port,
-            subprotocols=[SUBPROTOCOL],  # type: ignore[list-item]
-            process_request=router(StaticFiles(self.config.static_dir), health=self.health.report,
-                                   metrics=self.metrics.render,
-                                   api=first_answer(api(self.tournaments, self.rooms),
-                                                    players_api(self.players),
-                                                    daily_api(self.daily)),
-                                   admit=self._admit),
+            subprotocols=list(SUBPROTOCOLS),  # type: ignore[arg-type]
+            process_request=router(
+                StaticFiles(self.config.static_dir),
+                health=siblings.health if siblings else self.health.report,
+                metrics=siblings.metrics if siblings else self.metrics.render_all,
+                api=first_answer(api(self.tournaments), players_api(self.players),
+                                 daily_api(self.daily)),
+                admit=self._admit),
+            process_response=self._respond,
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
             ping_interval=20, ping_timeout=20, close_timeout=5, server_header="klondike-race",
+            create_connection=guarded(self.quotas, by_peer=config.proxy_header is None,
+                                      request_timeout=config.request_timeout,
+                                      on_timeout=self.metrics.request_timeouts.inc),
+            reuse_port=self.worker is not None,
         )
         sock = next(iter(self._server.sockets))
         host, port = sock.getsockname()[:2]
-        shown = "localhost" if host in ("127.0.0.1", "0.0.0.0", "::") else host
-        self.url = f"http://{shown}:{port}/"
+        self.url = shown_url(host, port)
+        embedded = self._embedded is not None or (self.worker is not None and self.worker.embedded)
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
-                 redis="embedded" if self._embedded else _safe(url),
+                 redis="embedded" if embedded else _safe(url),
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
+                 pid=os.getpid(),
                  solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
@@ -191,12 +229,17 @@ class App:
         else:
             log.warning("durability_replica_missing", problems=problems)
 
-    def _embedded_died(self) -> None:
-        self.metrics.embedded_up.set(0)
+    def _embedded_changed(self) -> None:
+        if self._embedded is not None:
+            self.metrics.embedded(self._embedded.up, self._embedded.restarts)
 
-    def _embedded_restarted(self) -> None:
-        self.metrics.embedded_up.set(1)
-        self.metrics.embedded_restarts.inc()
+    def _respond(self, ws: ServerConnection, request: Request, response: Response) -> Response:
+        """Every refusal in JSON (:func:`json_errors`), and every answer of a
+        worker saying which one gave it."""
+        answer = json_errors(ws, request, response)
+        if self.worker is not None:
+            answer.headers[WORKER_HEADER] = str(self.worker.index)
+        return answer
 
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.id_of_channel(channel)
@@ -210,13 +253,26 @@ class App:
         self.thubs.on_reconnect()
 
     def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
-        """A place under the connection caps for a websocket handshake, held
-        until its connection closes (whether or not the handshake succeeds)."""
+        """A websocket handshake from a page allowed here (see
+        :mod:`.admission`), then a place under the connection caps for it,
+        held until its connection closes (whether or not the handshake
+        succeeds)."""
         address = client_address(ws, request, self.config.proxy_header)
+        if not self.origins.allows(request):
+            self.metrics.refused_connections.labels(reason="origin").inc()
+            origin = request.headers.get_all("Origin")[0][:100]
+            if origin not in self._origins_logged and len(self._origins_logged) < 100:
+                self._origins_logged.add(origin)  # once per origin (a hundred at most)
+                log.warning("origin_refused", origin=origin, address=address)
+            return error(HTTPStatus.FORBIDDEN, "origin", "a page of another site may not open "
+                         "a websocket here (see --allowed-origins)")
         status = self.quotas.admit(address)
         if status is not None:
-            answer = text(status, "too many connections from your address\n"
-                          if status is HTTPStatus.TOO_MANY_REQUESTS else "server full\n")
+            if status is HTTPStatus.TOO_MANY_REQUESTS:
+                answer = error(status, "too_many", "too many connections from your address")
+            else:
+                answer = error(status, "server_full", "the server holds as many connections "
+                               "as it may")
             answer.headers["Retry-After"] = "10"
             return answer
         self._addresses[ws] = address
@@ -264,6 +320,10 @@ class App:
         if self._server is not None:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()
+        if self.siblings is not None:
+            await self.siblings.close()
+        with contextlib.suppress(AttributeError):
+            await self.lobby.close()
         with contextlib.suppress(AttributeError):
             await self.busyness.stop()
         await self.health.close()
@@ -286,8 +346,11 @@ class App:
             await self._embedded.stop()
         log.info("stopped")
 
-    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None) -> None:
-        stop = asyncio.Event()
+    async def run_until_signal(self, on_ready: Callable[[str], None] | None = None, *,
+                               stop: asyncio.Event | None = None) -> None:
+        """Start, serve until SIGTERM or SIGINT (or ``stop`` is set), then stop."""
+        if stop is None:
+            stop = asyncio.Event()
         loop = asyncio.get_running_loop()
         for sig in (signal.SIGTERM, signal.SIGINT):
             loop.add_signal_handler(sig, stop.set)

@@ -1,4 +1,10 @@
-"""Prometheus metrics of one server process (served at ``/metrics``)."""
+"""Prometheus metrics of one server process (served at ``/metrics``).
+
+Two registries: ``registry``, this process's own figures, and
+``server_wide``, figures of what the processes of one ``serve --workers N``
+share (the embedded Redis, which the supervisor owns): every worker knows
+them, and ``/metrics`` gives them once, not once per worker
+(:mod:`.siblings`)."""
 
 from __future__ import annotations
 
@@ -9,10 +15,11 @@ _SOLVER = (0.005, 0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1.0, 2.0, 5.0)
 
 
 class Metrics:
-    """The process's metrics, in a registry of their own."""
+    """The process's metrics, in registries of their own."""
 
     def __init__(self) -> None:
         r = self.registry = CollectorRegistry(auto_describe=True)
+        shared = self.server_wide = CollectorRegistry(auto_describe=True)
         self.connections = Gauge("klondike_connections", "Open websocket connections", registry=r)
         self.rooms = Gauge("klondike_rooms", "Rooms with a connection on this process", registry=r)
         self.commands = Counter("klondike_commands", "Commands received, by type", ["type"],
@@ -26,8 +33,15 @@ class Metrics:
         self.closed = Counter("klondike_closed", "Connections closed by the server, by close code",
                               ["code"], registry=r)
         self.refused_connections = Counter(
-            "klondike_refused_connections", "Websocket handshakes refused by a connection cap",
+            "klondike_refused_connections",
+            "Connections closed at once and websocket handshakes refused, by reason",
             ["reason"], registry=r)
+        self.open_sockets = Gauge("klondike_open_sockets",
+                                  "TCP connections open: websockets, pages, requests on their way",
+                                  registry=r)
+        self.request_timeouts = Counter("klondike_request_timeouts",
+                                        "Connections closed for a request not complete in time",
+                                        registry=r)
         self.move_latency = Histogram("klondike_move_seconds",
                                       "From a game command's arrival to its acknowledgement",
                                       buckets=_LATENCY, registry=r)
@@ -65,10 +79,11 @@ class Metrics:
                                  "Redis came back with less", ["scope"], registry=r)
         self.embedded_restarts = Counter("klondike_embedded_redis_restarts",
                                          "Times the embedded redis-server died and was restarted",
-                                         registry=r)
+                                         registry=shared)
         self.embedded_up = Gauge("klondike_embedded_redis_up",
                                  "1 while the embedded redis-server runs (0 with --redis-url)",
-                                 registry=r)
+                                 registry=shared)
+        self._restarts_seen = 0
         self.solver_jobs = Counter("klondike_solver_jobs",
                                    "Solver jobs by kind (status, hint, certify) and outcome "
                                    "(done, busy: refused at once, failed, off)",
@@ -114,5 +129,21 @@ class Metrics:
         if outcome == "done":
             self.solver_seconds.labels(kind=kind).observe(seconds)
 
+    def embedded(self, up: bool, restarts: int) -> None:
+        """The embedded Redis as its owner says (a worker's supervisor):
+        running or not, and how many times it was restarted so far."""
+        self.embedded_up.set(1 if up else 0)
+        if restarts > self._restarts_seen:
+            self.embedded_restarts.inc(restarts - self._restarts_seen)
+            self._restarts_seen = restarts
+
     def render(self) -> bytes:
+        """This process's own figures (without the server-wide ones)."""
         return generate_latest(self.registry)
+
+    def render_server_wide(self) -> bytes:
+        return generate_latest(self.server_wide)
+
+    async def render_all(self) -> bytes:
+        """``/metrics`` of a process that is the whole server (one worker)."""
+        return self.render() + self.render_server_wide()

@@ -14,6 +14,8 @@ from ...store import Channels, Store
 from ..daily.daily_service import DailyDeals
 from ..edge.quotas import Quotas
 from ..players.player_service import Players
+from ..rooms.lobby_hub import LobbyHub
+from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import Hubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
@@ -40,4 +42,6 @@ class Services:
     quotas: Quotas
     solver: SolverPool
     players: Players
+    lobby: LobbyHub  # the lists of public races sent to this process's lobbies
+    quick: QuickRaces
     daily: DailyDeals

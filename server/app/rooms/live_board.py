@@ -6,6 +6,14 @@ coalesced to at most five a second (fewer when the process is busy, see
 :mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
+A leaderboard is encoded once per room and flush, framed once, and written
+whole to each connection: at most one write per connection and flush (a
+spectator's boards in the same write). A racer still racing gets it with
+their next ``ack`` instead (two frames, one write): from the flushes
+only when they have had none for :data:`RACER_INTERVAL`, so that a room
+whose players move once a second writes about one leaderboard per move,
+not one per player and flush.
+
 No board reaches a spectator before ``start_at`` (nor, delayed, before
 ``start_at`` plus the delay): the countdown shows the deal's face-up cards,
 which are every racer's. Spectators present then get the dealt boards at
@@ -29,7 +37,8 @@ from ...protocol import frame
 from ...race import Entry, ranked
 from ...race.names import same_name
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
-from ..process.busyness import Busyness
+from ..edge.frame_writer import text_frame
+from ..process.busyness import MAX_FLUSH_INTERVAL, Busyness
 from ..process.metrics import Metrics
 from ..process.tasks import spawn
 from .delayed_boards import DelayedBoards
@@ -39,7 +48,10 @@ log = structlog.get_logger("app.rooms.live_board")
 
 #: view fields spectators never see: what only the player needs, and the player's assists
 #: (a spectator's board may carry ``winnable``, see playing._send_status)
-PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back")
+PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "lost")
+#: a racer's leaderboard comes with their acks; from a flush only when they have
+#: had none for this long (seconds)
+RACER_INTERVAL: Final = MAX_FLUSH_INTERVAL
 
 
 class LiveRoom(Protocol):
@@ -68,6 +80,18 @@ class LiveRoom(Protocol):
 
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
 
+    def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
+                    essential: bool) -> None: ...
+
+
+class _Sent:
+    """The leaderboard a connection last got: its number, and when."""
+
+    __slots__ = ("at", "serial")
+
+    def __init__(self, serial: int, at: float) -> None:
+        self.serial, self.at = serial, at
+
 
 class LiveBoard:
     """Every line of a room, sent live (see the module's docstring)."""
@@ -85,6 +109,11 @@ class LiveBoard:
         self._release_handle: asyncio.TimerHandle | None = None
         self._last_flush = 0.0
         self._boards_loaded = False
+        # the latest leaderboard: its number, payload and whole frame; who got which
+        self._serial = 0
+        self._lb: tuple[bytes, bytes] | None = None
+        self._sent: dict[Listener, _Sent] = {}
+        self._due_handle: asyncio.TimerHandle | None = None  # racers left for later
 
     # ------------------------------------------------------------------ state
 
@@ -110,6 +139,7 @@ class LiveBoard:
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
         self._delayed.clear()
+        self._lb = None  # older than what the connections are sent now
 
     def sync_members(self) -> dict[str, Any]:
         """What a ``sync`` frame carries of the leaderboard: every line."""
@@ -140,7 +170,9 @@ class LiveBoard:
         self.dirty()
 
     def on_room_event(self, event: dict[str, Any]) -> None:
-        """Any other event: the lines it carries."""
+        """Any other event: the lines it carries (no ack carries the
+        leaderboard of before it: the next flush has them)."""
+        self._lb = None
         if event.get("reset"):
             self.entries = {}
             self.boards = {}
@@ -177,14 +209,70 @@ class LiveBoard:
         if not hub.sessions:
             return
         hub.metrics.lb_frames.inc()
-        hub.send(hub.sessions, frame("lb", {"v": hub.v, "entries": self.lines()}), essential=False)
+        payload = frame("lb", {"v": hub.v, "entries": self.lines()})
+        self._serial += 1
+        self._lb = (payload, text_frame(payload))
+        boards: tuple[bytes, bytes] | None = None
         if self._changed:
-            watchers = hub.watchers()
-            if watchers:
-                boards = {str(s): self.boards[s] for s in self._changed if s in self.boards}
-                hub.send(watchers, frame("boards", {"v": hub.v, "boards": boards}),
-                         essential=False)
+            if hub.watchers():
+                changed = {str(s): self.boards[s] for s in self._changed if s in self.boards}
+                board_frame = frame("boards", {"v": hub.v, "boards": changed})
+                boards = (board_frame, text_frame(board_frame))
             self._changed.clear()
+        self._deliver(boards)
+
+    def _deliver(self, boards: tuple[bytes, bytes] | None = None) -> None:
+        """Write the latest leaderboard (and ``boards``, to spectators) to
+        every connection due for it, one write each; a racer who had one
+        less than :data:`RACER_INTERVAL` ago waits for their next ack, or
+        for this to run again when that interval is up."""
+        if self._due_handle is not None:
+            self._due_handle.cancel()
+            self._due_handle = None
+        hub, lb = self.hub, self._lb
+        if lb is None:
+            return
+        payload, wire = lb
+        serial, now = self._serial, asyncio.get_running_loop().time()
+        later: float | None = None
+        for session in list(hub.sessions):
+            frames: list[bytes] = []
+            data: list[bytes] = []
+            sent = self._sent.get(session)
+            if sent is None or sent.serial < serial:
+                if sent is not None and now - sent.at < RACER_INTERVAL and self._racing(session):
+                    due = sent.at + RACER_INTERVAL
+                    later = due if later is None else min(later, due)
+                else:
+                    frames.append(wire)
+                    data.append(payload)
+                    self._sent[session] = _Sent(serial, now)
+            if boards is not None and session.role == "spectator":
+                frames.append(boards[1])
+                data.append(boards[0])
+            if frames:
+                hub.send_frames(session, frames, data, essential=False)
+        if later is not None and not self._closed:
+            self._due_handle = asyncio.get_running_loop().call_at(later, self._deliver)
+
+    def _racing(self, session: Listener) -> bool:
+        """A player of this room still racing: their acks carry the leaderboard."""
+        if session.role != "player":
+            return False
+        line = self.entries.get(session.seat)
+        return line is not None and line.get("status") == "racing"
+
+    def send_ack(self, session: Listener, data: bytes) -> None:
+        """Write a player's ``ack``; with the latest leaderboard in the same
+        write when they have not had it, and their socket is not behind."""
+        hub, lb = self.hub, self._lb
+        sent = self._sent.get(session)
+        if (lb is None or (sent is not None and sent.serial >= self._serial)
+                or not session.backpressure.admit(essential=False)):
+            hub.send_frames(session, [text_frame(data)], [data], essential=True)
+            return
+        self._sent[session] = _Sent(self._serial, asyncio.get_running_loop().time())
+        hub.send_frames(session, [text_frame(data), lb[1]], [data, lb[0]], essential=True)
 
     # ------------------------------------------------------------------ boards
 
@@ -323,12 +411,14 @@ class LiveBoard:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     view: dict[str, Any], boards_mode: str, now: int, start_at: int) -> Applied:
+                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
+                     start_at: int) -> Applied:
         """Store a move, recorded as the room's next event with the line and,
-        as the room shows boards to spectators, the public board."""
+        as the room shows boards to spectators, the public board (``board()``:
+        built only then, without what only the player sees)."""
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
-            event["board"] = {k: v for k, v in view.items() if k not in PLAYER_ONLY}
+            event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}
         return await store.apply(room_id, cmd, event_body(event))
 
     @staticmethod
@@ -379,10 +469,12 @@ class LiveBoard:
 
     def forget(self, session: Listener) -> None:
         """A connection left the room."""
+        self._sent.pop(session, None)
 
     def close(self) -> None:
         self._closed = True
-        for handle in (self._flush_handle, self._release_handle, self._start_handle):
+        for handle in (self._flush_handle, self._release_handle, self._start_handle,
+                       self._due_handle):
             if handle is not None:
                 handle.cancel()
 

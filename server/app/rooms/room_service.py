@@ -25,6 +25,8 @@ from ..process.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
+from .public_rooms import PublicRooms
+from .replay_pages import Replays
 from .room_plans import ATTEMPTS, Plan, Step, room_event
 from .time_limits import seat_due, time_up
 
@@ -66,6 +68,8 @@ class Rooms:
         self.config = config
         self.now_ms = now_ms
         self.winnable = winnable
+        self.public = PublicRooms(store, config.public_per_address, now_ms)
+        self.replays = Replays(store)  # the pages of every replay: a room's, a round's, a challenge's
         self.on_round_over: RoundOver | None = None
         self.on_round_seat: RoundSeat | None = None
         self.on_round_player: RoundPlayer | None = None
@@ -157,21 +161,33 @@ class Rooms:
             return (await self.winnable.take(settings.draw, settings.scoring))[0]
         return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
 
-    async def create(self, nickname: str, settings_data: dict[str, Any]) -> tuple[Room, str]:
+    async def create(self, nickname: str, settings_data: dict[str, Any], *, address: str = "",
+                     room_id: str | None = None, quick: int = 0) -> tuple[Room, str]:
+        """A new room with its host; a public one listed for ``address``
+        first (refused past its cap: nothing is made). ``room_id``: the id
+        a quick race was promised (``quick``: its wait in seconds)."""
         settings = parse_settings(settings_data)
+        if quick:
+            settings = replace(settings, quick=quick)
         policy = policy_for(settings)
         code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
-            room = Room.create(new_room_id(), settings, code, nickname, token, now=now)
+            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now)
+            if settings.listed:
+                await self.public.claim(room.id, address)
             event, changes = policy.seats.created(self, room, token, now)
             policy.start.opened(changes, room)
             if (await self.store.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
-                         max_players=settings.max_players, policy=policy.name)
+                         max_players=settings.max_players, public=settings.listed, policy=policy.name)
                 await self._opened(room)
                 return room, token
+            if settings.listed:
+                await self.public.drop(room.id)
+            if room_id is not None:
+                break
         raise StoreUnavailable("could not find a free room id")
 
     async def open_challenge(self, settings: Settings, *, room_id: str | None = None,
@@ -242,7 +258,17 @@ class Rooms:
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
                                                             token)
+        if settings.quick:
+            await self._quick_due(room_id)
         return seat, token, phase
+
+    async def _quick_due(self, room_id: str) -> None:
+        """A quick race's room sets its start itself (:meth:`Room.join`,
+        :meth:`Room.leave`): the sweepers start it then."""
+        room = (await self.load(room_id)).room
+        if room.phase == "lobby" and room.scheduled is not None:
+            countdown_ms = round(self.config.countdown * 1000)
+            await self.store.due_add(room_id, room.scheduled - countdown_ms)
 
     async def seat_of(self, room_id: str, token: str) -> int | None:
         """The seat whose token this is (``None``: none)."""
@@ -266,9 +292,13 @@ class Rooms:
 
     async def leave(self, room_id: str, seat: int, *, round_kick: bool = False) -> None:
         """The player leaves the room (``round_kick``: a tournament's
-        organizer kicked them, out of its round's race)."""
-        await (await self.policy_of(room_id)).seats.leave(self, room_id, seat,
-                                                          round_kick=round_kick)
+        organizer kicked them, out of its round's race); out of a quick
+        race's lobby, their seat is offered again."""
+        settings = await self.settings_of(room_id)
+        lobby = settings.quick and (await self.load(room_id)).room.phase == "lobby"
+        await policy_for(settings).seats.leave(self, room_id, seat, round_kick=round_kick)
+        if lobby:
+            await self.store.quick_left(settings.public()["mode"], room_id)
 
     # ------------------------------------------------------------------ races
 
@@ -277,12 +307,13 @@ class Rooms:
         (``False``), or a challenge's player begins their own game (``True``)."""
         return await (await self.policy_of(room_id)).start.start(self, room_id, by, at)
 
-    async def start_race(self, room_id: str, by: int, at: int | None = None) -> None:
-        """The host starts the race: after the countdown, or at the server
-        time ``at`` (ms; where the room allows one: it waits in its lobby
-        until then, and anyone may still join)."""
+    async def start_race(self, room_id: str, by: int | None, at: int | None = None) -> None:
+        """The host starts the race (``by``: their seat; ``None``: the time
+        set ahead has come): after the countdown, or at the server time
+        ``at`` (ms; where the room allows one: it waits in its lobby until
+        then, and anyone may still join)."""
         countdown_ms = round(self.config.countdown * 1000)
-        if at is not None and at > self.now_ms() + countdown_ms:
+        if at is not None and by is not None and at > self.now_ms() + countdown_ms:
             await self._schedule(room_id, by, at, countdown_ms)
             return
         seats = (await self.policy_of(room_id)).seats
@@ -294,6 +325,7 @@ class Rooms:
         room, _, active = await self.change(room_id, step)
         assert room.deadline is not None
         await self.store.due_add(room_id, room.deadline)
+        await self.public.follow(room)
         log.info("race_started", room=room_id, race=room.race, players=active)
 
     async def _schedule(self, room_id: str, by: int, at: int, countdown_ms: int) -> None:
@@ -307,6 +339,7 @@ class Rooms:
 
         await self.change(room_id, step)
         await self.store.due_add(room_id, at - countdown_ms)
+
 
     async def begin(self, room_id: str, seat: int) -> None:
         """A challenge's player begins their own game now: on their own
@@ -331,10 +364,9 @@ class Rooms:
             return
         data = await self.store.load(room_id)
         if data is not None and data.room.phase == "lobby" and data.room.scheduled:
-            room = data.room
             await self.store.due_remove(room_id)
             try:
-                await self.start(room_id, room.host)
+                await self.start_race(room_id, None)  # a live race's start set ahead (a challenge has none)
             except RaceError as exc:  # started or changed meanwhile
                 log.info("scheduled_start_skipped", room=room_id, reason=exc.reason.value)
             return
@@ -353,7 +385,9 @@ class Rooms:
             except Exception:
                 log.exception("game_over_failed", room=room_id, seat=seat)
 
-    async def rematch(self, room_id: str, by: int) -> None:
+    async def rematch(self, room_id: str, by: int, *, address: str = "") -> None:
+        """The host deals again: a new lobby, listed again if the room is
+        public (for ``address``, the host's, within its cap)."""
         settings = await self.settings_of(room_id)
         policy = policy_for(settings)
         code = await self.new_code(replace(settings, code=None))  # a rematch is a new deal
@@ -371,6 +405,9 @@ class Rooms:
             if settings.deal == "winnable" and settings.code is None:
                 await self.winnable.give_back(code)
             raise
+        await self.public.follow(room, address)
+        if settings.quick:
+            await self._quick_due(room_id)
 
     async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool:
         """End the room's race if everyone is done or its time is up (or
@@ -383,6 +420,8 @@ class Rooms:
                     await self._round_over(data.room)
                 if data is not None:
                     await self._race_over(data.room)
+                if data is not None and data.room.phase == "ended":
+                    await self.public.follow(data.room)  # (a process died before it did)
                 await self.store.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
@@ -404,6 +443,7 @@ class Rooms:
                 if room.settings.tournament:  # recorded before the room leaves the sweepers' index
                     await self._round_over(room)
                 await self._race_over(room)
+                await self.public.follow(room)
                 await self.store.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")

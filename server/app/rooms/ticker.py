@@ -37,7 +37,7 @@ room plus one ``near`` per process and few hundred players.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Final
 
@@ -143,7 +143,8 @@ class Ticker:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     view: dict[str, Any], boards_mode: str, now: int, start_at: int) -> Applied:
+                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
+                     start_at: int) -> Applied:
         """Store a move with no event: its place in the ranking and the
         field's progress; the reply says the seat's rank."""
         ranked = Ranked(rank_score(entry, start_at, now), base["foundation"], entry["foundation"],
@@ -154,6 +155,10 @@ class Ticker:
     def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
         """An ``ack``'s data with the player's place: ``rank`` of ``of``."""
         return {**d, "rank": applied.rank, "of": applied.of}
+
+    def send_ack(self, session: Listener, data: bytes) -> None:
+        """Write a player's ``ack`` (its place rides in it)."""
+        self.hub.send_frames(session, [text_frame(data)], [data], essential=True)
 
     @staticmethod
     def line_event(seat: int, line: Entry, at: int) -> bytes | None:

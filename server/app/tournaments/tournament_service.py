@@ -15,9 +15,10 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any, Final
 
+import orjson
 import structlog
 
-from ...klondike import DealCode, Game
+from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import Entry, RaceError, check_nickname
 from ...race.names import fold, taken_text
@@ -29,6 +30,7 @@ from ...store import Store, StoreUnavailable, TournamentData
 from ..process.config import Config
 from ..rooms.ids import new_code, new_room_id, new_token
 from ..rooms.policy import policy_for
+from ..rooms.replay_pages import PAGE_MAX
 from ..rooms.room_plans import ATTEMPTS
 from ..rooms.room_service import Rooms
 from .moved_documents import migrate
@@ -68,6 +70,7 @@ class Tournaments:
         self.config = config
         self.now_ms = now_ms
         self.rounds = Rounds(self)
+        self.replays = rooms.replays  # one cache and one set of builders per process
         self._ended: dict[str, tuple[list[int], list[Entry] | None]] = {}
 
     def ttl_ms(self, t: Tournament, counts: dict[str, int]) -> int:
@@ -242,9 +245,11 @@ class Tournaments:
 
     async def kick(self, tournament_id: str, admin: str, player: int, *, ban: bool) -> None:
         """The organizer removes a player: out of the standings, of the round
-        being played and of those to come; ``ban`` refuses their nickname."""
+        being played and of those to come; ``ban`` refuses their nickname.
+        Not once every round has been played: the standings are final."""
         t = (await self.load(tournament_id)).t
         t.check_admin(admin)
+        t.check_not_over()
         status, _ = await self.store.take_out_player(t.id, kind="kicked", player=player, ban=ban)
         if status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player {player} in this tournament")
@@ -323,9 +328,11 @@ class Tournaments:
         t = (await self.load(tournament_id)).t
         return await self.view(t).results_csv(self, t, first, count)
 
-    async def replay(self, tournament_id: str, n: int, player: int) -> dict[str, Any]:
-        """A player's round move by move, once the round has ended: the code,
-        the stored commands and the board after each."""
+    async def replay(self, tournament_id: str, n: int, player: int, first: int = 0,
+                     count: int = PAGE_MAX) -> bytes:
+        """A page of a player's round, once the round has ended, as JSON: the
+        code, and the board after each stored command from step ``first``
+        (0: the deal), ``of`` steps in all (see :mod:`.replays`)."""
         t = (await self.load(tournament_id)).t
         if not 0 < n <= len(t.rounds) or t.rounds[n - 1].status != "ended":
             raise RaceError(Reason.NOT_ENDED, f"round {n} has not ended")
@@ -334,14 +341,11 @@ class Tournaments:
         if (data is None or r.room is None or not 0 <= player < (r.players or 0) or not await
                 policy_for(data.room.settings).seats.has_player(self.rooms, data, player)):
             raise RaceError(Reason.UNKNOWN_SEAT, f"player {player} did not play round {n}")
+        if not 1 <= count <= PAGE_MAX:
+            raise RaceError(Reason.BAD_FIELD, f"count is from 1 to {PAGE_MAX} steps")
         code = t.code(n)
-        game = Game(code)
-        steps: list[dict[str, Any]] = [{"command": None, "view": game.public_view()}]
-        for seq, command in await self.store.log(r.room, 1, player):
-            if command == "undo":
-                game.pop()
-            elif command != "resign":
-                game.push(command)
-            steps.append({"s": seq, "command": command, "view": game.public_view()})
-        return {"tournament": t.id, "round": n, "player": player, "code": code, "steps": steps}
+        page = await self.replays.page(r.room, 1, player, code, first, count)
+        head = orjson.dumps({"tournament": t.id, "round": n, "player": player, "code": code,
+                             "first": page.first, "of": page.of})
+        return head[:-1] + b',"steps":' + page.steps + b"}"
 

@@ -1,12 +1,21 @@
--- hold: a place among the documents one address holds open at once (a
--- challenge, open for days), unless it holds as many as it may.
+-- hold: a place held by a room, tournament or challenge made from an address,
+-- until a time (never shortened), instead of the reservation its creation kept;
+-- with a cap (a challenge's: open for days), only while the address holds
+-- fewer places than that (those passed are dropped first).
 --
--- KEYS: 1 the address's places (zset: place -> until when, ms)
--- ARGV: 1 now ms, 2 until when this place is held (ms), 3 the cap, 4 the place's id
--- Returns 1 (held) or 0 (the address holds the cap already)
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[1])
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[3]) then return 0 end
-redis.call('ZADD', KEYS[1], ARGV[2], ARGV[4])
-local last = tonumber(redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')[2])
-redis.call('PEXPIREAT', KEYS[1], math.max(last, tonumber(ARGV[2])))
+-- KEYS: 1 the places an address holds (zset: id -> until when, ms)
+-- ARGV: 1 the place's id, 2 until when (ms), 3 a reservation to drop (''),
+--       4 now ms and 5 the most places it may hold ('' and '': no cap)
+-- Returns 1 (held) or 0 (the address holds the cap already: nothing changed)
+if ARGV[5] ~= '' then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', ARGV[4])
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[5])
+      and not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+    return 0
+  end
+end
+if ARGV[3] ~= '' then redis.call('ZREM', KEYS[1], ARGV[3]) end
+redis.call('ZADD', KEYS[1], 'GT', ARGV[2], ARGV[1])
+local last = redis.call('ZRANGE', KEYS[1], -1, -1, 'WITHSCORES')
+if last[2] then redis.call('PEXPIREAT', KEYS[1], last[2]) end
 return 1

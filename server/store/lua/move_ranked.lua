@@ -8,21 +8,22 @@
 -- KEYS: 1 room, 2 seat, 3 log, 4 lb, 5 on, 6 rank, 7 hist, 8 gh, 9 gz
 -- ARGV: 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
 --       7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it,
---       10 the seat's member in rank, 11 its score, 12 cards on foundations before,
---       13 after, 14 status before, 15 after, 16 the seat's ghost trace ('' unchanged),
---       17 its score among the ghosts once done ('' none: not a challenge)
+--       10 the most commands the log may hold with this one,
+--       11 the seat's member in rank, 12 its score, 13 cards on foundations before,
+--       14 after, 15 status before, 16 after, 17 the seat's ghost trace ('' unchanged),
+--       18 its score among the ghosts once done ('' none: not a challenge)
 -- Returns {'ok', seats still racing or -1, rank (1..), ranked} or a refusal as move's
 -- uses: seat_command
 local refused, active = seat_command(KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5], ARGV, KEYS[6],
-                                     ARGV[10], {KEYS[8], KEYS[9], ARGV[16], ARGV[17]})
+                                     ARGV[11], {KEYS[8], KEYS[9], ARGV[17], ARGV[18]})
 if refused then return refused end
-redis.call('ZADD', KEYS[6], ARGV[11], ARGV[10])
-if ARGV[12] ~= ARGV[13] then
-  redis.call('HINCRBY', KEYS[7], ARGV[12], -1)
-  redis.call('HINCRBY', KEYS[7], ARGV[13], 1)
+redis.call('ZADD', KEYS[6], ARGV[12], ARGV[11])
+if ARGV[13] ~= ARGV[14] then
+  redis.call('HINCRBY', KEYS[7], ARGV[13], -1)
+  redis.call('HINCRBY', KEYS[7], ARGV[14], 1)
 end
-if ARGV[14] ~= ARGV[15] then
-  redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[14], -1)
-  redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[15], 1)
+if ARGV[15] ~= ARGV[16] then
+  redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[15], -1)
+  redis.call('HINCRBY', KEYS[7], 's:' .. ARGV[16], 1)
 end
-return {'ok', active, redis.call('ZRANK', KEYS[6], ARGV[10]) + 1, redis.call('ZCARD', KEYS[6])}
+return {'ok', active, redis.call('ZRANK', KEYS[6], ARGV[11]) + 1, redis.call('ZCARD', KEYS[6])}

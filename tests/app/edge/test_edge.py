@@ -12,6 +12,7 @@ from typing import Any, Final
 import orjson
 import pytest
 from edge_support import (
+    acked,
     after,
     barrier,
     closed,
@@ -255,7 +256,7 @@ async def test_garbage_in_a_race_changes_nothing_and_reaches_no_one_else(connect
     assert await room_now(connect, ann.room) == before  # no event, no leaderboard change
     # the game is as it was: s=1 is still unused and t7>f still the first move
     ack = await ann.command("move", {"m": "t7>f"})
-    assert ack == {"t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
+    assert acked(ack) == {"t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
     # bob received nothing from ann's garbage
     await barrier(bob)
     assert {f["t"] for f in after(bob, bob_mark)} <= {"lb", "pong"}
@@ -312,7 +313,7 @@ async def test_a_frame_over_four_kib_closes_the_socket_with_1009(
 
 # ---------------------------------------------------------------------- the handshake
 
-@pytest.mark.parametrize("offer", [None, ["chat"], ["klondike-race.v2"], ["KLONDIKE-RACE.V1"]],
+@pytest.mark.parametrize("offer", [None, ["chat"], ["klondike-race.v3"], ["KLONDIKE-RACE.V2"]],
                          ids=["none", "other", "next-version", "wrong-case"])
 async def test_a_handshake_without_the_subprotocol_is_refused_with_400(
         server: ServerProcess, offer: list[str] | None) -> None:
@@ -324,6 +325,19 @@ async def test_a_handshake_without_the_subprotocol_is_refused_with_400(
     async with ws_connect(server.ws_url, subprotocols=["chat", SUBPROTOCOL]) as ws:  # type: ignore[list-item]
         assert ws.subprotocol == SUBPROTOCOL
         assert orjson.loads(await ws.recv())["t"] == "hello"
+
+
+@pytest.mark.parametrize("offer,chosen", [
+    (["klondike-race.v1", "klondike-race.v2"], "klondike-race.v2"),
+    (["klondike-race.v2", "klondike-race.v1"], "klondike-race.v2"),
+    (["klondike-race.v1"], "klondike-race.v1")], ids=["both", "both-v2-first", "v1"])
+async def test_the_server_prefers_v2_and_still_speaks_v1(server: ServerProcess, offer: list[str],
+                                                         chosen: str) -> None:
+    """A page loaded before the server spoke v2 (it offers v1 only) still plays."""
+    async with ws_connect(server.ws_url, subprotocols=offer) as ws:  # type: ignore[arg-type]
+        assert ws.subprotocol == chosen
+        hello = orjson.loads(await ws.recv())
+        assert hello["d"]["protocol"] == chosen
 
 
 # ---------------------------------------------------------------------- floods

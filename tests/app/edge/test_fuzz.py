@@ -17,13 +17,25 @@ from typing import Any, Final
 import orjson
 import redis
 from edge_support import metrics, sample
-from fuzz_support import CLASSES, CODE, Tally, flooder, honest_race, hostile_worker, j, open_socket
-from harness import RedisServer, ServerProcess, Servers
+from fuzz_support import (
+    CLASSES,
+    CODE,
+    Tally,
+    flooder,
+    honest_race,
+    hostile_worker,
+    http_campaign,
+    j,
+    open_socket,
+)
+from harness import Client, RedisServer, ServerProcess, Servers
+from tournament_support import Organizer
 
 from server.klondike import Game
 
 FRAMES: Final = 20_000
 WORKERS: Final = 60
+HTTP_REQUESTS: Final = 3000
 
 HTTP_PROBES: Final = [
     "GET /api/tournaments/../../../etc/passwd/results HTTP/1.1",
@@ -187,3 +199,23 @@ async def test_twenty_thousand_hostile_frames_beside_an_honest_race(
         r.close()
         await ann.close()
         await bob.close()
+
+
+async def test_thousands_of_hostile_http_requests_get_a_4xx_in_json_and_never_a_500(
+        server: ServerProcess) -> None:
+    """Paths (the API's with odd ids and numbers, the pages, junk), query
+    strings, headers (doubled, folded, huge, too many), methods and bodies,
+    each valid, odd or broken: every answer is a page, a 304 or a 4xx with a
+    JSON body (the websockets library's own 400 to a request it cannot read
+    is plain text), none a 5xx, none a secret; and no ERROR in the log."""
+    org = Organizer(await Client.open(server.ws_url, "org"))
+    try:
+        await org.create("Fuzzed")
+    finally:
+        await org.client.close()
+    statuses, problems = await http_campaign(server.port, org.id, HTTP_REQUESTS, seed=16)
+    assert not problems, problems[:10]
+    assert sum(statuses.values()) == HTTP_REQUESTS
+    assert statuses[200] and statuses[304] and statuses[400] and statuses[404], statuses
+    assert statuses[0] < HTTP_REQUESTS // 4, statuses  # most reach the server's own code
+    assert not [s for s in statuses if s >= 500], statuses

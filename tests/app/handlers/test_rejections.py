@@ -14,6 +14,7 @@ from typing import Any, Final
 import pytest
 from edge_support import (
     CODE,
+    acked,
     answer,
     barrier,
     closed,
@@ -401,7 +402,7 @@ async def test_bad_notation_quotes_the_engine(connect: type[Client]) -> None:
                                                                       str(info.value), 1)
         assert repr(m) in str(info.value)
     # s=1 is still free and the game untouched
-    assert await answer(ann, "move", {"s": 1, "m": "T7>F"}) == {
+    assert acked(await answer(ann, "move", {"s": 1, "m": "T7>F"})) == {
         "t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
 
 
@@ -422,7 +423,7 @@ async def test_illegal_move_says_why_and_changes_nothing(connect: type[Client]) 
     for m, why in ILLEGAL:
         assert await refused(ann, "move", {"s": 1, "m": m}) == reject("move", "illegal_move", why, 1)
     assert await room_now(connect, ann.room) == before
-    assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {
+    assert acked(await answer(ann, "move", {"s": 1, "m": "t7>f"})) == {
         "t": "ack", "d": {"s": 1, "view": played("t7>f").view(progress=True)}}
     # the position moved on: the same move is now refused for another reason
     assert await refused(ann, "move", {"s": 2, "m": "t7>f"}) == reject(
@@ -470,12 +471,13 @@ async def test_no_autocomplete(connect: type[Client]) -> None:
 async def test_stale_sequence_numbers(connect: type[Client]) -> None:
     ann, _ = await race(connect, "ann", "bob")
     view = played("t7>f").view(progress=True)
-    assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {"t": "ack", "d": {"s": 1, "view": view}}
+    assert acked(await answer(ann, "move", {"s": 1, "m": "t7>f"})) == {
+        "t": "ack", "d": {"s": 1, "view": view}}
     stale = "sequence number 1 was already used (last applied: 1)"
     for t, d in [("move", {"s": 1, "m": "draw"}), ("undo", {"s": 1}), ("resign", {"s": 1})]:
         assert await refused(ann, t, d) == reject(t, "stale", stale, 1)
     # the same command again is acknowledged again, not applied twice
-    assert await answer(ann, "move", {"s": 1, "m": "t7>f"}) == {
+    assert acked(await answer(ann, "move", {"s": 1, "m": "t7>f"})) == {
         "t": "ack", "d": {"s": 1, "view": view, "again": True}}
     answered = await answer(ann, "move", {"s": 5, "m": "draw"})
     assert answered["d"]["view"] == played("t7>f", "draw").view(progress=True)
@@ -606,7 +608,7 @@ async def test_resuming_a_seat_elsewhere_closes_the_first_socket_with_4000(
     assert ann.close_reason == "seat opened elsewhere"
     board = await second.expect("board")
     assert board["s"] == 1 and board["view"] == played("t7>f").view(progress=True)
-    assert await answer(second, "move", {"s": 2, "m": "t4>t5"}) == {
+    assert acked(await answer(second, "move", {"s": 2, "m": "t4>t5"})) == {
         "t": "ack", "d": {"s": 2, "view": played("t7>f", "t4>t5").view(progress=True)}}
     now = await wait_for_metric(server, lambda m: closed(m, 4000) > closed(before, 4000))
     assert closed(now, 4000) == closed(before, 4000) + 1

@@ -106,15 +106,19 @@ async def test_no_secret_reaches_any_racer_or_spectator(
     await start_race(clients)
     ann, bob, cat, dan = racers = [Racer(c, code) for c in clients]
 
-    async def late_watcher() -> Client:
-        await asyncio.sleep(0.2)
+    async def ann_and_a_late_watcher() -> Client:
+        """ann plays half her game, a spectator comes in (the race is on: ann
+        is still in it), ann plays on; the spectator."""
+        half = len(script) // 2
+        await ann.play(script[:half])
         late = await connect("late watcher")
         await late.send("watch", {"room": room, "since": 0})
         sync = await late.expect("sync")
         assert sync["room"]["phase"] == "racing"
+        await ann.play(script[half:])
         return late
 
-    late, *_ = await asyncio.gather(late_watcher(), ann.play(script), play_with_undos(bob, script),
+    late, *_ = await asyncio.gather(ann_and_a_late_watcher(), play_with_undos(bob, script),
                                     play_with_assists(cat, script), play_badly_then_leave(dan, script))
     ended = await early.event("ended")
     assert ended["code"] == code

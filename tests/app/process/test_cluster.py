@@ -294,3 +294,41 @@ async def test_players_on_a_cluster_a_key_a_race_a_device_move_and_forgetting(
     await phone.expect("p_forgotten")
     await ann.send("identify", {"key": me["key"]})
     assert (await ann.expect("reject"))["code"] == "unknown_player"
+
+
+async def test_public_rooms_and_quick_races_on_a_cluster(
+        redis_cluster: RedisCluster, servers: Servers, clients: Opener) -> None:
+    """The list's keys and each quick race's key are slots of their own: a
+    public room is listed across two processes and leaves the list when its
+    race ends, and two quick players on two processes share a room."""
+    a = on_cluster(servers, redis_cluster, 0, "a", "--lobby-interval", "0.2",
+                   "--quick-wait", "1")
+    b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b", "--lobby-interval",
+                   "0.2", "--quick-wait", "1")
+    looker = await clients(b, "looker")
+    await looker.send("lobby", {"on": True})
+    ann = await clients(a, "ann")
+    await ann.create("ann", public=True, max_players=2)
+
+    def listed() -> set[str]:
+        lists = [f["d"]["rooms"] for f in looker.frames if f["t"] == "rooms"]
+        return {r["id"] for r in lists[-1]} if lists else set()
+
+    await eventually(lambda: ann.room in listed(), what="the public room listed on b")
+    bob = await clients(b, "bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("ready", {"ready": True})
+    await ann.expect("event", lambda d: d["kind"] == "ready")
+    await ann.send("start")
+    for racer in (ann, bob):
+        await racer.expect("board")
+        assert (await racer.command("resign"))["t"] == "ack"
+    await ann.expect("event", lambda d: d["kind"] == "ended")
+    await eventually(lambda: ann.room not in listed(), what="off the list once ended")
+
+    cat, dan = await clients(a, "cat"), await clients(b, "dan")
+    await asyncio.gather(cat.send("quick", {"nickname": "cat", "draw": 3}),
+                         dan.send("quick", {"nickname": "dan", "draw": 3}))
+    cat_in, dan_in = await asyncio.gather(cat._joined(), dan._joined())
+    assert cat_in["room"] == dan_in["room"]
+    await cat.expect("event", lambda d: d["kind"] == "start")

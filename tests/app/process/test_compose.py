@@ -33,7 +33,7 @@ PLAIN_APPS = {name: s for name, s in APPS.items() if "profiles" not in s}
 CLUSTER = {name: s for name, s in SERVICES.items() if "cluster" in s.get("profiles", ())}
 CLUSTER_NODES = {name: s for name, s in CLUSTER.items() if s.get("command", [""])[0] == "redis-server"}
 CLUSTER_APPS = {name: s for name, s in CLUSTER.items() if "build" in s}
-DOCUMENTED_ENV = set(re.findall(r"^--[a-z-]+\s+(KLONDIKE_[A-Z_]+)\s", config.__doc__ or "", re.MULTILINE))
+DOCUMENTED_ENV = {option.env for option in config.OPTIONS}
 
 
 def dockerfile() -> list[tuple[str, str]]:

@@ -5,11 +5,12 @@ a player, scheduled starts, late arrivals (docs/protocol.md, "Big rooms")."""
 from __future__ import annotations
 
 import asyncio
+import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess
+from harness import Client, RedisServer, ServerProcess, eventually
 from race_support import start_fast_server, win
 
 WIN = "KL1-D1V-ABYI5NK"
@@ -169,6 +170,8 @@ async def test_a_small_room_may_admit_late_arrivals_too(connect: type[Client]) -
     await ann.send("start")
     start_at = (await ann.event("start"))["room"]["start_at"]
     await ann.expect("board")
+    # one who comes in within the start's own millisecond is on time: bob comes later
+    await eventually(lambda: time.time() * 1000 >= start_at + 1, what="the start's millisecond over")
     await bob.join(ann.room, "bob")
     board = await bob.expect("board")
     joined = await ann.event("joined")

@@ -50,11 +50,25 @@ def fetch(url: str, token: str | None = None) -> tuple[int, str]:
 
 async def replay(server: ServerProcess, room: str, seat: int, token: str | None = None,
                  answers: list[str] | None = None) -> tuple[int, dict[str, Any]]:
-    status, body = await asyncio.to_thread(
-        fetch, f"{server.http_url}/api/rooms/{room}/replay/{seat}?count=500", token)
-    if answers is not None:
-        answers.append(body)
-    return status, json.loads(body)
+    """A seat's whole replay, read a page (100 steps at most) at a time: the
+    first page's answer with every page's steps; a refusal as it came."""
+    whole: dict[str, Any] | None = None
+    while whole is None or len(whole["steps"]) < whole["of"]:
+        first = 0 if whole is None else len(whole["steps"])
+        status, body = await asyncio.to_thread(
+            fetch, f"{server.http_url}/api/rooms/{room}/replay/{seat}?first={first}", token)
+        if answers is not None:
+            answers.append(body)
+        page = json.loads(body)
+        if status != 200:
+            return status, page
+        assert page["first"] == first and len(page["steps"]) <= 100
+        if whole is None:
+            whole = page
+        else:
+            assert page["steps"], page  # a page before the end is never empty
+            whole["steps"] += page["steps"]
+    return 200, whole
 
 
 async def began(client: Client, seat: int) -> int:

@@ -6,15 +6,19 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess
 from race_support import (
+    Clock,
     Racer,
+    app_on,
     assert_code_kept,
     line_stats,
     open_room,
+    seen_or_next,
     start_fast_server,
     start_race,
     stats,
@@ -34,13 +38,22 @@ def by_nickname(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:
     return {e["nickname"]: e for e in entries}
 
 
-async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client]) -> None:
+async def test_four_players_race_to_the_end_of_a_won_deal(
+        connect: type[Client], own_redis: RedisServer, tmp_path: Path) -> None:
     """Two play the winning script (dan finishes first), cat plays half and
-    resigns, ann plays a quarter and stops until the time limit ends the race."""
+    resigns, ann plays a quarter and stops until the time limit ends the race.
+    The server's clock is moved on to the deadline once they have played: the
+    limit ends the race then, however long the playing took."""
+    clock = Clock()
+    async with app_on(own_redis, tmp_path, clock, countdown=0) as served:
+        await race_to_the_time_limit(connect, served.ws_url, clock)
+
+
+async def race_to_the_time_limit(connect: type[Client], url: str, clock: Clock) -> None:
     won = win("KL1-D3N-AA3VMOQ")
     code, script = won["code"], won["script"]
-    clients = [await connect(n) for n in ("ann", "bob", "cat", "dan")]
-    joined = await open_room(clients, code=code, time_limit=3)
+    clients = [await connect(n, url) for n in ("ann", "bob", "cat", "dan")]
+    joined = await open_room(clients, code=code, time_limit=600)
     assert [j["seat"] for j in joined] == [0, 1, 2, 3]
     boards = await start_race(clients)
     for board in boards:
@@ -57,12 +70,13 @@ async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client])
     await bob.play(script[-1:])
     await asyncio.sleep(0.02)  # cat's line changes after ann's last one
     await cat.resign()
+    clock.ahead += 600  # the deadline has come
 
     ended = await ann.client.event("ended")
     room = ended["room"]
     assert ended["code"] == room["code"] == code
     assert room["phase"] == "ended" and ended["race"] == 1
-    assert room["deadline"] == room["start_at"] + 3000
+    assert room["deadline"] == room["start_at"] + 600_000
     assert room["ended_at"] >= room["deadline"]  # ann still raced: the time limit ended it
     results = room["results"]
     assert [e["nickname"] for e in results] == ["dan", "bob", "cat", "ann"]
@@ -87,7 +101,7 @@ async def test_four_players_race_to_the_end_of_a_won_deal(connect: type[Client])
         got = await client.event("ended") if client is not ann.client else ended
         assert got["room"]["results"] == results
         assert_code_kept(client, code)
-    late = await connect("late")
+    late = await connect("late", url)
     await late.send("watch", {"room": joined[0]["room"], "since": 0})
     sync = await late.expect("sync")
     assert sync["room"]["code"] == code and sync["room"]["results"] == results
@@ -160,6 +174,24 @@ async def test_solo_with_a_code_is_a_race_of_one_to_the_win(connect: type[Client
     assert_code_kept(ann, code)
 
 
+async def test_the_board_is_dealt_once_the_start_has_come_on_the_server_s_clock(
+        connect: type[Client], own_redis: RedisServer, tmp_path: Path) -> None:
+    """The countdown's timer may end a moment before the server's clock says
+    the race has begun (uvloop's timers count whole milliseconds; here the
+    clock runs at half speed): the board waits for the clock, so a move sent
+    the moment it comes is played, never refused as not started yet."""
+    began = time.time()
+    async with app_on(own_redis, tmp_path, lambda: began + (time.time() - began) / 2,
+                      countdown=0.2) as served:
+        ann = await connect("ann", served.ws_url)
+        await ann.create("ann", code="KL1-D1N-AAAAAAA")
+        await ann.send("start")
+        await ann.event("start")
+        board = await ann.expect("board")
+        ack = await ann.move(board["view"]["legal"][0])
+        assert ack["t"] == "ack", ack
+
+
 async def test_solo_with_a_random_deal_of_a_mode(connect: type[Client]) -> None:
     ann = await connect("ann")
     await ann.solo(nickname="ann", draw=3, scoring="V")
@@ -211,7 +243,8 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
     await Racer(bob, code).play(won["script"][:3])
     for client in (ann, bob):
         assert (await client.command("resign"))["t"] == "ack"
-    await ann.event("ended")
+    ended = await ann.event("ended")
+    assert ended["room"]["settings"]["fixed_code"] is True  # the race was on the host's code
     await bob.send("rematch")
     refused = await bob.expect("reject")
     assert refused["cmd"] == "rematch" and refused["code"] == "not_host"
@@ -222,6 +255,7 @@ async def test_rematch_starts_a_new_race_on_a_new_secret_deal(connect: type[Clie
     room = rematch["room"]
     assert rematch["race"] == room["race"] == 2 and room["phase"] == "lobby"
     assert "code" not in room and "results" not in room
+    assert room["settings"]["fixed_code"] is False  # a rematch's deal is a random one
     assert [p["ready"] for p in room["players"]] == [False, False]
     assert room["racers"] == [] and room["start_at"] is None and room["ended_at"] is None
     assert {e["nickname"]: e["status"] for e in rematch["entries"]} == {"ann": "lobby", "bob": "lobby"}
@@ -256,7 +290,7 @@ async def test_a_burst_of_moves_gives_fewer_leaderboards_and_the_last_is_right(
     ann, bob = await connect("ann"), await connect("bob")
     await open_room([ann, bob], code=code)
     await start_race([ann, bob])
-    await asyncio.sleep(0.3)  # the start's leaderboard is out
+    await seen_or_next(bob, "lb", lambda d: True)  # the start's leaderboard is out: the count begins after it
     first = len(bob.frames)
     began = time.monotonic()
     for s, m in enumerate(moves, start=1):  # bursts of ten, ten times a second

@@ -25,6 +25,8 @@ from server.store import keys
 #: (no card played), winnable again 15 undos back
 VEGAS = "KL1-D1V-Q2OVTPZ"
 VEGAS_BACK = 15
+#: a Vegas deal the solver proves lost from its start at once
+NEVER = "KL1-D1V-AAAAAAE"
 POOL = 3
 KEPT = ("D1N", "D3N")  # the modes the test server keeps ready (the Vegas ones cost far more)
 
@@ -224,14 +226,14 @@ async def test_the_status_reaches_the_view_and_undo_leads_back(connect: type[Cli
         ack = await ann.command("move", {"m": "draw"})
         assert ack["t"] == "ack" and "winnable" in ack["d"]["view"]  # known or null: never waited for
     status = await status_for(ann, ann.seq)
-    assert status["winnable"] == "no" and status["back"] == VEGAS_BACK
+    assert (status["winnable"], status["back"], status["lost"]) == ("no", VEGAS_BACK, "move")
 
     for n in range(1, VEGAS_BACK + 1):  # every step back is known at once, in the ack
         view = (await ann.command("undo"))["d"]["view"]
         if n < VEGAS_BACK:
-            assert (view["winnable"], view["back"]) == ("no", VEGAS_BACK - n)
+            assert (view["winnable"], view["back"], view["lost"]) == ("no", VEGAS_BACK - n, "move")
         else:
-            assert view["winnable"] == "yes" and view["back"] is None
+            assert (view["winnable"], view["back"], view["lost"]) == ("yes", None, None)
     hint = await asyncio.wait_for(_hint(ann), 30)
     assert hint["by"] == "solver" and hint["s"] == ann.seq
     position = replay(VEGAS, ["draw"] * (24 - VEGAS_BACK) + [hint["m"]])
@@ -244,12 +246,27 @@ async def status_for(client: Client, seq: int) -> dict[str, object]:
     def known() -> dict[str, object] | None:
         for f in client.frames:
             d = f["d"]
-            if f["t"] == "status" and d["s"] == seq:
+            if f["t"] == "status" and d["s"] == seq and "winnable" in d:
                 return dict(d)
             if f["t"] == "ack" and d["s"] == seq and d["view"].get("winnable") is not None:
-                return {"s": seq, "winnable": d["view"]["winnable"], "back": d["view"]["back"]}
+                view = d["view"]
+                return {"s": seq, "winnable": view["winnable"], "back": view["back"], "lost": view["lost"]}
         return None
     return await eventually(known, timeout=30, what=f"the status after command {seq}")
+
+
+async def test_a_deal_never_winnable_says_so_from_the_start_and_after_each_move(
+        connect: type[Client]) -> None:
+    ann = await connect("ann")
+    await ann.solo(nickname="ann", code=NEVER, assists="solver")
+    await ann.expect("board")
+    status = await ann.expect("status")
+    assert (status["s"], status["winnable"], status["back"], status["lost"]) == (0, "no", None, "deal")
+    view = (await ann.command("move", {"m": "draw"}))["d"]["view"]
+    # every position after a lost one is lost too, and for the same reason: known at once
+    assert (view["winnable"], view["back"], view["lost"]) == ("no", None, "deal")
+    view = (await ann.command("undo"))["d"]["view"]
+    assert (view["winnable"], view["lost"]) == ("no", "deal")
 
 
 async def _hint(client: Client) -> dict[str, object]:
@@ -295,7 +312,7 @@ async def test_spectators_see_the_status_in_live_boards(connect: type[Client]) -
     await eventually(status_board, timeout=30, what="a spectator's board with its status")
     for f in ada.frames:  # a spectator never gets what only the player sees
         for b in f["d"].get("boards", {}).values() if f["t"] == "boards" else ():
-            assert "back" not in b and "legal" not in b
+            assert "back" not in b and "lost" not in b and "legal" not in b
 
 
 async def test_after_boards_show_spectators_no_status(connect: type[Client]) -> None:

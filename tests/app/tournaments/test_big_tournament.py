@@ -9,14 +9,23 @@ import csv
 import io
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any, Final
 
 import orjson
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, load_wins
-from race_support import start_fast_server
-from tournament_support import Entrant, Organizer, http_get, reject_of, replay_of, t_seen
+from race_support import Clock, app_on, start_fast_server
+from tournament_support import (
+    Entrant,
+    Organizer,
+    http_get,
+    reject_of,
+    replay_of,
+    t_seen,
+    whole_replay,
+)
 
 from server.app.rooms.ids import round_room_id
 from server.race.ranking import standing_score
@@ -40,12 +49,13 @@ def clients(connect: type[Client]) -> type[Client]:
     return connect
 
 
-async def big(clients: Any, *names: str, **settings: Any) -> tuple[Organizer, list[Entrant]]:
-    org = Organizer(await clients("org"))
+async def big(clients: Any, *names: str, url: str | None = None,
+              **settings: Any) -> tuple[Organizer, list[Entrant]]:
+    org = Organizer(await clients("org", url))
     sync = await org.create("Big night", **{"codes": [CODE, CODE], "time_limit": 600,
                                             "max_players": 100, **settings})
     assert sync["tournament"]["settings"]["big"] is True
-    entrants = [Entrant(await clients(n), n) for n in names]
+    entrants = [Entrant(await clients(n, url), n) for n in names]
     for e in entrants:
         await e.register(org.id)
     return org, entrants
@@ -282,8 +292,16 @@ async def test_rounds_start_at_a_set_time_then_an_interval_after_the_last_ended_
 
 
 async def test_a_withdrawal_is_answered_not_announced_and_a_no_show_holds_the_round_to_its_limit(
-        clients: Any) -> None:
-    org, (ann, bob, _cat) = await big(clients, "ann", "bob", "cat", time_limit=10)
+        clients: Any, own_redis: RedisServer, tmp_path: Path) -> None:
+    """On a server of the test's process whose clock the test moves on to the
+    round's limit once the others are done (however long they took)."""
+    clock = Clock()
+    async with app_on(own_redis, tmp_path, clock, tick=float(TICK)) as served:
+        await a_no_show_holds_the_round_to_its_limit(clients, served.ws_url, clock)
+
+
+async def a_no_show_holds_the_round_to_its_limit(clients: Any, url: str, clock: Clock) -> None:
+    org, (ann, bob, _cat) = await big(clients, "ann", "bob", "cat", url=url)
     room = await org.start(1)
     await ann.enter(room, CODE)
     await ann.play(SCRIPT[:20])
@@ -292,13 +310,14 @@ async def test_a_withdrawal_is_answered_not_announced_and_a_no_show_holds_the_ro
     assert withdrawn == {"id": org.id, "player": 1}
     assert (await reject_of(bob.client, "t_withdraw", {"id": org.id, "token": bob.token}))[
         "code"] == "not_playing"
-    spare = await clients("bob in round 1")
+    spare = await clients("bob in round 1", url)
     await spare.send("resume", {"room": room, "token": bob.token, "since": 0})
     assert (await spare.expect("reject"))["code"] == "bad_token"  # his seat was closed
     await ann.resign()  # cat never comes: the round waits for its time limit
+    clock.ahead += 600
     ended = await t_seen(org.client, "round_ended", 1, timeout=20)
     r = ended["tournament"]["rounds"][0]
-    assert r["ended_at"] >= r["start_at"] + 10_000
+    assert r["ended_at"] >= r["start_at"] + 600_000
     assert not [f for f in org.client.frames if f["t"] == "t_event" and f["d"]["kind"] == "withdrawn"]
     lines = {line["nickname"]: line for line in ended["tournament"]["top"]}
     assert lines["bob"]["withdrawn"] is True and lines["bob"]["vegas"] == -52
@@ -338,7 +357,7 @@ async def test_results_csv_and_replays_of_a_big_tournament_come_a_page_at_a_time
     assert rows[1] == ["0", "p0", "1", CODE, "1", "finished", "208", "52", str(g.moves),
                        str(whole["standings"][0]["time_ms"]), "1"]
     assert rows[2][2] == "total" and rows[2][-1] == "1"
-    steps = (await replay_of(server, org.id, 1, 1)).json()["steps"]
+    steps = (await whole_replay(server, org.id, 1, 1))["steps"]
     assert [s["command"] for s in steps] == [None, *people[1].commands]
     missing = await replay_of(server, org.id, 1, 4)  # never came
     assert missing.status == 404 and missing.json()["error"] == "unknown_seat"
@@ -457,3 +476,8 @@ async def test_a_small_tournament_has_the_organizers_features_too(clients: Any) 
     assert table["dan"]["rounds"][0] == {"round": 1, "played": False, "vegas": -52,
                                          "foundation": 0, "finish_ms": None}
     assert table["ann"]["vegas"] == 208 - 52 and table["dan"]["vegas"] == -104
+    # over: the standings are final, nobody is taken out of them any more
+    refused = await reject_of(phone, "t_kick", {"id": org.id, "admin": admin2, "player": 0,
+                                                "ban": True})
+    assert (refused["code"], refused["msg"]) == ("not_lobby",
+                                                 "the tournament is over: its standings are final")

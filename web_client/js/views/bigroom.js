@@ -52,7 +52,7 @@ export function createBigRoom(root, app) {
     const room = s.room;
     const host = room.host === s.seat;
     setText(title, `Room ${room.id}`);
-    document.title = `Klondike Race — room ${room.id}`;
+    app.title.screen(`Klondike Race — room ${room.id}`);
     invite.render(room);
 
     const n = field.lobbyCounts(room, s.field);

@@ -6,6 +6,7 @@ import { h, setText, show, toggle } from '../dom.js';
 import { score } from '../format.js';
 import { Board } from '../render.js';
 import { statusText } from './leaderboard.js';
+import { plural } from '../cards.js';
 
 export function createBoardsGrid(host, app) {
   const el = h('div', { class: 'boards-grid' });
@@ -51,7 +52,7 @@ export function createBoardsGrid(host, app) {
       const line = lines.get(seat);
       const status = line ? statusText(line, { phase, stuck: view.state === 'stuck' }) : '';
       const odds = view.winnable === 'yes' ? ' · winnable' : view.winnable === 'no' ? ' · not winnable' : '';
-      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${view.moves} moves`
+      setText(t.caption, `${name} · ${view.foundation_cards}/52 · ${score(view, view.scoring)} · ${plural(view.moves, 'move')}`
         + (status && status !== 'racing' ? ` · ${status}` : '') + odds); // odds: rooms with solver assists
       t.board.el.setAttribute('aria-label', `${name}'s table`);
       const big = bigSeat === seat;

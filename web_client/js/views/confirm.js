@@ -1,9 +1,9 @@
 /** Asking before something that cannot be taken back (leaving a race, a new
 deal over a game in progress): a modal <dialog> with the question, what it
-costs, and two buttons; Escape or "Stay" says no. The race screen makes one
+costs, and two buttons; Escape, "Stay" or a click outside it says no. The race screen makes one
 (`createConfirm`); its dialog is built the first time it asks. */
 
-import { h, setText } from '../dom.js';
+import { closeOnBackdrop, h, setText } from '../dom.js';
 
 export function createConfirm() {
   let dialog = null;
@@ -16,7 +16,12 @@ export function createConfirm() {
     const no = h('button', { class: 'btn primary', type: 'button', onclick: () => done(false) });
     const el = h('dialog', { class: 'dialog confirm', 'aria-labelledby': 'confirm-title' },
       title, text, h('div', { class: 'dialog-actions' }, yes, no));
-    el.addEventListener('close', () => done(false));
+    // Escape: no. The event comes a moment after the closing, by which time a
+    // key may have asked a new question (N, "Keep playing", N): that one stands.
+    el.addEventListener('close', () => {
+      if (!el.open) done(false);
+    });
+    closeOnBackdrop(el, () => done(false));
     document.body.append(el);
     return { el, title, text, yes, no };
   }

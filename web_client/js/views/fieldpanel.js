@@ -6,7 +6,7 @@ listed. The dialog draws `state.field` (field.js) whenever the state changes
 while it is open; the server keeps the rest of the field. One per page
 (main.js makes it, app.dialogs.field); built the first time it opens. */
 
-import { h, setText, toggle } from '../dom.js';
+import { closeOnBackdrop, h, setText, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as field from '../field.js';
 import { count, score } from '../format.js';
@@ -49,6 +49,7 @@ export function createFieldPanel(app) {
     el.addEventListener('close', () => {
       if (options.then) options.then();
     });
+    closeOnBackdrop(el);
     document.body.append(el);
     app.subscribe((s) => {
       if (el.open) draw(s);
@@ -93,7 +94,8 @@ export function createFieldPanel(app) {
   }
 
   /** Open the field: `me` the viewer's seat (-1: a spectator); `spectator`
-  offers Follow; `then` runs when it closes (the table takes its keys back). */
+  offers Follow; `then` runs when it closes (its button, Escape, a click
+  outside: the table takes its keys back). */
   function open({ me = -1, spectator = false, then = null } = {}) {
     if (!panel) panel = build();
     options = { me, spectator, then };

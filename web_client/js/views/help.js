@@ -1,17 +1,25 @@
 /** Help for newcomers: "How a race works" on one screen (shown once, on the
-first visit; again from the lobby and the table's "?"), and the rules page,
-which is the project's rule book itself: docs/rules.md, served as
-/rules.md and drawn by markdown.js (one source of truth: nothing here
-restates a rule).
+first visit; again from the lobby and the table's "?"), and the rules
+dialog, which shows one of two pages:
 
-Both are modal <dialog>s: above everything, the focus kept inside, Escape
-closes. The rules also have an address of their own, /rules. One help per
-page (main.js makes it, app.dialogs.help); its dialogs are built the first
-time one opens.
+- **how to play** (what Rules opens, in the lobby and at the table): the
+  game in a player's words, with diagrams of the table (howto/en.js, drawn
+  by howto.js), in the browser's language when we have it;
+- **the rule book**, one link further: the project's rule book itself,
+  docs/rules.md, served as /rules.md and drawn by markdown.js.
+
+Both dialogs are modal <dialog>s: above everything, the focus kept inside,
+Escape closes, and so does a click outside. Each page also has an address
+of its own, /how-to-play and /rules. One help per page (main.js makes it,
+app.dialogs.help); its dialogs are built the first time one opens. Whoever
+opens one may say what happens once it is closed (`then`: the table takes
+its keyboard back).
 */
 
-import { h } from '../dom.js';
+import { closeOnBackdrop, h, show } from '../dom.js';
 import { render } from '../markdown.js';
+import { howtoPage } from '../howto/index.js';
+import { howtoNodes } from './howto.js';
 
 const SEEN = 'kr.intro';
 
@@ -48,9 +56,11 @@ function remember() {
   }
 }
 
-export function createHelp() {
+const TITLE = 'Klondike Race — rules';
+
+export function createHelp(pageTitle) {
   let dialogs = null; // built the first time one opens
-  let before = ''; // the page's title while the rules show
+  const howto = howtoPage();
   const onClose = { intro: null, rules: null };
 
   function build() {
@@ -61,26 +71,34 @@ export function createHelp() {
       h('ol', { class: 'intro-steps' }, ...STEPS.map(([title, text], i) => h('li', {},
         h('span', { class: 'intro-n', 'aria-hidden': 'true', text: String(i + 1) }),
         h('div', {}, h('strong', { text: title }), h('p', { text }))))),
+      // Play is the default (it has the focus as the dialog opens): Enter plays, never opens the rule book
       h('div', { class: 'dialog-actions' }, rulesBtn,
-        h('button', { class: 'btn primary', type: 'button', text: "Let's play", onclick: () => intro.close() })));
+        h('button', { class: 'btn primary', type: 'button', text: "Let's play", autofocus: true,
+          onclick: () => intro.close() })));
     intro.addEventListener('close', () => {
       remember();
       after('intro');
     });
 
-    const body = h('div', { class: 'rules-body' }, h('p', { class: 'rules-loading', text: 'Loading the rules…' }));
+    const title = h('h2', { id: 'rules-title' });
+    const back = h('button', { class: 'btn small ghost', type: 'button', text: `← ${howto.back}`, onclick: () => showPage('howto') });
+    const bookLink = h('a', { class: 'rules-book-link', href: '/rules', text: howto.ruleBook,
+      onclick: (e) => { e.preventDefault(); showPage('book'); } });
+    const body = h('div', { class: 'rules-body', lang: howto.lang });
     const rules = h('dialog', { class: 'dialog rules', 'aria-labelledby': 'rules-title' },
-      h('div', { class: 'dialog-head' },
-        h('h2', { id: 'rules-title', text: 'Rules' }),
-        h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() })),
+      h('div', { class: 'dialog-head' }, title,
+        h('span', { class: 'dialog-tools' }, back, bookLink,
+          h('button', { class: 'btn small', type: 'button', text: 'Close', onclick: () => rules.close() }))),
       body);
     rules.addEventListener('close', () => {
-      if (location.pathname === '/rules') history.replaceState(null, '', '/');
-      document.title = before || document.title;
+      if (rules.open) return; // opened again before this event came
+      if (location.pathname === '/rules' || location.pathname === '/how-to-play') history.replaceState(null, '', '/');
+      pageTitle.uncover();
       after('rules');
     });
+    for (const d of [intro, rules]) closeOnBackdrop(d);
     document.body.append(intro, rules);
-    return { intro, rules, body, loaded: false };
+    return { intro, rules, body, title, back, bookLink, book: null, page: '' };
   }
 
   function after(which) {
@@ -101,8 +119,9 @@ export function createHelp() {
     if (!d.intro.open) d.intro.showModal();
   }
 
-  /** The rules, fetched once (revalidated by its ETag, so a second visit costs a 304). */
-  async function openRules({ then = null } = {}) {
+  /** The rules dialog, open on `page` (`howto` or `book`); `then` runs once
+  it is closed (the table takes its keyboard focus back). */
+  function openDialog(page, then) {
     const d = ensure();
     if (d.intro.open) {
       onClose.rules = onClose.intro; // from the introduction: back where it was opened from
@@ -110,27 +129,63 @@ export function createHelp() {
       d.intro.close();
     }
     if (then) onClose.rules = then;
-    before = document.title;
-    document.title = 'Klondike Race — rules';
     if (!d.rules.open) d.rules.showModal();
-    if (d.loaded) return;
+    showPage(page);
+  }
+
+  /** Rules as a player opens them: how to play, the rule book one link further. */
+  function openRules({ then = null } = {}) {
+    openDialog('howto', then);
+  }
+
+  /** The rule book itself (its address, /rules, or the link of how to play). */
+  function openRuleBook({ then = null } = {}) {
+    openDialog('book', then);
+  }
+
+  function showPage(page) {
+    const d = ensure();
+    if (d.page === page) return;
+    d.page = page;
+    show(d.back, page === 'book');
+    show(d.bookLink, page === 'howto');
+    if (page === 'howto') {
+      d.title.textContent = howto.title;
+      d.body.lang = howto.lang;
+      d.body.replaceChildren(...howtoNodes(howto));
+    } else {
+      d.title.textContent = d.book ? d.book.title : 'Rules';
+      d.body.lang = 'en';
+      d.body.replaceChildren(...(d.book ? d.book.nodes : [h('p', { class: 'rules-loading', text: 'Loading the rules…' })]));
+      if (!d.book) loadBook();
+    }
+    pageTitle.cover(`Klondike Race — ${d.title.textContent}`);
+    d.body.scrollTop = 0;
+    d.rules.scrollTop = 0;
+  }
+
+  /** The rule book, fetched once (revalidated by its ETag, so a second visit costs a 304). */
+  async function loadBook() {
+    const d = dialogs;
     try {
       const res = await fetch('/rules.md');
       if (!res.ok) throw new Error(`HTTP ${res.status}`);
-      const text = await res.text();
-      const nodes = render(text, { prefix: 'rules-' });
+      const nodes = render(await res.text(), { prefix: 'rules-' });
       // the book's own title becomes the dialog's
-      if (nodes[0] && nodes[0].tagName === 'H1') d.rules.querySelector('#rules-title').textContent = nodes.shift().textContent;
-      d.body.replaceChildren(...nodes);
-      d.loaded = true;
+      const heading = nodes[0] && nodes[0].tagName === 'H1' ? nodes.shift().textContent : 'Rules';
+      d.book = { title: heading, nodes };
+      if (d.page === 'book') {
+        d.page = '';
+        showPage('book');
+      }
     } catch {
-      d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
+      if (d.page === 'book') d.body.replaceChildren(h('p', { class: 'form-error', text: 'The rules could not be loaded: try again in a moment.' }));
     }
   }
 
-  /** A "Rules" link for a page: /rules, opened over the page. */
+  /** A "Rules" link for a page: how to play (/how-to-play), opened over the page. */
   function rulesLink(props = {}) {
-    return h('a', { href: '/rules', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
+    return h('a', { href: '/how-to-play', text: 'Rules', ...props, onclick: (e) => { e.preventDefault(); openRules(); } });
   }
 
   function closeAll() {
@@ -138,5 +193,5 @@ export function createHelp() {
     for (const d of [dialogs.intro, dialogs.rules]) if (d.open) d.close();
   }
 
-  return { seenIntro, openIntro, openRules, rulesLink, closeAll };
+  return { seenIntro, openIntro, openRules, openRuleBook, rulesLink, closeAll };
 }

@@ -12,6 +12,7 @@ import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { BOARDS_NOTE } from './help.js';
 import { createChallengeOption } from './challengeform.js';
+import { createRaces } from './races.js';
 import { createDaily } from './daily.js';
 
 const ROOM_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
@@ -87,6 +88,9 @@ export function createLobby(root, app) {
       h('label', { class: 'delay', hidden: true },
         h('input', { type: 'number', name: 'delay', min: 1, max: 600, value: 10 }), ' seconds late'),
       h('p', { class: 'boards-note', text: BOARDS_NOTE })),
+    h('fieldset', { class: 'visibility' }, h('legend', { text: 'Who can find it' }),
+      h('label', {}, h('input', { type: 'checkbox', name: 'public' }), 'Public: listed in the lobby, anyone may join or watch'),
+      h('p', { class: 'field-note', text: 'Private rooms are found only by their link.' })),
     h('button', { class: 'btn primary', type: 'submit', text: 'Create room' }));
   const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
     createForm.querySelector('button[type="submit"]'));
@@ -108,6 +112,7 @@ export function createLobby(root, app) {
       boards: value(f, 'boards'),
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
+    if (f.elements.public.checked) settings.public = true;
     if (settings.max_players > SMALL_ROOM) {
       settings.top = Number(value(f, 'top'));
       settings.late = value(f, 'late');
@@ -196,6 +201,7 @@ export function createLobby(root, app) {
     h('button', { class: 'btn primary small', type: 'button', text: 'Go back', onclick: () => goBack() }),
     h('button', { class: 'btn small', type: 'button', text: 'Forget it', onclick: () => forget() }));
 
+  const races = createRaces(app, { nickname: () => nick.value.trim(), checkNick: () => checkNick() });
   const today = createDaily(app, () => (checkNick() ? nick.value.trim() : ''));
 
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
@@ -209,6 +215,7 @@ export function createLobby(root, app) {
     resume,
     linkCard,
     today.el,
+    races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
   root.append(el);
@@ -250,12 +257,17 @@ export function createLobby(root, app) {
     app.changed();
   }
 
+  let ticking = 0; // the races' times move on between two lists
+
   function render(s) {
     const linkMode = s.route.name === 'room';
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
+    show(races.el, !linkMode);
+    rooms.followLobby(app, !linkMode && !el.hidden);
+    if (!linkMode) races.render(s);
     setText(linkTitle, `Room ${s.route.room}`);
-    document.title = linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race';
+    app.title.screen(linkMode ? `Klondike Race — join room ${s.route.room}` : 'Klondike Race');
     setText(error, s.formError || '');
     const busy = Boolean(s.entering);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
@@ -276,11 +288,15 @@ export function createLobby(root, app) {
     el,
     show() {
       el.hidden = false;
+      if (!ticking) ticking = setInterval(() => app.changed(), 1000);
       today.start();
     },
     hide() {
       el.hidden = true;
+      clearInterval(ticking);
+      ticking = 0;
       today.stop();
+      rooms.followLobby(app, false);
     },
     render,
   };

@@ -176,7 +176,7 @@ export function createProfile(root, app) {
     const data = shown && shown.found ? shown.data : null;
     setText(title, data ? data.nickname : (shown ? 'No such player' : `Player ${pid}`));
     setText(sub, own ? 'This is you.' : `Player ${pid}`);
-    document.title = data ? `${data.nickname} — Klondike Race` : 'Klondike Race';
+    app.title.screen(data ? `${data.nickname} — Klondike Race` : 'Klondike Race');
     setText(missing, shown && !shown.found ? `There is no player ${pid}: the address is wrong, or they asked to be forgotten.` : '');
     show(missing, Boolean(shown && !shown.found));
     show(stats, Boolean(data));

@@ -2,7 +2,7 @@
 and the leaderboard beside it, and the notices (countdown, stuck, finished),
 the winner's cascade and the results over it. */
 
-import { h, setAttr, setText, show, toggle } from '../dom.js';
+import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
@@ -12,6 +12,7 @@ import { cardShort, SUIT_NAMES } from '../cards.js';
 import { say } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
+import { stockMove } from '../legal.js';
 import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
@@ -37,25 +38,45 @@ function stat(label, short = label) {
 }
 
 const NOTICE_TITLES = {
-  stuck: 'No moves left.', lost: 'This game can no longer be won.', idle: 'No useful move left.',
+  stuck: 'No moves left.', lost: 'This game can no longer be won.', deal: 'This deal cannot be won.',
+  idle: 'No useful move left.',
 };
 const NOTICE_BUTTONS = { stuck: 'No moves left…', lost: 'Not winnable…', idle: 'No useful move…' };
-const BADGES = { yes: 'Winnable', no: 'Not winnable', unknown: 'Winnable?', pending: 'Checking…' };
+const BADGES = { yes: 'Winnable', no: 'Not winnable', deal: 'Unwinnable deal', unknown: 'Winnable?', pending: 'Checking…' };
 const BADGE_TITLES = {
   yes: 'The solver found a way to win from here',
   no: 'The solver proved no line of play wins from here',
+  deal: 'The solver proved that no line of play ever won this deal, from its first card: '
+    + 'play on for the cards you can get home',
   unknown: 'The solver could not tell in time',
   pending: 'The solver is looking at this position',
 };
+const undos = (n) => (n === 1 ? '1 undo' : `${n} undos`);
+const backBadge = (n) => `Winnable ${undos(n)} back`;
+const backTitle = (n) => `The solver proved no line of play wins from here, and found a win ${undos(n)} back`;
+/** Said once, quietly, when the solver finds the deal was never winnable, or a move lost the game. */
+const dealLostText = (vegas) => `This deal can't be won, whatever you play: go for ${vegas
+  ? 'the dollars ($5 a card home)' : 'as many cards home as you can'}.`;
+const moveLostText = (n) => `That move lost the game: ${undos(n)} back it can still be won.`;
 
-/** Which notice the view calls for: "stuck" (no legal move), "lost" (the solver
-proved it cannot be won), "idle" (no line of play makes progress), or null. */
+/** Which notice the view calls for: "stuck" (no legal move), "idle" (no line
+of play makes progress: nothing left to gain), "lost" (the solver proved it
+cannot be won; shown only when the player asks), or null. */
 function noticeKind(view) {
   if (!view || view.state !== 'playing' && view.state !== 'stuck') return null;
   if (view.state === 'stuck') return 'stuck';
-  if (view.winnable === 'no') return 'lost';
   if (view.no_progress) return 'idle';
+  if (view.winnable === 'no') return 'lost';
   return null;
+}
+
+/** The badge's key, words and title for the solver's word on the view: for
+a lost game, why (the deal, or a move some undos back). */
+function badgeOf(view) {
+  const status = view.winnable == null ? 'pending' : view.winnable;
+  if (status === 'no' && view.lost === 'deal') return { key: 'no', text: BADGES.deal, title: BADGE_TITLES.deal };
+  if (status === 'no' && view.back) return { key: 'no', text: backBadge(view.back), title: backTitle(view.back) };
+  return { key: status, text: BADGES[status] || '', title: BADGE_TITLES[status] || null };
 }
 
 const capital = (text) => text.charAt(0).toUpperCase() + text.slice(1);
@@ -76,10 +97,17 @@ export function createRace(root, app) {
   const roomLabel = h('span', { class: 'room-label' });
   const codeLabel = h('code', { class: 'room-code', title: 'The deal of this solo game' });
   const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
+  // A modal dialog gives the focus back, as it closes, to what had it when it
+  // opened: the table, so the next key plays (a closing's own event comes too
+  // late for that: a key pressed at once would beat it to the opener's button).
+  const overTable = (open) => () => {
+    backToTable();
+    open();
+  };
   const helpBtn = h('button', { class: 'btn small ghost icon', type: 'button', text: '?', 'aria-label': 'How to play',
-    onclick: () => help.openIntro({ then: backToTable }) });
+    onclick: overTable(() => help.openIntro()) });
   const rulesBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Rules',
-    onclick: () => help.openRules({ then: backToTable }) });
+    onclick: overTable(() => help.openRules()) });
   // in a tournament's round the seat is kept: the button shows the tournament's page instead
   const leaveBtn = h('button', { class: 'btn small ghost', type: 'button', text: 'Leave', onclick: () => leave() });
   const stats = {
@@ -126,7 +154,7 @@ export function createRace(root, app) {
 
   const doneTitle = h('p', { class: 'notice-title' });
   const doneText = h('p', { class: 'notice-note' });
-  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => { doneHidden = true; changed(); } });
+  const doneHide = h('button', { class: 'btn', type: 'button', text: 'View the board', onclick: () => hideDone() });
   const doneLeave = h('button', { class: 'btn ghost', type: 'button', text: 'Back to the lobby', onclick: () => leave() });
   const done = h('div', { class: 'notice done', role: 'status', 'aria-labelledby': 'done-title' },
     h('div', { id: 'done-title' }, doneTitle), doneText);
@@ -135,8 +163,11 @@ export function createRace(root, app) {
   let doneHidden = false;
 
   const waiting = h('div', { class: 'notice waiting', text: 'Dealing…' });
-  tableEl.append(countdown, stuck, done, waiting);
-  const panel = createSeqPanel(tableEl, input);
+  // the table's foot: the messages' place at the table (messages.js: over the
+  // felt, never over the figures), and under them the sequence chooser
+  const foot = h('div', { class: 'table-foot' }, h('div', { class: 'toasts', role: 'status', 'aria-live': 'polite' }));
+  tableEl.append(countdown, stuck, done, waiting, foot);
+  const panel = createSeqPanel(foot, input);
 
   // ---------------------------------------------------------------- controls
   const undoBtn = h('button', { class: 'btn', type: 'button', onclick: () => input.act('undo') }, 'Undo', h('kbd', { text: 'U' }));
@@ -145,21 +176,39 @@ export function createRace(root, app) {
   const completeBtn = h('button', { class: 'btn accent', type: 'button', onclick: () => input.act('complete') },
     completeLabel, h('kbd', { text: 'F' }));
   const stuckBtn = h('button', { class: 'btn primary', type: 'button', text: 'No moves left…',
-    onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostHidden: false, idleHidden: false }); changed(); } });
+    onclick: () => { Object.assign(state.ui, { stuckHidden: false, lostOpen: true, idleHidden: false }); changed(); } });
   // the solver's word on the position (rooms with solver assists): winnable, not, or not known
   const badge = h('span', { class: 'winnable-badge', role: 'status', 'aria-live': 'polite' });
+  // on a phone the stock is out of the thumb's reach: a draw button under it
+  // (the right thumb's, or the left's: remembered)
+  const drawLabel = h('span');
+  const drawCount = h('span', { class: 'draw-count' });
+  const drawBtn = h('button', { class: 'btn draw-pad', type: 'button', onclick: () => input.act('stock') },
+    drawLabel, drawCount);
+  let hand = storage.hand();
+  const handBtn = h('button', { class: 'btn ghost hand', type: 'button', text: '⇆', 'aria-label': 'Left-handed',
+    title: 'The draw button on the other side', onclick: () => { hand = hand === 'left' ? 'right' : 'left';
+      storage.saveHand(hand); changed(); } });
   const newBtn = h('button', { class: 'btn', type: 'button', onclick: () => newDeal() }, 'New deal', h('kbd', { text: 'N' }));
   const resignBtn = h('button', { class: 'btn ghost', type: 'button', onclick: () => resign() }, 'Resign');
   const resultsBtn = h('button', { class: 'btn primary', type: 'button', text: 'Results',
     onclick: () => { state.ui.resultsHidden = false; changed(); } });
   const finishedBtn = h('button', { class: 'btn primary', type: 'button', text: 'Your finish',
     onclick: () => { doneHidden = false; changed(); } });
+  // the list of keys, a reference to play by: opening or closing it leaves the keys with the table
+  const keysSummary = h('summary', { text: 'Keys',
+    onclick: (e) => {
+      e.preventDefault();
+      keys.open = !keys.open;
+      backToTable();
+    } });
   const keys = h('details', { class: 'keys' },
-    h('summary', { text: 'Keys' }),
+    keysSummary,
     h('p', { text: '←/→ move between piles · 1–7 columns · Enter pick up / put down · ↑/↓ choose cards in a column · '
       + 'Space draw · U undo · H hint (twice: play it) · F complete · N new deal · Esc cancel' }));
   const controls = h('div', { class: 'controls' },
-    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys);
+    undoBtn, hintBtn, badge, completeBtn, stuckBtn, newBtn, resignBtn, resultsBtn, finishedBtn, keys,
+    h('span', { class: 'thumb' }, drawBtn, handBtn));
 
   const side = h('aside', { class: 'side' });
   const podium = createPodium(side);
@@ -172,7 +221,7 @@ export function createRace(root, app) {
     const hist = createHistogram(side, { title: 'The field' });
     side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
     const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
-      onclick: () => openField({ me: state.seat, then: backToTable }) });
+      onclick: overTable(() => openField({ me: state.seat })) });
     side.append(fieldBtn);
     const place = createLeaderboard(side, { title: 'Your place', kind: 'lb-place' });
     return { hist, fieldBtn, place };
@@ -217,9 +266,17 @@ export function createRace(root, app) {
     rematch: () => rooms.rematch(app),
     solo: (code) => rooms.solo(app, { nickname: nickname(), code, assists: rooms.keptAssists(state.room) }),
     fresh: () => freshSolo(),
-    hide: () => { state.ui.resultsHidden = true; changed(); },
+    hide: () => hideResults(),
     leave: () => rooms.leave(app),
   });
+  // A layer's button gives the keys back to the table before it acts: after
+  // "View the board" Space draws (the button, hidden only at the next frame,
+  // would take it), and a dialog a button opens gives the focus back there.
+  for (const layer of [stuck, done, panel.el, results.el]) {
+    layer.addEventListener('click', (e) => {
+      if (e.target.closest('button') && !e.target.closest('.results-deal')) backToTable(); // "Copy code" stays
+    }, true);
+  }
 
   const el = h('section', { class: 'screen race', 'aria-label': 'Race' },
     h('header', { class: 'topbar' },
@@ -229,6 +286,16 @@ export function createRace(root, app) {
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
   root.append(el);
+  // A control hands the keys back to the table before it acts: the next key
+  // plays (Space draws rather than pressing Undo again), and a dialog it
+  // opens gives the focus back there when it closes. Two keep it: "Copy
+  // code", and Resign's first press (Enter again confirms).
+  el.addEventListener('click', (e) => {
+    const control = e.target.closest('button, summary');
+    if (!control || board.el.contains(control) || control.closest('.results-deal')) return;
+    if (control === resignBtn && !state.ui.confirmResign) return;
+    backToTable();
+  }, true);
 
   // ---------------------------------------------------------------- actions
 
@@ -254,6 +321,7 @@ export function createRace(root, app) {
     const on = phase === 'countdown' || phase === 'racing';
     if (on) {
       const solo = room && room.settings.solo;
+      backToTable(); // where the focus goes back to if the player stays
       const ok = await confirm(state.done
         ? { title: solo ? 'Leave this game?' : 'Leave the race?',
           text: solo ? 'It is over: you go back to the lobby.'
@@ -293,6 +361,7 @@ export function createRace(root, app) {
       return;
     }
     if (inProgress() && !noticeKind(state.view)) {
+      backToTable(); // where the focus goes back to if the player keeps playing
       const ok = await confirm({ title: 'Start a new deal?', text: 'This game ends here, unfinished.', yes: 'New deal',
         no: 'Keep playing' });
       if (!ok) return;
@@ -300,11 +369,38 @@ export function createRace(root, app) {
     freshSolo();
   }
 
+  function hideResults() {
+    state.ui.resultsHidden = true;
+    changed();
+  }
+
+  function hideDone() {
+    doneHidden = true;
+    changed();
+  }
+
+  /** What Escape puts aside, the top layer over the table, as its own button
+  would; null if none shows. */
+  function topLayer() {
+    if (keys.open) return () => { keys.open = false; };
+    if (!results.el.hidden) return hideResults;
+    if (!stuck.hidden) return hideNotice;
+    if (!done.hidden) return hideDone;
+    return null;
+  }
+
+  /** A press outside the keys list closes it, as for a dialog the player
+  opened; the press goes on to do what it does. (The notices and the results
+  came unasked, often mid-play: a press on the table is play, not an answer.) */
+  function onPress(e) {
+    if (keys.open && !keys.contains(e.target)) keys.open = false;
+  }
+
   /** "View the board": the notice showing now is put aside. */
   function hideNotice() {
     const kind = noticeKind(state.view);
     if (kind === 'stuck') state.ui.stuckHidden = true;
-    else if (kind === 'lost') state.ui.lostHidden = true;
+    else if (kind === 'lost') state.ui.lostOpen = false;
     else if (kind === 'idle') state.ui.idleHidden = true;
     changed();
   }
@@ -316,8 +412,15 @@ export function createRace(root, app) {
 
   function onKey(e) {
     if (asking() || document.querySelector('dialog[open]')) return;
-    if (input.keydown(e)) {
+    if (input.keydown(e)) { // (Escape first puts back what is picked up, chosen or hinted)
       document.body.dataset.input = 'keys';
+      return;
+    }
+    const putAside = e.key === 'Escape' ? topLayer() : null;
+    if (putAside) {
+      e.preventDefault();
+      putAside();
+      backToTable();
       return;
     }
     const key = e.key.length === 1 ? e.key.toLowerCase() : e.key;
@@ -334,6 +437,8 @@ export function createRace(root, app) {
   let lastPhase = null;
   let lastHint = null;
   let wonKey = null; // the race whose win was celebrated
+  let focusedGame = null; // the game whose table was given the focus when it was dealt
+  let toldLost = null; // the game whose loss was said, and why (the deal, a move): said once
   let stopCascade = null;
 
   function tick() {
@@ -385,6 +490,7 @@ export function createRace(root, app) {
     if (stopCascade) stopCascade();
     tableEl.classList.add('celebrating');
     stopCascade = cascade(tableEl, board, {
+      skip: document.body.dataset.input === 'touch' ? 'Tap to skip' : 'Tap or press a key to skip',
       onDone: () => {
         stopCascade = null;
         tableEl.classList.remove('celebrating');
@@ -411,13 +517,13 @@ export function createRace(root, app) {
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
     setText(leaveBtn, tour ? 'Tournament' : 'Leave');
     setAttr(leaveBtn, 'aria-label', tour ? 'Tournament page' : null);
-    document.title = solo ? 'Klondike Race — solo'
-      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`;
+    app.title.screen(solo ? 'Klondike Race — solo'
+      : tour ? `Klondike Race — ${tour.name}, round ${settings.round}` : `Klondike Race — room ${room.id}`);
 
     const ui = s.ui;
     const pick = ui.selected || ui.panel;
     board.update(view, {
-      selected: ui.selected, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
+      selected: ui.selected, refused: ui.refused, panel: ui.panel, hint: ui.hint, focus: ui.focus, ghost: ui.ghost,
       targets: pick ? targetsOf(view, pick) : null,
     });
     panel.render(view, ui.panel);
@@ -426,6 +532,12 @@ export function createRace(root, app) {
       if (ui.hint && view) say(hintText(view, ui.hint));
     }
     celebrate(s);
+    // a game just dealt has the keys: the first arrow key moves on the table
+    const game = view ? `${s.roomId}/${s.race}` : null;
+    if (game && game !== focusedGame && !document.querySelector('dialog[open]')) {
+      focusedGame = game;
+      if (!typing({ target: document.activeElement })) backToTable();
+    }
 
     const scoring = view ? view.scoring : settings.scoring;
     if (view) {
@@ -452,30 +564,41 @@ export function createRace(root, app) {
 
     show(countdown, phase === 'countdown');
     show(waiting, phase === 'racing' && !view);
-    // one notice at a time: no legal move, then no longer winnable (solver), then no useful move
+    // one notice at a time: no legal move, then no useful move, then no longer
+    // winnable (solver: only when asked, so that nothing stands between the
+    // player and the cards or dollars still to be had)
     const kind = !s.done && phase === 'racing' ? noticeKind(view) : null;
-    const hidden = kind === 'stuck' ? ui.stuckHidden : kind === 'lost' ? ui.lostHidden : ui.idleHidden;
+    const hidden = kind === 'stuck' ? ui.stuckHidden : kind === 'lost' ? !ui.lostOpen : ui.idleHidden;
     const canUndo = Boolean(settings.undo && view && view.undo > 0);
-    const back = kind === 'lost' && settings.undo && view.back ? view.back : 0;
+    const lostDeal = Boolean(view && view.winnable === 'no' && view.lost === 'deal');
+    const back = kind && view.winnable === 'no' && settings.undo && view.back ? view.back : 0;
+    if (view && phase === 'racing' && !s.done && 'winnable' in view) tellLost(s, view, back);
     show(stuck, Boolean(kind) && !hidden);
-    setText(stuckTitle, NOTICE_TITLES[kind] || NOTICE_TITLES.stuck);
+    setText(stuckTitle, NOTICE_TITLES[kind === 'lost' && lostDeal ? 'deal' : kind] || NOTICE_TITLES.stuck);
     setText(stuckBack, back === 1 ? 'Undo the last move: winnable again' : `Undo ${back} moves: winnable again`);
     show(stuckBack, back > 0);
-    show(stuckUndo, canUndo && back === 0);
+    show(stuckUndo, canUndo && back === 0 && !(kind === 'lost' && lostDeal)); // no undo helps a lost deal
     show(stuckNew, solo);
     show(stuckAgain, solo); // a race's code is secret until it ends: its results offer the deal again
     const way = back ? 'undo back to where it could still be won'
-      : canUndo ? 'undo a move' : '';
-    setText(stuckNote, solo ? `${way ? `${capital(way)}, deal` : 'Deal'} again, look at the board, or resign.`
-      : way ? `${capital(way)} and try another way, or resign: the race goes on without you.`
-        : 'Resign: the race goes on without you, and its results offer this deal again.');
+      : canUndo && !lostDeal ? 'undo a move' : '';
+    setText(stuckNote, kind === 'lost' && lostDeal ? `No line of play ever won it, from its first card. Play on for ${
+      view.scoring === 'V' ? 'the dollars' : 'the cards'} you can still get home, ${solo ? 'deal again, ' : ''}or resign.`
+      : solo ? `${way ? `${capital(way)}, deal` : 'Deal'} again, look at the board, or resign.`
+        : way ? `${capital(way)} and try another way, or resign: the race goes on without you.`
+          : 'Resign: the race goes on without you, and its results offer this deal again.');
     show(stuckBtn, Boolean(kind) && hidden);
     setText(stuckBtn, NOTICE_BUTTONS[kind] || NOTICE_BUTTONS.stuck);
-    const status = view && 'winnable' in view && phase === 'racing' && !s.done ? view.winnable : undefined;
-    show(badge, status !== undefined);
-    badge.dataset.winnable = status == null ? 'pending' : status;
-    setText(badge, BADGES[status == null ? 'pending' : status] || '');
-    setAttr(badge, 'title', BADGE_TITLES[status == null ? 'pending' : status] || null);
+    toggle(stuckBtn, 'primary', kind !== 'lost'); // a lost game plays on: its ways out wait quietly
+    const judged = Boolean(view && 'winnable' in view && phase === 'racing' && !s.done);
+    show(badge, judged);
+    if (judged) {
+      const word = badgeOf(view);
+      badge.dataset.winnable = word.key;
+      badge.dataset.lost = view.lost || '';
+      setText(badge, word.text);
+      setAttr(badge, 'title', word.title);
+    }
 
     const finished = mine && mine.status === 'finished';
     const over = s.done && phase === 'racing';
@@ -501,6 +624,15 @@ export function createRace(root, app) {
     show(completeBtn, Boolean(live && view && (view.autocomplete || ui.completing)));
     setText(completeLabel, ui.completing ? 'Stop' : 'Complete');
     show(newBtn, solo);
+    const recycle = Boolean(view && stockMove(view.legal) === 'recycle');
+    show(drawBtn, live && Boolean(view));
+    show(handBtn, live && Boolean(view));
+    drawBtn.disabled = !playing; // with nothing to draw, a press says why, as the stock does
+    setText(drawLabel, recycle ? 'Turn over' : 'Draw');
+    setText(drawCount, view ? String(view.stock) : '');
+    setAttr(drawBtn, 'aria-label', view ? `${recycle ? 'Turn the waste over' : 'Draw'}: stock, ${view.stock} cards` : null);
+    toggle(el, 'left-hand', hand === 'left');
+    setAttr(handBtn, 'aria-pressed', hand === 'left' ? 'true' : 'false');
     show(resignBtn, live);
     resignBtn.firstChild.textContent = ui.confirmResign ? 'Really resign?' : 'Resign';
     toggle(resignBtn, 'danger', ui.confirmResign);
@@ -525,6 +657,21 @@ export function createRace(root, app) {
     if (bigSide) show(bigSide.fieldBtn, big);
     results.render(room, { me: s.seat, visible: !ui.resultsHidden && !stopCascade,
       field: big ? { mine: ranking.mine, total: ranking.total } : null });
+  }
+
+  /** Say once, quietly (a message, no notice over the board), that the
+  solver found the deal never winnable, or that a move lost the game and how
+  many undos back it can still be won. */
+  function tellLost(s, view, back) {
+    if (view.winnable !== 'no') {
+      toldLost = null;
+      return;
+    }
+    if (!view.lost || (view.lost === 'move' && !back)) return;
+    const told = `${s.roomId}/${s.race}/${view.lost}`;
+    if (toldLost === told) return; // until it is winnable again (never, for a lost deal)
+    toldLost = told;
+    say(view.lost === 'deal' ? dealLostText(view.scoring === 'V') : moveLostText(back));
   }
 
   /** A big room's side: the top lines, the field's picture, the own place
@@ -554,11 +701,13 @@ export function createRace(root, app) {
     show() {
       el.hidden = false;
       document.addEventListener('keydown', onKey);
+      document.addEventListener('pointerdown', onPress, true);
       timer = setInterval(tick, 250);
     },
     hide() {
       el.hidden = true;
       document.removeEventListener('keydown', onKey);
+      document.removeEventListener('pointerdown', onPress, true);
       clearInterval(timer);
       if (stopCascade) stopCascade();
     },

@@ -8,7 +8,9 @@ import { count, duration, score as scoreText } from '../format.js';
 import { placeText } from '../ranking.js';
 import { statusText } from './leaderboard.js';
 import { createPodium } from './podium.js';
+import { createFold, foldSub } from './fold.js';
 import { say } from '../messages.js';
+import { plural } from '../cards.js';
 
 /** What became of a line that did not finish, in a sentence's words. */
 const ENDINGS = { resigned: 'Resigned', left: 'Left the race', unfinished: 'Time ran out', disconnected: 'Disconnected' };
@@ -31,12 +33,18 @@ export function createResults(host, actions) {
     heading,
     mine);
   const podium = createPodium(el, { label: 'Podium of the race' });
+  // on a phone the cards, moves and passes fold under each name, on demand
+  const EXTRA = new Set(['Cards', 'Moves', 'Passes']);
   const table = h('table', { class: 'results-table' },
     h('thead', {}, h('tr', {},
-      ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', { scope: 'col', text: t })))),
+      ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Passes', 'Score'].map((t) => h('th', {
+        scope: 'col', text: t, class: EXTRA.has(t) ? `extra${t === 'Passes' ? ' passes' : ''}` : '' })))),
     body);
+  const tableBox = h('div', { class: 'fold-wrap' }, table);
+  const fold = createFold(tableBox, table, 'Cards, moves, passes');
   el.append(
-    table,
+    fold.button,
+    tableBox,
     rest,
     h('p', { class: 'results-deal' }, h('span', { text: 'The deal: ' }), code, copy),
     h('div', { class: 'results-actions' }, rematch, solo, fresh, close, leave));
@@ -58,13 +66,16 @@ export function createResults(host, actions) {
   }
 
   function row(e, me, scoring, apart = false) {
+    const moves = e.moves == null ? '' : String(e.moves);
+    const passes = e.recycles == null ? '' : String(e.recycles);
     const tr = h('tr', { class: e.seat === me ? 'me' : '' },
       h('td', { text: String(e.rank) }),
-      h('td', { text: e.nickname + (e.seat === me ? ' (you)' : '') }),
+      h('td', { class: 'name', text: e.nickname + (e.seat === me ? ' (you)' : ''),
+        dataset: { sub: foldSub([`${e.foundation}/52 cards`, moves && plural(e.moves, 'move'), passes && plural(e.recycles, 'pass', 'passes')]) } }),
       h('td', { text: statusText(e) }),
-      h('td', { text: `${e.foundation}/52` }),
-      h('td', { text: e.moves == null ? '' : String(e.moves) }),
-      h('td', { text: e.recycles == null ? '' : String(e.recycles) }),
+      h('td', { class: 'extra', text: `${e.foundation}/52` }),
+      h('td', { class: 'extra', text: moves }),
+      h('td', { class: 'extra passes', text: passes }),
       h('td', { text: scoreText(e, scoring) }));
     if (apart) tr.classList.add('apart');
     return tr;
@@ -88,6 +99,7 @@ export function createResults(host, actions) {
       const total = field ? Math.max(field.total, results.length) : results.length;
       body.replaceChildren(...results.map((e) => row(e, me, scoring)),
         ...(own && !listed ? [row(own, me, scoring, true)] : []));
+      fold.fit();
       const more = total - results.length - (own && !listed ? 1 : 0);
       show(rest, Boolean(field));
       if (field) {
@@ -98,7 +110,7 @@ export function createResults(host, actions) {
         setText(heading, placeText(own, total, { solo: soloGame }));
         const how = won ? `${soloGame ? 'Solved in' : 'Your time'} ${duration(own.finish_ms)}`
           : ENDINGS[own.status] ?? statusText(own);
-        setText(mine, [how, `${own.moves} moves`, own.recycles == null ? null : `${own.recycles} passes`,
+        setText(mine, [how, plural(own.moves, 'move'), own.recycles == null ? null : plural(own.recycles, 'pass', 'passes'),
           `${own.foundation} cards placed`, scoreText(own, scoring)].filter(Boolean).join(' · '));
       } else {
         setText(heading, 'The race is over');

@@ -3,7 +3,7 @@ ready flags; the host starts the race or removes a player. */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
-import { count, modeText, windowText } from '../format.js';
+import { count, duration, modeText, windowText } from '../format.js';
 import { say } from '../messages.js';
 
 export function settingsText(s) {
@@ -16,6 +16,7 @@ export function settingsText(s) {
       : s.boards === 'delayed' ? `spectators see boards ${s.delay} s late`
         : `spectators see boards after the ${s.window ? 'close' : 'race'}`];
   if (s.big) parts.push(`the top ${s.top} on the leaderboard`);
+  if (s.public) parts.push(s.quick ? 'a quick race, listed in the lobby' : 'public: listed in the lobby');
   if (s.window) parts.unshift(`A challenge open ${windowText(s.window)}, each on their own clock`);
   else if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? 'late arrivals race on their own clock' : 'no joining once the race runs');
@@ -34,12 +35,13 @@ export async function copy(input, what) {
 }
 
 function playerItem(app, p, room, me) {
-  const isHost = p.seat === room.host;
-  return h('li', { class: p.ready || isHost ? 'ready' : '' },
+  const quick = Boolean(room.settings.quick); // it starts by itself: no host to start it, nobody to be ready
+  const isHost = p.seat === room.host && !quick;
+  return h('li', { class: p.ready || isHost || quick ? 'ready' : '' },
     h('span', { class: 'player-name', text: p.nickname + (p.seat === me ? ' (you)' : '') }),
     isHost ? h('span', { class: 'badge', text: 'host' }) : null,
-    h('span', { class: 'player-ready', text: isHost ? 'starts the race' : p.ready ? '✓ ready' : 'not ready' }),
-    room.host === me && p.seat !== me
+    quick ? null : h('span', { class: 'player-ready', text: isHost ? 'starts the race' : p.ready ? '✓ ready' : 'not ready' }),
+    room.host === me && p.seat !== me && !quick
       ? h('button', { class: 'btn small ghost', type: 'button', text: 'Remove', 'aria-label': `Remove ${p.nickname}`,
         onclick: () => rooms.kick(app, p.seat) })
       : null);
@@ -87,13 +89,14 @@ export function createRoom(root, app) {
   root.append(el);
   let ready = false;
   let drawn = '';
+  let ticking = 0; // a quick race's start, counted down
   readyBtn.addEventListener('click', () => rooms.ready(app, !ready));
 
   function render(s) {
     const room = s.room;
     const host = room.host === s.seat;
     setText(title, `Room ${room.id}`);
-    document.title = `Klondike Race — room ${room.id}`;
+    app.title.screen(`Klondike Race — room ${room.id}`);
     invite.render(room);
 
     const present = room.players.filter((p) => !p.left);
@@ -109,6 +112,16 @@ export function createRoom(root, app) {
     setText(readyBtn, ready ? 'Not ready after all' : "I'm ready");
     toggle(readyBtn, 'primary', !ready);
     show(startBtn, host);
+    if (room.settings.quick) { // it starts by itself: nobody is ready or starts it
+      show(readyBtn, false);
+      show(startBtn, false);
+      const left = room.start_at != null ? room.start_at - app.clock.now() : null;
+      setText(waitText, left == null
+        ? `A quick race: it starts by itself ${room.settings.quick} s after a second player arrives.`
+        : `The race starts in ${duration(Math.max(0, left))}.`);
+      if (left != null && !ticking) ticking = setTimeout(() => { ticking = 0; app.changed(); }, 1000);
+      return;
+    }
     const waiting = present.filter((p) => p.seat !== room.host && !p.ready).map((p) => p.nickname);
     setText(waitText, waiting.length ? `Waiting for ${waiting.join(', ')} to be ready.`
       : host ? (present.length > 1 ? 'Everyone is ready: start when you like.' : 'Share the link, or start alone.')
@@ -118,7 +131,11 @@ export function createRoom(root, app) {
   return {
     el,
     show() { el.hidden = false; },
-    hide() { el.hidden = true; },
+    hide() {
+      el.hidden = true;
+      clearTimeout(ticking);
+      ticking = 0;
+    },
     render,
   };
 }

@@ -7,7 +7,10 @@ many did; a player's results and replays are on their standing line
 import { h } from '../dom.js';
 import { count, duration, modeText, money } from '../format.js';
 import { statusText } from './leaderboard.js';
+import { foldedTable } from './standings.js';
+import { foldSub } from './fold.js';
 import { say } from '../messages.js';
+import { plural } from '../cards.js';
 
 const STATUS = { pending: 'to come', starting: 'starting', running: 'being played', ended: 'over' };
 
@@ -38,10 +41,10 @@ export function createRounds(host, { replay, clock }) {
   function resultsTable(round) {
     const rows = (round.results || []).map((e) => h('tr', {},
       h('td', { text: String(e.rank) }),
-      h('th', { scope: 'row', text: e.nickname }),
+      h('th', { scope: 'row', text: e.nickname, dataset: { sub: foldSub([`${e.foundation}/52 cards`, plural(e.moves, 'move')]) } }),
       h('td', { text: statusText(e) }),
-      h('td', { text: `${e.foundation}/52` }),
-      h('td', { text: String(e.moves) }),
+      h('td', { class: 'extra', text: `${e.foundation}/52` }),
+      h('td', { class: 'extra', text: String(e.moves) }),
       h('td', { text: money(e.vegas) }),
       h('td', { class: 't-replays' }, h('span', {},
         h('button', {
@@ -52,10 +55,11 @@ export function createRounds(host, { replay, clock }) {
           href: `/api/tournaments/${tid}/rounds/${round.n}/replay/${e.seat}`, text: 'JSON',
           'aria-label': `${e.nickname}'s moves in round ${round.n} (JSON)`,
         })))));
-    return h('div', { class: 't-scroll' }, h('table', { class: 't-table', 'aria-label': `Results of round ${round.n}` },
+    const table = foldedTable(h('table', { class: 't-table', 'aria-label': `Results of round ${round.n}` },
       h('thead', {}, h('tr', {}, ...['#', 'Player', 'Result', 'Cards', 'Moves', 'Score', 'Replay']
-        .map((text) => h('th', { scope: 'col', text })))),
-      h('tbody', {}, ...rows)));
+        .map((text) => h('th', { scope: 'col', text, class: text === 'Cards' || text === 'Moves' ? 'extra' : '' })))),
+      h('tbody', {}, ...rows)), 'Cards and moves');
+    return table.el;
   }
 
   function dealLine(round) {

@@ -44,5 +44,5 @@ export function createSeqPanel(host, input) {
     setText(title, `Column ${n}: move ${plural(panel.count, 'card')} from ${cardShort(up[start])}`);
   }
 
-  return { render };
+  return { el, render };
 }

@@ -4,18 +4,25 @@ foundations, wins and their time. The client adds nothing up itself. */
 
 import { h } from '../dom.js';
 import { duration, money } from '../format.js';
+import { createFold, foldSub } from './fold.js';
 
-function roundCell(item) {
-  if (!item.played) return h('td', { class: 'missed', title: 'did not play: counts -$52', text: `${money(item.vegas)}*` });
-  const won = item.status === 'finished';
-  const title = won ? `finished in ${duration(item.finish_ms ?? 0)}` : item.status;
-  return h('td', { class: won ? 'won' : '', title, text: money(item.vegas) + (won ? ' ✓' : '') });
+function roundText(item) {
+  if (!item.played) return `${money(item.vegas)}*`;
+  return money(item.vegas) + (item.status === 'finished' ? ' ✓' : '');
 }
 
-/** The header cells: rank, player, total, a column per ended round, cards, wins, time. */
+function roundCell(item) {
+  if (!item.played) return h('td', { class: 'missed extra', title: 'did not play: counts -$52', text: roundText(item) });
+  const won = item.status === 'finished';
+  const title = won ? `finished in ${duration(item.finish_ms ?? 0)}` : item.status;
+  return h('td', { class: won ? 'won extra' : 'extra', title, text: roundText(item) });
+}
+
+/** The header cells: rank, player, total, a column per ended round, cards,
+wins, time (all but the first three fold under the name on a phone). */
 export function standingsHead(ended) {
   return ['#', 'Player', 'Total', ...ended.map((n) => `R${n}`), 'Cards', 'Wins', 'Time']
-    .map((text) => h('th', { scope: 'col', text }));
+    .map((text, i) => h('th', { scope: 'col', text, class: i > 2 ? 'extra' : '' }));
 }
 
 /** One line of the standings as a row; `me`: our player number or -1;
@@ -23,17 +30,29 @@ export function standingsHead(ended) {
 tfield.roundsOf); `name`: the name cell's content when it is more than text. */
 export function standingRow(line, { me = -1, rounds = line.rounds, name = null } = {}) {
   const text = line.nickname + (line.player === me ? ' (you)' : '') + (line.withdrawn ? ' (withdrawn)' : '');
+  const time = line.wins ? duration(line.time_ms) : '–';
+  const sub = foldSub([...rounds.map((item, i) => `R${i + 1} ${roundText(item)}`),
+    `${line.foundation} cards`, `${line.wins} ${line.wins === 1 ? 'win' : 'wins'}`, line.wins ? time : '']);
   return h('tr', {
     class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
     dataset: { player: String(line.player) },
   },
   h('td', { class: 'rank', text: String(line.rank) }),
-  name ? h('th', { scope: 'row', class: 'name' }, name(text)) : h('th', { scope: 'row', class: 'name', text }),
+  name ? h('th', { scope: 'row', class: 'name', dataset: { sub } }, name(text))
+    : h('th', { scope: 'row', class: 'name', text, dataset: { sub } }),
   h('td', { class: 'total', text: money(line.vegas) }),
   ...rounds.map(roundCell),
-  h('td', { class: 'cards', text: String(line.foundation) }),
-  h('td', { class: 'wins', text: String(line.wins) }),
-  h('td', { class: 'time', text: line.wins ? duration(line.time_ms) : '–' }));
+  h('td', { class: 'cards extra', text: String(line.foundation) }),
+  h('td', { class: 'wins extra', text: String(line.wins) }),
+  h('td', { class: 'time extra', text: time }));
+}
+
+/** A standings table in its box, folded on a phone (views/fold.js): `el`
+(the toggle and the box) to put in the page, `fit()` after the rows change. */
+export function foldedTable(table, label = 'Each round') {
+  const box = h('div', { class: 't-scroll' }, table);
+  const fold = createFold(box, table, label);
+  return { el: h('div', { class: 't-folded' }, fold.button, box), fit: fold.fit };
 }
 
 export const STANDINGS_NOTE = 'Vegas dollars over the rounds played (✓ won the deal; * did not play: -$52). '
@@ -43,11 +62,10 @@ export function createStandings(host) {
   const head = h('tr');
   const body = h('tbody');
   const note = h('p', { class: 't-note' });
+  const table = foldedTable(h('table', { class: 't-table', 'aria-labelledby': 't-standings-title' },
+    h('thead', {}, head), body));
   const el = h('section', { class: 'panel t-standings', 'aria-labelledby': 't-standings-title' },
-    h('h2', { id: 't-standings-title', text: 'Standings' }),
-    h('div', { class: 't-scroll' },
-      h('table', { class: 't-table', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
-    note);
+    h('h2', { id: 't-standings-title', text: 'Standings' }), table.el, note);
   host.append(el);
   let drawn = '';
 
@@ -59,6 +77,7 @@ export function createStandings(host) {
     drawn = key;
     head.replaceChildren(...standingsHead(ended));
     body.replaceChildren(...t.standings.map((line) => standingRow(line, { me })));
+    table.fit();
     note.textContent = ended.length
       ? STANDINGS_NOTE
       : 'No round has ended yet: standings count Vegas dollars over the rounds.';

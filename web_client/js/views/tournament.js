@@ -312,7 +312,7 @@ export function createTournament(root, app) {
     const entries = current ? roundEntries(s, current.n) : [];
     const byPlayer = new Map(entries.map((e) => [e.seat, e]));
     const me = mine(s.tour);
-    const admin = s.tour.as === 'admin';
+    const admin = s.tour.as === 'admin' && !tfield.isOver(t); // once over, the standings are final
     const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player,
       admin, kick.pending()]);
     if (key === playersKey) return;
@@ -356,7 +356,7 @@ export function createTournament(root, app) {
     for (const part of [now, main, side]) show(part, true);
     const big = tfield.isBig(t);
     setText(title, t.name);
-    document.title = `Klondike Race — ${t.name}${tour.as === 'admin' ? ' (organizer)' : ''}`;
+    app.title.screen(`Klondike Race — ${t.name}${tour.as === 'admin' ? ' (organizer)' : ''}`);
     setText(sub, `Tournament · ${settingsText(t)}`);
     const me = mine(tour);
     setText(roleBadge, tour.as === 'admin' ? 'Organizer' : me ? `Playing as ${me.nickname}` : 'Spectator');

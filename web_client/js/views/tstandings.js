@@ -11,8 +11,9 @@ import { h, setText, toggle } from '../dom.js';
 import * as tfield from '../tfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
-import { STANDINGS_NOTE, standingRow, standingsHead } from './standings.js';
+import { STANDINGS_NOTE, foldedTable, standingRow, standingsHead } from './standings.js';
 import { createFindForm, createPager } from './pager.js';
+import { plural } from '../cards.js';
 
 /** actions.replay(round, player, nickname): open a player's replay of a round;
 kick: the page's removal buttons (kick.js). */
@@ -30,15 +31,13 @@ export function createBigStandings(host, app, { replay, kick }) {
   const pageHead = h('tr');
   const pageBody = h('tbody');
   const summary = h('summary');
-  const browser = h('details', { class: 't-browse' }, summary, form, found,
-    pager.el,
-    h('div', { class: 't-scroll' }, h('table', { class: 't-table t-field-page', 'aria-label': 'A page of the standings' },
-      h('thead', {}, pageHead), pageBody)));
+  const pageTable = foldedTable(h('table', { class: 't-table t-field-page', 'aria-label': 'A page of the standings' },
+    h('thead', {}, pageHead), pageBody));
+  const browser = h('details', { class: 't-browse' }, summary, form, found, pager.el, pageTable.el);
+  const topTable = foldedTable(h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' },
+    h('thead', {}, head), body));
   const el = h('section', { class: 'panel t-standings t-big', 'aria-labelledby': 't-standings-title' },
-    h('h2', { id: 't-standings-title', text: 'Standings' }), of,
-    h('div', { class: 't-scroll' },
-      h('table', { class: 't-table t-top', 'aria-labelledby': 't-standings-title' }, h('thead', {}, head), body)),
-    note, browser);
+    h('h2', { id: 't-standings-title', text: 'Standings' }), of, topTable.el, note, browser);
   host.append(el);
 
   let drawn = '';
@@ -62,7 +61,7 @@ export function createBigStandings(host, app, { replay, kick }) {
     const total = tfield.ranked(tour);
     const items = tfield.roundsOf(line).map((r) => h('li', { dataset: { round: String(r.round) } },
       h('b', { text: `Round ${r.round}: ` }),
-      r.played ? `${statusText(r)} · ${r.foundation}/52 · ${r.moves} moves · ${money(r.vegas)}`
+      r.played ? `${statusText(r)} · ${r.foundation}/52 · ${plural(r.moves, 'move')} · ${money(r.vegas)}`
         + (r.rank ? ` · ${ordinal(r.rank)} in the round` : '')
         : 'did not play · -$52',
       r.played ? h('button', { class: 'btn small', type: 'button', text: 'Replay',
@@ -76,7 +75,7 @@ export function createBigStandings(host, app, { replay, kick }) {
           + (line.withdrawn ? ' · withdrawn' : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin) out.push(kick.buttons(line));
+    if (admin && !tfield.isOver(tour.t)) out.push(kick.buttons(line)); // once over, the standings are final
     return out;
   }
 
@@ -121,6 +120,8 @@ export function createBigStandings(host, app, { replay, kick }) {
       return row;
     }));
     pager.render(page);
+    topTable.fit();
+    pageTable.fit();
   }
 
   return { el, render };

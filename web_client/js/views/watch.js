@@ -94,7 +94,7 @@ export function createWatch(root, app) {
       return;
     }
     setText(title, `Watching room ${room.id} · ${modeText(room.settings)}`);
-    document.title = `Klondike Race — watching ${room.id}`;
+    app.title.screen(`Klondike Race — watching ${room.id}`);
     tick();
     const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;

@@ -1,15 +1,17 @@
 -- seat_command: the part of a game command every room shares. Checks that
 -- the race is live, that the seat plays it and is held by this connection,
--- the sequence number and the seat's log version; then appends to the log,
+-- the sequence number, the seat's log version and that the log has room
+-- (a seat's log is capped); then appends to the log,
 -- writes the snapshot and the leaderboard line, and counts the seat out of
 -- the race when it is done. In a challenge it also keeps the seat's ghost
 -- trace and, once the seat is done, ranks it among the ghosts. Returns a
 -- refusal (a reply) or nil, and the seats still racing when this command
 -- ended the seat's race (-1: unchanged).
 --
--- keys: room, seat, log, lb, on. a: the script's ARGV, whose first nine are
+-- keys: room, seat, log, lb, on. a: the script's ARGV, whose first ten are
 -- 1 race, 2 seat no, 3 connection id, 4 expected version, 5 seq, 6 log entry,
--- 7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it.
+-- 7 snapshot, 8 leaderboard line, 9 '1' if the seat is done after it, 10 the
+-- most commands the seat's log may hold with this one stored ({'full'} past it).
 -- ranked: the seat's member in a ranking sorted set (false: none): a racer
 -- ranked there who has no seat yet gets it with their first command.
 -- ghost: {gh, gz, trace or '' (unchanged), score among the ghosts or '' (none)}
@@ -28,6 +30,7 @@ local function seat_command(room, seat, log, lb, on, a, rank, ranked, ghost)
   if redis.call('HGET', on, a[2]) ~= a[3] then return {'taken_over'}, -1 end
   if tonumber(a[5]) <= tonumber(s[2]) then return {'seq', s[2], s[1]}, -1 end
   if s[1] ~= a[4] then return {'version', s[1]}, -1 end
+  if tonumber(s[1]) >= tonumber(a[10]) then return {'full'}, -1 end
   redis.call('HSET', seat, 'ver', tonumber(s[1]) + 1, 'seq', a[5], 'snap', a[7])
   if fresh then
     redis.call('HSET', seat, 'done', 0)

@@ -1,0 +1,112 @@
+"""Quick race: join the next public race of a mode that starts soon, or open one.
+
+Each mode (``D1N``, ``D3N``, ``D1V``, ``D3V``) has one quick race open at a
+time, named by one Redis key (``kq:{MODE}``): the ``quick`` script sends a
+player to it while it has a seat left and its start is not too near, and
+otherwise makes the player's fresh room id the mode's next quick race, which
+that player then creates (and so hosts). The choice is one atomic call on
+one key, so two players pressing Quick race at once on two processes are
+sent to the same room: one opens it, the other joins it (retrying for a
+moment while its creation is on its way).
+
+A quick race's room is an ordinary public room of :data:`PLAYERS` seats,
+:data:`TIME_LIMIT` seconds, undo and hints, boards after the race, whose
+settings say ``quick``: it starts by itself ``--quick-wait`` seconds after
+its second player arrives, at once when it is full (:meth:`Room.join`), and
+nobody starts it by hand. A player sent to a room that filled up, started
+or went away meanwhile (it is public: others may join it from the list) is
+sent again, passing that room over. Opening one counts as a creation
+against the address's caps, like any room.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import Awaitable, Callable
+from typing import Final, TypeAlias
+
+from ...protocol import Reason
+from ...race import RaceError, Room
+from ...store import Store, StoreUnavailable
+from ..process.config import Config
+from .ids import new_room_id
+from .room_service import Rooms
+
+PLAYERS: Final = 6
+TIME_LIMIT: Final = 600
+OFFER_MARGIN_MS: Final = 3000  # a quick race is offered until this long before its start
+ATTEMPTS: Final = 5  # rooms passed over before a player is told to try again
+JOIN_TRIES: Final = 30  # a room being created: tries to join it, PAUSE apart
+PAUSE: Final = 0.1
+MODES: Final = {(1, "N"), (3, "N"), (1, "V"), (3, "V")}
+
+#: a creation counted against an address's caps: a block that keeps a place
+#: while the room is made, and is told the room's id once it is
+Opening: TypeAlias = Callable[[], contextlib.AbstractAsyncContextManager[Callable[[str], Awaitable[None]]]]
+
+
+class QuickRaces:
+    """Sending players to the quick races."""
+
+    def __init__(self, rooms: Rooms, store: Store, config: Config,
+                 now_ms: Callable[[], int]) -> None:
+        self.rooms, self.store, self.config, self.now_ms = rooms, store, config, now_ms
+
+    async def enter(self, nickname: str, draw: int, scoring: str, *,
+                    creation: Opening,
+                    address: str) -> tuple[Room | None, str, int, str]:
+        """A seat in a quick race of this mode: (the room if this player
+        opened it, its id, the seat, its token). ``creation`` counts an
+        opening against the address's caps (and refuses it): a block that
+        keeps a place for the room while it is made, and gives it
+        the room's id once it is."""
+        if (draw, scoring) not in MODES:
+            raise RaceError(Reason.BAD_SETTINGS, "a quick race is draw 1 or 3, scoring 'N' or 'V'")
+        mode = f"D{draw}{scoring}"
+        skip = ""
+        wait_ms = self.config.quick_wait * 1000
+        for _ in range(ATTEMPTS):
+            verdict, room_id = await self.store.quick_pick(
+                mode, new_room_id(), skip, now=self.now_ms(), seats=PLAYERS,
+                offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
+            if verdict == "open":
+                return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
+            joined = await self._join(mode, room_id, nickname)
+            if joined is not None:
+                return None, room_id, *joined
+            skip = room_id
+        raise StoreUnavailable("every quick race filled up meanwhile; try again")
+
+    async def _open(self, mode: str, room_id: str, nickname: str, draw: int, scoring: str,
+                    creation: Opening,
+                    address: str) -> tuple[Room | None, str, int, str]:
+        settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
+                    "time_limit": TIME_LIMIT, "public": True}
+        try:
+            async with creation() as made:
+                room, token = await self.rooms.create(nickname, settings, address=address,
+                                                      room_id=room_id, quick=self.config.quick_wait)
+                await made(room.id)
+        except BaseException:
+            await self.store.quick_left(mode, room_id, forget=True)  # the next one opens anew
+            raise
+        return room, room.id, 0, token
+
+    async def _join(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
+        """A seat in the room; ``None`` if it is full, started or gone.
+        Refused for the player's own sake (a nickname taken there): the
+        seat counted for them is offered again."""
+        for _ in range(JOIN_TRIES):
+            try:
+                seat, token, _ = await self.rooms.join(room_id, nickname)
+                return seat, token
+            except RaceError as exc:
+                if exc.reason is Reason.UNKNOWN_ROOM:  # being created: a moment
+                    await asyncio.sleep(PAUSE)
+                    continue
+                if exc.reason in (Reason.ROOM_FULL, Reason.RACE_STARTED, Reason.NOT_LOBBY):
+                    return None
+                await self.store.quick_left(mode, room_id)
+                raise
+        return None

@@ -1,0 +1,80 @@
+"""The store's public rooms: the list every lobby shows, and the quick races.
+
+The list is four keys under one hash tag (``{pub}``, :data:`.keys.PUBLIC_KEYS`),
+kept together by the ``list_public`` and ``unlist_public`` scripts: a room
+waiting or racing, the address that listed it, and how many each address
+has listed (capped). A quick race of a mode is one key (``kq:{MODE}``):
+the room its players are sent to, chosen atomically by the ``quick``
+script.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from . import keys, scripts
+from .section import Section
+
+
+@dataclass(frozen=True, slots=True)
+class PublicPage:
+    """What a lobby's list is made from (``public_page``): rooms with their
+    scores, waiting longest first and started last first."""
+
+    waiting: list[tuple[str, int]]  # room -> when listed (ms)
+    running: list[tuple[str, int]]  # room -> its race's start (ms)
+    waiting_count: int
+    running_count: int
+    oldest_running: str | None
+
+
+def _scored(flat: Sequence[bytes]) -> list[tuple[str, int]]:
+    return [(flat[i].decode(), int(float(flat[i + 1]))) for i in range(0, len(flat), 2)]
+
+
+class PublicRooms(Section):
+    """The public rooms' list and the quick races."""
+
+    async def list_public(self, room_id: str, running: bool, score: int, address: str,
+                          cap: int) -> bool:
+        """List a public room (waiting, or ``running`` since ``score``), or
+        move it; ``False`` if ``address`` already listed ``cap`` rooms."""
+        return bool(await self._run(scripts.LIST_PUBLIC, keys.PUBLIC_KEYS,
+                                    [room_id, "run" if running else "wait", score, address, cap]))
+
+    async def unlist_public(self, room_id: str) -> bool:
+        """The room leaves the list (safe to repeat); whether it was listed."""
+        return bool(await self._run(scripts.UNLIST_PUBLIC, keys.PUBLIC_KEYS, [room_id]))
+
+    async def public_page(self, waiting: int, running: int) -> PublicPage:
+        w, r, nw, nr, oldest = await self._run(scripts.PUBLIC_PAGE, keys.PUBLIC_KEYS[:2],
+                                               [waiting, running])
+        return PublicPage(_scored(w), _scored(r), int(nw), int(nr),
+                          oldest[0].decode() if oldest else None)
+
+    async def room_heads(self, room_ids: Sequence[str]) -> dict[str, tuple[bytes, int | None]]:
+        """Each room's document and, where its seats are counted outside it,
+        how many players it has; rooms gone are left out. One ``HMGET`` per
+        room (batched with the others in flight)."""
+        found = await asyncio.gather(*(self.call("HMGET", keys.room(r), "state", "big", "players")
+                                       for r in room_ids))
+        out: dict[str, tuple[bytes, int | None]] = {}
+        for room_id, (state, big, players) in zip(room_ids, found, strict=True):
+            if state is not None:
+                out[room_id] = (bytes(state), int(players or 0) if big == b"1" else None)
+        return out
+
+    async def quick_pick(self, mode: str, fresh: str, skip: str, *, now: int, seats: int,
+                         offer_ms: int, ttl_ms: int) -> tuple[str, str]:
+        """The quick race of ``mode`` to send a player to: ``("join", room)``,
+        or ``("open", fresh)`` (the caller creates it)."""
+        verdict, room = await self._run(scripts.QUICK, [keys.quick(mode)],
+                                        [now, fresh, skip, seats, offer_ms, ttl_ms])
+        return verdict.decode(), room.decode()
+
+    async def quick_left(self, mode: str, room_id: str, *, forget: bool = False) -> None:
+        """A player left a quick race's room before it started (``forget``:
+        the room was never made)."""
+        await self._run(scripts.QUICK_LEFT, [keys.quick(mode)], [room_id, "1" if forget else "0"])

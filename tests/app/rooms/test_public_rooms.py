@@ -1,0 +1,232 @@
+"""Races to find: public rooms listed in every lobby, on every process, and
+quick races (docs/protocol.md, "Races to find"). Two server processes on a
+Redis of this module's own: the list is shared by the whole deployment, so
+no other module's rooms may show in it."""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
+
+INTERVAL = 0.2  # s between two lists to a lobby (the servers' --lobby-interval)
+ARGS = ["--lobby-interval", str(INTERVAL), "--quick-wait", "1", "--public-per-address", "50"]
+
+
+@pytest.fixture(scope="module")
+def two(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
+        ) -> Iterator[tuple[ServerProcess, ServerProcess]]:
+    group = Servers(tmp_path_factory.mktemp("public"))
+    a = group.start(module_redis.url, args=ARGS, name="a")
+    b = group.start(module_redis.url, args=ARGS, name="b")
+    yield a, b
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def rooms_frames(client: Client) -> list[dict[str, Any]]:
+    return [f["d"] for f in client.frames if f["t"] == "rooms"]
+
+
+def listed(client: Client) -> dict[str, dict[str, Any]]:
+    """The rooms of the latest list the client received, by id."""
+    frames = rooms_frames(client)
+    return {r["id"]: r for r in frames[-1]["rooms"]} if frames else {}
+
+
+async def lobby(server: ServerProcess, clients: Any, name: str = "looker") -> Client:
+    client: Client = await clients(server, name)
+    await client.send("lobby", {"on": True})
+    return client
+
+
+async def public_race(a: ServerProcess, b: ServerProcess, clients: Any) -> tuple[Client, Client]:
+    """ann's public room on ``a``, bob's seat from ``b``, their race started."""
+    ann: Client = await clients(a, "ann")
+    await ann.create("ann", public=True, max_players=2)
+    bob: Client = await clients(b, "bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("ready", {"ready": True})
+    await ann.event("ready")
+    await ann.send("start")
+    await ann.event("start")
+    return ann, bob
+
+
+async def test_a_public_room_is_listed_on_every_process_until_its_race_ends(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    looker = await lobby(b, clients)
+    ann: Client = await clients(a, "ann")
+    await ann.create("ann", public=True, draw=3, scoring="V", time_limit=300, max_players=4)
+    room = ann.room
+    private: Client = await clients(a, "pia")
+    await private.create("pia")  # a private room: in no list, ever
+
+    entry = await eventually(lambda: listed(looker).get(room), what="the room listed on b")
+    assert entry == {"id": room, "phase": "lobby", "mode": "D3V", "players": 1, "max": 4,
+                     "host": "ann", "quick": False, "start_at": None, "time_limit": 300,
+                     "undo": True, "assists": "basic", "boards": "after", "deal": "random",
+                     "late": False}
+    bob: Client = await clients(b, "bob")
+    await bob.join(room, "bob")
+    await eventually(lambda: listed(looker).get(room, {}).get("players") == 2,
+                     what="bob counted")
+    await bob.send("ready", {"ready": True})
+    await ann.event("ready")
+    await ann.send("start")
+    started = await ann.event("start")
+    running = await eventually(lambda: listed(looker).get(room, {}).get("phase") in (
+        "countdown", "racing") and listed(looker)[room], what="listed as running")
+    assert running["start_at"] == started["start_at"]
+    for racer in (ann, bob):
+        await racer.expect("board")
+        assert (await racer.command("resign"))["t"] == "ack"
+    ended = await ann.event("ended")
+    await eventually(lambda: room not in listed(looker) and len(rooms_frames(looker)) > 0,
+                     what="the room off the list")
+
+    every = [f["d"] for f in looker.frames if f["t"] == "rooms"]
+    assert all(private.room not in {r["id"] for r in d["rooms"]} for d in every)
+    raw = "".join(looker.raw)
+    assert ended["code"] not in raw and '"code"' not in raw  # never a code in a list
+    assert "lobby" not in {f["t"] for f in ann.frames} and not rooms_frames(ann)  # a racer gets none
+
+
+async def test_two_players_pressing_quick_race_at_once_on_two_processes_race_together(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    looker = await lobby(a, clients)
+    ann: Client = await clients(a, "ann")
+    bob: Client = await clients(b, "bob")
+    await asyncio.gather(ann.send("quick", {"nickname": "ann", "draw": 1, "scoring": "V"}),
+                         bob.send("quick", {"nickname": "bob", "draw": 1, "scoring": "V"}))
+    joined = await asyncio.gather(ann._joined(), bob._joined())
+    assert joined[0]["room"] == joined[1]["room"]
+    assert sorted(j["seat"] for j in joined) == [0, 1]
+    # it starts by itself, --quick-wait after its second player
+    start = await ann.event("start")
+    assert start["room"]["settings"]["quick"] == 1 and start["room"]["settings"]["public"]
+    await bob.event("start")
+    entry = await eventually(lambda: listed(looker).get(ann.room), what="the quick race listed")
+    assert entry["quick"] and entry["mode"] == "D1V"
+    # the next player of the mode opens the next quick race, as its host
+    cat: Client = await clients(b, "cat")
+    await cat.send("quick", {"nickname": "cat", "draw": 1, "scoring": "V"})
+    opened = await cat._joined()
+    assert opened["room"] != ann.room and opened["seat"] == 0
+    # nobody starts a quick race by hand
+    await cat.send("start")
+    refused = await cat.expect("reject")
+    assert refused["code"] == "not_host" and "by itself" in refused["msg"]
+
+
+async def test_a_racer_cannot_watch_their_own_race_from_the_list(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    ann, bob = await public_race(a, b, clients)
+    # bob's other tab, from the list, with the seat token the browser keeps
+    tab: Client = await clients(b, "bob-tab")
+    await tab.send("watch", {"room": ann.room, "token": bob.token})
+    refused = await tab.expect("reject")
+    assert refused["code"] == "own_race"
+
+
+async def test_bad_quick_and_lobby_commands_are_refused_and_change_nothing(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, _ = two
+    x: Client = await clients(a, "x")
+    await x.send("quick", {"nickname": "x", "draw": 2})
+    assert (await x.expect("reject"))["code"] == "bad_settings"
+    await x.send("quick", {"nickname": "x", "scoring": "Q"})
+    assert (await x.expect("reject"))["code"] == "bad_settings"
+    await x.send("quick", {"nickname": "", "draw": 3})
+    assert (await x.expect("reject"))["code"] == "bad_nickname"
+    await x.send("create", {"nickname": "x", "settings": {"public": "yes"}})
+    assert (await x.expect("reject"))["code"] == "bad_settings"
+    await x.send("create", {"nickname": "x", "settings": {"quick": 5}})
+    assert (await x.expect("reject"))["code"] == "bad_settings"
+    await x.create("x")
+    await x.send("lobby", {"on": True})
+    assert (await x.expect("reject"))["code"] == "already_in_room"
+
+
+async def test_one_address_lists_only_so_many_public_rooms(
+        own_redis: RedisServer, servers: Servers, clients: Any) -> None:
+    capped = servers.start(own_redis.url, args=["--public-per-address", "2"])
+    made = []
+    for name in ("p1", "p2"):
+        c: Client = await clients(capped, name)
+        await c.create(name, public=True)
+        made.append(c)
+    third: Client = await clients(capped, "p3")
+    await third.send("create", {"nickname": "p3", "settings": {"public": True}})
+    refused = await third.expect("reject")
+    assert refused["code"] == "too_many" and "public rooms" in refused["msg"]
+    await third.create("p3")  # a private room is another matter
+
+
+async def test_a_lobby_gets_one_list_an_interval_at_most_however_many_rooms_change(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    hosts = []
+    for i in range(40):
+        host: Client = await clients(a, f"h{i}")
+        await host.create(f"h{i}", public=True, max_players=8)
+        hosts.append(host)
+    looker = await lobby(b, clients)
+    await eventually(lambda: sum(r["phase"] == "lobby" for r in listed(looker).values()) == 12,
+                     what="a full list")
+    begun, before = time.monotonic(), len(rooms_frames(looker))
+    for i, host in enumerate(hosts):  # every room changes, again and again
+        guest: Client = await clients(b, f"g{i}")
+        await guest.join(host.room, f"g{i}")
+    elapsed = time.monotonic() - begun
+    frames = rooms_frames(looker)[before:]
+    assert len(frames) <= elapsed / INTERVAL + 2  # one list an interval, whatever changed
+    sizes = [len(f) for f in looker.raw if f.startswith('{"t":"rooms"')]
+    assert all(len(d["rooms"]) <= 20 for d in rooms_frames(looker))
+    assert max(sizes) < 8000  # a list's size is bounded too
+    assert rooms_frames(looker)[-1]["waiting"] >= 40
+
+
+async def test_what_a_process_killed_mid_way_left_listed_is_mended_by_the_lobbies(
+        two: tuple[ServerProcess, ServerProcess], module_redis: RedisServer,
+        clients: Any) -> None:
+    """A race listed whose room is gone, and a room listed as waiting whose
+    race has started (its process died between the commit and the list)."""
+    a, b = two
+    redis = module_redis.client()
+    redis.zadd("kr:{pub}:run", {"GONEGONE": 1})
+    redis.hset("kr:{pub}:who", "GONEGONE", "10.0.0.9")
+    redis.hset("kr:{pub}:n", "10.0.0.9", 1)
+    ann, _ = await public_race(a, a, clients)
+    redis.zrem("kr:{pub}:run", ann.room)  # as if listed before the start, never moved
+    redis.zadd("kr:{pub}:wait", {ann.room: 1})
+    looker = await lobby(b, clients)
+    await eventually(lambda: redis.zscore("kr:{pub}:run", "GONEGONE") is None
+                     and redis.hget("kr:{pub}:n", "10.0.0.9") is None, what="the gone race unlisted")
+    await eventually(lambda: listed(looker).get(ann.room, {}).get("phase") in ("countdown",
+                                                                              "racing"),
+                     what="the started race moved")
+    assert redis.zscore("kr:{pub}:wait", ann.room) is None
+
+
+async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    a, b = two
+    quick = {"draw": 3, "scoring": "N"}
+    ann: Client = await clients(a, "ann")
+    await ann.send("quick", {"nickname": "ann", **quick})
+    await ann._joined()
+    again: Client = await clients(b, "ann-too")
+    await again.send("quick", {"nickname": "ANN", **quick})
+    assert (await again.expect("reject"))["code"] == "name_taken"
+    bob: Client = await clients(b, "bob")
+    await bob.send("quick", {"nickname": "bob", **quick})
+    assert (await bob._joined())["room"] == ann.room  # the same quick race, its seat still there
+    await ann.event("start")  # and it starts with its second player

@@ -1,0 +1,119 @@
+"""Races to find in the browser: a public room created from the lobby's form
+is listed in other lobbies without a reload, joined in one tap on a phone,
+watched in one tap from a desktop once it runs (its racer is offered their
+seat instead), and quick races that pair a desktop and a phone and start by
+themselves. The servers' list is shared by the deployment: this module has a
+Redis of its own."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+
+import pytest
+from conftest import Tabs, screenshot
+from harness import RedisServer, ServerProcess, Servers
+from playwright.sync_api import Page, expect
+from web_support import create_room, set_nickname
+
+pytestmark = pytest.mark.browser
+
+PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
+DESKTOP = {"viewport": {"width": 1366, "height": 800}}
+
+
+@pytest.fixture(scope="module")
+def server(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
+           ) -> Iterator[ServerProcess]:
+    group = Servers(tmp_path_factory.mktemp("server"))
+    proc = group.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2"])
+    yield proc
+    problems = group.close()
+    assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+def race_item(page: Page, room: str):  # type: ignore[no-untyped-def]
+    return page.locator(f".races .race-item[data-room='{room}']")
+
+
+def no_sideways_scroll(page: Page) -> None:
+    assert page.evaluate("() => document.documentElement.scrollWidth <= innerWidth + 1")
+
+
+def test_a_public_room_is_found_joined_and_watched_from_the_lobby(tabs: Tabs) -> None:
+    ann = tabs.page("/", **DESKTOP)
+    pia = tabs.page("/", **PHONE)
+    dee = tabs.page("/", **DESKTOP)
+    expect(pia.locator(".races")).to_contain_text("No public race right now")
+    # a private room is listed nowhere
+    private = tabs.page("/", **DESKTOP)
+    create_room(private, "pat")
+    # ann's is public: a tick in the create form
+    set_nickname(ann, "ann")
+    ann.locator("form.create").get_by_label("Public: listed in the lobby").check()
+    link = create_room(ann, "ann")
+    room = link.rsplit("/", 1)[1]
+    expect(ann.locator(".room-settings")).to_contain_text("public: listed in the lobby")
+
+    # the others' lobbies list it without a reload, with its mode, players and time
+    item = race_item(pia, room)
+    expect(item).to_contain_text("ann's room")
+    expect(item).to_contain_text("Draw one · Normal")
+    expect(item).to_contain_text("1 of 8 players")
+    expect(race_item(dee, room)).to_be_visible()
+    expect(pia.locator(".races .race-item")).to_have_count(1)  # pat's room is private
+    no_sideways_scroll(pia)
+    screenshot(pia, "lobby-races-phone")
+
+    # one tap on a phone: in the room
+    set_nickname(pia, "pia")
+    item.get_by_role("button", name="Join ann's room").tap()
+    expect(pia.get_by_role("heading", name=f"Room {room}")).to_be_visible()
+    expect(race_item(dee, room)).to_contain_text("2 of 8 players")
+    screenshot(dee, "lobby-races")
+
+    pia.get_by_role("button", name="I'm ready").tap()
+    ann.get_by_role("button", name="Start the race").click()
+    expect(ann.locator(".race .board .card").first).to_be_visible()
+    running = race_item(dee, room)
+    expect(running).to_contain_text(re.compile("racing for|starts in"))
+    expect(dee.locator(".races").get_by_role("heading", name="Racing now")).to_be_visible()
+
+    # a racer's own browser offers the seat back, never a watch
+    own = tabs.page("/", context=ann.context)
+    own_item = race_item(own, room)
+    expect(own_item.get_by_role("button", name="Your seat")).to_be_visible()
+    expect(own_item.get_by_role("button", name=re.compile("Watch"))).to_have_count(0)
+    own_item.get_by_role("button", name="Your seat").click()
+    expect(own.locator(".race .board .card").first).to_be_visible()
+    expect(own).to_have_url(re.compile(f"/r/{room}$"))
+
+    # one click on a desktop: watching the race
+    running.get_by_role("button", name="Watch ann's room").click()
+    expect(dee).to_have_url(re.compile(f"/r/{room}\\?watch$"))
+    expect(dee.locator(".screen.watch")).to_be_visible()
+    frames = "".join(tabs.frames[dee] + tabs.frames[pia])
+    assert '"code"' not in "".join(f for f in tabs.frames[dee] if f.startswith('{"t":"rooms"'))
+    assert "lobby" in "".join(tabs.sent[dee]) and frames
+
+
+def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
+    kim = tabs.page("/", **DESKTOP)
+    lou = tabs.page("/", **PHONE)
+    for page, name in ((kim, "kim"), (lou, "lou")):
+        set_nickname(page, name)
+        page.get_by_label("Quick race mode").select_option(label="Draw three · Vegas")
+    kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(kim.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")
+    room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
+    assert room is not None
+    expect(race_item(lou, room[1])).to_contain_text("Quick race")  # listed, as any public race
+    lou.locator(".races").get_by_role("button", name="Quick race", exact=True).tap()
+    expect(lou).to_have_url(re.compile(f"/r/{room[1]}$"))  # the same room
+    expect(kim.get_by_role("list", name="Players").locator("li")).to_have_count(2)
+    expect(kim.get_by_role("button", name="Start the race")).to_be_hidden()
+    # nobody starts it: it starts by itself
+    for page in (kim, lou):
+        expect(page.locator(".race .board .card").first).to_be_visible()
+    expect(lou.locator(".race .room-info")).to_contain_text("Draw three · Vegas")
+    no_sideways_scroll(lou)

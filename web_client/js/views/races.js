@@ -1,0 +1,103 @@
+/** The lobby's races to find (docs/protocol.md, "Races to find"): Quick race
+in a chosen mode, and the public races, waiting to start (Join) or running
+(Watch), each one tap away, kept current by the server's `rooms` frames
+while the lobby shows. A race this browser keeps a seat in offers the seat
+back instead: its racer may not watch it (`own_race`). */
+
+import { h, setText, show } from '../dom.js';
+import { duration, modeText } from '../format.js';
+import * as storage from '../storage.js';
+import { go } from '../navigation.js';
+import * as rooms from '../rooms.js';
+
+const MODES = [['1N', 'Draw one · Normal'], ['3N', 'Draw three · Normal'], ['1V', 'Draw one · Vegas'], ['3V', 'Draw three · Vegas']];
+
+/** When a listed race starts or started, read on our clock ("starts in 0:12", "racing for 3:05"). */
+function timeText(r, now) {
+  if (r.phase === 'lobby') {
+    if (r.start_at != null) return `starts in ${duration(r.start_at - now)}`;
+    return r.quick ? 'starts with a second player' : 'waiting for its host to start';
+  }
+  if (r.phase === 'countdown' || (r.start_at != null && r.start_at > now)) return `starts in ${duration(r.start_at - now)}`;
+  const limit = r.time_limit ? ` of ${Math.round(r.time_limit / 60)} min` : '';
+  return `racing for ${duration(now - r.start_at)}${limit}`;
+}
+
+function modeOf(r) {
+  return modeText({ draw: Number(r.mode[1]), scoring: r.mode[2] });
+}
+
+/** `createRaces(app, {nickname, checkNick})`: the panel, drawn by `render(state)`. */
+export function createRaces(app, { nickname, checkNick }) {
+  const mode = h('select', { name: 'qmode', 'aria-label': 'Quick race mode' },
+    ...MODES.map(([v, t]) => h('option', { value: v, text: t })));
+  const quickForm = h('form', { class: 'quick' },
+    h('label', { class: 'field' }, h('span', { text: 'Quick race' }), mode),
+    h('button', { class: 'btn accent', type: 'submit', text: 'Quick race' }));
+  quickForm.addEventListener('submit', (e) => {
+    e.preventDefault();
+    if (!checkNick()) return;
+    rooms.quick(app, nickname(), Number(mode.value[0]), mode.value[1]);
+  });
+  const waiting = h('ul', { class: 'race-list', 'aria-label': 'Waiting to start' });
+  const running = h('ul', { class: 'race-list', 'aria-label': 'Racing now' });
+  const waitingHead = h('h3', { text: 'Waiting to start' });
+  const runningHead = h('h3', { text: 'Racing now' });
+  const empty = h('p', { class: 'race-empty' });
+  const el = h('section', { class: 'panel races', 'aria-labelledby': 'races-title' },
+    h('h2', { id: 'races-title', text: 'Races to find' }),
+    h('p', { class: 'field-note', text: 'Join whoever is around: a quick race starts a few seconds after a second player '
+      + 'arrives. Or pick a public race below.' }),
+    quickForm, empty, waitingHead, waiting, runningHead, running);
+
+  function join(room) {
+    if (!checkNick()) return;
+    rooms.enter(app, 'join', { room, nickname: nickname() });
+  }
+
+  function watch(room) {
+    rooms.enter(app, 'watch', rooms.watchRequest(app.state, room, 0));
+  }
+
+  function row(r, now) {
+    const mine = storage.loadSeat(r.id); // our own seat: back to it, never watched
+    const who = r.quick ? 'Quick race' : `${r.host}'s room`;
+    const players = `${r.players} of ${r.max} players`;
+    let button;
+    if (mine) {
+      button = h('button', { class: 'btn small primary', type: 'button', text: 'Your seat', onclick: () => go(`/r/${r.id}`) });
+    } else if (r.phase === 'lobby') {
+      button = h('button', { class: 'btn small primary', type: 'button', text: 'Join', 'aria-label': `Join ${who}`, onclick: () => join(r.id) });
+    } else {
+      button = h('button', { class: 'btn small', type: 'button', text: 'Watch', 'aria-label': `Watch ${who}`, onclick: () => watch(r.id) });
+    }
+    return h('li', { class: 'race-item', 'data-room': r.id },
+      h('span', { class: 'race-main' },
+        h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: modeOf(r) })),
+      h('span', { class: 'race-meta', text: `${players} · ${timeText(r, now)}` }),
+      button);
+  }
+
+  let drawn = '';
+  function render(s) {
+    const list = s.lobby.list;
+    const shown = list ? list.rooms : [];
+    const now = app.clock.now();
+    const key = JSON.stringify([shown, Math.floor(now / 1000), shown.map((r) => Boolean(storage.loadSeat(r.id)))]);
+    const busy = Boolean(s.entering);
+    for (const b of el.querySelectorAll('button')) b.disabled = busy;
+    if (key === drawn) return;
+    drawn = key;
+    const w = shown.filter((r) => r.phase === 'lobby');
+    const r = shown.filter((x) => x.phase !== 'lobby');
+    waiting.replaceChildren(...w.map((x) => row(x, now)));
+    running.replaceChildren(...r.map((x) => row(x, now)));
+    show(waitingHead, w.length > 0);
+    show(runningHead, r.length > 0);
+    show(empty, !shown.length);
+    setText(empty, list ? 'No public race right now: press Quick race, or create a public room.' : 'Looking for races…');
+    for (const b of el.querySelectorAll('button')) b.disabled = busy;
+  }
+
+  return { el, render };
+}
