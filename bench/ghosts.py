@@ -73,17 +73,20 @@ class Peer:
                                  max_size=2**22))
 
     async def _read(self) -> None:
-        async for raw in self.ws:
-            text = raw if isinstance(raw, str) else raw.decode()
-            self.frames.append(text)
-            await self.queue.put(orjson.loads(text))
+        try:
+            async for raw in self.ws:
+                text = raw if isinstance(raw, str) else raw.decode()
+                self.frames.append(text)
+                await self.queue.put(orjson.loads(text))
+        except Exception:
+            pass
 
     async def send(self, t: str, d: dict[str, Any] | None = None) -> None:
         await self.ws.send(orjson.dumps({"t": t, "d": d or {}}).decode())
 
     async def expect(self, t: str) -> dict[str, Any]:
         while True:
-            msg = await asyncio.wait_for(self.queue.get(), 30)
+            msg = await asyncio.wait_for(self.queue.get(), 60)
             if msg["t"] == "reject":
                 raise RuntimeError(f"refused: {msg['d']}")
             if msg["t"] == t:

@@ -408,6 +408,8 @@ class ServerProcess:
                     "KLONDIKE_WINNABLE_POOL": "0",
                     # one process per server unless a test asks for workers
                     "KLONDIKE_WORKERS": "1",
+                    # no daily deals (each would take a winnable code) unless a test asks
+                    "KLONDIKE_DAILY_MODES": "none",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
         self.session = session  # a session (and process group) of its own, as under a terminal

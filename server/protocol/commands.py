@@ -388,13 +388,29 @@ class PForget(Command):
     type: ClassVar[str] = "p_forget"
 
 
+@dataclass(frozen=True, slots=True)
+class Daily(Command):
+    """Today's daily deals (and, identified, the player's places and streak)."""
+
+    type: ClassVar[str] = "daily"
+
+
+@dataclass(frozen=True, slots=True)
+class DailyPlay(Command):
+    """A seat in today's daily deal of ``mode``, as the identified player."""
+
+    type: ClassVar[str] = "daily_play"
+    mode: str
+    nickname: str
+
+
 COMMANDS: Final[dict[str, type[Command]]] = {
     c.type: c
     for c in (Create, Join, Resume, Watch, Solo, Quick, Lobby, Ready, Start, Kick, Leave, Rematch,
               MoveCommand, Undo, Resign, Hint, Complete, Ping, LbPage, LbFind, Follow,
               TCreate, TWatch, TRegister, TResume, TClose, TStart, TEnd, TWithdraw, TStandings,
               TPage, TFind, TKick, THandoff, TClaim, Identify, PRename, PHistory, PProfile, PMove,
-              PClaim, PForget)
+              PClaim, PForget, Daily, DailyPlay)
 }
 
 MAX_TEXT: Final = 200  # no string field of a command is longer

@@ -46,6 +46,9 @@ class Reason(StrEnum):
     # players
     UNKNOWN_PLAYER = "unknown_player"
     NOT_IDENTIFIED = "not_identified"
+    # the daily deal
+    DAILY_PLAYED = "daily_played"
+    NO_DAILY = "no_daily"
     # playing
     NOT_STARTED = "not_started"
     NOT_PLAYING = "not_playing"
@@ -102,6 +105,9 @@ DEFAULT_TEXT: dict[Reason, str] = {
     Reason.UNKNOWN_PLAYER: ("this player key is not known (forgotten, revoked or expired): "
                             "identify without a key for a new one"),
     Reason.NOT_IDENTIFIED: "identify first: this connection has no player",
+    Reason.DAILY_PLAYED: ("you have played today's deal of this mode: one ranked attempt a "
+                          "day; once the day ends, play it again unranked"),
+    Reason.NO_DAILY: "there is no daily deal of that mode today",
     Reason.NOT_STARTED: "the race has not started yet",
     Reason.NOT_PLAYING: "you are not playing a game now",
     Reason.BAD_NOTATION: "that is not a move in KL1 notation",

@@ -188,21 +188,44 @@ def public_profile(player_id: str, fields: Mapping[str, Any], *, today: int) -> 
 
 
 def room_kind(settings: Settings) -> Kind:
-    """What a room's races are, as a history names them."""
+    """What a room's races are, as a history names them.
+
+    >>> room_kind(Settings()), room_kind(Settings(window=3600)), room_kind(Settings(solo=True))
+    ('race', 'challenge', 'solo')
+    >>> room_kind(Settings(window=86400, daily="2026-12-02"))
+    'daily'
+    """
     if settings.tournament is not None:
         return "tournament"
+    if settings.daily is not None:
+        return "daily"
+    if settings.challenge:
+        return "challenge"
     return "solo" if settings.solo else "race"
 
 
 def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     """A seat's result in an ended race (its line in the results and its
     rank in a field of ``of``): the race's code is public by then."""
+    return _result(room, line, rank, of, at=room.ended_at or 0, code=room.code)
+
+
+def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None) -> GameResult:
+    """A challenge seat's result once its own game is over, before the
+    window closes: its place so far, no code (a secret until the close).
+    The same ``ref`` as :func:`room_result`'s, which replaces it then."""
+    return _result(room, line, rank, of, at=int(line.get("at") or 0), code=None)
+
+
+def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int,
+            code: str | None) -> GameResult:
     s = room.settings
     seat = int(line["seat"])
     deal = DealCode.parse(room.code)
     return GameResult(
-        ref=f"{room.id}/{room.race}/{seat}", kind=room_kind(s), at=room.ended_at or 0,
+        ref=f"{room.id}/{room.race}/{seat}", kind=room_kind(s), at=at,
         mode=f"D{deal.draw}{deal.scoring}", nickname=str(line["nickname"]),
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
-        vegas=int(line.get("vegas", -52)), points=line.get("points"), code=room.code,
-        room=room.id, race=room.race, tournament=s.tournament, round=s.round or None)
+        vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
+        room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
+        day=s.daily)

@@ -47,6 +47,10 @@ _MOVES: Final = 2**14
 _FINISHED_BELOW: Final = _FINISH_SPAN * _AT_UNITS
 #: every lobby line's score is at or above (every raced line's is below: under 2^52.1)
 _LOBBY_FROM: Final = 3 * 2**51
+#: a ranking's lines that raced (a challenge's: begun) score below this; those finished
+#: below :data:`FINISHED_BELOW` (so a field is counted with two ``ZCOUNT``)
+RACED_BELOW: Final = _LOBBY_FROM
+FINISHED_BELOW: Final = _FINISHED_BELOW
 
 
 def _clamp(value: int, span: int) -> int:

@@ -94,6 +94,7 @@ class Settings:
     solo: bool = False
     tournament: str | None = None  # a tournament round's room: the tournament's id
     round: int = 0  # and the round's number
+    daily: str | None = None  # a daily deal's room: its UTC day, YYYY-MM-DD (race.daily)
 
     @property
     def challenge(self) -> bool:
@@ -119,7 +120,8 @@ class Settings:
 
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
-_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick"})  # set by the server, not by a host
+#: set by the server, not by a host
+_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily"})
 #: what a host may send: the settings' names, ``public`` for ``listed``
 _WIRE: Final = (_KEYS - _INTERNAL - {"listed"}) | {"public"}
 

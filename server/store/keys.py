@@ -51,7 +51,9 @@ kr:{R}:left             set   seats that left during or after the race (gone at 
 kr:{R}:top              str   the latest leaderboard tick as published
 kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
                               for: the first identified player who held it; rec -> the
-                              last race whose results went to those players
+                              last race whose results went to those players; in a daily
+                              deal's room, d:{P} -> the seat of player P's one ranked
+                              attempt (taken when it begins)
 a challenge's (a room open for a window, each player on their own clock):
 kr:{R}:gh               hash  seat -> the player's ghost trace (race.ghosts: their
                               progress second by second of their own clock)
@@ -120,6 +122,8 @@ kr:{pub}:n              hash  address -> how many public rooms it has listed
                               commits, see app/rooms/public_rooms.py)
 kq:{MODE}               hash  the quick race a player of that mode is sent to:
                               room, seats (counted as sent), closes (ms, 0: open)
+kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
+                              (ms) (expires a day after the last)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -372,6 +376,10 @@ def key_index(digest: str) -> str:
 def move_index(digest: str) -> str:
     """Where a device-move code's digest finds its player."""
     return f"kp:mv:{{{digest}}}"
+
+
+def daily_attempts(day: str, address: str) -> str:
+    return f"kd:made:{day}:{address}"
 
 
 def new_players(address: str) -> str:

@@ -9,8 +9,8 @@ The store is one object; its methods are written in sections by concern,
 each a module: rooms' documents (:mod:`.room_state`), seats' games
 (:mod:`.seat_state`), hashed seats (:mod:`.seat_hashes`), rankings read
 (:mod:`.rank_queries`), challenges and their ghosts (:mod:`.challenge_state`),
-tournaments (:mod:`.tournament_state`), players (:mod:`.player_state`), the
-indexes outside them (:mod:`.indexes`), and the public rooms' list and the
+daily deals (:mod:`.daily_state`), tournaments (:mod:`.tournament_state`),
+players (:mod:`.player_state`), the indexes outside them (:mod:`.indexes`), and the public rooms' list and the
 quick races (:mod:`.public_rooms`).
 """
 
@@ -21,6 +21,7 @@ from collections.abc import Callable
 from .batch import StoreUnavailable
 from .challenge_state import ChallengeState
 from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
+from .daily_state import DailyState
 from .indexes import Indexes
 from .player_state import PlayerState
 from .public_rooms import PublicRooms
@@ -32,8 +33,8 @@ from .seat_state import SeatState
 from .tournament_state import TournamentState
 
 
-class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, TournamentState,
-            PlayerState, Indexes, PublicRooms):
+class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, DailyState,
+            TournamentState, PlayerState, Indexes, PublicRooms):
     """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
 
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:

@@ -55,6 +55,7 @@ def test_a_valid_frame_of_each_command_decodes_to_its_type() -> None:
         "identify": {"key": "nPpiqccXLdnGtT_QkMiaadjX"}, "p_rename": {"nickname": "ann"},
         "p_history": {"first": 21, "count": 20}, "p_move": {}, "p_claim": {"code": "K7QP2MXA3B"},
         "p_forget": {}, "p_profile": {"id": "ABCDEFGHJK"},
+        "daily": {}, "daily_play": {"mode": "D1N", "nickname": "ann"},
     }
     assert set(samples) == set(COMMANDS)
     for name, d in samples.items():

@@ -13,7 +13,8 @@ variable of its own between calls.
   app.dialogs    the page's shared dialogs, set by main.js: {help, field}
   app.title      the page's title (dom.js createTitle): the screens', or a dialog's
 
-Each frame goes to its owner: the player's to player.js, a tournament's to
+Each frame goes to its owner: the player's to player.js, the daily deal's
+to daily.js, a tournament's to
 tournament.js, the rest to frames.js (a room's, and field.js's for a big
 room). A connection says who the player is (player.js) before it enters
 anything.
@@ -28,6 +29,7 @@ import * as rooms from './rooms.js';
 import * as frames from './frames.js';
 import * as tournament from './tournament.js';
 import * as player from './player.js';
+import * as daily from './daily.js';
 
 export function createApp() {
   const state = createState();
@@ -40,11 +42,13 @@ export function createApp() {
     clock: app.clock,
     onOpen: () => {
       player.onOpen(app);
+      if (state.route.name === 'home') daily.ask(app);
       if (state.tour) tournament.onOpen(app);
       else rooms.onOpen(app);
     },
     onFrame: (msg) => {
       if (player.owns(msg)) player.onFrame(app, msg);
+      else if (daily.owns(msg)) daily.onFrame(app, msg);
       else if (tournament.owns(state, msg)) tournament.onFrame(app, msg);
       else frames.onFrame(app, msg);
       tournament.reconcile(app);

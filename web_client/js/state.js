@@ -4,10 +4,12 @@ to render), never imported. `createRedraw` draws it once per animation
 frame, however many changes came in between. */
 
 import { freshPlayer } from './player.js';
+import { freshDaily } from './daily.js';
 
 export function createState() {
   return {
     player: freshPlayer(), // the player this browser is, and the player's page (player.js)
+    daily: freshDaily(), // today's daily deals, as the server last said (daily.js)
     route: { name: 'home', room: '' }, // from the address (navigation.js): home, room, watch, tournament
     conn: 'connecting', // connecting, open, reconnecting, taken (seat opened elsewhere)
     entering: null, // the command entering a room, while its answer is awaited: {t, d, sent}

@@ -46,8 +46,9 @@ _NOT_FOUND: Final = {Reason.UNKNOWN_ROOM, Reason.UNKNOWN_SEAT, Reason.NOT_ENDED}
 _WHOLE: Final = re.compile(r"[0-9]{1,9}")
 
 
-def _json(status: HTTPStatus, body: Any) -> Response:
-    return response(status, orjson.dumps(body), "application/json")
+def json_answer(status: HTTPStatus, body: Any, extra: dict[str, str] | None = None) -> Response:
+    """A JSON answer of the HTTP API."""
+    return response(status, orjson.dumps(body), "application/json", extra)
 
 
 def whole(text: str) -> int | None:
@@ -60,7 +61,7 @@ def whole(text: str) -> int | None:
     return int(text) if _WHOLE.fullmatch(text) else None
 
 
-def _number(query: dict[str, list[str]], name: str) -> int | None:
+def query_number(query: dict[str, list[str]], name: str) -> int | None:
     """A whole-number query parameter, if given."""
     values = query.get(name)
     if not values:
@@ -95,7 +96,7 @@ def api(tournaments: Tournaments) -> ApiHandler:
                          f"there is no such {parts[1][:-1]}")
         try:
             query = parse_qs(query_text, max_num_fields=20)
-            first, count = _number(query, "first"), _number(query, "count")
+            first, count = query_number(query, "first"), query_number(query, "count")
             if parts[1] == "rooms":
                 seat = whole(rest[1]) if len(rest) == 2 and rest[0] == "replay" else None
                 if seat is None:
@@ -105,7 +106,7 @@ def api(tournaments: Tournaments) -> ApiHandler:
                                     token=_bearer(headers))
                 return response(HTTPStatus.OK, body, "application/json")
             if rest == ["results"]:
-                return _json(HTTPStatus.OK, await tournaments.results(tid, first, count))
+                return json_answer(HTTPStatus.OK, await tournaments.results(tid, first, count))
             if rest == ["results.csv"]:
                 body = (await tournaments.results_csv(tid, first, count)).encode()
                 return response(HTTPStatus.OK, body, "text/csv; charset=utf-8", {

@@ -6,11 +6,11 @@ from collections.abc import Mapping
 from typing import Final
 
 from ..edge.connection import Handler
-from . import entering, lookups, player_commands, playing, tournament_commands
+from . import daily_commands, entering, lookups, player_commands, playing, tournament_commands
 
 HANDLERS: Final[Mapping[str, Handler]] = {
     **entering.HANDLERS, **playing.HANDLERS, **lookups.HANDLERS, **tournament_commands.HANDLERS,
-    **player_commands.HANDLERS,
+    **player_commands.HANDLERS, **daily_commands.HANDLERS,
 }
 
 on_room_event: Final = entering.on_room_event

@@ -81,10 +81,21 @@ async def on_solo(conn: Connection, cmd: c.Solo) -> None:
 
 
 async def on_join(conn: Connection, cmd: c.Join) -> None:
+    """A seat for a new player; in a daily deal's room, as ``daily_play``
+    (a player's, counted against the address's attempts)."""
     conn.need_no_room()
     room_id = room_id_of(cmd.room)
-    seat, token, _ = await conn.services.rooms.join(room_id, cmd.nickname)
-    await conn.services.quotas.joined("room", room_id)  # in use: it keeps its place
+    services = conn.services
+    daily = (await services.rooms.settings_of(room_id)).daily
+    if daily is not None:
+        if daily != services.daily.today():
+            raise RaceError(Reason.CLOSED)
+        mode = (await services.rooms.settings_of(room_id)).public()["mode"]
+        room_id, seat, token = await services.daily.join(conn.player_id, conn.address, mode,
+                                                         cmd.nickname)
+    else:
+        seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
+        await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 
 

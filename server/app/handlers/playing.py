@@ -347,6 +347,7 @@ async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | Non
     services.metrics.moves_accepted.inc()
     board.send_ack(conn, frame("ack", board.ack({"s": seq, key: shown}, applied)))
     if done:
+        spawn(services.rooms.game_over(conn.room_id, conn.seat))
         if applied.active == 0:
             spawn(_end_race(conn, conn.room_id))
         return

@@ -5,7 +5,8 @@ A seat counts for the first identified player who held it (the store's
 time as its policy keeps them (a room of a few: its document's results; a
 room of thousands: its ranking, 500 lines at a time) and each linked seat's
 line becomes a :class:`~server.race.profile.GameResult`, with its rank, the
-field's size and the code (public now: the race has ended).
+field's size and the code (public now: the race has ended). A challenge's
+seat whose player never began has no result: they played no game.
 """
 
 from __future__ import annotations
@@ -28,7 +29,8 @@ async def race_results(rooms: RoomWork, room: Room, seats: Mapping[int, str]
     picked: list[tuple[Entry, int]] = []
     field = 0
     async for chunk in policy_for(data.room.settings).seats.round_lines(rooms, data):
-        field += len(chunk)
-        picked += [(line, rank) for line, rank in chunk if int(line["seat"]) in seats]
+        played = [(line, rank) for line, rank in chunk if line["status"] != "lobby"]
+        field += len(played)
+        picked += [(line, rank) for line, rank in played if int(line["seat"]) in seats]
     return [(seats[int(line["seat"])], room_result(data.room, line, rank, field))
             for line, rank in picked]

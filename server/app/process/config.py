@@ -101,6 +101,10 @@ class Config:
     solver_queue: int = 8
     winnable_pool: int = 20
     winnable_modes: tuple[str, ...] = ("D1N", "D3N", "D1V", "D3V")
+    # the daily deal (app/daily)
+    daily_modes: tuple[str, ...] = ("D1N", "D3N", "D1V")
+    daily_time_limit: int = 1800  # seconds each attempt may last
+    daily_per_address: int = 100  # attempts (seats taken) one address may make in a UTC day
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -164,11 +168,20 @@ def _worker_count(v: str) -> int:
 
 
 def _modes(v: str) -> tuple[str, ...]:
+    if v.strip().lower() == "none":
+        return ()
     modes = tuple(dict.fromkeys(m.strip().upper() for m in v.split(",") if m.strip()))
     bad = [m for m in modes if m not in ("D1N", "D3N", "D1V", "D3V")]
     if bad:
         raise ValueError(f"{bad[0]!r} is not a mode (D1N, D3N, D1V, D3V)")
     return modes
+
+
+def _daily_time_limit(v: str) -> int:
+    x = _positive_int(v)
+    if not 60 <= x <= 4 * 3600:
+        raise ValueError("must be from 60 to 14400 seconds")
+    return x
 
 
 def _tick(v: str) -> float:
@@ -411,6 +424,16 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "(0: this process refills none)", "N"),
         Option("winnable_modes", _modes, "the modes whose winnable codes this process keeps ready, "
                "comma-separated, of `D1N`, `D3N`, `D1V`, `D3V`", "MODES"),
+    )),
+    ("the daily deal", (
+        Option("daily_modes", _modes, "the modes of the daily deal, comma-separated (`none`: no daily "
+               "deal); each day's deal of a mode is a certified winnable deal from that mode's pool, so "
+               "each should be among `--winnable-modes` of some process", "MODES",
+               more="[the daily deal](#the-daily-deal)"),
+        Option("daily_time_limit", _daily_time_limit, "seconds each daily attempt may last (60 to "
+               "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS"),
+        Option("daily_per_address", _positive_int, "daily-deal seats one address may take in a UTC day, "
+               "over every process and mode; more get `too_many`", "N"),
     )),
     ("logs and files", (
         Option("log_level", _level, "the least level of the JSON log lines written to standard error",

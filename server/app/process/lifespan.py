@@ -32,8 +32,10 @@ from websockets.http11 import Request, Response
 
 from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
+from ..daily.daily_service import DailyDeals
 from ..edge.admission import guarded
 from ..edge.connection import Connection
+from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
 from ..edge.origins import Origins
 from ..edge.players_api import players_api
@@ -84,6 +86,7 @@ class App:
     thubs: TournamentHubs
     winnable: WinnableDeals
     players: Players
+    daily: DailyDeals
 
     def __init__(self, config: Config, *, clock: Callable[[], float] = time.time,
                  worker: WorkerSpec | None = None) -> None:
@@ -99,6 +102,7 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._daily: asyncio.Task[None] | None = None
         self.solver = SolverPool(config.solver_workers, config.solver_queue,
                                  self.metrics.solver_job)
         self.metrics.solver_in_flight.set_function(lambda: self.solver.in_flight)
@@ -137,6 +141,7 @@ class App:
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
         self.rooms.on_race_over.append(self.players.race_over)
+        self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
@@ -152,6 +157,7 @@ class App:
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
             solver=self.solver, players=self.players, lobby=self.lobby,
+            daily=self.daily,
             quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
@@ -161,6 +167,8 @@ class App:
             await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
+        if config.daily_modes:
+            self._daily = asyncio.create_task(self.daily.run(), name="daily-deals")
         siblings = self.siblings
         if siblings is not None:
             await siblings.start()
@@ -171,7 +179,8 @@ class App:
                 StaticFiles(self.config.static_dir),
                 health=siblings.health if siblings else self.health.report,
                 metrics=siblings.metrics if siblings else self.metrics.render_all,
-                api=first_answer(api(self.tournaments), players_api(self.players)),
+                api=first_answer(api(self.tournaments), players_api(self.players),
+                                 daily_api(self.daily)),
                 admit=self._admit),
             process_response=self._respond,
             max_size=self.config.max_frame or MAX_FRAME, compression=None, max_queue=32,
@@ -318,6 +327,9 @@ class App:
         with contextlib.suppress(AttributeError):
             await self.busyness.stop()
         await self.health.close()
+        if self._daily is not None:
+            self._daily.cancel()
+            await asyncio.gather(self._daily, return_exceptions=True)
         if self._sweeper is not None:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)

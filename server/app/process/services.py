@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from ...store import Channels, Store
+from ..daily.daily_service import DailyDeals
 from ..edge.quotas import Quotas
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
@@ -43,3 +44,4 @@ class Services:
     players: Players
     lobby: LobbyHub  # the lists of public races sent to this process's lobbies
     quick: QuickRaces
+    daily: DailyDeals

@@ -38,6 +38,11 @@ _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process
 RoundOver = Callable[[Room], Awaitable[None]]
 #: what to do once any room's race has ended (the players' results: each service adds its own)
 RaceOver = Callable[[Room], Awaitable[None]]
+#: what may refuse a challenge's player beginning their game (the daily deal's one attempt):
+#: the room's settings, its id and the seat; raises a RaceError to refuse
+BeforeBegin = Callable[[Settings, str, int], Awaitable[None]]
+#: what to do once a challenge player's own game is over (the daily deal's result so far)
+GameOver = Callable[[Settings, str, int], Awaitable[None]]
 #: a round's player who comes to its room with their tournament token: their seat, if any
 RoundSeat = Callable[[Room, str], Awaitable[int | None]]
 #: the same, read only: the seat a round's player would take, if they may play it
@@ -51,7 +56,11 @@ class Rooms:
     ``on_round_player`` (whom a round's player token names, read only).
     ``on_race_over`` lists what runs once any race has ended (the players'
     results): called again by a sweeper when the process ending the race
-    died or Redis failed first, so each must be safe to repeat."""
+    died or Redis failed first, so each must be safe to repeat.
+    ``before_begin`` lists what may refuse a challenge's player their
+    game's beginning, ``on_game_over`` what runs once a challenge player's
+    own game is over (its last command, or their time up): the daily
+    deal's one attempt and its result so far."""
 
     def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
                  winnable: WinnableDeals) -> None:
@@ -65,6 +74,8 @@ class Rooms:
         self.on_round_seat: RoundSeat | None = None
         self.on_round_player: RoundPlayer | None = None
         self.on_race_over: list[RaceOver] = []
+        self.before_begin: list[BeforeBegin] = []
+        self.on_game_over: list[GameOver] = []
         self._settings: dict[str, Settings] = {}
         self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
 
@@ -179,18 +190,23 @@ class Rooms:
                 break
         raise StoreUnavailable("could not find a free room id")
 
-    async def open_challenge(self, settings: Settings) -> Room:
-        """A challenge nobody hosts, open from now for its window: the
-        server opens it (a daily deal is one, of thousands); anyone with its
-        id joins and begins when they choose. Its code: the settings' fixed
-        one, or a new deal of their kind."""
+    async def open_challenge(self, settings: Settings, *, room_id: str | None = None,
+                             opens_at: int | None = None) -> Room:
+        """A challenge nobody hosts, open for its window: the server opens
+        it (a daily deal is one, of thousands); anyone with its id joins and
+        begins when they choose. Its code: the settings' fixed one, or a new
+        deal of their kind. Open from now, or from ``opens_at`` (a daily
+        deal: its day's start, whenever it is opened); under a new id, or
+        ``room_id`` (a derived one: a room already there under it is
+        returned as it is, so that every process may open it)."""
         if not settings.challenge:
             raise RaceError(Reason.BAD_SETTINGS, "a room nobody hosts is a challenge: give it a window")
         policy = policy_for(settings)
         code = await self.new_code(settings)
         for _ in range(ATTEMPTS):
             now = self.now_ms()
-            room = Room.open(new_room_id(), settings, code, now=now)
+            room = Room.open(room_id or new_room_id(), settings, code,
+                             now=now if opens_at is None else opens_at)
             event, changes = policy.seats.opened(self, room, now)
             policy.start.opened(changes, room)
             if (await self.store.commit(room, None, [event], changes)).ok:
@@ -198,6 +214,10 @@ class Rooms:
                          max_players=settings.max_players, policy=policy.name)
                 await self._opened(room)
                 return room
+            if room_id is not None:  # opened by another process: its deal, not this one
+                if settings.deal == "winnable" and settings.code is None:
+                    await self.winnable.give_back(code)
+                return (await self.load(room_id)).room
         raise StoreUnavailable("could not find a free room id")
 
     async def _opened(self, room: Room) -> None:
@@ -326,6 +346,8 @@ class Rooms:
         clock, until their time limit or the window's close (the sweepers
         end it then, if it is still on)."""
         settings = await self.settings_of(room_id)
+        for check in self.before_begin:
+            await check(settings, room_id, seat)
         started, ends = await policy_for(settings).seats.begin(self, room_id, seat)
         if settings.time_limit:
             await self.store.due_add(seat_due(room_id, seat), ends)
@@ -336,7 +358,8 @@ class Rooms:
         a race, or a challenge player's time limit (``R:seat``)."""
         room_id, _, seat = member.partition(":")
         if seat:
-            await time_up(self, room_id, int(seat))
+            if await time_up(self, room_id, int(seat)):
+                await self.game_over(room_id, int(seat))
             await self.store.due_remove(member)
             return
         data = await self.store.load(room_id)
@@ -348,6 +371,19 @@ class Rooms:
                 log.info("scheduled_start_skipped", room=room_id, reason=exc.reason.value)
             return
         await self.end_race(room_id)
+
+    async def game_over(self, room_id: str, seat: int) -> None:
+        """A challenge player's own game is over: what follows from it
+        (``on_game_over``). Each hook's failure is logged, never in the way
+        of the command that ended the game."""
+        if not self.on_game_over:
+            return
+        settings = await self.settings_of(room_id)
+        for hook in self.on_game_over:
+            try:
+                await hook(settings, room_id, seat)
+            except Exception:
+                log.exception("game_over_failed", room=room_id, seat=seat)
 
     async def rematch(self, room_id: str, by: int, *, address: str = "") -> None:
         """The host deals again: a new lobby, listed again if the room is

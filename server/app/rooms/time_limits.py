@@ -25,26 +25,27 @@ def seat_due(room_id: str, seat: int) -> str:
     return f"{room_id}:{seat}"
 
 
-async def time_up(rooms: RoomWork, room_id: str, seat: int) -> None:
+async def time_up(rooms: RoomWork, room_id: str, seat: int) -> bool:
     """A challenge player's own time is up: if their game is still on, it
     is over as it stands (``unfinished``), counted out of the race and among
-    the ghosts. Safe to call again (and early: the deadline is put back)."""
+    the ghosts. Safe to call again (and early: the deadline is put back).
+    Whether this call ended the game."""
     store = rooms.store
     for _ in range(ATTEMPTS):
         data = await store.load(room_id)
         if data is None or data.room.phase != "racing":
-            return
+            return False
         room = data.room
         stored = await store.load_seat(room_id, room.race, seat)
         line = stored.entry
         if stored.done or line is None or line.get("status") != "racing" or "started" not in line:
-            return
+            return False
         started = int(line["started"])
         ends = room.clock.ends_at(room, started)
         assert ends is not None and room.start_at is not None
         if rooms.now_ms() < ends:
             await store.due_add(seat_due(room_id, seat), ends)
-            return
+            return False
         over = {**line, "status": "unfinished", "at": ends}
         points = decode(stored.trace or "")
         f, c = points[-1][1:] if points else (0, 0)
@@ -57,5 +58,5 @@ async def time_up(rooms: RoomWork, room_id: str, seat: int) -> None:
         if done.status != "changed":
             if done.status == "ok":
                 log.info("time_up", room=room_id, seat=seat)
-            return
+            return done.status == "ok"
     raise StoreUnavailable("the seat kept changing; try again")

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers
+from player_support import history, history_of, identify
 from race_support import FAST_ARGS, seen_or_next, win
 
 from server.app.process.clock import OffsetClock
@@ -335,3 +336,25 @@ async def test_a_closed_challenge_is_kept_a_week_with_its_replays_and_ghosts(
             assert week - 600_000 < r.pttl(key) <= week, key
     finally:
         r.close()
+
+
+async def test_a_closed_challenge_records_a_challenge_result_and_none_for_a_player_who_never_began(
+        connect: type[Client], clock_file: Path) -> None:
+    """Regression: a challenge's results were recorded as a race's, and a
+    seat whose player never began got an ``unfinished`` game in their
+    history and counted in everyone's field."""
+    ann, bob = await connect("ann"), await connect("bob")
+    await identify(ann, nickname="ann")
+    await identify(bob, nickname="bob")
+    await ann.create("ann", code=WIN, window=600)
+    await bob.join(ann.room, "bob")
+    await ann.send("start")
+    await ann.expect("board")
+    for m in win(WIN)["script"]:
+        assert (await ann.move(m))["t"] == "ack"
+    move_clock(clock_file, 601)
+    await ann.event("ended", timeout=15)
+    [r] = await history_of(ann, 1)
+    assert (r["kind"], r["place"], r["of"], r["status"], r["code"]) == (
+        "challenge", 1, 1, "finished", WIN)
+    assert (await history(bob))["of"] == 0

@@ -3,13 +3,15 @@ protocol.md, "Challenges"): how long it stays open, "Start my game" (and,
 near the close, that the game would end with it), the link to share, and
 who has played (each with their status: not started yet, playing,
 finished and their time, resigned, out of time). Once the window has
-closed: the results, the deal's code and every replay. */
+closed: the results, the deal's code, every replay and "Play it again"
+(alone, unranked). A daily deal is one: its page says so. */
 
 import { h, setText, show } from '../dom.js';
 import * as rooms from '../rooms.js';
 import * as challenge from '../challenge.js';
 import * as field from '../field.js';
-import { count, duration, timeLeft, windowText } from '../format.js';
+import { count, duration, modeText, timeLeft, windowText } from '../format.js';
+import * as storage from '../storage.js';
 import { standing } from '../ranking.js';
 import { createInvite } from './room.js';
 import { createLeaderboard } from './leaderboard.js';
@@ -27,6 +29,9 @@ export function createChallenge(root, app) {
     onclick: () => challenge.begin(app) });
   const warn = h('p', { class: 'challenge-warn', role: 'note' });
   const code = h('p', { class: 'challenge-code' });
+  const again = h('button', { class: 'btn small', type: 'button', text: TEXT.daily.againAlone,
+    onclick: () => rooms.solo(app, { nickname: storage.nickname() || app.state.player.nickname || 'player',
+      code: app.state.room.code }) });
   const invite = createInvite();
   const fieldBtn = h('button', { class: 'btn small', type: 'button',
     onclick: () => app.dialogs.field.open({ me: app.state.seat }) });
@@ -37,7 +42,7 @@ export function createChallenge(root, app) {
       h('h2', { text: H.yourGame }), open, how, warn,
       h('div', { class: 'buttons' }, beginBtn,
         h('button', { class: 'btn ghost', type: 'button', text: H.leave, onclick: () => rooms.leave(app) })),
-      code),
+      code, again),
     invite.el,
     played);
   root.append(el);
@@ -63,15 +68,18 @@ export function createChallenge(root, app) {
     const room = s.room;
     const settings = room.settings;
     const closed = room.phase === 'ended';
-    setText(title, H.title(room.id));
-    app.title.screen(H.page(room.id));
+    const day = settings.daily;
+    setText(title, day ? TEXT.daily.dayTitle(day, modeText(settings)) : H.title(room.id));
+    app.title.screen(day ? TEXT.daily.dayPage(day) : H.page(room.id));
     setText(how, closed ? H.resultsIn
-      : H.how(windowText(settings.window), settings.time_limit ? Math.round(settings.time_limit / 60) : 0));
+      : day ? TEXT.daily.dayHow(Math.round(settings.time_limit / 60))
+        : H.how(windowText(settings.window), settings.time_limit ? Math.round(settings.time_limit / 60) : 0));
     show(beginBtn, !closed);
     show(invite.el, !closed);
     invite.render(room);
     setText(code, closed && room.code ? H.dealWas(room.code) : '');
     show(code, closed);
+    show(again, closed && Boolean(room.code));
 
     const big = field.isBig(room);
     const lines = closed && room.results ? room.results

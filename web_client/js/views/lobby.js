@@ -1,6 +1,7 @@
-/** The lobby: create a room, join one by link or id, watch, or play solo.
-A room link without a seat of ours shows the join card for that room. The
-player this browser is has a link to their page (their games and record). */
+/** The lobby: today's daily deals, create a room, join one by link or id,
+watch, or play solo. A room link without a seat of ours shows the join card
+for that room. The player this browser is has a link to their page (their
+games and record). */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
@@ -11,6 +12,7 @@ import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tcreate.js';
 import { createChallengeOption } from './challengeform.js';
 import { createRaces } from './races.js';
+import { createDaily } from './daily.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
 
@@ -203,6 +205,8 @@ export function createLobby(root, app) {
     h('button', { class: 'btn small', type: 'button', text: L.forget, onclick: () => forget() }));
 
   const races = createRaces(app, { nickname: () => nick.value.trim(), checkNick: () => checkNick() });
+  const today = createDaily(app, () => (checkNick() ? nick.value.trim() : ''));
+
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       languageSwitch(),
@@ -214,6 +218,7 @@ export function createLobby(root, app) {
     h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine),
     resume,
     linkCard,
+    today.el,
     races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
@@ -274,6 +279,8 @@ export function createLobby(root, app) {
     show(resume, Boolean(seat));
     if (seat) setText(resumeText, seat.tournament ? L.youPlayTournament(seat.tournament) : L.youHaveSeat(seat.room));
     tournamentForm.render(s);
+    if (!linkMode) today.render(s);
+    else show(today.el, false);
     show(playerLine, Boolean(s.player.id));
     if (s.player.id) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
@@ -286,11 +293,13 @@ export function createLobby(root, app) {
     show() {
       el.hidden = false;
       if (!ticking) ticking = setInterval(() => app.changed(), 1000);
+      today.start();
     },
     hide() {
       el.hidden = true;
       clearInterval(ticking);
       ticking = 0;
+      today.stop();
       rooms.followLobby(app, false);
     },
     render,

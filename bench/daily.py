@@ -1,0 +1,297 @@
+"""One day's leaderboard of the daily deal filled over two server processes
+(docs/architecture.md, "The daily deal"; issue 18, item 8).
+
+Against a redis-server and two server processes of its own (each with
+``--daily-modes D1N``; the servers' clock set to noon UTC of today with
+``--clock-offset-file``, so that no midnight comes during the run), one
+certified winnable KL2 deal put in the pool: the day's D1N deal. Then
+--players players, each a new player on a connection of their own to one
+process or the other in turn, started at a steady --rate a second: each
+identifies (a new player), takes a seat (``daily_play``), begins
+(``start``), plays 0 to 6 moves of the winning line and resigns, or (one in
+--finish) plays the whole line and finishes. Measured while the field fills:
+
+- **result submission**: from sending a player's last command (the
+  resign, or the last move) to its ack: the result stored and ranked;
+- **own place**: every 10th player, right after their result, ``daily``
+  (each mode's counts and the player's place and the lines around it);
+- **a leaderboard page**: ``GET /api/daily/{day}/D1N?first=R&count=100``
+  at a random rank, four times a second.
+
+Then: Redis memory per result (``MEMORY USAGE`` of every key of the day's
+room, over the results; and ``used_memory`` over the run, players' profiles
+included, per player); and what one player receives with the whole field
+behind them as ghosts: --viewers players begin and play nothing for
+--seconds, every frame counted.
+
+    .venv/bin/python bench/daily.py                          # 100 000 players
+    .venv/bin/python bench/daily.py --players 20000 --rate 300
+
+Targets (issue 18): submission and own-place p99 at most 50 ms, at most
+200 bytes of Redis per result, ghosts at most 1 KB a second per player.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import os
+import random
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "bench"))
+
+import orjson  # noqa: E402
+import redis  # noqa: E402
+from ghosts import Peer, free_port, say  # noqa: E402
+
+from server.klondike import DealCode  # noqa: E402
+from server.klondike.solver import certify  # noqa: E402
+from server.race.daily import DAY_MS, day_of  # noqa: E402
+from server.store import keys  # noqa: E402
+
+MODE = "D1N"
+
+
+def quantile(xs: list[float], q: float) -> float:
+    if not xs:
+        return float("nan")
+    xs = sorted(xs)
+    return xs[min(len(xs) - 1, int(q * len(xs)))]
+
+
+class Figures:
+    def __init__(self) -> None:
+        self.submit: list[float] = []
+        self.place: list[float] = []
+        self.page: list[float] = []
+        self.failed = 0
+
+
+async def one_player(url: str, i: int, line: list[str], finish: bool, rng: random.Random,
+                     figures: Figures) -> None:
+    p = await Peer.open(url)
+    try:
+        await p.send("identify", {"nickname": f"p{i}"})
+        await p.expect("player")
+        await p.send("daily_play", {"mode": MODE, "nickname": f"p{i}"})
+        await p.expect("joined")
+        await p.send("start")
+        await p.expect("board")
+        moves = line if finish else line[:rng.randint(0, 6)]
+        for s, m in enumerate(moves[:-1] if finish else moves, start=1):
+            await p.send("move", {"s": s, "m": m})
+            await p.expect("ack")
+        last = len(moves) if finish else len(moves) + 1
+        began = time.perf_counter()
+        if finish:
+            await p.send("move", {"s": last, "m": moves[-1]})
+        else:
+            await p.send("resign", {"s": last})
+        await p.expect("ack")
+        figures.submit.append(time.perf_counter() - began)
+        if i % 10 == 0:
+            began = time.perf_counter()
+            await p.send("daily")
+            await p.expect("daily")
+            figures.place.append(time.perf_counter() - began)
+    finally:
+        await p.close()
+
+
+async def pages(http: str, day: str, stop: asyncio.Event, figures: Figures,
+                rng: random.Random) -> None:
+    """A page of the leaderboard at a random rank, four times a second."""
+    def get(first: int) -> int:
+        with urllib.request.urlopen(f"{http}/api/daily/{day}/{MODE}?first={first}&count=100",
+                                    timeout=30) as resp:
+            return int(orjson.loads(resp.read())["played"])
+    played = 1
+    while not stop.is_set():
+        began = time.perf_counter()
+        played = await asyncio.to_thread(get, rng.randint(1, max(1, played)))
+        figures.page.append(time.perf_counter() - began)
+        await asyncio.sleep(0.25)
+
+
+def start_server(env: dict[str, str], rport: int, clock: Path) -> tuple[subprocess.Popen[bytes], int]:
+    proc = subprocess.Popen([sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
+                             "--port", "0", "--redis-url", f"redis://127.0.0.1:{rport}/0",
+                             "--msg-burst", "100000", "--msg-rate", "100000",
+                             "--daily-modes", MODE, "--clock-offset-file", str(clock)],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    assert proc.stdout is not None
+    line = proc.stdout.readline().decode()
+    if "open http://" not in line:
+        raise RuntimeError(f"the server did not start: {line!r}")
+    return proc, int(line.rsplit(":", 1)[1].strip().rstrip("/"))
+
+
+def room_memory(r: redis.Redis, room: str) -> tuple[int, int, dict[str, int]]:
+    """Bytes of every key of a room (``MEMORY USAGE``, exact), how many keys,
+    and the bytes by kind of key (a seat's game hash and its log: one each)."""
+    total = count = 0
+    kinds: dict[str, int] = {}
+    prefix = f"kr:{{{room}}}:"
+    for key in r.scan_iter(match=f"{prefix}*", count=1000):
+        size = int(r.memory_usage(key, samples=0) or 0)
+        name = key.decode()[len(prefix):]
+        kind = re.sub(r"^r\d+:s\d+", "r{n}:s{seat}", name)
+        kinds[kind] = kinds.get(kind, 0) + size
+        total += size
+        count += 1
+    return total, count, kinds
+
+
+async def run(args: argparse.Namespace) -> None:
+    workdir = Path(tempfile.mkdtemp(prefix="kr-bench-daily-"))
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("redis-server is not installed")
+    rport = free_port()
+    rproc = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", str(workdir)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    r = redis.Redis(port=rport)
+    code = ""
+    line: list[str] = []
+    while not line:
+        code = str(DealCode.random(1, "N"))
+        found = certify(code, seconds=2)
+        line = found.notation or [] if found is not None else []
+    r.sadd(keys.winnable(MODE), code)
+    now = int(time.time() * 1000)
+    day = day_of(now)
+    clock = workdir / "clock"
+    clock.write_text(str(now // DAY_MS * DAY_MS + DAY_MS // 2 - now))  # noon UTC
+    env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
+           "KLONDIKE_PLAYERS_PER_HOUR": "100000000", "KLONDIKE_DAILY_PER_ADDRESS": "100000000",
+           "KLONDIKE_WINNABLE_POOL": "0", "KLONDIKE_LOG_LEVEL": "warning"}
+    servers: list[subprocess.Popen[bytes]] = []
+    viewers: list[Peer] = []
+    try:
+        ports = []
+        for _ in range(2):
+            proc, port = start_server(env, rport, clock)
+            servers.append(proc)
+            ports.append(port)
+        urls = [f"ws://127.0.0.1:{p}/ws" for p in ports]
+        http = f"http://127.0.0.1:{ports[0]}"
+        memory_before = int(r.info("memory")["used_memory"])
+        figures = Figures()
+        rng = random.Random(18)
+        stop = asyncio.Event()
+        pager = asyncio.create_task(pages(http, day, stop, figures, random.Random(2)))
+        limit = asyncio.Semaphore(args.concurrency)
+        say(f"{args.players} players at {args.rate:.0f}/s over two processes; the deal's winning "
+            f"line {len(line)} moves, one player in {args.finish} plays it")
+        began = time.monotonic()
+
+        async def player(i: int) -> None:
+            async with limit:
+                try:
+                    await one_player(urls[i % 2], i, line, i % args.finish == 0, rng, figures)
+                except Exception as exc:
+                    figures.failed += 1
+                    if figures.failed <= 3:
+                        say(f"player {i} failed: {exc!r}")
+
+        tasks = []
+        for i in range(args.players):
+            due = began + i / args.rate
+            wait = due - time.monotonic()
+            if wait > 0:
+                await asyncio.sleep(wait)
+            tasks.append(asyncio.create_task(player(i)))
+            if i and i % 10000 == 0:
+                say(f"  {i} started, {time.monotonic() - began:.0f} s")
+        await asyncio.gather(*tasks)
+        filled = time.monotonic() - began
+        stop.set()
+        await pager
+        room = orjson.loads(urllib.request.urlopen(f"{http}/api/daily", timeout=30).read()
+                            )["modes"][0]
+        results = int(room["played"])
+        say(f"filled in {filled:.0f} s ({results / filled:.0f} results/s achieved), "
+            f"{results} results, {room['finished']} finished, {figures.failed} players failed")
+        used, count, kinds = room_memory(r, room["room"])
+        memory_after = int(r.info("memory")["used_memory"])
+        ms = 1000
+        say("")
+        say("| figure | p50 | p99 | target |")
+        say("|---|---|---|---|")
+        say(f"| result submission (last command to its ack) | {quantile(figures.submit, .5) * ms:.1f} ms "
+            f"| {quantile(figures.submit, .99) * ms:.1f} ms | p99 <= 50 ms |")
+        say(f"| own place (`daily`) | {quantile(figures.place, .5) * ms:.1f} ms | "
+            f"{quantile(figures.place, .99) * ms:.1f} ms | p99 <= 50 ms |")
+        say(f"| a leaderboard page of 100 (HTTP) | {quantile(figures.page, .5) * ms:.1f} ms | "
+            f"{quantile(figures.page, .99) * ms:.1f} ms | |")
+        say("")
+        say(f"Redis: the day's room {used / results:.0f} bytes per result ({count} keys, "
+            f"{used / 1e6:.1f} MB; target <= 200); everything, players' profiles and keys "
+            f"included, {(memory_after - memory_before) / args.players:.0f} bytes per player")
+        say("  per result, by key: " + ", ".join(
+            f"{k} {v / results:.0f}" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1])
+            if v / results >= 1))
+
+        for i in range(args.viewers):
+            v = await Peer.open(urls[i % 2])
+            viewers.append(v)
+            await v.send("identify", {"nickname": f"v{i}"})
+            await v.expect("player")
+            await v.send("daily_play", {"mode": MODE, "nickname": f"v{i}"})
+            await v.expect("joined")
+        for v in viewers:
+            v.frames.clear()
+            await v.send("start")
+        watched = time.monotonic()
+        await asyncio.sleep(args.seconds)
+        elapsed = time.monotonic() - watched
+        say("")
+        say(f"{args.viewers} players, each {elapsed:.0f} s of their own clock with {results} "
+            "ghosts behind them:")
+        say("| per player | ghosts frames/s | ghosts bytes/s | all frames/s | all bytes/s |")
+        say("|---|---|---|---|---|")
+        for i, v in enumerate(viewers):
+            ghosts = [f for f in v.frames if f.startswith('{"t":"ghosts"')]
+            say(f"| v{i} | {len(ghosts) / elapsed:.2f} | {sum(map(len, ghosts)) / elapsed:.0f} | "
+                f"{len(v.frames) / elapsed:.2f} | {sum(map(len, v.frames)) / elapsed:.0f} |")
+        say(f"(target: ghosts <= 1 KB/s per player; submissions measured {len(figures.submit)}, "
+            f"places {len(figures.place)}, pages {len(figures.page)}; "
+            f"mean submission {statistics.mean(figures.submit or [0]) * ms:.1f} ms)")
+    finally:
+        for v in viewers:
+            await v.close()
+        for proc in servers:
+            proc.terminate()
+            proc.wait(30)
+        r.close()
+        rproc.terminate()
+        rproc.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--players", type=int, default=100_000, help="results in the day's field")
+    parser.add_argument("--rate", type=float, default=500, help="players starting a second")
+    parser.add_argument("--concurrency", type=int, default=400, help="players at once, at most")
+    parser.add_argument("--finish", type=int, default=200, help="one player in this many finishes")
+    parser.add_argument("--viewers", type=int, default=3, help="players measured for ghosts")
+    parser.add_argument("--seconds", type=float, default=60, help="of each viewer's own clock")
+    asyncio.run(run(parser.parse_args()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,340 @@
+"""The daily deal: a challenge the server opens for each UTC day and each
+daily mode (``--daily-modes``), played once, ranked, by each player.
+
+Nothing here is a second implementation of a room: a day's deal of a mode
+is a room of the ``many challenge`` policy opened by
+:meth:`Rooms.open_challenge <server.app.rooms.room_service.Rooms.open_challenge>`
+under an id derived from the day and the mode (so that every process opens
+the same one, whichever comes first), from the day's 00:00 UTC to its end.
+Joining it, beginning, playing, the ghosts, the leaderboard (its top lines,
+a player's place and the lines around it, pages, look-ups by nickname), the
+end at the window's close, the code and replays once it has closed, and the
+players' results are the room's and the players' own. What this adds:
+
+- **one ranked attempt per player and day and mode**: a seat may begin
+  only if its player (the first identified player who held it) has no other
+  attempt in that room (``before_begin``: the store's ``d:{P}``, set once);
+- **attempts per address and day** capped (``--daily-per-address``, over
+  every process), counted when a seat is taken;
+- **a nickname already in the day's field** gets a number (``ann 2``):
+  a field of thousands shares few names;
+- **the result so far** recorded as soon as a player's own game is over
+  (``on_game_over``), so that their streak counts today at once; the
+  room's end records it again, with the final place and the code;
+- what the lobby and the public API show of a day (:meth:`DailyDeals.today`,
+  :meth:`DailyDeals.day_page`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from collections.abc import Callable
+from typing import Any, Final
+
+import orjson
+import structlog
+
+from ...protocol import Reason
+from ...race import RaceError, Settings
+from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
+from ...race.names import MAX_NICKNAME, check_nickname, fold
+from ...race.profile import MODES, day_number, own_game_result
+from ...store import RoomData, Store, StoreUnavailable
+from ..players.player_service import Players
+from ..process.config import Config
+from ..rooms.ids import daily_room_id
+from ..rooms.room_service import Rooms
+
+log = structlog.get_logger("app.daily")
+
+OPEN_EVERY_S: Final = 10.0  # how often a process looks whether today's deals are open
+NAME_TRIES: Final = 8  # nicknames tried in a day's field before giving up (name_taken)
+PAGE_MAX: Final = 100  # lines in one page of the public API
+OPENING_LOOKS: Final = 40  # looks, 50 ms apart, for a day's room another process is opening
+
+
+class DailyDeals:
+    """Today's deals, their attempts, and what anyone may see of a day."""
+
+    def __init__(self, rooms: Rooms, players: Players, store: Store, config: Config,
+                 now_ms: Callable[[], int]) -> None:
+        self.rooms, self.players, self.store = rooms, players, store
+        self.config, self.now_ms = config, now_ms
+        self.modes: tuple[str, ...] = config.daily_modes
+        self._past: tuple[str, list[dict[str, Any]]] | None = None  # (today, past days kept)
+        self._refused: set[tuple[str, str]] = set()  # (day, mode) whose opening was logged
+        rooms.before_begin.append(self.before_begin)
+        rooms.on_game_over.append(self.game_over)
+
+    def today(self) -> str:
+        return day_of(self.now_ms())
+
+    def check_mode(self, mode: str) -> str:
+        """A daily mode of this server, or ``no_daily``."""
+        mode = mode.strip().upper()
+        if mode not in self.modes:
+            raise RaceError(Reason.NO_DAILY, f"there is no daily deal of mode {mode[:8]!r}: "
+                                             f"the modes are {', '.join(self.modes) or 'none'}")
+        return mode
+
+    # ------------------------------------------------------------------ the rooms
+
+    async def room_of(self, day: str, mode: str, *, open_it: bool = False) -> RoomData | None:
+        """The room of ``day``'s deal of ``mode``, if there is one; with
+        ``open_it``, today's is opened if it is not yet (``no_winnable_deal``
+        while no certified deal of the mode is ready)."""
+        room_id = daily_room_id(day, mode)
+        data = await self.store.load(room_id)
+        if data is None and open_it and day == self.today() and mode in self.modes:
+            start, _ = day_bounds(day)
+            settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
+            try:
+                await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+                log.info("daily_opened", day=day, mode=mode, room=room_id)
+            except RaceError as exc:
+                if exc.reason is not Reason.NO_WINNABLE_DEAL:
+                    raise
+                # the pool's last code may be another process's, opening this room now
+                data = await self._opened_elsewhere(room_id)
+                if data is None:
+                    raise
+            data = await self.store.load(room_id)
+        if data is None or data.room.settings.daily != day:
+            return None
+        return data
+
+    async def _opened_elsewhere(self, room_id: str) -> RoomData | None:
+        """The room, if another process that took the mode's last ready
+        code commits it within a moment."""
+        for _ in range(OPENING_LOOKS):
+            await asyncio.sleep(0.05)
+            data = await self.store.load(room_id)
+            if data is not None:
+                return data
+        return None
+
+    async def open_today(self) -> None:
+        """Open today's deals that are not yet (each process looks now and
+        then: the first opens them, the others find them)."""
+        day = self.today()
+        for mode in self.modes:
+            try:
+                await self.room_of(day, mode, open_it=True)
+            except RaceError as exc:  # no winnable deal ready yet: the next look tries again
+                if (day, mode) not in self._refused:
+                    self._refused = {(d, m) for d, m in self._refused if d == day} | {(day, mode)}
+                    log.warning("daily_not_opened", day=day, mode=mode, reason=exc.reason.value)
+
+    async def run(self) -> None:
+        """Keep today's deals open, as days come (a background task)."""
+        while True:
+            try:
+                await self.open_today()
+            except StoreUnavailable:
+                log.info("daily_open_deferred")
+            except Exception:  # a bug: logged, and the next look tries again
+                log.exception("daily_open_failed")
+            await asyncio.sleep(OPEN_EVERY_S)
+
+    # ------------------------------------------------------------------ attempts
+
+    async def join(self, player_id: str, address: str, mode: str, nickname: str
+                   ) -> tuple[str, int, str]:
+        """A seat in today's deal of ``mode`` for the player: the room, the
+        seat and its token. Refused: no player (``not_identified``), an
+        attempt already begun (``daily_played``), too many seats taken from
+        the address today (``too_many``)."""
+        if not player_id:
+            raise RaceError(Reason.NOT_IDENTIFIED, "the daily deal is played as a player: "
+                                                   "identify first")
+        mode = self.check_mode(mode)
+        name = check_nickname(nickname)
+        day = self.today()
+        data = await self.room_of(day, mode, open_it=True)
+        if data is None:  # (opening it raised when it could not)
+            raise RaceError(Reason.NO_DAILY)
+        room_id = data.room.id
+        if await self.store.daily_attempt(room_id, player_id) is not None:
+            raise RaceError(Reason.DAILY_PLAYED)
+        made = await self.store.count_daily_attempt(day, address, now_ms=self.now_ms(),
+                                                    window_ms=DAY_MS)
+        cap = self.config.daily_per_address
+        if made > cap:
+            if made == cap + 1:
+                log.warning("daily_attempts_refused", address=address, day=day, cap=cap)
+            raise RaceError(Reason.TOO_MANY, f"at most {cap} daily attempts a day from one "
+                                             "address: try again tomorrow")
+        for candidate in _names(name):
+            try:
+                seat, token, _ = await self.rooms.join(room_id, candidate)
+            except RaceError as exc:
+                if exc.reason is not Reason.NAME_TAKEN:
+                    raise
+                continue
+            return room_id, seat, token
+        raise RaceError(Reason.NAME_TAKEN, f"{name!r} and its numbered forms are taken in "
+                                           "today's field: choose another nickname")
+
+    async def before_begin(self, settings: Settings, room_id: str, seat: int) -> None:
+        """A daily seat begins only as its player's one ranked attempt."""
+        if settings.daily is None:
+            return
+        player = await self.store.seat_player(room_id, seat)
+        if player is None:
+            raise RaceError(Reason.NOT_IDENTIFIED, "the daily deal is played as a player: "
+                                                   "identify, then begin")
+        if await self.store.claim_daily_attempt(room_id, player, seat) != seat:
+            raise RaceError(Reason.DAILY_PLAYED)
+
+    async def game_over(self, settings: Settings, room_id: str, seat: int) -> None:
+        """A daily attempt is over: its result so far, in its player's
+        history (their streak counts today); the day's end replaces it."""
+        if settings.daily is None:
+            return
+        player = await self.store.seat_player(room_id, seat)
+        data = await self.store.load(room_id)
+        if player is None or data is None:
+            return
+        place = await self._place(room_id, seat)
+        if place is None or place.get("line") is None:
+            return
+        _, played, _ = await self.store.daily_counts(room_id)
+        result = own_game_result(data.room, place["line"], place["rank"], played)
+        await self.players.record_result(player, result)
+
+    async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:
+        """A seat's place: rank, of, and the lines above, its own and below."""
+        found = (await self.store.near(room_id, [seat]))[0]
+        return None if found is None else dict(orjson.loads(b"{" + found + b"}"))
+
+    # ------------------------------------------------------------------ what is shown
+
+    async def today_view(self, player_id: str = "") -> dict[str, Any]:
+        """Today's deals: each mode's room, how many played and finished,
+        when the day ends; with a player, their attempt's place in each and
+        their streak; and the past days still kept. The modes are read at
+        once (a few round trips in all, not a few per mode)."""
+        now, day = self.now_ms(), self.today()
+        _, ends = day_bounds(day)
+        reads: list[Any] = [self._mode_view(day, mode, player_id) for mode in self.modes]
+        if player_id:
+            reads.append(self.players.public(player_id))
+        found = await asyncio.gather(*reads)
+        view: dict[str, Any] = {"day": day, "now": now, "ends_at": ends,
+                                "time_left_ms": max(0, ends - now),
+                                "time_limit": self.config.daily_time_limit,
+                                "modes": found[:len(self.modes)]}
+        if player_id:
+            view["streak"] = (found[-1] or {}).get("streak", {"days": 0, "best": 0})
+        return view
+
+    async def _mode_view(self, day: str, mode: str, player_id: str) -> dict[str, Any]:
+        try:
+            data = await self.room_of(day, mode, open_it=True)
+        except RaceError:  # not open yet: no winnable deal of the mode ready
+            data = None
+        shown: dict[str, Any] = {"mode": mode, "room": None, "players": 0, "played": 0,
+                                 "finished": 0}
+        if data is None:
+            return shown
+        room_id = data.room.id
+        counts, seat = await asyncio.gather(
+            self.store.daily_counts(room_id),
+            self.store.daily_attempt(room_id, player_id) if player_id else _none())
+        ranked, played, finished = counts
+        shown.update(room=room_id, players=ranked, played=played, finished=finished)
+        if player_id:
+            shown["mine"] = None if seat is None else {
+                "seat": seat, **(await self._place(room_id, seat) or {}), "of": played}
+        return shown
+
+    async def past(self) -> list[dict[str, Any]]:
+        """The past days whose rooms are kept, the latest first, each with
+        its modes' rooms and their codes (read once a day by each process,
+        once yesterday's have ended: their codes are public from then)."""
+        day = self.today()
+        if self._past is not None and self._past[0] == day:
+            return self._past[1]
+        days: list[dict[str, Any]] = []
+        for past in past_days(day):
+            rooms: list[dict[str, Any]] = []
+            for mode in MODES:
+                data = await self.room_of(past, mode)
+                if data is not None:
+                    ended = data.room.phase == "ended"
+                    rooms.append({"mode": mode, "room": data.room.id,
+                                  "code": data.room.code if ended else None})
+            if rooms:
+                days.append({"day": past, "modes": rooms})
+        if all(m["code"] for d in days for m in d["modes"]):  # (else: the sweepers are at it)
+            self._past = (day, days)
+        return days
+
+    async def day_page(self, day: str, mode: str, first: int, count: int,
+                       find: str | None = None) -> dict[str, Any] | None:
+        """A page of a day's leaderboard of a mode, as the public API gives
+        it (``None``: there is no such day's deal): the counts, the lines from
+        rank ``first`` on, once the day has ended its code and each line's
+        replay; with ``find``, that nickname's place and the lines around it."""
+        day_number(day)  # (ValueError: not a day)
+        if mode not in MODES:
+            return None
+        try:
+            data = await self.room_of(day, mode, open_it=True)
+        except RaceError:  # today's, not open yet: no winnable deal of the mode ready
+            data = None
+        if data is None:
+            return None
+        room = data.room
+        room_id = room.id
+        ended = room.phase == "ended"
+        ranked, played, finished = await self.store.daily_counts(room_id)
+        _, raw = await self.store.page(room_id, first, count)
+        lines = [_line(orjson.loads(line), first + i, room_id, ended) for i, line in enumerate(raw)]
+        out: dict[str, Any] = {
+            "day": day, "mode": mode, "room": room_id, "open": not ended,
+            "ends_at": room.deadline, "players": ranked, "played": played,
+            "finished": finished, "first": first, "count": len(lines), "lines": lines,
+            "code": room.code if ended else None}
+        if find is not None:
+            out["found"] = await self._found(room_id, find, ended)
+        return out
+
+    async def _found(self, room_id: str, nickname: str, ended: bool) -> dict[str, Any] | None:
+        name = check_nickname(nickname)
+        hit = await self.store.find(room_id, fold(name))
+        if hit is None:
+            return None
+        seat, rank, _ = hit
+        place = await self._place(room_id, seat) if rank else None
+        if place is None:
+            return {"seat": seat, "rank": None}
+        out: dict[str, Any] = {"seat": seat, "rank": place["rank"], "of": place["of"]}
+        for k in ("above", "line", "below"):
+            line = place.get(k)
+            out[k] = None if line is None else _line(line, place["rank"] + {
+                "above": -1, "line": 0, "below": 1}[k], room_id, ended)
+        return out
+
+
+def _line(line: dict[str, Any], rank: int, room_id: str, ended: bool) -> dict[str, Any]:
+    """A leaderboard line as the API shows it: its rank, and once the day
+    has ended the address of its replay."""
+    out = {**line, "rank": rank}
+    if ended and line.get("status") != "lobby":
+        out["replay"] = f"/api/rooms/{room_id}/replay/{line['seat']}"
+    return out
+
+
+async def _none() -> None:
+    return None
+
+
+def _names(name: str) -> list[str]:
+    """The nicknames tried in a day's field: the player's, then numbered
+    (``ann 2``, ``ann 3``), then with a random number."""
+    base = name[:MAX_NICKNAME - 6].rstrip()
+    numbered = [f"{base} {n}" for n in (2, 3)]
+    drawn = [f"{base} {secrets.randbelow(9000) + 1000}" for _ in range(NAME_TRIES - 3)]
+    return [name, *numbered, *drawn]

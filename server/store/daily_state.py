@@ -1,0 +1,66 @@
+"""The store's daily deals: whose attempt a daily room's seat is, the one
+ranked attempt of each player, the field's counts, and the attempts one
+address makes in a day.
+
+A daily deal is a challenge room (its keys are a room's, under its hash
+tag); what it adds lives in the room's seat-to-player hash
+(``kr:{R}:pp``, :mod:`.player_state`): ``d:{P}`` → the seat of player P's
+ranked attempt, set once (``HSETNX``) and never changed, so that a second
+attempt, from any device or process, finds the first.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+
+from ..race.ranking import FINISHED_BELOW, RACED_BELOW
+from . import keys, scripts
+from .section import Section
+
+
+def _attempt(player_id: str) -> str:
+    return f"d:{player_id}"
+
+
+class DailyState(Section):
+    """Daily deals' attempts and counts."""
+
+    async def seat_player(self, room_id: str, seat: int) -> str | None:
+        """The player a room's seat counts for, if any (``link_seat``)."""
+        found = await self.call("HGET", keys.seat_players(room_id), seat)
+        return None if found is None else _text(found)
+
+    async def daily_attempt(self, room_id: str, player_id: str) -> int | None:
+        """The seat of the player's ranked attempt in this daily room, if any."""
+        found = await self.call("HGET", keys.seat_players(room_id), _attempt(player_id))
+        return None if found is None else int(found)
+
+    async def claim_daily_attempt(self, room_id: str, player_id: str, seat: int) -> int:
+        """The player's ranked attempt is this seat's, unless it is another's
+        already: the seat it is."""
+        key, field = keys.seat_players(room_id), _attempt(player_id)
+        if await self.call("HSETNX", key, field, seat):
+            return seat
+        return int(await self.call("HGET", key, field))
+
+    async def daily_counts(self, room_id: str) -> tuple[int, int, int]:
+        """How many lines a daily room ranks, how many of them played
+        (began their game), and how many finished it."""
+        rank = keys.ranking(room_id)
+        ranked, played, finished = await asyncio.gather(
+            self.call("ZCARD", rank), self.call("ZCOUNT", rank, "-inf", f"({RACED_BELOW}"),
+            self.call("ZCOUNT", rank, "-inf", f"({FINISHED_BELOW}"))
+        return int(ranked), int(played), int(finished)
+
+    async def count_daily_attempt(self, day: str, address: str, *, now_ms: int,
+                                  window_ms: int) -> int:
+        """One more daily seat taken from ``address`` on ``day``: how many
+        that day holds, this one included."""
+        count, _ = await self._run(scripts.WINDOW, [keys.daily_attempts(day, address)],
+                                   [now_ms, window_ms, secrets.token_hex(8), ""])
+        return int(count)
+
+
+def _text(value: bytes | str) -> str:
+    return value.decode() if isinstance(value, bytes) else value
