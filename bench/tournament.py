@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
-from server.app.process import logs  # noqa: E402
-from server.app.process.config import Config  # noqa: E402
-from server.app.process.metrics import Metrics  # noqa: E402
+from server.app.ground import logs  # noqa: E402
+from server.app.ground.config import Config  # noqa: E402
+from server.app.ground.metrics import Metrics  # noqa: E402
 from server.app.rooms.room_service import Rooms  # noqa: E402
 from server.app.solver.pool import SolverPool  # noqa: E402
 from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402

@@ -41,8 +41,8 @@ from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...store import RoomData, Store, StoreUnavailable
+from ..ground.config import Config
 from ..players.player_service import Players
-from ..process.config import Config
 from ..rooms.ids import daily_room_id
 from ..rooms.room_service import Rooms
 

@@ -32,9 +32,9 @@ from websockets.http11 import Request
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
-from ..process.health import Health
-from ..process.metrics import Metrics
+from ..ground.config import Config
+from ..ground.health import Health
+from ..ground.metrics import Metrics
 
 log = structlog.get_logger("app.edge.quotas")
 

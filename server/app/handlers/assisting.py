@@ -20,7 +20,7 @@ from ...klondike import Game, Move
 from ...protocol import frame
 from ...store import StoreUnavailable
 from ..edge.connection import Connection, SeatGame
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..solver import jobs
 from ..solver.seat_assists import DEBOUNCE, HINT_SECONDS, STATUS_SECONDS, Known, first_move, no_progress
 

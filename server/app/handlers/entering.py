@@ -20,7 +20,7 @@ from ...protocol import commands as c
 from ...race import RaceError
 from ...store import StoreUnavailable
 from ..edge.connection import Connection
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..rooms.ids import is_room_id
 from . import playing
 

@@ -24,7 +24,7 @@ from ...race import RaceError, update_from_game
 from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..solver.seat_assists import ProgressTrail, SeatAssist
 from .assisting import (
     ack_assists,

@@ -35,8 +35,8 @@ from ...race.names import check_nickname
 from ...race.profile import FORMER_PLAYER, HISTORY_CAP, GameResult, public_profile
 from ...race.tokens import hash_token
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
-from ..process.health import Health
+from ..ground.config import Config
+from ..ground.health import Health
 from ..rooms.ids import ID_ALPHABET, new_code, new_token
 from ..rooms.room_plans import RoomWork
 from .race_results import race_results

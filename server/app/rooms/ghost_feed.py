@@ -35,7 +35,7 @@ import structlog
 from ...protocol import frame
 from ...race.ghosts import Ghost, pick, pool_ranks
 from ...store import Store, StoreUnavailable
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from .listener import Listener
 
 log = structlog.get_logger("app.rooms.ghost_feed")

@@ -3,7 +3,7 @@ room of a few. Each move is recorded as the room's next event (``progress``,
 with the public board as the room allows); the room's hub keeps every line,
 who is online and the spectators' boards, and sends the leaderboard
 coalesced to at most five a second (fewer when the process is busy, see
-:mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
+:mod:`~server.app.ground.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
 A leaderboard is encoded once per room and flush, framed once, and written
@@ -37,10 +37,10 @@ from ...protocol import frame
 from ...race import Entry, ranked
 from ...race.names import same_name
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
-from ..edge.frame_writer import text_frame
-from ..process.busyness import MAX_FLUSH_INTERVAL, Busyness
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import MAX_FLUSH_INTERVAL, Busyness
+from ..ground.frame_writer import text_frame
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .delayed_boards import DelayedBoards
 from .listener import Listener
 

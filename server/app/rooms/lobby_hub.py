@@ -34,9 +34,9 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ...protocol import frame
 from ...race import Room
 from ...store import Store, StoreUnavailable
-from ..edge.backpressure import Backpressure
-from ..process.health import Health
-from ..process.tasks import spawn
+from ..ground.backpressure import Backpressure
+from ..ground.health import Health
+from ..ground.tasks import spawn
 from .public_rooms import PENDING_MS, PublicRooms
 
 log = structlog.get_logger("app.rooms.lobby_hub")

@@ -29,7 +29,7 @@ from typing import Final, TypeAlias
 from ...protocol import Reason
 from ...race import RaceError, Room
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
+from ..ground.config import Config
 from .ids import new_room_id
 from .room_service import Rooms
 

@@ -13,10 +13,10 @@ from typing import Any
 import structlog
 
 from ...store import Channels, Store
-from ..process.busyness import Busyness
-from ..process.health import Health
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import Busyness
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .listener import Listener
 from .policy import FEW
 from .room_hub import Hub

@@ -21,7 +21,7 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
 from ...store import RoomData, Store, StoreUnavailable
-from ..process.config import Config
+from ..ground.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for

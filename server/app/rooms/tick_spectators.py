@@ -13,7 +13,7 @@ from typing import Any, Final, Protocol
 from ...klondike import Game
 from ...protocol import frame, place_frame
 from ...store import Store, StoreUnavailable
-from ..process.metrics import Metrics
+from ..ground.metrics import Metrics
 from .delayed_boards import DelayedBoards
 from .listener import Listener
 

@@ -50,7 +50,7 @@ from ...race.leaderboard import line_of
 from ...race.ranking import rank_score
 from ...race.seating import final_line
 from ...store import Applied, Ranked, RoomData, SeatCommand, Store, StoreUnavailable
-from ..edge.frame_writer import text_frame
+from ..ground.frame_writer import text_frame
 from .listener import Listener
 from .tick_spectators import TickedRoom, TickSpectators
 

@@ -35,7 +35,7 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import Store, StoreUnavailable
-from ..process.metrics import Metrics
+from ..ground.metrics import Metrics
 from . import jobs
 from .pool import SolverPool
 

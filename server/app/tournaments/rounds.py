@@ -40,7 +40,7 @@ from ...race.standings import MISSED, count_round, round_result
 from ...race.tokens import hash_token
 from ...race.tournament import Round, Tournament
 from ...store import Store, StoreUnavailable, TournamentData
-from ..process.config import Config
+from ..ground.config import Config
 from ..rooms.hashed_seats import CHUNK, fresh_line
 from ..rooms.ids import round_room_id
 from ..rooms.policy import policy_for

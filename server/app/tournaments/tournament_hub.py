@@ -22,10 +22,10 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ...protocol import frame, place_frame, wrap_raw
 from ...race import RaceError
 from ...store import Channels, Store, StoreUnavailable
-from ..edge.backpressure import Backpressure
-from ..process.health import Health
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.backpressure import Backpressure
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .public_views import EveryoneView, View
 from .tournament_service import Tournaments
 

@@ -27,7 +27,7 @@ from ...race.standings import standing_line, standing_tail
 from ...race.tokens import hash_token
 from ...race.tournament import TOURNAMENT_TTL_MS, Tournament, parse_tournament_settings
 from ...store import Store, StoreUnavailable, TournamentData
-from ..process.config import Config
+from ..ground.config import Config
 from ..rooms.ids import new_code, new_room_id, new_token
 from ..rooms.policy import policy_for
 from ..rooms.replay_pages import PAGE_MAX

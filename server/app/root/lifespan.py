@@ -37,10 +37,16 @@ from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
-from ..edge.origins import Origins
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
+from ..edge.services import Services
+from ..ground.busyness import Busyness
+from ..ground.clock import OffsetClock
+from ..ground.config import Config, ConfigError
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.origins import Origins
 from ..handlers import dispatch
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
@@ -51,16 +57,10 @@ from ..solver.pool import SolverPool
 from ..solver.winnable_deals import WinnableDeals
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
-from .busyness import Busyness
-from .clock import OffsetClock
-from .config import Config, ConfigError
 from .embedded_redis import EmbeddedRedis
-from .health import Health
-from .metrics import Metrics
-from .services import Services
 from .siblings import Siblings, WorkerSpec
 
-log = structlog.get_logger("app.process.lifespan")
+log = structlog.get_logger("app.root.lifespan")
 
 SWEEP_INTERVAL: Final = 0.5
 WORKER_HEADER: Final = "Klondike-Worker"
