@@ -188,7 +188,7 @@ async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dic
         await rooms.end_race(room, now_anyway=True)  # ends the race, then records the round
 
     await step("end and record", record)
-    data = await store.load_tournament_data(t.id)
+    data = await store.tournaments.load_tournament_data(t.id)
     assert data is not None and data.t.rounds[0].status == "ended", "the round was not recorded"
     return out
 

@@ -354,7 +354,7 @@ class Connection:
         if detach and role == "player":
             event = hub.policy.seats.presence(seat, False, self.services.now_ms())
             with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over
-                await self.services.store.detach(hub.room_id, seat, self.conn_id, event)
+                await self.services.store.seats.detach(hub.room_id, seat, self.conn_id, event)
 
     def on_room_event(self, event: dict[str, Any]) -> None:
         """Called by the hub for each room event, in order."""

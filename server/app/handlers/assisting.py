@@ -230,4 +230,4 @@ def _send_status(conn: Connection, play: SeatGame, seq: int, known: Known) -> No
 
 async def _publish(conn: Connection, room_id: str, notice: bytes) -> None:
     with contextlib.suppress(StoreUnavailable):  # the next move's board carries it anyway
-        await conn.services.store.notice(room_id, notice)
+        await conn.services.store.rooms.notice(room_id, notice)

@@ -42,7 +42,7 @@ _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5
 async def load_game(conn: Connection, race: int) -> None:
     """The seat's game of ``race`` as stored."""
     store = conn.services.store
-    stored = await store.load_seat(conn.room_id, race, conn.seat)
+    stored = await store.seats.load_seat(conn.room_id, race, conn.seat)
     if stored.snap is not None:
         game = Game.from_snapshot(stored.snap)
     else:

@@ -108,10 +108,10 @@ class GhostFeed:
             return
         self._looked = now
         store, room_id = self.hub.store, self.hub.room_id
-        count = await store.ghost_count(room_id)
+        count = await store.challenges.ghost_count(room_id)
         if count == self.count:
             return
-        count, records = await store.ghosts(room_id, pool_ranks(count, POOL, TOP))
+        count, records = await store.challenges.ghosts(room_id, pool_ranks(count, POOL, TOP))
         pool = []
         for record in records:
             try:

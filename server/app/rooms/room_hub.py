@@ -139,8 +139,8 @@ class Hub:
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
-        await self.hubs.subscriber.subscribe(self.store.room_channel(self.room_id))
-        data = await self.store.load(self.room_id)
+        await self.hubs.subscriber.subscribe(self.store.rooms.room_channel(self.room_id))
+        data = await self.store.rooms.load(self.room_id)
         if data is None:
             return False
         now = self.now_ms()
@@ -309,7 +309,7 @@ class Hub:
         to a replica that missed writes)."""
         last = self._last
         since = self.v - 1 if last is not None and self.v > 0 else self.v
-        latest, events = await self.store.events_since(self.room_id, since)
+        latest, events = await self.store.rooms.events_since(self.room_id, since)
         if latest < self.v or (last is not None and events is not None
                                and events[:1] != [last]):
             await self._resync(rollback=True)
@@ -326,7 +326,7 @@ class Hub:
         """Reload the room and send it whole to every connection here, with
         fresh boards (spectators) and, after a rollback, each player's board
         as stored (:meth:`Listener.resynced`)."""
-        data = await self.store.load(self.room_id)
+        data = await self.store.rooms.load(self.room_id)
         if data is None:
             return
         if rollback or data.ev < self.v:

@@ -164,7 +164,7 @@ class App:
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
-            await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+            await self.store.indexes.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
         if config.daily_modes:
@@ -242,8 +242,8 @@ class App:
         return answer
 
     def _on_message(self, channel: str, data: bytes) -> None:
-        ident = self.store.id_of_channel(channel)
-        if self.store.is_tournament_channel(channel):
+        ident = self.store.rooms.id_of_channel(channel)
+        if self.store.rooms.is_tournament_channel(channel):
             self.thubs.on_message(ident, data)
         else:
             self.hubs.on_message(ident, data)
@@ -299,15 +299,15 @@ class App:
         while True:
             try:
                 if loop.time() >= next_beat:
-                    await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    await self.store.indexes.heartbeat(self.proc_id, round(timeout * 1000))
                     await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():
-                        loaded = await self.store.load_tournament_data(thub.id)
+                        loaded = await self.store.tournaments.load_tournament_data(thub.id)
                         if loaded is not None:
                             await self.tournaments.settle(loaded.t)
-                for room_id in await self.store.claim_due(self.now_ms()):
+                for room_id in await self.store.indexes.claim_due(self.now_ms()):
                     await self.rooms.due(room_id)
                 await self.tournaments.sweep()
             except StoreUnavailable:
@@ -334,7 +334,7 @@ class App:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
             with contextlib.suppress(StoreUnavailable):
-                await self.store.forget(self.proc_id)
+                await self.store.indexes.forget(self.proc_id)
         with contextlib.suppress(AttributeError):
             await self.winnable.close()
         await self.solver.close()
