@@ -434,7 +434,7 @@ class Server:
         """Every sample by name and labels, summed over the workers' ``worker`` label.
 
         The worker that answers leaves out a sibling that did not answer it in
-        time (``server/app/process/siblings.py``, 2 s), so a busy server of
+        time (``server/app/root/siblings.py``, 2 s), so a busy server of
         workers can answer for some of them only: the sums would then drop by
         that worker's whole count and a window's deltas come out doubled or
         negative. Such an answer is asked again, a few times, then it is an error."""

@@ -3,7 +3,7 @@ room of a few. Each move is recorded as the room's next event (``progress``,
 with the public board as the room allows); the room's hub keeps every line,
 who is online and the spectators' boards, and sends the leaderboard
 coalesced to at most five a second (fewer when the process is busy, see
-:mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
+:mod:`~server.app.ground.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
 A leaderboard is built at most once per change of the room's lines, framed
@@ -43,10 +43,10 @@ from ...race.leaderboard import shown
 from ...race.names import same_name
 from ...race.ranking import sort_key
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
-from ..edge.frame_writer import text_frame
-from ..process.busyness import FLUSH_INTERVAL, MAX_FLUSH_INTERVAL, Busyness
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import FLUSH_INTERVAL, MAX_FLUSH_INTERVAL, Busyness
+from ..ground.frame_writer import text_frame
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .delayed_boards import DelayedBoards
 from .listener import Listener
 
@@ -436,11 +436,11 @@ class LiveBoard:
     async def _load_boards(self) -> None:
         """Every racer's board from the store (live mode, or after the race)."""
         hub = self.hub
-        data = await hub.store.load(hub.room_id)
+        data = await hub.store.rooms.load(hub.room_id)
         if data is None or not data.room.racers:
             return
         room = data.room
-        snaps = await hub.store.snapshots(hub.room_id, room.race, room.racers)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, room.racers)
         for seat in room.racers:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
@@ -455,7 +455,7 @@ class LiveBoard:
         the delay queue like those the hub receives. Nothing before
         ``start_at`` plus the delay: the dealt boards come then (_arm_start)."""
         hub = self.hub
-        data = await hub.store.load(hub.room_id)
+        data = await hub.store.rooms.load(hub.room_id)
         if data is None or not data.room.racers:
             return
         room, now = data.room, hub.now_ms()
@@ -463,12 +463,12 @@ class LiveBoard:
         cutoff = now - delay_ms
         quiet = [] if cutoff < (room.start_at or 0) else [
             s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
-        snaps = await hub.store.snapshots(hub.room_id, room.race, quiet)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, quiet)
         for seat in quiet:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
             self.boards[seat] = game.public_view()
-        for raw in await hub.store.recent_events(hub.room_id):
+        for raw in await hub.store.rooms.recent_events(hub.room_id):
             event = orjson.loads(raw)
             seat = event.get("seat")
             if (event["v"] > hub.loaded_v or event["kind"] != "progress" or "board" not in event
@@ -505,7 +505,7 @@ class LiveBoard:
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
             event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}
-        return await store.apply(room_id, cmd, event_body(event))
+        return await store.seats.apply(room_id, cmd, event_body(event))
 
     @staticmethod
     def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
