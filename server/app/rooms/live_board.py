@@ -62,9 +62,9 @@ RACER_INTERVAL: Final = 0.5
 
 def racer_interval(flush_interval: float) -> float:
     """Seconds a racer goes without a leaderboard at most, for the room's
-    flush interval (:func:`~server.app.process.busyness.flush_interval`):
+    flush interval (:func:`~server.app.ground.busyness.flush_interval`):
     :data:`RACER_INTERVAL` while the process is calm, stretched with the
-    flushes up to :data:`~server.app.process.busyness.MAX_FLUSH_INTERVAL`.
+    flushes up to :data:`~server.app.ground.busyness.MAX_FLUSH_INTERVAL`.
 
     >>> racer_interval(0.0), racer_interval(0.2), racer_interval(0.4), racer_interval(1.0)
     (0.5, 0.5, 1.0, 1.0)
