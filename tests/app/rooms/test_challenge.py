@@ -15,8 +15,8 @@ from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import history, history_of, identify
 from race_support import FAST_ARGS, seen_or_next, win
 
-from server.app.process.clock import OffsetClock
-from server.app.process.config import Config
+from server.app.ground.clock import OffsetClock
+from server.app.ground.config import Config
 from server.app.rooms.room_service import Rooms
 from server.race import RaceError, parse_settings
 from server.store import Store, keys

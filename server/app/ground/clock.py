@@ -16,7 +16,7 @@ from typing import Final
 
 import structlog
 
-log = structlog.get_logger("app.process.clock")
+log = structlog.get_logger("app.ground.clock")
 
 LOOK_EVERY: Final = 0.1  # seconds between two looks at the file
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from server.app.process import clock as clock_module
-from server.app.process.clock import OffsetClock
+from server.app.ground import clock as clock_module
+from server.app.ground.clock import OffsetClock
 
 
 class Base:
