@@ -196,6 +196,16 @@ def children_cpu_s(pid: int) -> float:
     return total
 
 
+@functools.cache
+def _knows_workers(root: Path) -> bool:
+    """Whether the server of this checkout has ``serve --workers`` (a
+    ``--baseline`` from before it had not; one from after it runs as many
+    workers as cores unless told)."""
+    out = subprocess.run([sys.executable, "-m", "server", "serve", "--help"], cwd=root,
+                         capture_output=True, timeout=60)
+    return b"--workers" in out.stdout
+
+
 def child_pids(pid: int) -> list[int]:
     """The live child processes of ``pid`` (a supervisor's workers)."""
     return sorted(child for child, _ in _children(pid))
@@ -410,7 +420,7 @@ class Server:
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
-                 *(() if root != ROOT and workers == 1 else ("--workers", str(workers))),
+                 *(("--workers", str(workers)) if _knows_workers(root) else ()),
                  "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -1234,9 +1244,13 @@ def baseline_summary(results: list[Result]) -> list[str]:
             return (_med([r.figures[key] for r in old])[0], _med([r.figures[key] for r in new])[0])
 
         cpu, rate, p99, lb = (pair(k) for k in ("cpu_ms_per_1k", "moves_s", "p99_ms", "lb_p99_ms"))
+
+        def ratio(a: float, b: float) -> str:
+            return f"{b / a:.2f}" if a else "-"
+
         lines.append(f"| {mode} {n} | {_plain(setup)} | {_fmt(cpu[0])} → {_fmt(cpu[1])} | "
-                     f"{cpu[1] / cpu[0]:.2f} | {_fmt(rate[0])} → {_fmt(rate[1])} | "
-                     f"{rate[1] / rate[0]:.2f} | {_fmt(p99[0])} → {_fmt(p99[1])} | "
+                     f"{ratio(*cpu)} | {_fmt(rate[0])} → {_fmt(rate[1])} | "
+                     f"{ratio(*rate)} | {_fmt(p99[0])} → {_fmt(p99[1])} | "
                      f"{_fmt(lb[0])} → {_fmt(lb[1])} |")
     return lines
 
