@@ -91,6 +91,41 @@ def line_tail(line: Entry) -> bytes:
     return b"," + orjson.dumps(rest)[1:]
 
 
+#: a line's fields that say nothing of how a game goes: all a game not yet over
+#: shows of itself while its challenge is open (docs/protocol.md, "What each
+#: client may see")
+UNSEEN_KEEPS: Final = ("seat", "nickname", "status", "late", "started", "rank")
+#: a game over: its line is final
+OVER: Final = frozenset({"finished", "resigned", "left", "unfinished"})
+
+
+def seen_line(line: Entry) -> Entry:
+    """A line as anyone but its player sees it while its challenge is open:
+    a game not over yet shows its status and no figure (its figures, even
+    sampled, would say what its draws turned up to those yet to play);
+    a game over shows its final figures.
+
+    >>> seen_line({"seat": 1, "nickname": "ann", "status": "racing", "foundation": 3,
+    ...            "vegas": -37, "moves": 9, "finish_ms": None, "at": 5})
+    {'seat': 1, 'nickname': 'ann', 'status': 'racing'}
+    >>> seen_line({"seat": 1, "status": "finished", "foundation": 52})["foundation"]
+    52
+    """
+    if line["status"] in OVER:
+        return line
+    return {k: line[k] for k in UNSEEN_KEEPS if k in line}
+
+
+def public_line(line: Entry) -> Entry:
+    """A line for anyone over HTTP: without the times that say when its
+    player played (``started``, ``at``).
+
+    >>> public_line({"seat": 1, "status": "finished", "started": 5, "at": 9, "finish_ms": 4})
+    {'seat': 1, 'status': 'finished', 'finish_ms': 4}
+    """
+    return {k: v for k, v in line.items() if k not in ("started", "at")}
+
+
 def shown(entry: Entry, online: bool) -> str:
     """The status to show: a playing seat without a connection is disconnected."""
     if entry["status"] in PLAYING and not online:
