@@ -26,6 +26,8 @@ Entry = dict[str, Any]
 
 PLAYING: Final = frozenset({"lobby", "racing"})
 DONE: Final = frozenset({"finished", "resigned", "left"})
+#: a game over: its line is final
+OVER: Final = frozenset({"finished", "resigned", "left", "unfinished"})
 
 
 def new_entry(seat: int, nickname: str, status: str, now: int, *, normal: bool,
@@ -71,12 +73,18 @@ LINE_FIELDS: Final = ("seat", "nickname", "status", "foundation", "vegas", "poin
 
 def line_of(entry: Entry) -> Entry:
     """The entry as a big room stores and sends it: only what a leaderboard
-    line shows (its order is the ranking sorted set's).
+    line shows (its order is the ranking sorted set's), and once its game is
+    over when it ended (``at``: a player's history says when they played).
 
     >>> sorted(line_of(new_entry(3, "ann", "racing", 1000, normal=False)))
     ['finish_ms', 'foundation', 'moves', 'nickname', 'seat', 'status', 'vegas']
+    >>> line_of({**new_entry(3, "ann", "resigned", 1000, normal=False)})["at"]
+    1000
     """
-    return {k: entry[k] for k in LINE_FIELDS if k in entry}
+    line: Entry = {k: entry[k] for k in LINE_FIELDS if k in entry}
+    if entry["status"] in OVER and "at" in entry:
+        line["at"] = entry["at"]
+    return line
 
 
 def line_tail(line: Entry) -> bytes:
@@ -95,8 +103,6 @@ def line_tail(line: Entry) -> bytes:
 #: shows of itself while its challenge is open (docs/protocol.md, "What each
 #: client may see")
 UNSEEN_KEEPS: Final = ("seat", "nickname", "status", "late", "started", "rank")
-#: a game over: its line is final
-OVER: Final = frozenset({"finished", "resigned", "left", "unfinished"})
 
 
 def seen_line(line: Entry) -> Entry:

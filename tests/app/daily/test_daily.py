@@ -169,11 +169,15 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     room1 = ann.room
     await begin(ann)
     racer = Racer(ann, code1)
-    ack = await racer.play(line1)
+    ack = await racer.play(line1[:-1])
+    before_win = await days.clock.now(ann)
+    ack = await racer.play(line1[-1:])
     assert ack["d"]["view"]["state"] == "won"
     [r] = await history_of(ann, 1)  # recorded as soon as her game is over
     assert (r["kind"], r["day"], r["status"], r["place"], r["code"]) == (
         "daily", d1, "finished", 1, None)
+    # when her game ended (docs/protocol.md, "p_history"): not 0, not the day's end
+    assert before_win <= r["at"] <= await days.clock.now(ann)
     assert (await daily(ann))["streak"]["days"] == 1
 
     # a second attempt: refused, on either process, from another device too
@@ -252,6 +256,7 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
             break
         await asyncio.sleep(0.1)
     assert final is not None and (final["place"], final["of"]) == (1, 2)
+    assert final["at"] == r["at"]  # still when her game ended, not when the day did
 
     # the next day: ann plays again and her streak is 2; bob's, who resigned, is 0
     seen = await daily(ann)

@@ -5,15 +5,17 @@ The window is closed by moving the server's clock (``--clock-offset-file``)."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from challenge_support import TestClock
-from harness import Client, RedisServer, ServerProcess, Servers
+from harness import ROOT, Client, RedisServer, ServerProcess, Servers
 from player_support import history, history_of, identify
 from race_support import FAST_ARGS, seen_or_next, win
+from tournament_support import http_get
 
 from server.app.process.clock import OffsetClock
 from server.app.process.config import Config
@@ -122,7 +124,7 @@ async def test_a_game_going_on_shows_nothing_per_move_to_a_seated_player_or_a_sp
 
 
 async def test_the_window_closes_the_race_reveals_the_code_and_joining_is_refused(
-        connect: type[Client], clock_file: Path) -> None:
+        connect: type[Client], clock_file: Path, server: ServerProcess) -> None:
     ann = await connect("ann")
     await ann.create("ann", code=WIN, window=600)
     await ann.send("start")
@@ -134,6 +136,17 @@ async def test_the_window_closes_the_race_reveals_the_code_and_joining_is_refuse
     ended = await ann.event("ended", timeout=15)
     assert ended["code"] == WIN and ended["room"]["phase"] == "ended"
     assert [e["status"] for e in ended["room"]["results"]] == ["unfinished"]
+    # the replay says what the results say (docs/protocol.md, "Replays")
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0")
+    assert reply.status == 200 and reply.json()["status"] == "unfinished"
+    # a page holds as many steps as docs/protocol.md says, in both places it says it
+    docs = (ROOT / "docs" / "protocol.md").read_text()
+    most = int(re.search(r"Replays: pages of at most (\d+) steps", docs)[1])  # type: ignore[index]
+    assert f"`count` (1 to {most}, the default)" in docs
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0?count={most}")
+    assert reply.status == 200 and reply.json()["of"] == 2
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0?count={most + 1}")
+    assert (reply.status, reply.json()["error"]) == (400, "bad_field")
     late = await connect("late")
     await late.send("join", {"room": ann.room, "nickname": "late"})
     refused = await late.expect("reject")
