@@ -402,11 +402,17 @@ class Server:
                "KLONDIKE_WINNABLE_POOL": "0",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
+        # /metrics on an address of its own, where the server has one (an older checkout
+        # compared against may answer it on the players' port)
+        knows = any("metrics_address" in f.read_text() for f in (root / "server").rglob("config.py"))
+        self.metrics_port = free_port() if knows else 0
         start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
                  *(() if root != ROOT and workers == 1 else ("--workers", str(workers))),
+                 *(("--metrics-address", f"{HOST}:{self.metrics_port}") if self.metrics_port
+                   else ()),
                  "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -436,7 +442,8 @@ class Server:
         negative. Such an answer is asked again, a few times, then it is an error."""
         for _ in range(METRICS_TRIES):
             try:
-                with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                port = self.metrics_port or self.port
+                with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10) as r:
                     text = r.read().decode()
             except OSError as exc:
                 raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
