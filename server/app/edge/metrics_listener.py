@@ -6,7 +6,7 @@ them (that port answers ``/metrics`` 404).
 The listener answers ``GET /metrics`` and nothing else (404 JSON, as any
 page the server has not; no websocket). With ``--workers`` every worker
 listens on the address (``SO_REUSEPORT``) and answers for them all, each
-merge cached a second and made once at a time (:mod:`..process.siblings`).
+merge cached a second and made once at a time (:mod:`..root.siblings`).
 """
 
 from __future__ import annotations

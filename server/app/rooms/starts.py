@@ -27,7 +27,7 @@ from ...race.ghosts import Point, encode, record
 from ...race.leaderboard import seen_line
 from ...race.ranking import rank_score
 from ...store import Changes
-from ..process.config import Config
+from ..ground.config import Config
 from .ghost_feed import GhostFeed, GhostRoom
 
 
