@@ -197,13 +197,18 @@ def children_cpu_s(pid: int) -> float:
 
 
 @functools.cache
+def _serve_help(root: Path) -> bytes:
+    """``serve --help`` of the server of this checkout: the options a
+    ``--baseline`` of before knows."""
+    return subprocess.run([sys.executable, "-m", "server", "serve", "--help"], cwd=root,
+                          capture_output=True, timeout=60).stdout
+
+
 def _knows_workers(root: Path) -> bool:
     """Whether the server of this checkout has ``serve --workers`` (a
     ``--baseline`` from before it had not; one from after it runs as many
     workers as cores unless told)."""
-    out = subprocess.run([sys.executable, "-m", "server", "serve", "--help"], cwd=root,
-                         capture_output=True, timeout=60)
-    return b"--workers" in out.stdout
+    return b"--workers" in _serve_help(root)
 
 
 def child_pids(pid: int) -> list[int]:
@@ -416,11 +421,16 @@ class Server:
                "KLONDIKE_WINNABLE_POOL": "0",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
+        # /metrics on an address of its own, where the server has one (an older checkout
+        # compared against may answer it on the players' port)
+        self.metrics_port = free_port() if b"--metrics-address" in _serve_help(root) else 0
         start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
                  *(("--workers", str(workers)) if _knows_workers(root) else ()),
+                 *(("--metrics-address", f"{HOST}:{self.metrics_port}") if self.metrics_port
+                   else ()),
                  "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -450,7 +460,8 @@ class Server:
         negative. Such an answer is asked again, a few times, then it is an error."""
         for _ in range(METRICS_TRIES):
             try:
-                with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                port = self.metrics_port or self.port
+                with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10) as r:
                     text = r.read().decode()
             except OSError as exc:
                 raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
