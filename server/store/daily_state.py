@@ -12,10 +12,9 @@ attempt, from any device or process, finds the first.
 from __future__ import annotations
 
 import asyncio
-import secrets
 
 from ..race.ranking import FINISHED_BELOW, RACED_BELOW
-from . import keys, scripts
+from . import keys
 from .section import Section
 
 
@@ -54,13 +53,11 @@ class DailyState(Section):
         return int(ranked), int(played), int(finished)
 
     async def count_daily_attempt(self, day: str, address: str, *, now_ms: int,
-                                  window_ms: int) -> int:
-        """One more daily seat taken from ``address`` on ``day``: how many
-        that day holds, this one included."""
-        count, _ = await self._run(scripts.WINDOW, [keys.daily_attempts(day, address)],
-                                   [now_ms, window_ms, secrets.token_hex(8), ""])
-        return int(count)
-
+                                  window_ms: int, cap: int) -> tuple[int, bool]:
+        """One more daily seat taken from ``address`` on ``day``, unless it
+        holds ``cap`` already: how many that day holds, and whether this one
+        was counted (a refusal stores nothing)."""
+        return await self._window(keys.daily_attempts(day, address), now_ms, window_ms, cap)
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

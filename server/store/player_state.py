@@ -13,7 +13,6 @@ a process that died, or by a revoked key, finds nobody.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -188,19 +187,18 @@ class PlayerState(Section):
 
     # ------------------------------------------------------------------ caps
 
-    async def count_new_player(self, address: str, *, now_ms: int, window_ms: int) -> int:
-        """One more new player from ``address``: how many the last
-        ``window_ms`` hold, this one included."""
-        return await self._count(keys.new_players(address), now_ms, window_ms)
+    async def count_new_player(self, address: str, *, now_ms: int, window_ms: int,
+                               cap: int) -> tuple[int, bool]:
+        """One more new player from ``address`` unless the last ``window_ms``
+        hold ``cap``: how many they hold, and whether this one was counted."""
+        return await self._window(keys.new_players(address), now_ms, window_ms, cap)
 
-    async def count_claim(self, address: str, *, now_ms: int, window_ms: int) -> int:
-        """One more device-move code tried from ``address``: how many the
-        last ``window_ms`` hold, this one included."""
-        return await self._count(keys.move_claims(address), now_ms, window_ms)
-
-    async def _count(self, key: str, now_ms: int, window_ms: int) -> int:
-        count, _ = await self._run(scripts.WINDOW, [key], [now_ms, window_ms, secrets.token_hex(8), ""])
-        return int(count)
+    async def count_claim(self, address: str, *, now_ms: int, window_ms: int,
+                          cap: int) -> tuple[int, bool]:
+        """One more device-move code tried from ``address`` unless the last
+        ``window_ms`` hold ``cap``: how many they hold, and whether this one
+        was counted."""
+        return await self._window(keys.move_claims(address), now_ms, window_ms, cap)
 
     # ------------------------------------------------------------------ seats
 

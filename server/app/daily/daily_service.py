@@ -157,12 +157,12 @@ class DailyDeals:
         room_id = data.room.id
         if await self.store.daily_attempt(room_id, player_id) is not None:
             raise RaceError(Reason.DAILY_PLAYED)
-        made = await self.store.count_daily_attempt(day, address, now_ms=self.now_ms(),
-                                                    window_ms=DAY_MS)
         cap = self.config.daily_per_address
-        if made > cap:
-            if made == cap + 1:
-                log.warning("daily_attempts_refused", address=address, day=day, cap=cap)
+        made, counted = await self.store.count_daily_attempt(
+            day, address, now_ms=self.now_ms(), window_ms=DAY_MS, cap=cap)
+        if counted and made == cap:
+            log.warning("daily_attempts_capped", address=address, day=day, cap=cap)
+        if not counted:
             raise RaceError(Reason.TOO_MANY, f"at most {cap} daily attempts a day from one "
                                              "address: try again tomorrow")
         for candidate in _names(name):
