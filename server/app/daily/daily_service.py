@@ -29,6 +29,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -51,7 +52,9 @@ log = structlog.get_logger("app.daily")
 OPEN_EVERY_S: Final = 10.0  # how often a process looks whether today's deals are open
 NAME_TRIES: Final = 8  # nicknames tried in a day's field before giving up (name_taken)
 PAGE_MAX: Final = 100  # lines in one page of the public API
-OPENING_LOOKS: Final = 40  # looks, 50 ms apart, for a day's room another process is opening
+NOT_OPEN_S: Final = 5.0  # how long "not open yet" (no certified deal ready) is remembered
+_NOT_OPEN: Final = ("today's deal of this mode is not open yet: no certified winnable deal is "
+                    "ready; try again in a little while")
 
 
 class DailyDeals:
@@ -64,6 +67,8 @@ class DailyDeals:
         self.modes: tuple[str, ...] = config.daily_modes
         self._past: tuple[str, list[dict[str, Any]]] | None = None  # (today, past days kept)
         self._refused: set[tuple[str, str]] = set()  # (day, mode) whose opening was logged
+        self._closed: dict[tuple[str, str], float] = {}  # (day, mode) -> not open until (monotonic)
+        self._opening: dict[tuple[str, str], asyncio.Task[RoomData | None]] = {}
         rooms.before_begin.append(self.before_begin)
         rooms.on_game_over.append(self.game_over)
 
@@ -83,36 +88,63 @@ class DailyDeals:
     async def room_of(self, day: str, mode: str, *, open_it: bool = False) -> RoomData | None:
         """The room of ``day``'s deal of ``mode``, if there is one; with
         ``open_it``, today's is opened if it is not yet (``no_winnable_deal``
-        while no certified deal of the mode is ready)."""
+        while no certified deal of the mode is ready). A request never polls:
+        while today's is not open, at most one opening is tried by this
+        process at a time (others asking meanwhile share its outcome), and
+        an opening refused for want of a deal is remembered for
+        :data:`NOT_OPEN_S` seconds, in which asking costs no Redis command."""
         room_id = daily_room_id(day, mode)
+        today = day == self.today() and mode in self.modes
+        if today and self._not_open(day, mode):
+            if open_it:
+                raise RaceError(Reason.NO_WINNABLE_DEAL, _NOT_OPEN)
+            return None
         data = await self.store.load(room_id)
-        if data is None and open_it and day == self.today() and mode in self.modes:
-            start, _ = day_bounds(day)
-            settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
-            try:
-                await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
-                log.info("daily_opened", day=day, mode=mode, room=room_id)
-            except RaceError as exc:
-                if exc.reason is not Reason.NO_WINNABLE_DEAL:
-                    raise
-                # the pool's last code may be another process's, opening this room now
-                data = await self._opened_elsewhere(room_id)
-                if data is None:
-                    raise
-            data = await self.store.load(room_id)
+        if data is None and open_it and today:
+            opening = self._opening.get((day, mode))
+            if opening is None:
+                opening = asyncio.create_task(self._open(day, mode, room_id),
+                                              name=f"daily-open-{mode}")
+                self._opening[day, mode] = opening
+                opening.add_done_callback(self._opened)
+            data = await asyncio.shield(opening)
         if data is None or data.room.settings.daily != day:
             return None
         return data
 
-    async def _opened_elsewhere(self, room_id: str) -> RoomData | None:
-        """The room, if another process that took the mode's last ready
-        code commits it within a moment."""
-        for _ in range(OPENING_LOOKS):
-            await asyncio.sleep(0.05)
+    def _opened(self, task: asyncio.Task[RoomData | None]) -> None:
+        """An opening try is over: the next request may try again (its
+        outcome was given to those who waited; taken here too, so that a
+        try nobody waits for any more is not reported as never looked at)."""
+        self._opening = {k: t for k, t in self._opening.items() if t is not task}
+        if not task.cancelled():
+            task.exception()
+
+    def _not_open(self, day: str, mode: str) -> bool:
+        until = self._closed.get((day, mode))
+        return until is not None and until > time.monotonic()
+
+    async def _open(self, day: str, mode: str, room_id: str) -> RoomData | None:
+        """Open today's room of ``mode`` (this process's one try at a time):
+        ``no_winnable_deal`` while no certified deal is ready, remembered
+        for :data:`NOT_OPEN_S` seconds. The pool's last code may have been
+        another process's, opening this room now: it is looked for once,
+        and the next try finds it."""
+        start, _ = day_bounds(day)
+        settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
+        try:
+            await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+            log.info("daily_opened", day=day, mode=mode, room=room_id)
+        except RaceError as exc:
+            if exc.reason is not Reason.NO_WINNABLE_DEAL:
+                raise
             data = await self.store.load(room_id)
-            if data is not None:
-                return data
-        return None
+            if data is None:
+                self._closed = {k: t for k, t in self._closed.items() if k[0] == day}
+                self._closed[day, mode] = time.monotonic() + NOT_OPEN_S
+                raise
+            return data
+        return await self.store.load(room_id)
 
     async def open_today(self) -> None:
         """Open today's deals that are not yet (each process looks now and

@@ -22,7 +22,8 @@ from typing import Any
 
 import pytest
 from challenge_support import TestClock
-from harness import Client, RedisServer, ServerProcess, Servers
+from edge_support import flat
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import history_of, identify, refused
 from race_support import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
 
@@ -63,6 +64,17 @@ class Days:
         for mode in modes:
             self.codes[(day, mode)] = winnable(mode)
             r.sadd(keys.winnable(mode), self.codes[(day, mode)][0])
+
+    async def opened(self, modes: tuple[str, ...], *clients: Client) -> None:
+        """Wait until the process of each client has today's deals of
+        ``modes`` open (a process remembers for a few seconds that one could
+        not be opened for want of a deal: it may have looked before
+        :meth:`deal`)."""
+        for client in clients:
+            async def open_now(client: Client = client) -> bool:
+                seen = await daily(client)
+                return all(mode_of(seen, m)["room"] is not None for m in modes)
+            await eventually(open_now, timeout=30, what=f"today's {modes} open")
 
     async def go(self, day: str, seconds: int, *clients: Client) -> int:
         """The servers' time: ``seconds`` into ``day``; the time read."""
@@ -144,6 +156,7 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     bob_me = await identify(bob, nickname="bob")
     await days.go(d1, 3600, ann, bob)  # (before its deals: they are d1's, not today's)
     days.deal(d1, "D1N", "D3N")
+    await days.opened(("D1N", "D3N"), ann, bob)
     code1, line1 = days.codes[(d1, "D1N")]
     first_day = {code1, days.codes[(d1, "D3N")][0]}
 
@@ -306,6 +319,7 @@ async def test_the_attempts_per_address_and_day_are_capped_and_the_api_answers_b
         client = await clients(server, f"p{i}")
         await identify(client, nickname=f"p{i}")
         players.append(client)
+    await days.opened(("D1N", "D3N"), *players[:2])
     for client in players[:3]:
         await play_daily(client, "D1N", client.name)
     assert (await refused(players[3], "daily_play", {"mode": "D3N", "nickname": "p3"})
@@ -324,3 +338,58 @@ async def test_the_attempts_per_address_and_day_are_capped_and_the_api_answers_b
                        (f"/api/daily/{d1}/D1N?find=%00", 400)):
         status, body, _ = await api(b, path)
         assert (status, set(body)) == (want, {"error", "message"}), (path, body)
+
+
+def commands(r: Any) -> int:
+    """Commands Redis has run (``INFO commandstats``), the INFO calls left out."""
+    stats = r.info("commandstats")
+    return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
+
+
+async def test_an_empty_pool_is_answered_from_memory_without_polling(
+        own_redis: RedisServer, servers: Servers) -> None:
+    """Regression (issue 24, item 4): while a mode had no certified deal,
+    each ``/api/daily`` request polled Redis 40 times over 2 s (500 to 800
+    commands). "Not open yet" is remembered per day and mode for a few
+    seconds; a request never polls."""
+    server = servers.start(own_redis.url, args=[*FAST_ARGS, "--daily-modes", "D1N,D3V",
+                                                "--solver-workers", "0"])
+    today = day_of(int(time.time() * 1000))
+    r = own_redis.client()
+    status, _, _ = await api(server, f"/api/daily/{today}/D1N")
+    assert status == 404
+    before = commands(r)
+    for _ in range(10):
+        status, view, _ = await api(server, "/api/daily")
+        assert status == 200 and [m["room"] for m in view["modes"]] == [None, None]
+        for mode in ("D1N", "D3V"):
+            status, body, _ = await api(server, f"/api/daily/{today}/{mode}")
+            assert (status, body["error"]) == (404, "no_daily"), body
+    spent = commands(r) - before
+    assert spent < 100, f"30 answers cost {spent} Redis commands"
+
+
+async def test_a_flood_of_refused_daily_seats_stores_nothing(
+        own_redis: RedisServer, servers: Servers, days: Days, clients: Open) -> None:
+    """Regression (issue 24, item 1): a refused ``daily_play`` added 116 B
+    kept a day (583 a second from one address: 5.4 GiB a day)."""
+    a, _ = two_servers(servers, own_redis, days, "--daily-per-address", "2")
+    today = day_of(int(time.time() * 1000))
+    d1 = day_of(day_bounds(today)[1] + 1)
+    probe = await clients(a, "probe")
+    await days.go(d1, 600, probe)
+    days.deal(d1, "D1N")
+    players = []
+    for i in range(3):
+        client = await clients(a, f"p{i}")
+        await identify(client, nickname=f"p{i}")
+        players.append(client)
+    await days.opened(("D1N",), probe)
+    for client in players[:2]:
+        await play_daily(client, "D1N", client.name)
+
+    async def flood() -> None:
+        for _ in range(40):
+            got = await refused(players[2], "daily_play", {"mode": "D1N", "nickname": "p2"})
+            assert got["code"] == "too_many", got
+    await flat(own_redis.client(), flood, "daily seats")

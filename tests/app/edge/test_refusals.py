@@ -6,39 +6,14 @@ grown (by count), and ``used_memory`` within the allocator's noise."""
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
 from typing import Any
 
-import redis
+from edge_support import flat
 from harness import Client, RedisServer, Servers
 from race_support import FAST_ARGS
 from test_caps import PROXY, address, creates, open_from, registers
 
 FLOOD = 40  # refusals of each kind
-
-_SIZE = {"zset": "ZCARD", "set": "SCARD", "hash": "HLEN", "list": "LLEN", "string": "STRLEN"}
-
-
-def footprint(r: redis.Redis) -> dict[str, tuple[str, int]]:
-    """Every key but the processes' heartbeats, its type and how many it holds."""
-    found = {}
-    for raw in r.scan_iter(count=1000):
-        key = raw.decode()
-        if key.startswith("kr:proc:"):
-            continue
-        kind = r.type(key).decode()
-        found[key] = (kind, int(r.execute_command(_SIZE[kind], key)) if kind in _SIZE else 0)
-    return found
-
-
-async def flat(r: redis.Redis, flood: Callable[[], Awaitable[None]], what: str) -> None:
-    """``flood`` changes no key and grows nothing."""
-    before, memory = footprint(r), int(r.info("memory")["used_memory"])
-    await flood()
-    after = footprint(r)
-    assert after == before, (what, {k: (before.get(k), after.get(k))
-                                    for k in set(before) | set(after) if before.get(k) != after.get(k)})
-    assert int(r.info("memory")["used_memory"]) - memory < 64 * 1024, what
 
 
 async def test_a_flood_of_every_refused_attempt_stores_nothing(
