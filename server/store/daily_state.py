@@ -52,12 +52,13 @@ class DailyState(Section):
             self.call("ZCOUNT", rank, "-inf", f"({FINISHED_BELOW}"))
         return int(ranked), int(played), int(finished)
 
-    async def count_daily_attempt(self, day: str, address: str, *, now_ms: int,
-                                  window_ms: int, cap: int) -> tuple[int, bool]:
-        """One more daily seat taken from ``address`` on ``day``, unless it
-        holds ``cap`` already: how many that day holds, and whether this one
-        was counted (a refusal stores nothing)."""
-        return await self._window(keys.daily_attempts(day, address), now_ms, window_ms, cap)
+    async def count_daily_attempt(self, day: str, address: str, *, left_ms: int,
+                                  cap: int) -> tuple[int, bool]:
+        """One more daily seat taken from ``address`` on ``day`` (which ends
+        in ``left_ms``), unless it holds ``cap`` already: how many that day
+        holds, and whether this one was counted (a refusal stores nothing;
+        a day's count is one integer, not an entry per seat)."""
+        return await self._counter(keys.daily_attempts(day, address), left_ms, cap)
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

@@ -122,8 +122,8 @@ kr:{pub}:n              hash  address -> how many public rooms it has listed
                               commits, see app/rooms/public_rooms.py)
 kq:{MODE}               hash  the quick race a player of that mode is sent to:
                               room, seats (counted as sent), closes (ms, 0: open)
-kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
-                              (ms) (expires a day after the last)
+kd:made:DAY:ADDR        str   daily-deal seats taken from one address on a UTC day: a
+                              count (never past its cap; expires at the day's end)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never

@@ -42,6 +42,14 @@ class Section:
                                       [now_ms, window_ms, secrets.token_hex(8), cap])
         return int(held), bool(added)
 
+    async def _counter(self, key: str, left_ms: int, cap: int) -> tuple[int, bool]:
+        """One more in the fixed-window counter ``key`` (its period ends in
+        ``left_ms``) unless it holds ``cap`` already (the ``counter``
+        script): how many it holds now, and whether this one was counted.
+        One integer whatever the count; a refusal stores nothing."""
+        held, added = await self._run(scripts.COUNTER, [key], [cap, max(1, left_ms)])
+        return int(held), bool(added)
+
 
 def pairs(reply: Any) -> list[tuple[Any, Any]]:
     """A hash as Redis answered it: a map (RESP3) or a flat list (RESP2)."""

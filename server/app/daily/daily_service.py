@@ -38,7 +38,7 @@ import structlog
 
 from ...protocol import Reason
 from ...race import RaceError, Settings
-from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
+from ...race.daily import daily_settings, day_bounds, day_of, past_days
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...store import RoomData, Store, StoreUnavailable
@@ -191,7 +191,7 @@ class DailyDeals:
             raise RaceError(Reason.DAILY_PLAYED)
         cap = self.config.daily_per_address
         made, counted = await self.store.count_daily_attempt(
-            day, address, now_ms=self.now_ms(), window_ms=DAY_MS, cap=cap)
+            day, address, left_ms=day_bounds(day)[1] - self.now_ms(), cap=cap)
         if counted and made == cap:
             log.warning("daily_attempts_capped", address=address, day=day, cap=cap)
         if not counted:
