@@ -31,10 +31,12 @@ Targets (issue 18): submission and own-place p99 at most 50 ms, at most
 200 bytes of Redis per result, ghosts at most 1 KB a second per player.
 
 ``--bytes N`` measures only what a result costs in Redis, everything
-included (issue 24, item 7: at most 700 B): N players are made and
-identified first, then each takes a seat, begins, plays 0 to 6 moves and
-resigns (one in --finish finishes); ``used_memory`` before and after,
-over N, and ``MEMORY USAGE`` of every key by kind of key, before and after.
+included (issue 24, item 7: at most 700 B): N + --warmup players are made
+and identified first, the --warmup play (what is paid once: scripts
+loaded, the room's hashes grown past their compact encoding), then the N
+each take a seat, begin, play 0 to 6 moves and resign (one in --finish
+finishes); ``used_memory`` before and after, over N, and ``MEMORY USAGE``
+of every key by kind of key, before and after.
 
     .venv/bin/python bench/daily.py --bytes 200
 """
@@ -181,6 +183,23 @@ def memory_by_kind(r: redis.Redis) -> dict[str, int]:
     return kinds
 
 
+def flat_stats(r: redis.Redis) -> dict[str, float]:
+    """``MEMORY STATS`` as flat numbers (``db.0.overhead.hashtable.main``, ...)."""
+    raw = r.execute_command("MEMORY", "STATS")
+    pairs = dict(zip(raw[::2], raw[1::2], strict=True)) if isinstance(raw, list) else raw
+    out: dict[str, float] = {}
+    for k, v in pairs.items():
+        name = k.decode() if isinstance(k, bytes) else str(k)
+        if isinstance(v, list):
+            for kk, vv in zip(v[::2], v[1::2], strict=True):
+                inner = kk.decode() if isinstance(kk, bytes) else str(kk)
+                if isinstance(vv, int | float):
+                    out[f"{name}.{inner}"] = float(vv)
+        elif isinstance(v, int | float):
+            out[name] = float(v)
+    return out
+
+
 async def measure_bytes(args: argparse.Namespace) -> None:
     """What ``args.bytes`` results add to Redis, everything included (see the docstring)."""
     workdir = Path(tempfile.mkdtemp(prefix="kr-bench-bytes-"))
@@ -204,6 +223,7 @@ async def measure_bytes(args: argparse.Namespace) -> None:
     clock.write_text(str(now // DAY_MS * DAY_MS + DAY_MS // 2 - now))  # noon UTC
     env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
            "KLONDIKE_PLAYERS_PER_HOUR": "100000000", "KLONDIKE_DAILY_PER_ADDRESS": "100000000",
+           "KLONDIKE_DAILY_RANKED_PER_ADDRESS": "100000000", "KLONDIKE_DAILY_FRESH": "0",
            "KLONDIKE_WINNABLE_POOL": "0",
            "KLONDIKE_LOG_LEVEL": "warning"}
     n = args.bytes
@@ -212,18 +232,16 @@ async def measure_bytes(args: argparse.Namespace) -> None:
     try:
         proc, port = start_server(env, rport, clock)
         url = f"ws://127.0.0.1:{port}/ws"
-        for i in range(n):
+        for i in range(n + args.warmup):
             p = await Peer.open(url)
             peers.append(p)
             await p.send("identify", {"nickname": f"player {i}"})
             await p.expect("player")
             await p.send("daily")
             await p.expect("daily")
-        await asyncio.sleep(1.0)
-        info_before = r.info("memory")
-        before, kinds_before = int(info_before["used_memory"]), memory_by_kind(r)
         rng = random.Random(24)
-        for i, p in enumerate(peers):
+
+        async def play(i: int, p: Peer) -> None:
             await p.send("daily_play", {"mode": MODE, "nickname": f"player {i}"})
             await p.expect("joined")
             await p.send("start")
@@ -236,16 +254,27 @@ async def measure_bytes(args: argparse.Namespace) -> None:
             if not finish:
                 await p.send("resign", {"s": len(moves) + 1})
                 await p.expect("ack")
+
+        for i, p in enumerate(peers[n:]):  # first uses (scripts loaded, hashes grown) left out
+            await play(n + i, p)
+        await asyncio.sleep(2.0)
+        info_before, stats_before = r.info("memory"), flat_stats(r)
+        before, kinds_before = int(info_before["used_memory"]), memory_by_kind(r)
+        for i, p in enumerate(peers[:n]):
+            await play(i, p)
         await asyncio.sleep(2.0)  # the results recorded in the players' histories
-        info_after = r.info("memory")
+        info_after, stats_after = r.info("memory"), flat_stats(r)
         after, kinds_after = int(info_after["used_memory"]), memory_by_kind(r)
-        say(f"{n} daily results (one in {args.finish} finished), load average "
+        say(f"{n} daily results after {args.warmup} (one in {args.finish} finished), load average "
             f"{os.getloadavg()[0]:.1f}: used_memory grew {after - before} B, "
             f"{(after - before) / n:.0f} B per result (target <= 700)")
         say("  of which (INFO memory, per result): " + ", ".join(
             f"{k[len('used_memory_'):]} {(int(info_after[k]) - int(info_before[k])) / n:.0f}"
             for k in ("used_memory_dataset", "used_memory_overhead", "used_memory_scripts")
             if k in info_after))
+        say("  MEMORY STATS grown, per result: " + ", ".join(
+            f"{k} {(stats_after[k] - stats_before.get(k, 0)) / n:.0f}" for k in stats_after
+            if abs(stats_after[k] - stats_before.get(k, 0)) / n >= 5))
         grown = {k: kinds_after.get(k, 0) - kinds_before.get(k, 0)
                  for k in set(kinds_after) | set(kinds_before)}
         say(f"MEMORY USAGE of every key: {sum(grown.values()) / n:.0f} B per result; by key:")
@@ -288,6 +317,7 @@ async def run(args: argparse.Namespace) -> None:
     clock.write_text(str(now // DAY_MS * DAY_MS + DAY_MS // 2 - now))  # noon UTC
     env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
            "KLONDIKE_PLAYERS_PER_HOUR": "100000000", "KLONDIKE_DAILY_PER_ADDRESS": "100000000",
+           "KLONDIKE_DAILY_RANKED_PER_ADDRESS": "100000000", "KLONDIKE_DAILY_FRESH": "0",
            "KLONDIKE_WINNABLE_POOL": "0", "KLONDIKE_LOG_LEVEL": "warning"}
     servers: list[subprocess.Popen[bytes]] = []
     viewers: list[Peer] = []
@@ -403,6 +433,8 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=60, help="of each viewer's own clock")
     parser.add_argument("--bytes", type=int, default=0, metavar="N",
                         help="measure only the Redis bytes of N results, everything included")
+    parser.add_argument("--warmup", type=int, default=100,
+                        help="results before those measured (first uses: scripts, hashes grown)")
     args = parser.parse_args()
     asyncio.run(measure_bytes(args) if args.bytes else run(args))
 

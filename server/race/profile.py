@@ -202,7 +202,7 @@ def room_kind(settings: Settings) -> Kind:
     """
     if settings.tournament is not None:
         return "tournament"
-    if settings.daily is not None:
+    if settings.daily is not None and not settings.practice:
         return "daily"
     if settings.challenge:
         return "challenge"
@@ -233,4 +233,4 @@ def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: in
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
-        day=s.daily, typed=s.code is not None or s.solo)
+        day=None if s.practice else s.daily, typed=s.code is not None or s.solo)

@@ -14,7 +14,7 @@ from __future__ import annotations
 import asyncio
 
 from ..race.ranking import FINISHED_BELOW, RACED_BELOW
-from . import keys
+from . import keys, scripts
 from .section import Section
 
 
@@ -59,6 +59,15 @@ class DailyState(Section):
         holds, and whether this one was counted (a refusal stores nothing;
         a day's count is one integer, not an entry per seat)."""
         return await self._counter(keys.daily_attempts(day, address), left_ms, cap)
+
+    async def may_rank(self, day: str, mode: str, address: str, player_id: str, *, cap: int,
+                       left_ms: int, fresh: bool) -> bool:
+        """Whether the player's attempt at ``day``'s deal of ``mode`` ranks,
+        from ``address`` (the ``ranked`` script: at most ``cap`` players of
+        an address, a ``fresh`` one only while none is); a ranked place
+        taken now, kept until the day's end."""
+        return bool(await self._run(scripts.RANKED, [keys.daily_ranked(day, mode, address)],
+                                    [player_id, cap, max(1, left_ms), "1" if fresh else "0"]))
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

@@ -173,18 +173,24 @@ def played(*moves: str, code: str = CODE) -> Game:
 
 # ---------------------------------------------------------------------- what Redis holds
 
-_SIZE = {"zset": "ZCARD", "set": "SCARD", "hash": "HLEN", "list": "LLEN", "string": "STRLEN"}
+_SIZE = {"zset": "ZCARD", "set": "SCARD", "hash": "HLEN", "list": "LLEN"}
 
 
 def footprint(r: redis.Redis) -> dict[str, tuple[str, int]]:
-    """Every key but the processes' heartbeats, its type and how many it holds."""
+    """Every key but the processes' heartbeats, its type and how many it
+    holds (a string: its value if it is a counter, else 0: a blob rewritten
+    in place, a room's latest tick, is no growth)."""
     found = {}
     for raw in r.scan_iter(count=1000):
         key = raw.decode()
         if key.startswith("kr:proc:"):
             continue
         kind = r.type(key).decode()
-        found[key] = (kind, int(r.execute_command(_SIZE[kind], key)) if kind in _SIZE else 0)
+        if kind == "string":
+            value = r.get(key) or b""
+            found[key] = (kind, int(value) if value.isdigit() else 0)
+        else:
+            found[key] = (kind, int(r.execute_command(_SIZE[kind], key)) if kind in _SIZE else 0)
     return found
 
 

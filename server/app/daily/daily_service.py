@@ -16,6 +16,12 @@ players' results are the room's and the players' own. What this adds:
   attempt in that room (``before_begin``: the store's ``d:{P}``, set once);
 - **attempts per address and day** capped (``--daily-per-address``, over
   every process), counted when a seat is taken;
+- **players ranked per address and day and mode** capped
+  (``--daily-ranked-per-address``, a household), and a player made within
+  ``--daily-fresh`` seconds (a day) ranks only while nobody of their address does: the
+  others play the same deal in the day's **practice room** (its twin,
+  opened with the same code: played, shown as practice, never ranked, its
+  code secret until the day's end like the ranked room's);
 - **a nickname already in the day's field** gets a number (``ann 2``):
   a field of thousands shares few names;
 - **the result so far** recorded as soon as a player's own game is over
@@ -197,6 +203,8 @@ class DailyDeals:
         if not counted:
             raise RaceError(Reason.TOO_MANY, f"at most {cap} daily attempts a day from one "
                                              "address: try again tomorrow")
+        if not await self._may_rank(day, mode, address, player_id):
+            room_id = await self._practice_room(day, mode, data)
         for candidate in _names(name):
             try:
                 seat, token, _ = await self.rooms.join(room_id, candidate)
@@ -208,9 +216,30 @@ class DailyDeals:
         raise RaceError(Reason.NAME_TAKEN, f"{name!r} and its numbered forms are taken in "
                                            "today's field: choose another nickname")
 
+    async def _may_rank(self, day: str, mode: str, address: str, player_id: str) -> bool:
+        """Whether the player's attempt ranks, from ``address`` (see the
+        module's docstring); a ranked place of the address taken if so."""
+        made = await self.players.made_at(player_id)
+        fresh = made is None or made > self.now_ms() - self.config.daily_fresh * 1000
+        return await self.store.may_rank(
+            day, mode, address, player_id, cap=self.config.daily_ranked_per_address,
+            left_ms=day_bounds(day)[1] - self.now_ms(), fresh=fresh)
+
+    async def _practice_room(self, day: str, mode: str, ranked: RoomData) -> str:
+        """The day's practice room of ``mode``: opened with the ranked room's
+        code if it is not yet (every process opens the same one)."""
+        room_id = daily_room_id(day, mode, practice=True)
+        if await self.store.load(room_id) is None:
+            start, _ = day_bounds(day)
+            settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit,
+                                      practice=ranked.room.code)
+            await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+        return room_id
+
     async def before_begin(self, settings: Settings, room_id: str, seat: int) -> None:
-        """A daily seat begins only as its player's one ranked attempt."""
-        if settings.daily is None:
+        """A daily seat begins only as its player's one ranked attempt (a
+        practice seat as often as its player takes one)."""
+        if settings.daily is None or settings.practice:
             return
         player = await self.store.seat_player(room_id, seat)
         if player is None:
@@ -221,8 +250,10 @@ class DailyDeals:
 
     async def game_over(self, settings: Settings, room_id: str, seat: int) -> None:
         """A daily attempt is over: its result so far, in its player's
-        history (their streak counts today); the day's end replaces it."""
-        if settings.daily is None:
+        history (their streak counts today); the day's end replaces it. A
+        practice game's is recorded at the day's end only (as a challenge's
+        on a deal not drawn for it: no streak, no win, no best)."""
+        if settings.daily is None or settings.practice:
             return
         player = await self.store.seat_player(room_id, seat)
         data = await self.store.load(room_id)
@@ -352,8 +383,9 @@ class DailyDeals:
 
 def _line(line: dict[str, Any], rank: int, room_id: str, ended: bool) -> dict[str, Any]:
     """A leaderboard line as the API shows it: its rank, and once the day
-    has ended the address of its replay."""
-    out = {**line, "rank": rank}
+    has ended the address of its replay; not when its player began."""
+    out = {k: v for k, v in line.items() if k != "started"}
+    out["rank"] = rank
     if ended and line.get("status") != "lobby":
         out["replay"] = f"/api/rooms/{room_id}/replay/{line['seat']}"
     return out

@@ -164,6 +164,13 @@ class Players:
 
     # ------------------------------------------------------------------ reading
 
+    async def made_at(self, player_id: str) -> int | None:
+        """When the player was made (server ms: their first key's time; ``None``: no such player)."""
+        fields = await self.store.player_fields(player_id)
+        if fields is None:
+            return None
+        return min((int(v) for k, v in fields.items() if k.startswith("k:")), default=None)
+
     async def public(self, player_id: str) -> dict[str, Any] | None:
         """What anyone may see of a player (``None``: no such player)."""
         if not is_player_id(player_id):
