@@ -232,16 +232,19 @@ async def measure_bytes(args: argparse.Namespace) -> None:
     try:
         proc, port = start_server(env, rport, clock)
         url = f"ws://127.0.0.1:{port}/ws"
+        players: list[str] = []  # their keys: each made now, and identified again to play
         for i in range(n + args.warmup):
             p = await Peer.open(url)
-            peers.append(p)
             await p.send("identify", {"nickname": f"player {i}"})
-            await p.expect("player")
-            await p.send("daily")
-            await p.expect("daily")
+            players.append((await p.expect("player"))["key"])
+            await p.close()
         rng = random.Random(24)
 
-        async def play(i: int, p: Peer) -> None:
+        async def play(i: int, key: str) -> None:
+            p = await Peer.open(url)
+            peers.append(p)
+            await p.send("identify", {"key": key})
+            await p.expect("player")
             await p.send("daily_play", {"mode": MODE, "nickname": f"player {i}"})
             await p.expect("joined")
             await p.send("start")
@@ -254,14 +257,16 @@ async def measure_bytes(args: argparse.Namespace) -> None:
             if not finish:
                 await p.send("resign", {"s": len(moves) + 1})
                 await p.expect("ack")
+            await p.close()
+            peers.remove(p)
 
-        for i, p in enumerate(peers[n:]):  # first uses (scripts loaded, hashes grown) left out
-            await play(n + i, p)
+        for i, key in enumerate(players[n:]):  # first uses (scripts loaded, hashes grown) left out
+            await play(n + i, key)
         await asyncio.sleep(2.0)
         info_before, stats_before = r.info("memory"), flat_stats(r)
         before, kinds_before = int(info_before["used_memory"]), memory_by_kind(r)
-        for i, p in enumerate(peers[:n]):
-            await play(i, p)
+        for i, key in enumerate(players[:n]):
+            await play(i, key)
         await asyncio.sleep(2.0)  # the results recorded in the players' histories
         info_after, stats_after = r.info("memory"), flat_stats(r)
         after, kinds_after = int(info_after["used_memory"]), memory_by_kind(r)
