@@ -48,8 +48,8 @@ from ...race.daily import daily_settings, day_bounds, day_of, past_days
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...store import RoomData, Store, StoreUnavailable
+from ..ground.config import Config
 from ..players.player_service import Players
-from ..process.config import Config
 from ..rooms.ids import daily_room_id
 from ..rooms.room_service import Rooms
 
@@ -105,7 +105,7 @@ class DailyDeals:
             if open_it:
                 raise RaceError(Reason.NO_WINNABLE_DEAL, _NOT_OPEN)
             return None
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None and open_it and today:
             opening = self._opening.get((day, mode))
             if opening is None:
@@ -144,13 +144,13 @@ class DailyDeals:
         except RaceError as exc:
             if exc.reason is not Reason.NO_WINNABLE_DEAL:
                 raise
-            data = await self.store.load(room_id)
+            data = await self.store.rooms.load(room_id)
             if data is None:
                 self._closed = {k: t for k, t in self._closed.items() if k[0] == day}
                 self._closed[day, mode] = time.monotonic() + NOT_OPEN_S
                 raise
             return data
-        return await self.store.load(room_id)
+        return await self.store.rooms.load(room_id)
 
     async def open_today(self) -> None:
         """Open today's deals that are not yet (each process looks now and
@@ -193,10 +193,10 @@ class DailyDeals:
         if data is None:  # (opening it raised when it could not)
             raise RaceError(Reason.NO_DAILY)
         room_id = data.room.id
-        if await self.store.daily_attempt(room_id, player_id) is not None:
+        if await self.store.daily.daily_attempt(room_id, player_id) is not None:
             raise RaceError(Reason.DAILY_PLAYED)
         cap = self.config.daily_per_address
-        made, counted = await self.store.count_daily_attempt(
+        made, counted = await self.store.daily.count_daily_attempt(
             day, address, left_ms=day_bounds(day)[1] - self.now_ms(), cap=cap)
         if counted and made == cap:
             log.warning("daily_attempts_capped", address=address, day=day, cap=cap)
@@ -221,7 +221,7 @@ class DailyDeals:
         module's docstring); a ranked place of the address taken if so."""
         made = await self.players.made_at(player_id)
         fresh = made is None or made > self.now_ms() - self.config.daily_fresh * 1000
-        return await self.store.may_rank(
+        return await self.store.daily.may_rank(
             day, mode, address, player_id, cap=self.config.daily_ranked_per_address,
             left_ms=day_bounds(day)[1] - self.now_ms(), fresh=fresh)
 
@@ -229,7 +229,7 @@ class DailyDeals:
         """The day's practice room of ``mode``: opened with the ranked room's
         code if it is not yet (every process opens the same one)."""
         room_id = daily_room_id(day, mode, practice=True)
-        if await self.store.load(room_id) is None:
+        if await self.store.rooms.load(room_id) is None:
             start, _ = day_bounds(day)
             settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit,
                                       practice=ranked.room.code)
@@ -241,11 +241,11 @@ class DailyDeals:
         practice seat as often as its player takes one)."""
         if settings.daily is None or settings.practice:
             return
-        player = await self.store.seat_player(room_id, seat)
+        player = await self.store.daily.seat_player(room_id, seat)
         if player is None:
             raise RaceError(Reason.NOT_IDENTIFIED, "the daily deal is played as a player: "
                                                    "identify, then begin")
-        if await self.store.claim_daily_attempt(room_id, player, seat) != seat:
+        if await self.store.daily.claim_daily_attempt(room_id, player, seat) != seat:
             raise RaceError(Reason.DAILY_PLAYED)
 
     async def game_over(self, settings: Settings, room_id: str, seat: int) -> None:
@@ -255,20 +255,20 @@ class DailyDeals:
         on a deal not drawn for it: no streak, no win, no best)."""
         if settings.daily is None or settings.practice:
             return
-        player = await self.store.seat_player(room_id, seat)
-        data = await self.store.load(room_id)
+        player = await self.store.daily.seat_player(room_id, seat)
+        data = await self.store.rooms.load(room_id)
         if player is None or data is None:
             return
         place = await self._place(room_id, seat)
         if place is None or place.get("line") is None:
             return
-        _, played, _ = await self.store.daily_counts(room_id)
+        _, played, _ = await self.store.daily.daily_counts(room_id)
         result = own_game_result(data.room, place["line"], place["rank"], played)
         await self.players.record_result(player, result)
 
     async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:
         """A seat's place: rank, of, and the lines above, its own and below."""
-        found = (await self.store.near(room_id, [seat]))[0]
+        found = (await self.store.ranks.near(room_id, [seat]))[0]
         return None if found is None else dict(orjson.loads(b"{" + found + b"}"))
 
     # ------------------------------------------------------------------ what is shown
@@ -303,8 +303,8 @@ class DailyDeals:
             return shown
         room_id = data.room.id
         counts, seat = await asyncio.gather(
-            self.store.daily_counts(room_id),
-            self.store.daily_attempt(room_id, player_id) if player_id else _none())
+            self.store.daily.daily_counts(room_id),
+            self.store.daily.daily_attempt(room_id, player_id) if player_id else _none())
         ranked, played, finished = counts
         shown.update(room=room_id, players=ranked, played=played, finished=finished)
         if player_id:
@@ -352,8 +352,8 @@ class DailyDeals:
         room = data.room
         room_id = room.id
         ended = room.phase == "ended"
-        ranked, played, finished = await self.store.daily_counts(room_id)
-        _, raw = await self.store.page(room_id, first, count)
+        ranked, played, finished = await self.store.daily.daily_counts(room_id)
+        _, raw = await self.store.ranks.page(room_id, first, count)
         lines = [_line(orjson.loads(line), first + i, room_id, ended) for i, line in enumerate(raw)]
         out: dict[str, Any] = {
             "day": day, "mode": mode, "room": room_id, "open": not ended,
@@ -366,7 +366,7 @@ class DailyDeals:
 
     async def _found(self, room_id: str, nickname: str, ended: bool) -> dict[str, Any] | None:
         name = check_nickname(nickname)
-        hit = await self.store.find(room_id, fold(name))
+        hit = await self.store.ranks.find(room_id, fold(name))
         if hit is None:
             return None
         seat, rank, _ = hit

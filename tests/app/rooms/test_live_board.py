@@ -17,8 +17,8 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
 from race_support import open_room, start_fast_server, start_race
 
-from server.app.edge.backpressure import Backpressure
-from server.app.process.metrics import Metrics
+from server.app.ground.backpressure import Backpressure
+from server.app.ground.metrics import Metrics
 from server.app.rooms.live_board import RACER_INTERVAL, LiveBoard
 
 CODE = "KL1-D1N-AAAAAAA"
@@ -127,6 +127,22 @@ async def test_a_racer_gets_the_leaderboard_with_its_next_ack_and_others_from_th
     moved(board, 0, 2, "finished")  # ann is done: she watches, flushes reach her again
     await flushed()
     assert kinds(ann)[-1] == ["lb"] and kinds(bob) == [["lb"]]
+    board.close()
+
+
+async def test_an_ack_carries_a_leaderboard_built_then_but_not_one_a_move() -> None:
+    ann, bob = Session("ann", "player", 0), Session("bob", "player", 1)
+    board = LiveBoard(Room([ann, bob]), 1.0)  # type: ignore[arg-type]
+    moved(board, 0, 1)
+    await flushed()
+    ann.writes.clear()
+    board.forget(ann)  # (as if ann had had no leaderboard for a while)
+    moved(board, 1, 5)  # bob moves; ann's ack comes before the room's next flush
+    board.send_ack(ann, b'{"t":"ack","d":{"s":1}}')
+    assert kinds(ann) == [["ack", "lb"]] and b'"moves":5' in ann.writes[0][1]  # bob's move in it
+    moved(board, 1, 6)
+    board.send_ack(ann, b'{"t":"ack","d":{"s":2}}')  # at once again: no leaderboard built for it
+    assert kinds(ann) == [["ack", "lb"], ["ack"]]
     board.close()
 
 
