@@ -125,8 +125,11 @@ kr:{pub}:n              hash  address -> how many public rooms it has listed
                               commits, see app/rooms/public_rooms.py)
 kq:{MODE}               hash  the quick race a player of that mode is sent to:
                               room, seats (counted as sent), closes (ms, 0: open)
-kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
-                              (ms) (expires a day after the last)
+kd:made:DAY:ADDR        str   daily-deal seats taken from one address on a UTC day: a
+                              count (never past its cap; expires at the day's end)
+kd:rank:DAY:MODE:ADDR   set   the players of one address whose attempt at a day's deal
+                              of a mode ranks (at most --daily-ranked-per-address;
+                              expires at the day's end)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -387,6 +390,10 @@ def move_index(digest: str) -> str:
 
 def daily_attempts(day: str, address: str) -> str:
     return f"kd:made:{day}:{address}"
+
+
+def daily_ranked(day: str, mode: str, address: str) -> str:
+    return f"kd:rank:{day}:{mode}:{address}"
 
 
 def new_players(address: str) -> str:

@@ -107,6 +107,8 @@ class Config:
     daily_modes: tuple[str, ...] = ("D1N", "D3N", "D1V")
     daily_time_limit: int = 1800  # seconds each attempt may last
     daily_per_address: int = 100  # attempts (seats taken) one address may make in a UTC day
+    daily_ranked_per_address: int = 2  # players of one address ranked in a day's deal of a mode
+    daily_fresh: int = 86_400  # s: a player made this lately ranks only while their address has none
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -456,6 +458,12 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS"),
         Option("daily_per_address", _positive_int, "daily-deal seats one address may take in a UTC day, "
                "over every process and mode; more get `too_many`", "N"),
+        Option("daily_ranked_per_address", _positive_int, "players of one address (an IPv6 address by "
+               "its /64) ranked in a day's deal of a mode (a household); the others play it as practice, "
+               "never ranked", "N", more="[the daily deal](#the-daily-deal)"),
+        Option("daily_fresh", _non_negative_int, "seconds after a player is made during which they rank "
+               "in a daily deal only while nobody of their address does (a spare key made to scout "
+               "the deal plays it as practice); 0: no such rule", "SECONDS"),
     )),
     ("logs and files", (
         Option("log_level", _level, "the least level of the JSON log lines written to standard error",

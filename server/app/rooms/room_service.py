@@ -375,11 +375,12 @@ class Rooms:
 
     async def game_over(self, room_id: str, seat: int) -> None:
         """A challenge player's own game is over: what follows from it
-        (``on_game_over``). Each hook's failure is logged, never in the way
-        of the command that ended the game."""
-        if not self.on_game_over:
-            return
+        (``on_game_over``), and its time limit no longer in the sweepers'
+        index (a finished game keeps no deadline). Each hook's failure is
+        logged, never in the way of the command that ended the game."""
         settings = await self.settings_of(room_id)
+        if settings.time_limit:
+            await self.store.indexes.due_remove(seat_due(room_id, seat))
         for hook in self.on_game_over:
             try:
                 await hook(settings, room_id, seat)
