@@ -360,7 +360,7 @@ async def test_a_daily_game_going_on_shows_nothing_per_move_over_http_to_the_fie
     (docs/protocol.md, "What each client may see")."""
     today = day_of(int(time.time() * 1000))
     d1 = day_of(day_bounds(today)[1] + 1)
-    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path)]
+    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path), *MANY]
     a = servers.start(own_redis.url, args=args, name="a")
     ann, bob, spec = await clients(a, "ann"), await clients(a, "bob"), await clients(a, "spec")
     await identify(ann, nickname="ann")
