@@ -116,7 +116,8 @@ class Rooms:
         return data
 
     def ttl_ms(self, room: Room) -> int:
-        """How long a room's keys are kept after this change."""
+        """How long a room's keys are kept after this change (the room's
+        lifetime in :data:`server.store.keys.LIFETIMES`)."""
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
         kept = policy_for(room.settings).start.kept_ms(self.config)

@@ -102,6 +102,7 @@ class App:
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
         self._sweeper: asyncio.Task[None] | None = None
+        self._migrated = False  # the keys of an earlier version moved (store/migrations.py)
         self._daily: asyncio.Task[None] | None = None
         self.solver = SolverPool(config.solver_workers, config.solver_queue,
                                  self.metrics.solver_job)
@@ -165,6 +166,7 @@ class App:
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
             await self.store.indexes.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+            await self._migrate()  # (else the sweeper moves them once Redis is up)
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
         if config.daily_modes:
@@ -199,6 +201,14 @@ class App:
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
                  pid=os.getpid(),
                  solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
+
+    async def _migrate(self) -> None:
+        """Move the keys an earlier version wrote, once (every process tries:
+        each move is safe to repeat)."""
+        moved = await self.store.migrate()
+        self._migrated = True
+        if moved:
+            log.info("keys_migrated", keys=moved)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
         """Does Redis keep the promise of ``--durability``? Checked at start
@@ -300,6 +310,8 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.indexes.heartbeat(self.proc_id, round(timeout * 1000))
+                    if not self._migrated:
+                        await self._migrate()
                     await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
