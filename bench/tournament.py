@@ -36,6 +36,7 @@ from server.app.ground import logs  # noqa: E402
 from server.app.ground.config import Config  # noqa: E402
 from server.app.ground.metrics import Metrics  # noqa: E402
 from server.app.rooms.room_service import Rooms  # noqa: E402
+from server.app.root.wiring import connect  # noqa: E402
 from server.app.solver.pool import SolverPool  # noqa: E402
 from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402
 from server.app.tournaments.tournament_service import Tournaments  # noqa: E402
@@ -130,6 +131,7 @@ async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dic
 
     rooms = Rooms(store, config, now_ms, WinnableDeals(store, SolverPool(0, 0), 0, Metrics()))
     tournaments = Tournaments(store, rooms, config, now_ms)
+    connect(rooms, tournaments=tournaments)
     out: dict[str, dict[str, float]] = {}
 
     async def step(name: str, work: Any) -> None:

@@ -19,7 +19,7 @@ players' results are the room's and the players' own. What this adds:
 - **a nickname already in the day's field** gets a number (``ann 2``):
   a field of thousands shares few names;
 - **the result so far** recorded as soon as a player's own game is over
-  (``on_game_over``), so that their streak counts today at once; the
+  (``game_over``, a room hook the root connects), so that their streak counts today at once; the
   room's end records it again, with the final place and the code;
 - what the lobby and the public API show of a day (:meth:`DailyDeals.today`,
   :meth:`DailyDeals.day_page`).
@@ -64,8 +64,6 @@ class DailyDeals:
         self.modes: tuple[str, ...] = config.daily_modes
         self._past: tuple[str, list[dict[str, Any]]] | None = None  # (today, past days kept)
         self._refused: set[tuple[str, str]] = set()  # (day, mode) whose opening was logged
-        rooms.before_begin.append(self.before_begin)
-        rooms.on_game_over.append(self.game_over)
 
     def today(self) -> str:
         return day_of(self.now_ms())

@@ -59,6 +59,7 @@ from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
 from .embedded_redis import EmbeddedRedis
 from .siblings import Siblings, WorkerSpec
+from .wiring import connect
 
 log = structlog.get_logger("app.root.lifespan")
 
@@ -141,8 +142,8 @@ class App:
         self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
-        self.rooms.on_race_over.append(self.players.race_over)
         self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
+        connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)

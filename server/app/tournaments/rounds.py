@@ -113,9 +113,6 @@ class Rounds:
         self.store = work.store
         self.rooms = work.rooms
         self._holder = secrets.token_hex(6)  # this process, when it holds a lease
-        self.rooms.on_round_over = self.round_over
-        self.rooms.on_round_seat = self.seat
-        self.rooms.on_round_player = self.may_play
 
     def _lead_ms(self) -> int:
         return round(self.work.config.countdown * 1000) + LEAD_MS
