@@ -18,7 +18,7 @@ from ..ground.metrics import Metrics
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
-from ..rooms.room_hubs import Hubs
+from ..rooms.room_hubs import RoomHubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..tournaments.tournament_hub import TournamentHubs
@@ -35,10 +35,10 @@ class Services:
     store: Store
     subscriber: Channels
     busyness: Busyness
-    hubs: Hubs
+    room_hubs: RoomHubs
     rooms: Rooms
     tournaments: Tournaments
-    thubs: TournamentHubs
+    tournament_hubs: TournamentHubs
     quotas: Quotas
     solver: SolverPool
     players: Players

@@ -407,7 +407,7 @@ class Config:
         CAPS, None, _header, "behind a proxy you trust, the header that names the client "
         "(`X-Forwarded-For`: its last address counts); none: the peer's address", "HEADER",
         shown="none")
-    # besides the server's own (see admission.py)
+    # besides the server's own (see origins.py)
     allowed_origins: tuple[str, ...] = option(
         CAPS, (), _origins, "pages of other sites whose browsers may open the websocket, "
         "comma-separated (`https://play.example.com`); the server's own pages always may, and so "

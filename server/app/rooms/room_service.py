@@ -27,7 +27,7 @@ from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
 from .public_rooms import PublicRooms
 from .replay_pages import Replays
-from .room_plans import ATTEMPTS, Plan, Step, room_event
+from .room_plans import ATTEMPTS, Plan, RoomStep, room_event
 from .time_limits import seat_due, time_up
 
 log = structlog.get_logger("app.rooms.room_service")
@@ -142,7 +142,7 @@ class Rooms:
         assert room.deadline is not None
         return max(0, room.deadline - self.now_ms()) + kept
 
-    async def change(self, room_id: str, step: Step) -> tuple[Room, Any, int]:
+    async def change(self, room_id: str, step: RoomStep) -> tuple[Room, Any, int]:
         """Run ``step`` on the room until its commit lands; the room, the
         step's result and the number of seats still racing."""
         for _ in range(ATTEMPTS):

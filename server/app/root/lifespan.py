@@ -51,7 +51,7 @@ from ..handlers import dispatch
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
-from ..rooms.room_hubs import Hubs
+from ..rooms.room_hubs import RoomHubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..solver.winnable_deals import WinnableDeals
@@ -79,12 +79,12 @@ class App:
     services: Services
     store: Store
     subscriber: Channels
-    hubs: Hubs
+    room_hubs: RoomHubs
     busyness: Busyness
     lobby: LobbyHub
     rooms: Rooms
     tournaments: Tournaments
-    thubs: TournamentHubs
+    tournament_hubs: TournamentHubs
     winnable: WinnableDeals
     players: Players
     daily: DailyDeals
@@ -144,10 +144,10 @@ class App:
         self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
         self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
         connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily)
-        self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
+        self.room_hubs = RoomHubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
-        self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
+        self.tournament_hubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
                                     tick=self.config.tick, metrics=self.metrics,
                                     health=self.health)
@@ -156,10 +156,10 @@ class App:
                               self.config.lobby_interval, self.health)
         self.services = Services(
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
-            store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
-            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players, lobby=self.lobby,
-            daily=self.daily,
+            store=self.store, subscriber=self.subscriber, busyness=self.busyness,
+            room_hubs=self.room_hubs, rooms=self.rooms, tournaments=self.tournaments,
+            tournament_hubs=self.tournament_hubs, quotas=self.quotas, solver=self.solver,
+            players=self.players, lobby=self.lobby, daily=self.daily,
             quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
@@ -255,13 +255,13 @@ class App:
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.rooms.id_of_channel(channel)
         if self.store.rooms.is_tournament_channel(channel):
-            self.thubs.on_message(ident, data)
+            self.tournament_hubs.on_message(ident, data)
         else:
-            self.hubs.on_message(ident, data)
+            self.room_hubs.on_message(ident, data)
 
     def _on_reconnect(self) -> None:
-        self.hubs.on_reconnect()
-        self.thubs.on_reconnect()
+        self.room_hubs.on_reconnect()
+        self.tournament_hubs.on_reconnect()
 
     def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
         """A websocket handshake from a page allowed here (see
@@ -315,9 +315,9 @@ class App:
                         await self._migrate()
                     await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
-                    await self.hubs.reap()
-                    for thub in self.thubs.all():
-                        loaded = await self.store.tournaments.load_tournament_data(thub.id)
+                    await self.room_hubs.reap()
+                    for tournament_hub in self.tournament_hubs.all():
+                        loaded = await self.store.tournaments.load_tournament_data(tournament_hub.id)
                         if loaded is not None:
                             await self.tournaments.settle(loaded.t)
                 for room_id in await self.store.indexes.claim_due(self.now_ms()):

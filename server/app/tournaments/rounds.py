@@ -55,7 +55,7 @@ LEAD_MS: Final = 2000  # a round starting by itself is started this long before 
 RECORD_LEASE_MS: Final = 60_000  # one process records a round at a time
 
 #: a change to a tournament: changes it and returns its event (``None``: none to record)
-Step = Callable[[Tournament, int, dict[str, int]], dict[str, Any] | None]
+RoundStep = Callable[[Tournament, int, dict[str, int]], dict[str, Any] | None]
 
 
 class TournamentWork(Protocol):
@@ -72,7 +72,7 @@ class TournamentWork(Protocol):
 
     async def load(self, tournament_id: str) -> TournamentData: ...
 
-    async def change(self, tournament_id: str, step: Step) -> TournamentData: ...
+    async def change(self, tournament_id: str, step: RoundStep) -> TournamentData: ...
 
 
 @dataclass(frozen=True, slots=True)

@@ -35,7 +35,7 @@ from ..rooms.room_plans import ATTEMPTS
 from ..rooms.room_service import Rooms
 from .moved_documents import migrate
 from .public_views import View, view_for
-from .rounds import Rounds, Step
+from .rounds import Rounds, RoundStep
 
 log = structlog.get_logger("app.tournaments.tournament_service")
 
@@ -121,7 +121,7 @@ class Tournaments:
             self._ended[room_id] = found
         return found
 
-    async def change(self, tournament_id: str, step: Step) -> TournamentData:
+    async def change(self, tournament_id: str, step: RoundStep) -> TournamentData:
         """Run ``step`` (which changes the tournament and returns its event)
         until its commit lands."""
         for _ in range(ATTEMPTS):
