@@ -30,6 +30,7 @@ from __future__ import annotations
 import asyncio
 import secrets
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -41,7 +42,6 @@ from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...store import RoomData, Store, StoreUnavailable
-from ..ground.config import Config
 from ..players.player_service import Players
 from ..rooms.ids import daily_room_id
 from ..rooms.room_service import Rooms
@@ -54,10 +54,19 @@ PAGE_MAX: Final = 100  # lines in one page of the public API
 OPENING_LOOKS: Final = 40  # looks, 50 ms apart, for a day's room another process is opening
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DailyConfig:
+    """What the daily deal reads of the options (the root builds it)."""
+
+    daily_modes: tuple[str, ...]  # the modes of the daily deal
+    daily_time_limit: int  # s each attempt may last
+    daily_per_address: int  # attempts one address may make in a UTC day
+
+
 class DailyDeals:
     """Today's deals, their attempts, and what anyone may see of a day."""
 
-    def __init__(self, rooms: Rooms, players: Players, store: Store, config: Config,
+    def __init__(self, rooms: Rooms, players: Players, store: Store, config: DailyConfig,
                  now_ms: Callable[[], int]) -> None:
         self.rooms, self.players, self.store = rooms, players, store
         self.config, self.now_ms = config, now_ms

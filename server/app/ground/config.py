@@ -16,11 +16,16 @@ import os
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import urlparse
 
 from ...store import DURABILITIES
 from .origins import origin_key
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
@@ -472,6 +477,13 @@ class Config:
     # set by the code alone, not options
     event_cap: int = 256
     max_frame: int = 4096
+
+
+def pick(config: Config, cls: type[T]) -> T:
+    """The settings one service uses (``cls``, a frozen dataclass whose
+    fields are named as :class:`Config`'s): each service receives those,
+    built by the root from the one table, not the whole configuration."""
+    return cls(**{f.name: getattr(config, f.name) for f in fields(cls)})
 
 
 #: every option, in the order of --help and the docs

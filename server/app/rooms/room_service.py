@@ -21,12 +21,12 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
 from ...store import RoomData, Store, StoreUnavailable
-from ..ground.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
 from .public_rooms import PublicRooms
 from .replay_pages import Replays
+from .room_config import RoomConfig
 from .room_plans import ATTEMPTS, Plan, RoomStep, room_event
 from .time_limits import seat_due, time_up
 
@@ -77,7 +77,7 @@ class Rooms:
     """Room commands; what other services do at points of a room's life is
     their :class:`RoomHooks`, connected by the root (:meth:`connect`)."""
 
-    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
+    def __init__(self, store: Store, config: RoomConfig, now_ms: Callable[[], int],
                  winnable: WinnableDeals) -> None:
         self.store = store
         self.config = config

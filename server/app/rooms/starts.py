@@ -26,8 +26,8 @@ from ...race.clocks import own_end
 from ...race.ghosts import Point, encode, record
 from ...race.ranking import rank_score
 from ...store import Changes
-from ..ground.config import Config
 from .ghost_feed import GhostFeed, GhostRoom
+from .room_config import RoomConfig
 
 
 class Starter(Protocol):
@@ -45,7 +45,7 @@ class RaceStarts:
     ends_when_done: Final = True  # the race ends once every racer is done
     replays_to_winners: Final = False  # replays are everyone's once the race ends, no sooner
 
-    def kept_ms(self, config: Config) -> int:
+    def kept_ms(self, config: RoomConfig) -> int:
         """How long an ended race's room is kept."""
         return config.finished_ttl * 1000
 
@@ -81,7 +81,7 @@ class ChallengeStarts:
     #: closes (.replays): they have seen every card of the deal
     replays_to_winners: Final = True
 
-    def kept_ms(self, config: Config) -> int:
+    def kept_ms(self, config: RoomConfig) -> int:
         """How long a closed challenge is kept: its results and replays
         (``--challenge-ttl``, at least ``--finished-ttl``)."""
         return max(config.challenge_ttl, config.finished_ttl) * 1000

@@ -32,7 +32,7 @@ from websockets.http11 import Request, Response
 
 from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
-from ..daily.daily_service import DailyDeals
+from ..daily.daily_service import DailyConfig, DailyDeals
 from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
@@ -43,18 +43,20 @@ from ..edge.results_api import api
 from ..edge.services import Services
 from ..ground.busyness import Busyness
 from ..ground.clock import OffsetClock
-from ..ground.config import Config, ConfigError
+from ..ground.config import Config, ConfigError, pick
 from ..ground.health import Health
 from ..ground.metrics import Metrics
 from ..ground.origins import Origins
 from ..handlers import dispatch
-from ..players.player_service import Players
+from ..players.player_service import PlayerConfig, Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
+from ..rooms.room_config import RoomConfig
 from ..rooms.room_hubs import RoomHubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..solver.winnable_deals import WinnableDeals
+from ..tournaments.rounds import TournamentConfig
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
 from .embedded_redis import EmbeddedRedis
@@ -139,10 +141,14 @@ class App:
                                                 self.health.fault)
         self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
                                       config.winnable_modes)
-        self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
-        self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
-        self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
-        self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
+        room_config = pick(config, RoomConfig)  # each service gets the options it reads
+        self.rooms = Rooms(self.store, room_config, self.now_ms, self.winnable)
+        self.tournaments = Tournaments(self.store, self.rooms, pick(config, TournamentConfig),
+                                       self.now_ms)
+        self.players = Players(self.store, self.rooms, pick(config, PlayerConfig), self.now_ms,
+                               self.health)
+        self.daily = DailyDeals(self.rooms, self.players, self.store, pick(config, DailyConfig),
+                                self.now_ms)
         connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily)
         self.room_hubs = RoomHubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
@@ -160,7 +166,7 @@ class App:
             room_hubs=self.room_hubs, rooms=self.rooms, tournaments=self.tournaments,
             tournament_hubs=self.tournament_hubs, quotas=self.quotas, solver=self.solver,
             players=self.players, lobby=self.lobby, daily=self.daily,
-            quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
+            quick=QuickRaces(self.rooms, self.store, room_config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
