@@ -38,9 +38,9 @@ from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
 from ..edge.players_api import players_api
-from ..edge.quotas import Quotas, client_address
+from ..edge.quotas import QuotaConfig, Quotas, client_address
 from ..edge.results_api import api
-from ..edge.services import Services
+from ..edge.services import ConnectionConfig, Services
 from ..ground.busyness import Busyness
 from ..ground.clock import OffsetClock
 from ..ground.config import Config, ConfigError, pick
@@ -157,11 +157,13 @@ class App:
                                     tournaments=self.tournaments, now_ms=self.now_ms,
                                     tick=self.config.tick, metrics=self.metrics,
                                     health=self.health)
-        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
+        self.quotas = Quotas(pick(config, QuotaConfig), self.metrics, self.store, self.now_ms,
+                             self.health)
         self.lobby = LobbyHub(self.store, self.rooms.public, self.now_ms,
                               self.config.lobby_interval, self.health)
         self.services = Services(
-            config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
+            config=pick(config, ConnectionConfig), metrics=self.metrics, proc_id=self.proc_id,
+            now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness,
             room_hubs=self.room_hubs, rooms=self.rooms, tournaments=self.tournaments,
             tournament_hubs=self.tournament_hubs, quotas=self.quotas, solver=self.solver,
