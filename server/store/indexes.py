@@ -172,11 +172,6 @@ class Indexes(Section):
     async def winnable_add(self, mode: str, code: str) -> None:
         await self.call("SADD", keys.winnable(mode), code)
 
-    async def winnable_forget_kl1(self, modes: Iterable[str]) -> None:
-        """Delete the sets of winnable KL1 codes kept before KL2 (never dealt now)."""
-        for mode in modes:
-            await self.call("DEL", keys.winnable_kl1(mode))
-
     async def winnable_take(self, mode: str, count: int = 1) -> list[str]:
         """Up to ``count`` ready codes of ``mode``, each taken out (``SPOP``:
         atomic, so no code is dealt twice), at random among those ready."""

@@ -25,7 +25,7 @@ players' results are the room's and the players' own. What this adds:
 - **a nickname already in the day's field** gets a number (``ann 2``):
   a field of thousands shares few names;
 - **the result so far** recorded as soon as a player's own game is over
-  (``on_game_over``), so that their streak counts today at once; the
+  (``game_over``, a room hook the root connects), so that their streak counts today at once; the
   room's end records it again, with the final place and the code;
 - what the lobby and the public API show of a day (:meth:`DailyDeals.today`,
   :meth:`DailyDeals.day_page`).
@@ -37,6 +37,7 @@ import asyncio
 import secrets
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Final
 
 import orjson
@@ -50,7 +51,6 @@ from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...race.seating import final_line
 from ...store import RoomData, Store, StoreUnavailable
-from ..ground.config import Config
 from ..players.player_service import Players
 from ..rooms.ids import daily_room_id
 from ..rooms.room_service import Rooms
@@ -65,10 +65,21 @@ _NOT_OPEN: Final = ("today's deal of this mode is not open yet: no certified win
                     "ready; try again in a little while")
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class DailyConfig:
+    """What the daily deal reads of the options (the root builds it)."""
+
+    daily_modes: tuple[str, ...]  # the modes of the daily deal
+    daily_time_limit: int  # s each attempt may last
+    daily_per_address: int  # attempts one address may make in a UTC day
+    daily_ranked_per_address: int  # players of one address ranked in a day's deal of a mode
+    daily_fresh: int  # s: a player made this lately ranks only while their address has none
+
+
 class DailyDeals:
     """Today's deals, their attempts, and what anyone may see of a day."""
 
-    def __init__(self, rooms: Rooms, players: Players, store: Store, config: Config,
+    def __init__(self, rooms: Rooms, players: Players, store: Store, config: DailyConfig,
                  now_ms: Callable[[], int]) -> None:
         self.rooms, self.players, self.store = rooms, players, store
         self.config, self.now_ms = config, now_ms
@@ -77,8 +88,6 @@ class DailyDeals:
         self._refused: set[tuple[str, str]] = set()  # (day, mode) whose opening was logged
         self._closed: dict[tuple[str, str], float] = {}  # (day, mode) -> not open until (monotonic)
         self._opening: dict[tuple[str, str], asyncio.Task[RoomData | None]] = {}
-        rooms.before_begin.append(self.before_begin)
-        rooms.on_game_over.append(self.game_over)
 
     def today(self) -> str:
         return day_of(self.now_ms())

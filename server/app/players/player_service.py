@@ -35,7 +35,6 @@ from ...race.names import check_nickname
 from ...race.profile import FORMER_PLAYER, HISTORY_CAP, GameResult, public_profile
 from ...race.tokens import code_text, hash_token
 from ...store import Store, StoreUnavailable
-from ..ground.config import Config
 from ..ground.health import Health
 from ..rooms.ids import ID_ALPHABET, new_code, new_token
 from ..rooms.room_plans import RoomWork
@@ -65,10 +64,19 @@ def is_player_id(text: str) -> bool:
     return len(text) == PLAYER_ID_LENGTH and all(ch in ID_ALPHABET for ch in text)
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PlayerConfig:
+    """What the players' service reads of the options (the root builds it)."""
+
+    player_ttl: int  # s a player is kept untouched
+    players_per_hour: int  # new players one address may ask for in an hour
+    claims_per_minute: int  # device-move codes one address may try in a minute
+
+
 class Players:
     """Players' keys, profiles and results (see the module's docstring)."""
 
-    def __init__(self, store: Store, rooms: RoomWork, config: Config,
+    def __init__(self, store: Store, rooms: RoomWork, config: PlayerConfig,
                  now_ms: Callable[[], int], health: Health) -> None:
         self.store = store
         self.rooms = rooms
