@@ -57,7 +57,7 @@ class Channels(Protocol):
 
 class Subscriber:
     """Delivers ``(channel, data)`` of every message on subscribed channels
-    (names from :meth:`Store.room_channel` and :meth:`Store.tournament_channel`)
+    (names from ``store.rooms.room_channel`` and ``store.rooms.tournament_channel``)
     of one Redis node; ``sharded``: shard channels (``SSUBSCRIBE``)."""
 
     def __init__(self, pool: ConnectionPool, on_message: Callable[[str, bytes], None],

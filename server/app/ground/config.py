@@ -20,7 +20,8 @@ from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import urlparse
 
 from ...store import DURABILITIES
-from .origins import origin_key
+from . import values
+from .values import LEVELS, MAX_WORKERS
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -28,8 +29,6 @@ if TYPE_CHECKING:
 T = TypeVar("T", bound="DataclassInstance")
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
-LEVELS: Final = ("debug", "info", "warning", "error")
-MAX_WORKERS: Final = 256
 _CPU_MAX: Final = "/sys/fs/cgroup/cpu.max"  # cgroup v2: "quota period", or "max period"
 
 
@@ -61,184 +60,6 @@ SOLVER: Final = "the solver"
 DAILY: Final = "the daily deal"
 FILES: Final = "logs and files"
 
-
-
-def _port(v: str) -> int:
-    port = int(v)
-    if not 0 <= port <= 65535:
-        raise ValueError("outside 0..65535")
-    return port
-
-
-def _address(v: str) -> tuple[str, int] | None:
-    """``HOST:PORT`` (an IPv6 host in brackets), or ``none``."""
-    v = v.strip()
-    if v.lower() == "none":
-        return None
-    host, colon, port = v.rpartition(":")
-    if host.startswith("[") and host.endswith("]"):
-        host = host[1:-1]
-    if not colon or not host:
-        raise ValueError("expected HOST:PORT (`[::1]:9108` for IPv6), or none")
-    return host, _port(port)
-
-
-def _positive_float(v: str) -> float:
-    x = float(v)
-    if not x > 0:
-        raise ValueError("must be more than 0")
-    return x
-
-
-def _non_negative_float(v: str) -> float:
-    x = float(v)
-    if not x >= 0:
-        raise ValueError("must be 0 or more")
-    return x
-
-
-def _positive_int(v: str) -> int:
-    x = int(v)
-    if x <= 0:
-        raise ValueError("must be more than 0")
-    return x
-
-
-def _non_negative_int(v: str) -> int:
-    x = int(v)
-    if x < 0:
-        raise ValueError("must be 0 or more")
-    return x
-
-
-def _percent(v: str) -> float:
-    x = float(v)
-    if not 0 < x <= 100:
-        raise ValueError("a percentage: more than 0, at most 100")
-    return x
-
-
-def _solver_workers(v: str) -> int:
-    x = _non_negative_int(v)
-    if x > 64:
-        raise ValueError("at most 64 (one per core is plenty)")
-    return x
-
-
-def _worker_count(v: str) -> int:
-    x = _positive_int(v)
-    if x > MAX_WORKERS:
-        raise ValueError(f"at most {MAX_WORKERS}")
-    return x
-
-
-def _modes(v: str) -> tuple[str, ...]:
-    if v.strip().lower() == "none":
-        return ()
-    modes = tuple(dict.fromkeys(m.strip().upper() for m in v.split(",") if m.strip()))
-    bad = [m for m in modes if m not in ("D1N", "D3N", "D1V", "D3V")]
-    if bad:
-        raise ValueError(f"{bad[0]!r} is not a mode (D1N, D3N, D1V, D3V)")
-    return modes
-
-
-def _daily_time_limit(v: str) -> int:
-    x = _positive_int(v)
-    if not 60 <= x <= 4 * 3600:
-        raise ValueError("must be from 60 to 14400 seconds")
-    return x
-
-
-def _tick(v: str) -> float:
-    x = float(v)
-    if not 0.1 <= x <= 10:
-        raise ValueError("must be from 0.1 to 10 seconds")
-    return x
-
-
-def _quick_wait(v: str) -> int:
-    x = int(v)
-    if not 1 <= x <= 600:
-        raise ValueError("must be from 1 to 600 seconds")
-    return x
-
-
-def _redis_url(v: str) -> str:
-    u = urlparse(v)
-    if u.scheme not in ("redis", "rediss", "unix") or not (u.netloc or u.path):
-        raise ValueError("expected redis://host:port[/db], rediss://… or unix:///path")
-    return v
-
-
-def _flag(v: str) -> bool:
-    if v.lower() in ("1", "yes", "true", "on"):
-        return True
-    if v.lower() in ("0", "no", "false", "off"):
-        return False
-    raise ValueError("expected 1 or 0 (yes/no, true/false, on/off)")
-
-
-def _durability(v: str) -> str:
-    if v.lower() not in DURABILITIES:
-        raise ValueError(f"expected one of {', '.join(DURABILITIES)}")
-    return v.lower()
-
-
-_UNITS: Final = {"": 1, "b": 1, "k": 1000, "kb": 1024, "m": 1000**2, "mb": 1024**2,
-                  "g": 1000**3, "gb": 1024**3}
-
-
-def _size(v: str) -> int:
-    """Bytes, written as Redis writes them: ``268435456``, ``256mb``, ``2gb``."""
-    text = v.strip().lower()
-    digits = text.rstrip("kmgb")
-    unit = text[len(digits):]
-    if not digits.isdigit() or unit not in _UNITS:
-        raise ValueError("expected bytes, or a number with kb, mb or gb (as Redis writes "
-                         "them: 256mb)")
-    return int(digits) * _UNITS[unit]
-
-
-def _static_dir(v: str) -> Path:
-    path = Path(v)
-    if not (path / "index.html").is_file():
-        raise ValueError("not a folder with an index.html")
-    return path
-
-
-def _level(v: str) -> str:
-    if v.lower() not in LEVELS:
-        raise ValueError(f"expected one of {', '.join(LEVELS)}")
-    return v.lower()
-
-
-def _header(v: str) -> str:
-    name = v.strip()
-    if not name or not all(ch.isalnum() or ch == "-" for ch in name):
-        raise ValueError("expected a header name such as X-Forwarded-For")
-    return name
-
-
-def _origins(v: str) -> tuple[str, ...]:
-    """Origins such as ``https://play.example.com``, comma-separated, as
-    ``scheme://host:port``."""
-    out = []
-    for given in (o.strip() for o in v.split(",")):
-        if not given:
-            continue
-        key = origin_key(given)
-        if key is None:
-            raise ValueError(f"{given!r} is not an origin such as https://play.example.com "
-                             "(a scheme, http or https, and a host; a port if not the default)")
-        scheme, host, port = key
-        out.append(f"{scheme}://{f'[{host}]' if ':' in host else host}:{port}")
-    return tuple(dict.fromkeys(out))
-
-
-def _host(v: str) -> str:
-    if not v.strip():
-        raise ValueError("empty")
-    return v.strip()
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,200 +124,205 @@ class Config:
 
     # where to listen
     host: str = option(
-        LISTEN, "127.0.0.1", _host, "address to listen on (`0.0.0.0`: every interface)", "HOST")
+        LISTEN, "127.0.0.1", values.host, "address to listen on (`0.0.0.0`: every interface)", "HOST")
     port: int = option(
-        LISTEN, 8080, _port, "port of HTTP and the websocket (`0`: any free port)", "PORT")
+        LISTEN, 8080, values.port, "port of HTTP and the websocket (`0`: any free port)", "PORT")
     # server processes on the port
     workers: int = option(
-        LISTEN, computed(available_cores), _worker_count, "server processes sharing the port, 1 to 256; "
+        LISTEN, computed(available_cores), values.worker_count,
+        "server processes sharing the port, 1 to 256; "
         "the default counts the cores this process may run on, fewer under a container's CPU quota; "
         "`1`: one process",
         "N", shown="the cores it may use", more="[workers](#workers-one-command-every-core)")
     # /metrics: the operator's
     metrics_address: tuple[str, int] | None = option(
-        LISTEN, ("127.0.0.1", 9108), _address, "where `/metrics` answers, apart from the players' port "
-        "(which answers it 404): the operator's, so loopback unless your scraper needs more; "
+        LISTEN, ("127.0.0.1", 9108), values.address, "where `/metrics` answers, apart from the players' "
+        "port (which answers it 404): the operator's, so loopback unless your scraper needs more; "
         "`none`: nowhere", "HOST:PORT", shown="`127.0.0.1:9108`",
         more="[health and metrics](#health-and-metrics)")
     # state: Redis
     redis_url: str | None = option(
-        REDIS, None, _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
+        REDIS, None, values.redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
         "`unix:///path`", "URL", shown="none: an embedded Redis",
         more="[embedded or your own](#redis-embedded-or-your-own)")
     redis_cluster: bool = option(
-        REDIS, False, _flag, "`--redis-url` names any one node of a Redis Cluster", flag=True,
+        REDIS, False, values.flag, "`--redis-url` names any one node of a Redis Cluster", flag=True,
         more="[Redis Cluster](#redis-cluster)")
     durability: str = option(
-        REDIS, "os", _durability, "what an acknowledged move survives: a crash of the server or "
+        REDIS, "os", values.durability, "what an acknowledged move survives: a crash of the server or "
         "redis-server (`os`), of the machine (`fsync`), the loss of the Redis master (`replica`)",
         choices=DURABILITIES, more="[durability](#durability-what-an-ack-survives)")
     data_dir: Path = option(  # noqa: RUF009 (a field: see option)
         REDIS, Path("var"), Path, "the embedded Redis's files (not used with `--redis-url`)", "DIR")
     # the embedded Redis's; None: sized from the machine
     redis_maxmemory: int | None = option(
-        REDIS, None, _size, "the embedded Redis's `maxmemory` (`noeviction`), in bytes or "
+        REDIS, None, values.size, "the embedded Redis's `maxmemory` (`noeviction`), in bytes or "
         "as Redis writes it (`512mb`, `2gb`; `0`: no limit, not advised); not with `--redis-url`",
         "BYTES",
         shown="40 % of the machine", more="[memory](#redis-memory)")
     redis_lanes: int = option(
-        REDIS, 2, _positive_int, "Redis connections for commands (each carries batches of "
+        REDIS, 2, values.positive_int, "Redis connections for commands (each carries batches of "
         "them)", "N")
     presence_timeout: float = option(
-        REDIS, 15.0, _positive_float, "seconds before the players of a process that died "
+        REDIS, 15.0, values.positive_float, "seconds before the players of a process that died "
         "show as disconnected", "SECONDS")
     # races and rooms
     countdown: float = option(
-        ROOMS, 3.0, _non_negative_float, "seconds from the host's start to a race's first move",
+        ROOMS, 3.0, values.non_negative_float, "seconds from the host's start to a race's first move",
         "SECONDS")
     tick: float = option(
-        ROOMS, 1.25, _tick, "seconds between two leaderboards of a big room, and two looks at a big "
+        ROOMS, 1.25, values.tick, "seconds between two leaderboards of a big room, and two looks at a big "
         "tournament's counts (0.1 to 10)", "SECONDS", more="[protocol.md](protocol.md#big-rooms)")
     # s between two lists of the public rooms to a lobby
     lobby_interval: float = option(
-        ROOMS, 2.0, _tick, "seconds between two lists of the public races sent to a lobby (0.1 "
+        ROOMS, 2.0, values.tick, "seconds between two lists of the public races sent to a lobby (0.1 "
         "to 10): each process reads the list once per interval and sends it, encoded once, to its "
         "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)")
     # s a quick race waits after its second player
     quick_wait: int = option(
-        ROOMS, 20, _quick_wait, "seconds a quick race waits after its second player before it "
+        ROOMS, 20, values.quick_wait, "seconds a quick race waits after its second player before it "
         "starts (1 to 600; at once when it is full)", "SECONDS")
     quick_per_minute: int = option(
-        ROOMS, 20, _positive_int, "quick-race requests one address may make a minute (`too_many` "
+        ROOMS, 20, values.positive_int, "quick-race requests one address may make a minute (`too_many` "
         "beyond; a refusal stores nothing)", "N", more="[races to find](protocol.md#races-to-find)")
     finished_ttl: int = option(
-        ROOMS, 3600, _positive_int, "seconds a room is kept after its race ended", "SECONDS")
+        ROOMS, 3600, values.positive_int, "seconds a room is kept after its race ended", "SECONDS")
     lobby_ttl: int = option(
-        ROOMS, 86400, _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
+        ROOMS, 86400, values.positive_int, "seconds an idle lobby is kept (and a tournament nobody "
         "registered for)", "SECONDS")
     tournament_ttl: int = option(
-        ROOMS, 30 * 86400, _positive_int, "seconds a tournament with players (and its rounds' rooms) "
+        ROOMS, 30 * 86400, values.positive_int, "seconds a tournament with players (and its rounds' rooms) "
         "is kept after its last change", "SECONDS")
     # a challenge's results and replays, once it closed
     challenge_ttl: int = option(
-        ROOMS, 7 * 86400, _positive_int, "seconds a challenge (its results and replays) is kept "
+        ROOMS, 7 * 86400, values.positive_int, "seconds a challenge (its results and replays) is kept "
         "after its window closed", "SECONDS", more="[expiry](#data-and-expiry)")
     # each connection
     msg_rate: float = option(
-        CONNECTION, 20.0, _positive_float, "messages a second a connection may send (its credit's "
+        CONNECTION, 20.0, values.positive_float, "messages a second a connection may send (its credit's "
         "refill)", "RATE")
     msg_burst: int = option(
-        CONNECTION, 60, _positive_int, "messages a connection may send in a burst", "N")
+        CONNECTION, 60, values.positive_int, "messages a connection may send in a burst", "N")
     ping_rate: float = option(
-        CONNECTION, 1.0, _positive_float, "pings a second a connection may send free (past them a ping "
+        CONNECTION, 1.0, values.positive_float, "pings a second a connection may send free (past them a ping "
         "costs credit like any message)", "RATE")
     ping_burst: int = option(
-        CONNECTION, 10, _positive_int, "free pings in a burst", "N")
+        CONNECTION, 10, values.positive_int, "free pings in a burst", "N")
     slow_buffer: int = option(
-        CONNECTION, 256 * 1024, _positive_int, "bytes queued on a socket (beyond the kernel's) before it "
+        CONNECTION, 256 * 1024, values.positive_int,
+        "bytes queued on a socket (beyond the kernel's) before it "
         "counts as behind and skips leaderboards and boards", "BYTES")
     slow_grace: float = option(
-        CONNECTION, 10.0, _positive_float, "seconds a socket may stay behind before it is closed with "
+        CONNECTION, 10.0, values.positive_float, "seconds a socket may stay behind before it is closed with "
         "1011 (`slow_consumer`)", "SECONDS")
     # caps
     max_connections: int = option(
-        CAPS, 10_000, _positive_int, "websockets open at once on this process (at most its "
+        CAPS, 10_000, values.positive_int, "websockets open at once on this process (at most its "
         "open-file limit less 128); more get HTTP 503", "N")
     max_connections_per_address: int = option(
-        CAPS, 100, _positive_int, "connections (and websockets) open at once "
+        CAPS, 100, values.positive_int, "connections (and websockets) open at once "
         "from one address (a school behind one NAT fits); more are closed, or get HTTP 429", "N",
         more="[caps](#caps-and-hostile-clients)")
     creations_per_minute: int = option(
-        CAPS, 30, _positive_int, "rooms, solo games and tournaments one address may "
+        CAPS, 30, values.positive_int, "rooms, solo games and tournaments one address may "
         "create in a minute, over every process (attempts count); more get `too_many`", "N")
     max_rooms: int = option(
-        CAPS, 100_000, _positive_int, "rooms holding a place at once, over every process; more get "
+        CAPS, 100_000, values.positive_int, "rooms holding a place at once, over every process; more get "
         "`server_full`", "N", more="[places](#caps-and-hostile-clients)")
     max_tournaments: int = option(
-        CAPS, 10_000, _positive_int, "the same for tournaments", "N")
+        CAPS, 10_000, values.positive_int, "the same for tournaments", "N")
     # percent of max_rooms (max_tournaments) one address may hold
     address_share: float = option(
-        CAPS, 1.0, _percent, "the per cent of `--max-rooms` (and of `--max-tournaments`) the "
+        CAPS, 1.0, values.percent, "the per cent of `--max-rooms` (and of `--max-tournaments`) the "
         "rooms (tournaments) made from one address may hold, at least one place each; more get "
         "`address_full`", "PERCENT")
     unjoined_hold: int = option(
-        CAPS, 600, _positive_int, "seconds a room nobody joined (a tournament nobody registered "
+        CAPS, 600, values.positive_int, "seconds a room nobody joined (a tournament nobody registered "
         "for) holds its place; a join (a registration) holds it `--lobby-ttl` seconds from then",
         "SECONDS")
     # public rooms listed at once, from one address
     public_per_address: int = option(
-        CAPS, 3, _positive_int, "public rooms one address may have listed in the lobby "
+        CAPS, 3, values.positive_int, "public rooms one address may have listed in the lobby "
         "at once, over every process; one more public room gets `too_many` (a private one does "
         "not)", "N")
     # challenges open at once, made from one address
     challenges_per_address: int = option(
-        CAPS, 20, _positive_int, "challenges one address may have open at once, "
+        CAPS, 20, values.positive_int, "challenges one address may have open at once, "
         "over every process (a challenge holds its place in `--max-rooms` until its window "
         "closes, up to 7 days); more get `too_many`", "N")
     registrations_per_minute: int = option(
-        CAPS, 20, _positive_int, "`t_register` attempts one address may make in a "
+        CAPS, 20, values.positive_int, "`t_register` attempts one address may make in a "
         "minute, over every process; more get `too_many`", "N")
     proxy_header: str | None = option(
-        CAPS, None, _header, "behind a proxy you trust, the header that names the client "
+        CAPS, None, values.header, "behind a proxy you trust, the header that names the client "
         "(`X-Forwarded-For`: its last address counts); none: the peer's address", "HEADER",
         shown="none")
     # besides the server's own (see origins.py)
     allowed_origins: tuple[str, ...] = option(
-        CAPS, (), _origins, "pages of other sites whose browsers may open the websocket, "
+        CAPS, (), values.origins, "pages of other sites whose browsers may open the websocket, "
         "comma-separated (`https://play.example.com`); the server's own pages always may, and so "
         "may programs that send no `Origin`", "ORIGINS", shown="none",
         more="[origin](#which-pages-may-open-the-websocket)")
     request_timeout: float = option(
-        CAPS, 5.0, _positive_float, "seconds a connection has, from its opening, to send "
+        CAPS, 5.0, values.positive_float, "seconds a connection has, from its opening, to send "
         "the whole head of its request; then it is closed", "SECONDS")
     # players
     player_ttl: int = option(
-        PLAYERS, 365 * 86400, _positive_int, "seconds a player is kept untouched (no connection identified "
+        PLAYERS, 365 * 86400, values.positive_int,
+        "seconds a player is kept untouched (no connection identified "
         "with their key, no result recorded); a player who never had a result is kept at most 30 days",
         "SECONDS", more="[players](#players-data)")
     players_per_hour: int = option(
-        PLAYERS, 60, _positive_int, "new players (keys) one address may ask for in an hour, "
+        PLAYERS, 60, values.positive_int, "new players (keys) one address may ask for in an hour, "
         "over every process; more get `too_many` (the browser then plays without a player)", "N")
     claims_per_minute: int = option(
-        PLAYERS, 10, _positive_int, "device-move codes one address may try in a minute, over "
+        PLAYERS, 10, values.positive_int, "device-move codes one address may try in a minute, over "
         "every process (right or wrong); more get `too_many`", "N")
     # the solver
     solver_workers: int = option(
-        SOLVER, 1, _solver_workers, "solver processes (0 to 64; 0: none, solver assists say "
+        SOLVER, 1, values.solver_workers, "solver processes (0 to 64; 0: none, solver assists say "
         "`unknown` and give basic hints, and no winnable deals are refilled here)", "N",
         more="[the solver](#the-solver-workers-and-winnable-deals)")
     solver_queue: int = option(
-        SOLVER, 8, _non_negative_int, "solver jobs that may wait for a worker; past workers "
+        SOLVER, 8, values.non_negative_int, "solver jobs that may wait for a worker; past workers "
         "and queue a job is refused at once (`busy`)", "N")
     winnable_pool: int = option(
-        SOLVER, 20, _non_negative_int, "certified winnable codes kept ready per mode in Redis "
+        SOLVER, 20, values.non_negative_int, "certified winnable codes kept ready per mode in Redis "
         "(0: this process refills none)", "N")
     winnable_modes: tuple[str, ...] = option(
-        SOLVER, ("D1N", "D3N", "D1V", "D3V"), _modes, "the modes whose winnable codes this process keeps "
+        SOLVER, ("D1N",
+        "D3N", "D1V", "D3V"), values.modes, "the modes whose winnable codes this process keeps "
         "ready, comma-separated, of `D1N`, `D3N`, `D1V`, `D3V`", "MODES")
     # the daily deal
     daily_modes: tuple[str, ...] = option(
-        DAILY, ("D1N", "D3N", "D1V"), _modes, "the modes of the daily deal, comma-separated (`none`: no "
+        DAILY, ("D1N",
+        "D3N", "D1V"), values.modes, "the modes of the daily deal, comma-separated (`none`: no "
         "daily deal); each day's deal of a mode is a certified winnable deal from that mode's pool, so "
         "each should be among `--winnable-modes` of some process", "MODES",
         more="[the daily deal](#the-daily-deal)")
     # seconds each attempt may last
     daily_time_limit: int = option(
-        DAILY, 1800, _daily_time_limit, "seconds each daily attempt may last (60 to "
+        DAILY, 1800, values.daily_time_limit, "seconds each daily attempt may last (60 to "
         "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS")
     # attempts (seats taken) one address may make in a UTC day
     daily_per_address: int = option(
-        DAILY, 100, _positive_int, "daily-deal seats one address may take in a UTC day, "
+        DAILY, 100, values.positive_int, "daily-deal seats one address may take in a UTC day, "
         "over every process and mode; more get `too_many`", "N")
     daily_ranked_per_address: int = option(
-        DAILY, 2, _positive_int, "players of one address (an IPv6 address by its /64) ranked in a "
+        DAILY, 2, values.positive_int, "players of one address (an IPv6 address by its /64) ranked in a "
         "day's deal of a mode (a household); the others play it as practice, never ranked", "N",
         more="[the daily deal](#the-daily-deal)")
     # s: a player made this lately ranks only while their address has none
     daily_fresh: int = option(
-        DAILY, 86_400, _non_negative_int, "seconds after a player is made during which they rank "
+        DAILY, 86_400, values.non_negative_int, "seconds after a player is made during which they rank "
         "in a daily deal only while nobody of their address does (a spare key made to scout "
         "the deal plays it as practice); 0: no such rule", "SECONDS")
     # logs and files
     log_level: str = option(
-        FILES, "info", _level, "the least level of the JSON log lines written to standard error",
+        FILES, "info", values.level, "the least level of the JSON log lines written to standard error",
         choices=LEVELS)
     static_dir: Path = option(  # noqa: RUF009 (a field: see option)
-        FILES, WEB_CLIENT, _static_dir, "the web client's files (for an installed package: a copy of "
+        FILES, WEB_CLIENT, values.static_dir, "the web client's files (for an installed package: a copy of "
         "`web_client/`)", "DIR", shown="web_client/ of this tree")
     # rehearsals and tests: ms added to the clock (clock.py)
     clock_offset_file: Path | None = option(  # noqa: RUF009 (a field: see option)
