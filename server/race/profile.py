@@ -74,6 +74,9 @@ class GameResult:
     the Normal points (``None`` in a Vegas game); ``code``: the deal, only
     once it is public. Where the game was: ``room`` and ``race``,
     ``tournament`` and ``round``, ``day`` (a daily deal's, ``YYYY-MM-DD``).
+    ``typed``: a deal the server did not draw (a code its host typed) or a
+    solo game: nobody raced on a secret deal, so its win and its time do not
+    count on the public profile (kept, not sent).
     """
 
     ref: str
@@ -93,6 +96,7 @@ class GameResult:
     tournament: str | None = None
     round: int | None = None
     day: str | None = None
+    typed: bool = False
 
     def __post_init__(self) -> None:
         if not _REF.fullmatch(self.ref):
@@ -169,7 +173,8 @@ def current_streak(fields: Mapping[str, Any], *, today: int) -> int:
 def public_profile(player_id: str, fields: Mapping[str, Any], *, today: int) -> dict[str, Any]:
     """What anyone may know of a player (``GET /api/players/{id}``): their
     nickname, how many games they played, won (first of two or more) and
-    finished, the best finish time of each mode played to the end, and the
+    finished, the best finish time of each mode played to the end (wins and
+    best times only on deals the server drew: see ``GameResult.typed``), and the
     daily streak. Nothing else: no history, no key, no time they played."""
     best = {m: int(fields[f"best:{m}"]) for m in MODES if fields.get(f"best:{m}")}
     return {
@@ -197,7 +202,7 @@ def room_kind(settings: Settings) -> Kind:
     """
     if settings.tournament is not None:
         return "tournament"
-    if settings.daily is not None:
+    if settings.daily is not None and not settings.practice:
         return "daily"
     if settings.challenge:
         return "challenge"
@@ -234,4 +239,4 @@ def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: in
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
-        day=s.daily)
+        day=None if s.practice else s.daily, typed=s.code is not None or s.solo)

@@ -29,8 +29,8 @@ from typing import Final, TypeAlias
 from ...protocol import Reason
 from ...race import RaceError, Room
 from ...store import Store, StoreUnavailable
-from ..ground.config import Config
 from .ids import new_room_id
+from .room_config import RoomConfig
 from .room_service import Rooms
 
 PLAYERS: Final = 6
@@ -49,7 +49,7 @@ Opening: TypeAlias = Callable[[], contextlib.AbstractAsyncContextManager[Callabl
 class QuickRaces:
     """Sending players to the quick races."""
 
-    def __init__(self, rooms: Rooms, store: Store, config: Config,
+    def __init__(self, rooms: Rooms, store: Store, config: RoomConfig,
                  now_ms: Callable[[], int]) -> None:
         self.rooms, self.store, self.config, self.now_ms = rooms, store, config, now_ms
 

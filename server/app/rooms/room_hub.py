@@ -67,7 +67,7 @@ class HubsContext(Protocol):
     tick: float
 
 
-class Hub:
+class RoomHub:
     """One room on this process: its connections, its state as anyone may
     see it, and its leaderboard as the room's policy says (see above)."""
 

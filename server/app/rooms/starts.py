@@ -27,8 +27,8 @@ from ...race.ghosts import Point, encode, record
 from ...race.leaderboard import seen_line
 from ...race.ranking import rank_score
 from ...store import Changes
-from ..ground.config import Config
 from .ghost_feed import GhostFeed, GhostRoom
+from .room_config import RoomConfig
 
 
 class Starter(Protocol):
@@ -47,7 +47,7 @@ class RaceStarts:
     replays_to_winners: Final = False  # replays are everyone's once the race ends, no sooner
     hides_running: Final = False  # every line shows its figures as they change
 
-    def kept_ms(self, config: Config) -> int:
+    def kept_ms(self, config: RoomConfig) -> int:
         """How long an ended race's room is kept."""
         return config.finished_ttl * 1000
 
@@ -89,7 +89,7 @@ class ChallengeStarts:
     #: a game not over shows no figures to the others while the window is open (:meth:`seen`)
     hides_running: Final = True
 
-    def kept_ms(self, config: Config) -> int:
+    def kept_ms(self, config: RoomConfig) -> int:
         """How long a closed challenge is kept: its results and replays
         (``--challenge-ttl``, at least ``--finished-ttl``)."""
         return max(config.challenge_ttl, config.finished_ttl) * 1000

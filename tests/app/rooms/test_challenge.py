@@ -18,7 +18,8 @@ from race_support import FAST_ARGS, seen_or_next, win
 from tournament_support import http_get
 
 from server.app.ground.clock import OffsetClock
-from server.app.ground.config import Config
+from server.app.ground.config import Config, pick
+from server.app.rooms.room_config import RoomConfig
 from server.app.rooms.room_service import Rooms
 from server.race import RaceError, parse_settings
 from server.store import Store, keys
@@ -361,7 +362,7 @@ async def test_a_challenge_the_server_opens_has_no_host_and_seats_whoever_comes(
     store = await Store.open(redis_server.url)
     try:
         clock = OffsetClock(clock_file)
-        rooms = Rooms(store, Config(), lambda: int(clock() * 1000), None)  # type: ignore[arg-type]
+        rooms = Rooms(store, pick(Config(), RoomConfig), lambda: int(clock() * 1000), None)  # type: ignore[arg-type]
         with pytest.raises(RaceError):
             await rooms.open_challenge(parse_settings({"max_players": 10_000}))
         room = await rooms.open_challenge(parse_settings(

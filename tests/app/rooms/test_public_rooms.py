@@ -271,19 +271,19 @@ async def test_what_a_process_killed_mid_way_left_listed_is_mended_by_the_lobbie
     race has started (its process died between the commit and the list)."""
     a, b = two
     redis = module_redis.client()
-    redis.zadd("kr:{pub}:run", {"GONEGONE": 1})
-    redis.hset("kr:{pub}:who", "GONEGONE", "10.0.0.9")
-    redis.hset("kr:{pub}:n", "10.0.0.9", 1)
+    redis.zadd(keys.PUBLIC_KEYS[1], {"GONEGONE": 1})
+    redis.hset(keys.PUBLIC_KEYS[2], "GONEGONE", "10.0.0.9")
+    redis.hset(keys.PUBLIC_KEYS[3], "10.0.0.9", 1)
     ann, _ = await public_race(a, a, clients)
-    redis.zrem("kr:{pub}:run", ann.room)  # as if listed before the start, never moved
-    redis.zadd("kr:{pub}:wait", {ann.room: 1})
+    redis.zrem(keys.PUBLIC_KEYS[1], ann.room)  # as if listed before the start, never moved
+    redis.zadd(keys.PUBLIC_KEYS[0], {ann.room: 1})
     looker = await lobby(b, clients)
-    await eventually(lambda: redis.zscore("kr:{pub}:run", "GONEGONE") is None
-                     and redis.hget("kr:{pub}:n", "10.0.0.9") is None, what="the gone race unlisted")
+    await eventually(lambda: redis.zscore(keys.PUBLIC_KEYS[1], "GONEGONE") is None
+                     and redis.hget(keys.PUBLIC_KEYS[3], "10.0.0.9") is None, what="the gone race unlisted")
     await eventually(lambda: listed(looker).get(ann.room, {}).get("phase") in ("countdown",
                                                                               "racing"),
                      what="the started race moved")
-    assert redis.zscore("kr:{pub}:wait", ann.room) is None
+    assert redis.zscore(keys.PUBLIC_KEYS[0], ann.room) is None
 
 
 async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
