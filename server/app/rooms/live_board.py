@@ -121,14 +121,16 @@ class _Sent:
 class _Lines:
     """Each line's leaderboard order and JSON, kept from one build to the next:
     a line is sorted and encoded again only when it (or its holder's
-    presence, or the race's start) changed. What :meth:`encode` gives is
-    :func:`~server.race.ranked`'s lines, encoded."""
+    presence, the race's start, or whether the lines of games going on are
+    hidden) changed. What :meth:`encode` gives is :func:`~server.race.ranked`'s
+    lines as the others see them (``seen``), encoded."""
 
-    __slots__ = ("_parts", "_since")
+    __slots__ = ("_hiding", "_parts", "_since")
 
     def __init__(self) -> None:
         self._parts: dict[int, tuple[tuple[int, ...], bytes]] = {}
         self._since = 0
+        self._hiding = False
 
     def changed(self, seat: int) -> None:
         self._parts.pop(seat, None)
@@ -136,17 +138,20 @@ class _Lines:
     def clear(self) -> None:
         self._parts.clear()
 
-    def encode(self, entries: dict[int, Entry], online: dict[int, bool], since: int) -> bytes:
-        """The JSON array of the ranked lines."""
+    def encode(self, entries: dict[int, Entry], online: dict[int, bool], since: int,
+               seen: Callable[[Entry], Entry], hiding: bool) -> bytes:
+        """The JSON array of the ranked lines (``hiding``: whether ``seen``
+        hides the figures of games going on)."""
         parts = self._parts
-        if since != self._since:
+        if since != self._since or hiding != self._hiding:
             parts.clear()
-            self._since = since
+            self._since, self._hiding = since, hiding
         if len(parts) > len(entries):
             for seat in [s for s in parts if s not in entries]:
                 del parts[seat]
         for seat, entry in entries.items():
             if seat not in parts:
+                entry = seen(entry)
                 line = dict(entry)
                 line["status"] = shown(entry, online.get(entry["seat"], False))
                 # the line's members after "rank", which each build puts first
@@ -220,7 +225,8 @@ class LiveBoard:
     def _encode(self) -> bytes:
         since = int(self.hub.public.get("start_at") or 0)
         return (b'{"t":"lb","d":{"v":%d,"entries":' % self.hub.v
-                + self._encoded.encode(self.entries, self.online, since) + b"}}")
+                + self._encoded.encode(self.entries, self.online, since, self.hub.seen,
+                                       self.hub.hiding()) + b"}}")
 
     def _latest(self) -> tuple[bytes, bytes]:
         """The leaderboard as it stands, built again only if a line changed."""

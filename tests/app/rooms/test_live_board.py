@@ -68,6 +68,12 @@ class Room:
     def phase_now(self) -> str:
         return "racing"
 
+    def hiding(self) -> bool:
+        return False  # (a live race: every line shows its figures)
+
+    def seen(self, line: dict[str, Any]) -> dict[str, Any]:
+        return line
+
     def watchers(self) -> list[Any]:
         return [s for s in self.sessions if s.role == "spectator"]
 
