@@ -40,7 +40,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from ..klondike import DealCode
-from .leaderboard import Entry
+from .leaderboard import OVER, Entry
 from .room import Room
 from .seating import final_line
 from .settings import Settings
@@ -228,15 +228,21 @@ def typed_deal(room: Room) -> bool:
 
 def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     """A seat's result in an ended race (its line in the results and its
-    rank in a field of ``of``): the race's code is public by then."""
-    return _result(room, line, rank, of, at=room.ended_at or 0, code=room.code)
+    rank in a field of ``of``): the race's code is public by then. It ended
+    with the race, or (a challenge's game, on its own clock) when it was over."""
+    ended = room.ended_at or 0
+    if room.settings.challenge and line["status"] in OVER and line.get("at"):
+        ended = min(int(line["at"]), ended or int(line["at"]))
+    return _result(room, line, rank, of, at=ended, code=room.code)
 
 
-def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None) -> GameResult:
-    """A challenge seat's result once its own game is over, before the
-    window closes: its place so far, no code (a secret until the close).
-    The same ``ref`` as :func:`room_result`'s, which replaces it then."""
-    return _result(room, line, rank, of, at=int(line.get("at") or 0), code=None)
+def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None, *,
+                    now: int) -> GameResult:
+    """A challenge seat's result once its own game is over (``now``, unless
+    its line says when), before the window closes: its place so far, no
+    code (a secret until the close). The same ``ref`` as
+    :func:`room_result`'s, which replaces it then."""
+    return _result(room, line, rank, of, at=int(line.get("at") or now), code=None)
 
 
 def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int,

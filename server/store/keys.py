@@ -98,6 +98,9 @@ kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) 
 kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
                               last minute's (expires)
 kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
+kr:quick:{ADDR}         zset  quick-race requests from one address -> when (ms), the
+                              last minute's, at most --quick-per-minute (a refused
+                              one adds nothing; expires)
 kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
@@ -216,6 +219,10 @@ def held(address: str, kind: str) -> str:
 
 def registrations(address: str) -> str:
     return f"kr:reg:{{{address}}}"
+
+
+def quick_joins(address: str) -> str:
+    return f"kr:quick:{{{address}}}"
 
 
 def invite_guesses(address: str) -> str:

@@ -30,13 +30,13 @@ Opener = Callable[..., Awaitable[Client]]
 # ---------------------------------------------------------------------- metrics and logs
 
 def _scrape(url: str) -> str:
-    with urllib.request.urlopen(url + "/metrics", timeout=10) as resp:
+    with urllib.request.urlopen(url, timeout=10) as resp:
         return str(resp.read().decode())
 
 
 async def metrics(server: ServerProcess) -> dict[str, float]:
     """Every sample of the server's /metrics: ``'name{label="v"}'`` -> value."""
-    text = await asyncio.to_thread(_scrape, server.http_url)
+    text = await asyncio.to_thread(_scrape, server.metrics_url)
     out = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):

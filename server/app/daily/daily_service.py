@@ -45,8 +45,10 @@ import structlog
 from ...protocol import Reason
 from ...race import RaceError, Settings
 from ...race.daily import daily_settings, day_bounds, day_of, past_days
+from ...race.leaderboard import public_line, seen_line
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
+from ...race.seating import final_line
 from ...store import RoomData, Store, StoreUnavailable
 from ..ground.config import Config
 from ..players.player_service import Players
@@ -263,7 +265,8 @@ class DailyDeals:
         if place is None or place.get("line") is None:
             return
         _, played, _ = await self.store.daily.daily_counts(room_id)
-        result = own_game_result(data.room, place["line"], place["rank"], played)
+        result = own_game_result(data.room, place["line"], place["rank"], played,
+                                 now=self.now_ms())
         await self.players.record_result(player, result)
 
     async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:
@@ -309,7 +312,7 @@ class DailyDeals:
         shown.update(room=room_id, players=ranked, played=played, finished=finished)
         if player_id:
             shown["mine"] = None if seat is None else {
-                "seat": seat, **(await self._place(room_id, seat) or {}), "of": played}
+                "seat": seat, **_seen_around(await self._place(room_id, seat) or {}), "of": played}
         return shown
 
     async def past(self) -> list[dict[str, Any]]:
@@ -381,11 +384,18 @@ class DailyDeals:
         return out
 
 
+def _seen_around(place: dict[str, Any]) -> dict[str, Any]:
+    """A player's place with the lines around theirs as the others see them
+    (the day runs: a game not over shows no figures)."""
+    return {k: seen_line(v) if k in ("above", "below") and v else v for k, v in place.items()}
+
+
 def _line(line: dict[str, Any], rank: int, room_id: str, ended: bool) -> dict[str, Any]:
-    """A leaderboard line as the API shows it: its rank, and once the day
-    has ended the address of its replay; not when its player began."""
-    out = {k: v for k, v in line.items() if k != "started"}
-    out["rank"] = rank
+    """A leaderboard line as the API shows it, to anyone: its rank, no time
+    that says when its player played; while the day runs a game not over
+    shows no figures; once the day has ended, the line's final state and
+    the address of its replay."""
+    out = {**public_line(final_line(line) if ended else seen_line(line)), "rank": rank}
     if ended and line.get("status") != "lobby":
         out["replay"] = f"/api/rooms/{room_id}/replay/{line['seat']}"
     return out

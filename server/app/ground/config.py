@@ -52,6 +52,7 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = field(default_factory=available_cores)  # server processes on the port
+    metrics_address: tuple[str, int] | None = ("127.0.0.1", 9108)  # /metrics: the operator's
     # state
     redis_url: str | None = None
     redis_cluster: bool = False
@@ -74,6 +75,7 @@ class Config:
     event_cap: int = 256
     lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
     quick_wait: int = 20  # s a quick race waits after its second player
+    quick_per_minute: int = 20  # quick-race requests one address may make a minute
     # connections
     msg_rate: float = 20.0
     msg_burst: int = 60
@@ -272,6 +274,19 @@ def _origins(v: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _address(v: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an IPv6 host in brackets), or ``none``."""
+    v = v.strip()
+    if v.lower() == "none":
+        return None
+    host, colon, port = v.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host:
+        raise ValueError("expected HOST:PORT (`[::1]:9108` for IPv6), or none")
+    return host, _port(port)
+
+
 def _host(v: str) -> str:
     if not v.strip():
         raise ValueError("empty")
@@ -322,6 +337,10 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
         Option("workers", _worker_count, "server processes sharing the port, 1 to 256; the default counts "
                "the cores this process may run on, fewer under a container's CPU quota; `1`: one process",
                "N", default="the cores it may use", more="[workers](#workers-one-command-every-core)"),
+        Option("metrics_address", _address, "where `/metrics` answers, apart from the players' port "
+               "(which answers it 404): the operator's, so loopback unless your scraper needs more; "
+               "`none`: nowhere", "HOST:PORT", default="`127.0.0.1:9108`",
+               more="[health and metrics](#health-and-metrics)"),
     )),
     ("state: Redis", (
         Option("redis_url", _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
@@ -352,6 +371,9 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)"),
         Option("quick_wait", _quick_wait, "seconds a quick race waits after its second player before it "
                "starts (1 to 600; at once when it is full)", "SECONDS"),
+        Option("quick_per_minute", _positive_int, "quick-race requests one address may make a "
+               "minute (`too_many` beyond; a refusal stores nothing)", "N",
+               more="[races to find](protocol.md#races-to-find)"),
         Option("finished_ttl", _positive_int, "seconds a room is kept after its race ended", "SECONDS"),
         Option("lobby_ttl", _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
                "registered for)", "SECONDS"),

@@ -33,7 +33,7 @@ from ...protocol import Reason
 from ...race import RaceError, Room
 from ...race.names import check_nickname
 from ...race.profile import FORMER_PLAYER, HISTORY_CAP, GameResult, public_profile
-from ...race.tokens import hash_token
+from ...race.tokens import code_text, hash_token
 from ...store import Store, StoreUnavailable
 from ..ground.config import Config
 from ..ground.health import Health
@@ -146,7 +146,7 @@ class Players:
         self._cap(counted, cap, "device codes tried a minute", address)
         key = new_token()
         claimed = await self.store.players.claim_move(
-            hash_token(code.strip().upper()), hash_token(key), now_ms=self.now_ms(),
+            hash_token(code_text(code)), hash_token(key), now_ms=self.now_ms(),
             max_keys=MAX_KEYS, ttl_ms=self.ttl_ms)
         if claimed is None:
             raise RaceError(Reason.BAD_HANDOFF, "that code is not valid: it is wrong, used or "

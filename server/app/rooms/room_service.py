@@ -250,14 +250,15 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def join(self, room_id: str, nickname: str) -> tuple[int, str, str]:
-        """A seat for a new player: the seat, its token, and the room's phase."""
+    async def join(self, room_id: str, nickname: str, *, address: str = "") -> tuple[int, str, str]:
+        """A seat for a new player (from ``address``: a quick race remembers
+        when it first came): the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
         if settings.tournament is not None:  # its players enter with their token (resume)
             raise RaceError(Reason.ROUND_ROOM)
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
-                                                            token)
+                                                            token, address=address)
         if settings.quick:
             await self._quick_due(room_id)
         return seat, token, phase

@@ -20,6 +20,7 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from challenge_support import TestClock
 from edge_support import flat
@@ -185,11 +186,15 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     room1 = ann.room
     await begin(ann)
     racer = Racer(ann, code1)
-    ack = await racer.play(line1)
+    ack = await racer.play(line1[:-1])
+    before_win = await days.clock.now(ann)
+    ack = await racer.play(line1[-1:])
     assert ack["d"]["view"]["state"] == "won"
     [r] = await history_of(ann, 1)  # recorded as soon as her game is over
     assert (r["kind"], r["day"], r["status"], r["place"], r["code"]) == (
         "daily", d1, "finished", 1, None)
+    # when her game ended (docs/protocol.md, "p_history"): not 0, not the day's end
+    assert before_win <= r["at"] <= await days.clock.now(ann)
     assert (await daily(ann))["streak"]["days"] == 1
 
     # a second attempt: refused, on either process, from another device too
@@ -268,6 +273,7 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
             break
         await asyncio.sleep(0.1)
     assert final is not None and (final["place"], final["of"]) == (1, 2)
+    assert final["at"] == r["at"]  # still when her game ended, not when the day did
 
     # the next day: ann plays again and her streak is 2; bob's, who resigned, is 0
     seen = await daily(ann)
@@ -342,6 +348,68 @@ async def test_the_attempts_per_address_and_day_are_capped_and_the_api_answers_b
                        (f"/api/daily/{d1}/D1N?find=%00", 400)):
         status, body, _ = await api(b, path)
         assert (status, set(body)) == (want, {"error", "message"}), (path, body)
+
+
+async def test_a_daily_game_going_on_shows_nothing_per_move_over_http_to_the_field_or_a_follower(
+        own_redis: RedisServer, servers: Servers, days: Days, clients: Open) -> None:
+    """Observers of a daily game going on watch 20 of its moves and learn
+    nothing per move: anyone over HTTP (its line, found by nickname, the
+    same answer after every move), a seated player who has not begun (no
+    tick, no place of their own changes), a spectator following it (no
+    follow frame); once it is over its line shows its final figures
+    (docs/protocol.md, "What each client may see")."""
+    today = day_of(int(time.time() * 1000))
+    d1 = day_of(day_bounds(today)[1] + 1)
+    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path), *MANY]
+    a = servers.start(own_redis.url, args=args, name="a")
+    ann, bob, spec = await clients(a, "ann"), await clients(a, "bob"), await clients(a, "spec")
+    await identify(ann, nickname="ann")
+    await identify(bob, nickname="bob")
+    await days.go(d1, 3600, ann, bob)
+    days.deal(d1, "D1N")
+    code, line = days.codes[(d1, "D1N")]
+    await play_daily(ann, "D1N", "ann")
+    await play_daily(bob, "D1N", "bob")
+    await spec.send("watch", {"room": ann.room, "since": 0})
+    await spec.expect("sync")
+    await begin(ann)
+    await spec.send("follow", {"nickname": "ann"})
+    following = await spec.expect("following")
+    assert set(following["line"]) <= {"seat", "nickname", "status", "started", "rank"}
+    path = f"/api/daily/{d1}/D1N?find=ann"
+
+    async def racing_over_http() -> dict[str, Any] | None:
+        status, body, _ = await api(a, path)
+        assert status == 200, body
+        return body if body["found"]["line"]["status"] == "racing" else None
+
+    before = await eventually(racing_over_http, what="ann racing over HTTP")
+    shown = [x for x in before["lines"] if x["nickname"] == "ann"]
+    assert [set(x) for x in shown] == [{"seat", "nickname", "status", "rank"}]
+    assert set(before["found"]["line"]) == {"seat", "nickname", "status", "rank"}
+    await bob.expect("top", lambda d: [x["status"] for x in d["top"]] == ["racing", "lobby"])
+    await spec.expect("follow", lambda d: d["line"]["status"] == "racing")
+    marks = {c.name: len(c.frames) for c in (bob, spec)}
+    racer = Racer(ann, code)
+    for m in line[:20]:
+        await racer.play([m])
+        assert (await api(a, path))[1] == before  # the same answer after every move
+    await racer.resign()
+
+    async def over_over_http() -> dict[str, Any] | None:
+        body = (await api(a, path))[1]
+        return body if body["found"]["line"]["status"] == "resigned" else None
+
+    after = await eventually(over_over_http, what="ann's game over over HTTP")
+    assert after["found"]["line"]["moves"] == 20 and "vegas" in after["found"]["line"]
+    assert "started" not in after["found"]["line"]  # (nor when she played)
+    top = await bob.expect("top", lambda d: d["top"][0]["status"] == "resigned")
+    assert top["top"][0]["moves"] == 20
+    await spec.expect("follow", lambda d: d["line"]["status"] == "resigned")
+    for c in (bob, spec):
+        during = c.frames[marks[c.name]:]
+        first = next(i for i, f in enumerate(during) if "resigned" in orjson.dumps(f).decode())
+        assert during[:first] == [], f"{c.name} got frames while ann played: {during[:first]}"
 
 
 def commands(r: Any) -> int:
