@@ -209,6 +209,23 @@ def room_kind(settings: Settings) -> Kind:
     return "solo" if settings.solo else "race"
 
 
+def typed_deal(room: Room) -> bool:
+    """Whether the race's deal was not drawn by the server for it: a code its
+    host typed (not a rematch's new deal), a daily deal's practice, or a
+    solo game (nobody to race). A tournament's rounds count as drawn.
+
+    >>> from .settings import Settings
+    >>> code = "KL1-D1N-AAAAAAG"
+    >>> [typed_deal(Room.open("R", s, code, now=0)) for s in (
+    ...     Settings(), Settings(code=code), Settings(solo=True),
+    ...     Settings(code=code, tournament="T", round=1))]
+    [False, True, True, False]
+    """
+    s = room.settings
+    host_code = s.code is not None and room.code == s.code and s.tournament is None
+    return host_code or s.solo or s.practice
+
+
 def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     """A seat's result in an ended race (its line in the results and its
     rank in a field of ``of``): the race's code is public by then. It ended
@@ -239,4 +256,4 @@ def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: in
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
-        day=None if s.practice else s.daily, typed=s.code is not None or s.solo)
+        day=None if s.practice else s.daily, typed=typed_deal(room))
