@@ -65,8 +65,16 @@ class Tabs:
         self.contexts.append(ctx)
         return ctx
 
-    def page(self, path: str = "/", *, context: BrowserContext | None = None, **options: Any) -> Page:
-        page = (context or self.context(**options)).new_page()
+    def page(self, path: str = "/", *, context: BrowserContext | None = None, clock: bool = False,
+             **options: Any) -> Page:
+        """A page (in a context of its own unless given one); with ``clock``,
+        its timers on Playwright's clock (running as the machine's until the
+        test holds it: web_support.hold_clock)."""
+        if context is None:
+            context = self.context(**options)
+            if clock:
+                context.clock.install()
+        page = context.new_page()
         self.watch(page)
         if path is not None:
             page.goto(path)
