@@ -14,12 +14,12 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from challenge_support import Played, TestClock, foundations_at, play_tracked
 from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Page, expect
-from race_support import Racer, seen_or_next
+from support.challenge import Played, TestClock, foundations_at, play_tracked
+from support.race import Racer, seen_or_next
 from web_support import play_fast, set_nickname, stat
 
 from server.klondike import Game

@@ -18,10 +18,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
+from support.challenge import TestClock
 from web_support import play_fast, set_nickname, stat
 
 from server.klondike import DealCode

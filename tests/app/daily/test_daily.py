@@ -21,10 +21,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers
-from player_support import history_of, identify, refused
-from race_support import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
+from support.challenge import TestClock
+from support.player import history_of, identify, refused
+from support.race import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
 
 from server.klondike import DealCode
 from server.klondike.solver import certify

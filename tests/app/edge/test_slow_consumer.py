@@ -7,8 +7,8 @@ from __future__ import annotations
 import asyncio
 import socket
 
-from edge_support import closed, log_events, metrics, sample, wait_for_metric
 from harness import SUBPROTOCOL, Client, RedisServer, Servers
+from support.edge import closed, log_events, metrics, sample, wait_for_metric
 from websockets.asyncio.client import connect
 
 GRACE = 2.0

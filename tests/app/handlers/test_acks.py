@@ -9,9 +9,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from edge_support import barrier
 from harness import Client, RedisServer, ServerProcess
-from race_support import start_fast_server
+from support.edge import barrier
+from support.race import start_fast_server
 
 from server.klondike import Game, replay
 

@@ -24,7 +24,7 @@ from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     StampedClient,
@@ -35,7 +35,7 @@ from race_support import (
     start_fast_server,
     start_race,
 )
-from tournament_support import Entrant, Organizer, t_seen
+from support.tournament import Entrant, Organizer, t_seen
 
 from server.klondike import Game
 

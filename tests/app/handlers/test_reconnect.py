@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess
-from race_support import Racer, open_room, start_fast_server, start_race, win
+from support.race import Racer, open_room, start_fast_server, start_race, win
 
 from server.klondike import Game, replay
 

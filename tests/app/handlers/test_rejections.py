@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Final
 
 import pytest
-from edge_support import (
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.edge import (
     CODE,
     acked,
     answer,
@@ -28,7 +29,6 @@ from edge_support import (
     sample,
     wait_for_metric,
 )
-from harness import Client, RedisServer, ServerProcess, Servers
 
 from server.klondike import Game, InvalidNotationError, Move
 

@@ -16,7 +16,7 @@ from collections.abc import Iterator
 
 import pytest
 from harness import Client, RedisServer, ServerProcess
-from race_support import (
+from support.race import (
     Racer,
     assert_code_kept,
     open_room,

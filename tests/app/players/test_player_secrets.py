@@ -11,8 +11,8 @@ from collections.abc import Iterator
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess
-from player_support import history, history_of, identify, public
-from race_support import Racer, assert_code_kept, open_room, start_fast_server, start_race, win
+from support.player import history, history_of, identify, public
+from support.race import Racer, assert_code_kept, open_room, start_fast_server, start_race, win
 
 from server.race.tokens import hash_token
 from server.store import keys

@@ -10,9 +10,9 @@ from collections.abc import Iterator
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
-from player_support import history, history_of, identify, play_solo, public, refused
-from race_support import Racer, open_room, start_fast_server, start_race, win
-from tournament_support import Entrant, Organizer
+from support.player import history, history_of, identify, play_solo, public, refused
+from support.race import Racer, open_room, start_fast_server, start_race, win
+from support.tournament import Entrant, Organizer
 
 from server.race.profile import MAX_PAGE
 from server.store import keys

@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     assert_code_kept,

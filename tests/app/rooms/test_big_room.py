@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
-from race_support import start_fast_server, win
+from support.race import start_fast_server, win
 
 WIN = "KL1-D1V-ABYI5NK"
 TICK = "0.3"

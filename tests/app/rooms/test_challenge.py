@@ -10,10 +10,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
-from player_support import history, history_of, identify
-from race_support import FAST_ARGS, seen_or_next, win
+from support.challenge import TestClock
+from support.player import history, history_of, identify
+from support.race import FAST_ARGS, seen_or_next, win
 
 from server.app.ground.clock import OffsetClock
 from server.app.ground.config import Config

@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
-from race_support import open_room, start_fast_server, start_race
+from support.race import open_room, start_fast_server, start_race
 
 from server.app.ground.backpressure import Backpressure
 from server.app.ground.metrics import Metrics

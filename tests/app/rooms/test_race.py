@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from harness import Client, RedisServer, ServerProcess
-from race_support import (
+from support.race import (
     Clock,
     Racer,
     app_on,

@@ -8,7 +8,7 @@ from collections.abc import Iterator
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     StampedClient,

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from harness import ROOT, Client, RedisServer, ServerProcess, Servers, eventually
-from play_support import (
+from prometheus_client.parser import text_string_to_metric_families
+from support.play import (
     CODE,
     FAST,
     SCRIPT,
@@ -38,8 +39,7 @@ from play_support import (
     view_after,
     watch,
 )
-from prometheus_client.parser import text_string_to_metric_families
-from tournament_support import http_get
+from support.tournament import http_get
 
 from server.app.ground import config
 from server.app.root.supervisor import reserve

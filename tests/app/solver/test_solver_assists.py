@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, eventually, load_wins
-from race_support import FAST_ARGS
+from support.race import FAST_ARGS
 
 from server.klondike import Game, replay
 from server.klondike.solver import solve

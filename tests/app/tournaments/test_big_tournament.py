@@ -16,8 +16,8 @@ import orjson
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, load_wins
-from race_support import Clock, app_on, start_fast_server
-from tournament_support import (
+from support.race import Clock, app_on, start_fast_server
+from support.tournament import (
     Entrant,
     Organizer,
     http_get,

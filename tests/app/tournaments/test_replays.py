@@ -22,9 +22,9 @@ from typing import Any, Final, TypeVar
 
 import orjson
 import pytest
-from fuzz_support import walk
 from harness import Client, RedisServer, ServerProcess, Servers
-from tournament_support import (
+from support.fuzz import walk
+from support.tournament import (
     Entrant,
     Organizer,
     replay_of,

@@ -15,8 +15,8 @@ from typing import Any, Final
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import FAST_ARGS, start_fast_server
-from tournament_support import (
+from support.race import FAST_ARGS, start_fast_server
+from support.tournament import (
     Entrant,
     Organizer,
     commit_as_crashed,
