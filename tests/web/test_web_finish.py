@@ -6,13 +6,12 @@ enough to look at the table before the deal."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import create_room, hold_clock, play_fast, run_clock_until, set_nickname, stat
+from web_support import create_room, hold_clock, play_fast, resign, run_clock_until, set_nickname, stat
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +22,8 @@ TIME = re.compile(r"\d+:\d\d")
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "3"})
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
+    return module_servers.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "3"})
 
 
 def lb_status(page: Page, nickname: str) -> Locator:
@@ -43,11 +38,6 @@ def join(tabs: Tabs, link: str, nickname: str) -> Page:
     page.get_by_role("button", name="I'm ready").click()
     expect(page.get_by_role("button", name="Not ready after all")).to_be_visible()
     return page
-
-
-def resign(page: Page) -> None:
-    page.locator(".controls").get_by_role("button", name="Resign").click()
-    page.locator(".controls").get_by_role("button", name="Really resign?").click()
 
 
 def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> None:

@@ -112,6 +112,13 @@ def times_of_day(page: Page, ms: int) -> list[str]:
     return list(page.evaluate(TIME_OF_DAY_JS, ms))
 
 
+def resign(page: Page) -> None:
+    """Resign from the race screen: the button, then its confirmation."""
+    controls = page.locator(".controls")
+    controls.get_by_role("button", name="Resign").click()
+    controls.get_by_role("button", name="Really resign?").click()
+
+
 def set_nickname(page: Page, name: str) -> None:
     page.get_by_label("Nickname").fill(name)
 

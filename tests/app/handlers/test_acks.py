@@ -6,10 +6,8 @@ real server process, real sockets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from harness import Client, RedisServer, ServerProcess
+from harness import Client, RedisServer, ServerProcess, Servers
 from support.edge import barrier
 from support.race import start_fast_server
 
@@ -20,9 +18,9 @@ IDLE = "KL1-D1V-ATDJ4LP"
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def solo(client: Client, code: str, assists: str = "basic") -> dict[str, object]:

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any, Final
 
 import pytest
@@ -44,9 +43,9 @@ SCRIPT: Final = next(w["script"] for w in load_wins() if w["code"] == CODE)
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def answer_to(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:

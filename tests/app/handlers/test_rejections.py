@@ -61,8 +61,7 @@ def countdown_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPat
     group = Servers(tmp_path_factory.mktemp("countdown"))
     proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "30"})
     yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 @pytest.fixture

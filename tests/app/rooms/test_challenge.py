@@ -5,7 +5,6 @@ The window is closed by moving the server's clock (``--clock-offset-file``)."""
 from __future__ import annotations
 
 import itertools
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -33,13 +32,9 @@ def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
-           clock_file: Path) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers,
+           clock_file: Path) -> ServerProcess:
+    return module_servers.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])
 
 
 def move_clock(clock_file: Path, seconds: float) -> None:

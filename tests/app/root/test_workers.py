@@ -82,8 +82,7 @@ def two(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
     group = Servers(tmp_path_factory.mktemp("workers"))
     server = group.start(redis_server.url, env=TWO, name="two")
     yield server
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 @pytest.fixture

@@ -93,8 +93,7 @@ def capped(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
     try:
         yield asyncio.run(play_to_the_cap(server))
     finally:
-        problems = group.close()
-        assert not problems, "server logged errors:\n" + "\n".join(problems)
+        group.check()
 
 
 async def play_to_the_cap(server: ServerProcess) -> Capped:
