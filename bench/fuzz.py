@@ -16,7 +16,7 @@ and ``undo`` in turn, eight commands a second, and timing each from send to
 ``ack``. Three phases follow, each measured on the honest acks only:
 
 - **baseline**: the honest race alone, ``--seconds`` long;
-- **fuzz**: the campaign (``tests/app/fuzz_support.py``: malformed JSON,
+- **fuzz**: the campaign (``tests/support/fuzz.py``: malformed JSON,
   binary, oversize, deep nesting, wrong types, unknown types, huge/negative/
   fractional numbers, wrong-state commands, commands for the racers' seats),
   ``--frames`` frames from ``--workers`` sockets in a process of their own,
@@ -26,7 +26,7 @@ and ``undo`` in turn, eight commands a second, and timing each from send to
   they can for ``--seconds``; a socket the server closes is opened again at
   once, so the flood lasts the whole phase;
 - **http fuzz**: ``--http-requests`` hostile HTTP requests (paths, query
-  strings, headers, methods, bodies: ``fuzz_support.http_request``) from 16
+  strings, headers, methods, bodies: ``support.fuzz.http_request``) from 16
   connections at a time; every answer checked (no 5xx, every refusal JSON);
 - **half-open**: 300 connections from one address each sending a request's
   head without its end, opened again as soon as the server closes one, for
@@ -71,12 +71,12 @@ from pathlib import Path
 from typing import Any, Final
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT / "tests" / "app"))
+sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-import fuzz_support as fz  # noqa: E402
 import orjson  # noqa: E402
 import redis  # noqa: E402
+import support.fuzz as fz  # noqa: E402
 
 HOST = "127.0.0.1"
 

@@ -54,10 +54,9 @@ from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "tests"))
-sys.path.insert(0, str(ROOT / "tests" / "app"))
 
 from harness import Client, RedisServer, load_wins  # noqa: E402
-from race_support import StampedClient  # noqa: E402
+from support.race import StampedClient  # noqa: E402
 
 from server.klondike import Game, card_name  # noqa: E402
 

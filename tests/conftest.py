@@ -62,19 +62,24 @@ def servers(tmp_path: Path) -> Iterator[Servers]:
     test, which fails if one of them logged an error."""
     group = Servers(tmp_path)
     yield group
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    """One server process per test module, on the session's Redis."""
+def module_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers]:
+    """The servers of a test module, each started with its own options
+    (``module_servers.start(redis.url, args=[...], env={...})``); all are
+    stopped after the module's last test, which fails if one of them logged
+    an error. A module's ``server`` fixture is one line of it."""
     group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url)
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    yield group
+    group.check()
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
+    """One server process per test module, on the session's Redis."""
+    return module_servers.start(redis_server.url)
 
 
 @pytest.fixture

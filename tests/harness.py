@@ -508,12 +508,18 @@ class Servers:
         return server
 
     def close(self) -> list[str]:
+        """Stop every server; the errors they logged (each with its log's name)."""
         problems = []
         for server in self.started:
             server.stop()
             for line in server.errors():
                 problems.append(f"{server.logfile.name}: {line}")
         return problems
+
+    def check(self) -> None:
+        """Stop every server; fail if one of them logged an error."""
+        problems = self.close()
+        assert not problems, "server logged errors:\n" + "\n".join(problems)
 
 
 # ---------------------------------------------------------------------- clients

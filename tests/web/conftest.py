@@ -65,8 +65,16 @@ class Tabs:
         self.contexts.append(ctx)
         return ctx
 
-    def page(self, path: str = "/", *, context: BrowserContext | None = None, **options: Any) -> Page:
-        page = (context or self.context(**options)).new_page()
+    def page(self, path: str = "/", *, context: BrowserContext | None = None, clock: bool = False,
+             **options: Any) -> Page:
+        """A page (in a context of its own unless given one); with ``clock``,
+        its timers on Playwright's clock (running as the machine's until the
+        test holds it: web_support.hold_clock)."""
+        if context is None:
+            context = self.context(**options)
+            if clock:
+                context.clock.install()
+        page = context.new_page()
         self.watch(page)
         if path is not None:
             page.goto(path)
@@ -118,16 +126,12 @@ def tabs(browser: Browser, server: Any, request: pytest.FixtureRequest) -> Itera
 
 @pytest.fixture(scope="module")
 def big_server(redis_server: RedisServer,
-               tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+               module_servers: Servers) -> ServerProcess:
     """A server for big rooms and tournaments (a module's ``server`` when it
     asks for this one): ticking every 0.3 s, with a message credit that lets
     the scripted players play as fast as the server answers."""
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
-                                               "--msg-rate", "100000"])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    return module_servers.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
+                                                        "--msg-rate", "100000"])
 
 
 @pytest.fixture

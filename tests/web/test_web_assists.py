@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import Tabs, screenshot
@@ -29,16 +28,10 @@ def redis(module_redis: RedisServer) -> RedisServer:
 
 
 @pytest.fixture(scope="module")
-def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis.url, env={"KLONDIKE_WINNABLE_POOL": "2", "KLONDIKE_WINNABLE_MODES": "D1N"})
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis: RedisServer, module_servers: Servers) -> ServerProcess:
+    return module_servers.start(redis.url, env={"KLONDIKE_WINNABLE_POOL": "2",
+                                                "KLONDIKE_WINNABLE_MODES": "D1N"})
 
-
-def solo(page: Page, code: str, assists: str) -> None:
-    start_solo(page, "ann", code, assists=assists)
 
 
 def draw_all(page: Page) -> None:
@@ -66,7 +59,7 @@ def test_the_create_room_screen_offers_winnable_deals_and_solver_assists(tabs: T
 
 def test_the_badge_and_the_no_longer_winnable_notice(tabs: Tabs) -> None:
     page = tabs.page("/")
-    solo(page, VEGAS, "solver")
+    start_solo(page, "ann", VEGAS, assists="solver")
     page.evaluate(TOASTS_JS)
     badge = page.locator(".winnable-badge")
     expect(badge).to_have_text("Winnable", timeout=30_000)
@@ -107,7 +100,7 @@ def test_a_deal_never_winnable_says_so_once_and_covers_nothing(tabs: Tabs) -> No
     with the ways out opens only when asked, and offers no undo."""
     page = tabs.page("/")
     page.evaluate(TOASTS_JS)
-    solo(page, NEVER, "solver")
+    start_solo(page, "ann", NEVER, assists="solver")
     badge = page.locator(".winnable-badge")
     expect(badge).to_have_text("Unwinnable deal", timeout=30_000)
     said = "This deal can't be won, whatever you play: go for the dollars ($5 a card home)."
@@ -135,7 +128,7 @@ def test_a_deal_never_winnable_says_so_once_and_covers_nothing(tabs: Tabs) -> No
 
 def test_the_no_useful_move_notice_in_a_room_with_basic_hints(tabs: Tabs) -> None:
     page = tabs.page("/")
-    solo(page, IDLE, "basic")
+    start_solo(page, "ann", IDLE, assists="basic")
     expect(page.locator(".winnable-badge")).to_be_hidden()  # the solver's badge: solver assists only
     draw_all(page)
     notice = page.locator(".notice.stuck")
@@ -158,7 +151,7 @@ def test_the_no_useful_move_notice_in_a_room_with_basic_hints(tabs: Tabs) -> Non
 
 def test_off_assists_show_no_badge_and_no_hint(tabs: Tabs) -> None:
     page = tabs.page("/")
-    solo(page, IDLE, "off")
+    start_solo(page, "ann", IDLE, assists="off")
     expect(page.locator(".controls").get_by_role("button", name="Hint")).to_be_hidden()
     draw_all(page)
     expect(page.locator(".notice.stuck")).to_be_hidden()  # no assists: no "no useful move" either

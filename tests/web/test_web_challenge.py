@@ -10,16 +10,15 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from challenge_support import Played, TestClock, foundations_at, play_tracked
 from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Page, expect
-from race_support import Racer, seen_or_next
+from support.challenge import Played, TestClock, foundations_at, play_tracked
+from support.race import Racer, seen_or_next
 from web_support import play_fast, set_nickname, stat
 
 from server.klondike import Game
@@ -43,14 +42,10 @@ def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
-           clock_file: Path) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=["--msg-burst", "100000", "--msg-rate", "100000",
-                                               "--clock-offset-file", str(clock_file)])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers,
+           clock_file: Path) -> ServerProcess:
+    return module_servers.start(redis_server.url, args=["--msg-burst", "100000", "--msg-rate", "100000",
+                                                        "--clock-offset-file", str(clock_file)])
 
 
 def fits(page: Page) -> None:

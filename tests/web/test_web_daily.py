@@ -13,15 +13,14 @@ import json
 import re
 import time
 import urllib.request
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
+from support.challenge import TestClock
 from web_support import play_fast, set_nickname, stat
 
 from server.klondike import DealCode
@@ -69,18 +68,14 @@ def deals(module_redis: RedisServer) -> dict[str, tuple[str, list[str]]]:
 
 
 @pytest.fixture(scope="module")
-def server(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory, clock_file: Path,
-           deals: dict[str, tuple[str, list[str]]]) -> Iterator[ServerProcess]:
+def server(module_redis: RedisServer, module_servers: Servers, clock_file: Path,
+           deals: dict[str, tuple[str, list[str]]]) -> ServerProcess:
     # the servers' day: an hour into tomorrow (no test hangs on a real midnight)
     tomorrow = day_bounds(day_of(int(time.time() * 1000)))[1]
     clock_file.write_text(str(tomorrow + 3600_000 - int(time.time() * 1000)))
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(module_redis.url, args=[
+    return module_servers.start(module_redis.url, args=[
         "--msg-burst", "100000", "--msg-rate", "100000", "--clock-offset-file", str(clock_file),
         "--daily-modes", "D1V,D3N"])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
 
 
 def fits(page: Page) -> None:

@@ -6,13 +6,12 @@ enough to look at the table before the deal."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import create_room, play_fast, set_nickname, stat
+from web_support import create_room, hold_clock, play_fast, resign, run_clock_until, set_nickname, stat
 
 pytestmark = pytest.mark.browser
 
@@ -23,12 +22,8 @@ TIME = re.compile(r"\d+:\d\d")
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "3"})
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
+    return module_servers.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "3"})
 
 
 def lb_status(page: Page, nickname: str) -> Locator:
@@ -37,7 +32,7 @@ def lb_status(page: Page, nickname: str) -> Locator:
 
 
 def join(tabs: Tabs, link: str, nickname: str) -> Page:
-    page = tabs.page(link)
+    page = tabs.page(link, clock=True)
     set_nickname(page, nickname)
     page.get_by_role("button", name="Join the race").click()
     page.get_by_role("button", name="I'm ready").click()
@@ -45,17 +40,12 @@ def join(tabs: Tabs, link: str, nickname: str) -> Page:
     return page
 
 
-def resign(page: Page) -> None:
-    page.locator(".controls").get_by_role("button", name="Resign").click()
-    page.locator(".controls").get_by_role("button", name="Really resign?").click()
-
-
 def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> None:
-    ann = tabs.page("/")
+    ann = tabs.page("/", clock=True)
     link = create_room(ann, "ann", code=CODE)
     bob = join(tabs, link, "bob")
     cat = join(tabs, link, "cat")
-    watcher = tabs.page(link + "?watch")
+    watcher = tabs.page(link + "?watch", clock=True)
     expect(watcher.locator(".lb-row")).to_have_count(3)
     ann.get_by_role("button", name="Start the race").click()
 
@@ -75,22 +65,35 @@ def test_a_finish_is_celebrated_announced_to_the_room_and_ranked(tabs: Tabs) -> 
     resign(cat)
     expect(cat.locator(".notice.done")).to_contain_text("Your race is over")
 
-    # bob wins: his table celebrates, the others hear of it, the podium fills
+    # bob wins: his table celebrates, the others hear of it, the podium fills.
+    # The others' clocks are held: the news (a toast of a few seconds) stays
+    # until the test has looked at it, and goes when their clocks move on
+    # Bob's clock is held too: his celebration runs as the test moves it
+    for page in (ann, cat, watcher):
+        hold_clock(page)
     play_fast(bob, SCRIPT[:FINISH_AT])
+    hold_clock(bob)
     bob.keyboard.press("f")
     cascade = bob.locator(".race .table canvas.cascade")
-    expect(cascade).to_be_visible(timeout=20_000)
-    for page in (ann, cat, watcher):  # a message lasts a few seconds: looked at first
+    run_clock_until(bob, lambda: cascade.count() > 0, most_ms=60_000)
+    for page in (ann, cat, watcher):
         toast = page.locator(".toast.win", has_text="bob finished 1st in")
         expect(toast).to_be_visible()
         expect(toast).to_have_text(re.compile(r"bob finished 1st in \d+:\d\d"))
     screenshot(ann, "finish")
-    expect(cascade).to_have_attribute("data-launched", re.compile(r"^(1[6-9]|[2-5]\d)$"))  # a trail to see
+    run_clock_until(bob, lambda: int(cascade.get_attribute("data-launched") or 0) >= 16, step_ms=70)
+    expect(cascade).to_be_visible()  # a trail to see, and still running
     screenshot(bob, "celebration")
     expect(bob.locator(".race .cascade-skip")).to_have_text("Tap or press a key to skip")
     cascade.click()  # a tap skips it
+    bob.clock.run_for(500)  # (it fades out)
     expect(cascade).to_have_count(0)
     expect(bob.locator(".race .cascade-skip")).to_have_count(0)
+    bob.clock.resume()
+    for page in (ann, cat, watcher):
+        page.clock.run_for(6_500)  # the news goes (a finish's: twice the 3 s of a message)
+        expect(page.locator(".toast.win")).to_have_count(0)
+        page.clock.resume()
     for page in (ann, cat, watcher):
         podium = page.locator(".side .podium")
         expect(podium.locator('.podium-step[data-place="1"]')).to_contain_text("bob")

@@ -8,7 +8,18 @@ import pytest
 from conftest import Tabs, screenshot
 from harness import load_kl1, load_wins
 from playwright.sync_api import expect
-from web_support import Keyboard, card, create_room, drag, pile, settle, start_solo, stat
+from web_support import (
+    Keyboard,
+    card,
+    create_room,
+    drag,
+    hold_clock,
+    pile,
+    run_clock_until,
+    settle,
+    start_solo,
+    stat,
+)
 
 from server.klondike import Game, card_name
 
@@ -185,6 +196,7 @@ def test_a_whole_game_won_through_the_ui_ends_in_the_results(tabs: Tabs) -> None
 
     ctx = tabs.context()
     ctx.grant_permissions(["clipboard-read", "clipboard-write"])
+    ctx.clock.install()
     page = tabs.page("/", context=ctx)
     start_solo(page, "ace", code)
     complete = page.locator(".controls").get_by_role("button", name="Complete")
@@ -197,15 +209,17 @@ def test_a_whole_game_won_through_the_ui_ends_in_the_results(tabs: Tabs) -> None
             screenshot(page, "solo-in-progress")
     expect(stat(page, "Score")).to_have_text(re.compile(r"^[+-]?\$\d+$"))
     expect(complete).to_be_visible()
+    hold_clock(page)  # from here the page's clock moves as the test moves it
     page.keyboard.press("f")  # auto-complete: the moves are played one by one
 
     # the 52nd card home: the cascade celebrates on the table, says that a tap
-    # skips it (test_web_finish.py taps), and ends by itself, in under 7 s (it
-    # ran up to 14), then the results
+    # skips it (test_web_finish.py taps), and ends by itself, in under 7 s of
+    # the page's clock (it ran up to 14), then the results
     cascade = page.locator(".race .table canvas.cascade")
-    expect(cascade).to_be_visible()
+    run_clock_until(page, lambda: cascade.count() > 0, most_ms=60_000)
     expect(page.locator(".race .cascade-skip")).to_have_text("Tap or press a key to skip")
-    expect(cascade).to_have_count(0, timeout=9_000)
+    run_clock_until(page, lambda: cascade.count() == 0, step_ms=100, most_ms=7_000)
+    page.clock.resume()
     expect(page.locator(".race .cascade-skip")).to_have_count(0)
     results = page.get_by_role("dialog", name="Solved!")
     expect(results).to_be_visible()

@@ -9,7 +9,7 @@ cannot; N deals again."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 import pytest
 from conftest import Tabs
@@ -26,14 +26,10 @@ OUTSIDE = (6, 6)  # the page's top left corner: outside every dialog and layer, 
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
+def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
     """The module's server, with a solver for the "no longer winnable" notice
     and no pool of winnable deals to fill (work nobody here needs)."""
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, env={"KLONDIKE_WINNABLE_POOL": "0"})
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    return module_servers.start(redis_server.url, env={"KLONDIKE_WINNABLE_POOL": "0"})
 
 
 Close = Callable[[Page, Locator], None]

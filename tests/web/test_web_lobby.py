@@ -8,7 +8,6 @@ Redis of its own."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import Tabs, screenshot
@@ -23,13 +22,9 @@ DESKTOP = {"viewport": {"width": 1366, "height": 800}}
 
 
 @pytest.fixture(scope="module")
-def server(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2"])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(module_redis: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return module_servers.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2"])
 
 
 def race_item(page: Page, room: str):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import pytest
 from conftest import Tabs, screenshot
 from crowd import Crowd
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, create_room, one_line, pile, settle, start_solo, stat, table
+from web_support import card, create_room, hold_clock, one_line, pile, settle, start_solo, stat, table
 
 pytestmark = pytest.mark.browser
 
@@ -45,7 +45,7 @@ def apart(a: dict[str, float] | None, b: dict[str, float] | None) -> bool:
 
 
 def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
-    page = tabs.page("/", **PHONE)
+    page = tabs.page("/", clock=True, **PHONE)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     start_solo(page, "pia", CODE)
     fits(page)
@@ -96,12 +96,15 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     settle(page)
     screenshot(page, "phone")
 
-    # a message covers neither the buttons nor the leaderboard
+    # a message covers neither the buttons nor the leaderboard (the page's
+    # clock held: the message stays while the test measures it)
+    hold_clock(page)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
     expect(toast).to_be_visible()
     for el in [*page.locator(".race .controls .btn:visible").all(), page.locator(".race .leaderboard")]:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
+    page.clock.resume()
 
     # turning the phone keeps the game
     before = table(page)
@@ -127,7 +130,7 @@ def inside(inner: dict[str, float] | None, outer: dict[str, float] | None) -> bo
 
 def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results_in_reach(
         tabs: Tabs, crowd: Crowd) -> None:
-    page = tabs.page("/", **PHONE)
+    page = tabs.page("/", clock=True, **PHONE)
     link = create_room(page, "pia", code=RACE)
     others = crowd.join(link[-8:], ["bob", "cat"])
     crowd.ready(others)
@@ -164,6 +167,7 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
     assert box and box["x"] + box["width"] < 390 / 2, box
 
     # a message covers neither the figures and the top bar, nor the buttons, nor the leaderboard
+    hold_clock(page)  # (it stays while the test measures it)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
     expect(toast).to_be_visible()
@@ -171,6 +175,7 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
                page.locator(".race .leaderboard"), *page.locator(".race .controls .btn:visible").all()]
     for el in covered:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
+    page.clock.resume()
 
     # the results: rank, player, result and score on the screen; the rest on demand, under each name
     crowd.resign(others)

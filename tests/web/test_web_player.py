@@ -15,7 +15,7 @@ from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, eventually
 from playwright.sync_api import Page, expect
-from web_support import create_room, set_nickname, start_solo
+from web_support import create_room, resign, set_nickname, start_solo
 
 pytestmark = pytest.mark.browser
 
@@ -31,11 +31,6 @@ def kept_player(page: Page) -> dict[str, Any]:
     page.wait_for_function("() => { const p = JSON.parse(localStorage.getItem('kr.player'));"
                            " return p && p.id; }")
     return dict(page.evaluate("() => JSON.parse(localStorage.getItem('kr.player'))"))
-
-
-def resign(page: Page) -> None:
-    page.locator(".controls").get_by_role("button", name="Resign").click()
-    page.locator(".controls").get_by_role("button", name="Really resign?").click()
 
 
 def recorded(page: Page, games: int) -> None:

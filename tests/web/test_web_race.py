@@ -8,7 +8,7 @@ import re
 import pytest
 from conftest import Tabs, screenshot
 from playwright.sync_api import Locator, Page, expect
-from web_support import card, create_room, drag, hidden, pile, set_nickname, shown_as, stat
+from web_support import card, create_room, drag, hidden, pile, resign, set_nickname, shown_as, stat
 
 from server.klondike import Game, card_name, long_name
 
@@ -25,12 +25,6 @@ def top(game: Game, column: int) -> str:
 
 def lb_row(page: Page, nickname: str) -> Locator:
     return page.locator(".lb-row", has=page.locator(".lb-name", has_text=nickname))
-
-
-def resign(page: Page) -> None:
-    button = page.locator(".controls").get_by_role("button", name="Resign")
-    button.click()
-    page.locator(".controls").get_by_role("button", name="Really resign?").click()
 
 
 def test_two_players_race_and_a_spectator_sees_no_hidden_card(tabs: Tabs) -> None:

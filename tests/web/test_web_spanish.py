@@ -6,7 +6,6 @@ table (docs/web_client.md, "Languages")."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from conftest import Tabs, screenshot
@@ -27,12 +26,8 @@ RANKS = {"A": "as", "T": "10", "J": "jota", "Q": "reina", "K": "rey"}
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "2"})
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
+    return module_servers.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "2"})
 
 
 def spoken(name: str) -> str:

@@ -21,7 +21,7 @@ from conftest import ARTIFACTS, Tabs, screenshot
 from crowd import Crowd
 from harness import load_wins
 from playwright.sync_api import Locator, Page, expect
-from web_support import TOASTS_JS, Keyboard, hidden, shown_as, stat
+from web_support import TOASTS_JS, Keyboard, hidden, resign, shown_as, stat
 
 from server.klondike import Game, card_name
 
@@ -53,12 +53,6 @@ def keyboard(page: Page, code: str) -> Keyboard:
     keys = Keyboard(page, code)
     keys.focus = page.locator('.race .pile[tabindex="0"]').get_attribute("data-pile") or "stock"
     return keys
-
-
-def resign(page: Page) -> None:
-    controls = page.locator(".controls")
-    controls.get_by_role("button", name="Resign").click()
-    controls.get_by_role("button", name="Really resign?").click()
 
 
 def standing(page: Page, player: int) -> Locator:

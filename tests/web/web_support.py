@@ -7,6 +7,7 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from playwright.sync_api import Error as PlaywrightError
 from playwright.sync_api import Locator, Page, expect
 
 from server.klondike import Game, card_name, long_name
@@ -26,6 +27,37 @@ TOASTS_JS = """() => { window.__said = [];
   new MutationObserver((changes) => { for (const c of changes) for (const n of c.addedNodes)
     if (n.classList && n.classList.contains('toast')) window.__said.push(n.dataset.text); })
     .observe(document.body, { childList: true, subtree: true }); }"""
+
+
+def hold_clock(page: Page, ahead_ms: int = 500) -> None:
+    """Stop the clock of a page opened with ``tabs.page(..., clock=True)``,
+    ``ahead_ms`` from its now (a margin for the call to reach it): from here
+    what the page does on a timer (a toast's end, a cascade's frames and its
+    end, its redraws) happens only as the test moves the clock
+    (:func:`run_clock_until`, ``page.clock.run_for``, ``page.clock.resume``),
+    however slow the machine."""
+    for ahead in (ahead_ms, ahead_ms * 4, ahead_ms * 20):  # (a busy machine: a wider margin)
+        try:
+            page.clock.pause_at(int(page.evaluate("Date.now()")) + ahead)
+            return
+        except PlaywrightError as exc:
+            if "to the past" not in str(exc):
+                raise
+    raise AssertionError("the page's clock could not be held")
+
+
+def run_clock_until(page: Page, done: Callable[[], bool], *, step_ms: int = 16,
+                    most_ms: int = 10_000) -> int:
+    """Move a held page clock on, ``step_ms`` at a time (a frame: the page
+    draws at each), until ``done()``; the milliseconds moved (at most
+    ``most_ms``: then it fails). Each step waits for the page: its clock
+    never runs ahead of the machine's (a pong is not late on it)."""
+    moved = 0
+    while not done():
+        assert moved < most_ms, f"not done after {moved} ms of the page's clock"
+        page.clock.run_for(step_ms)
+        moved += step_ms
+    return moved
 
 
 def ordinal(n: int) -> str:
@@ -78,6 +110,13 @@ TIME_OF_DAY_JS = """async (ms) => { const clock = (await import('/js/clock.js'))
 def times_of_day(page: Page, ms: int) -> list[str]:
     """How ``page`` may write server time ``ms`` as a time of day: "20:30:05"."""
     return list(page.evaluate(TIME_OF_DAY_JS, ms))
+
+
+def resign(page: Page) -> None:
+    """Resign from the race screen: the button, then its confirmation."""
+    controls = page.locator(".controls")
+    controls.get_by_role("button", name="Resign").click()
+    controls.get_by_role("button", name="Really resign?").click()
 
 
 def set_nickname(page: Page, name: str) -> None:

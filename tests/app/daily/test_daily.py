@@ -22,11 +22,11 @@ from typing import Any
 
 import orjson
 import pytest
-from challenge_support import TestClock
-from edge_support import flat
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
-from player_support import history_of, identify, public, refused
-from race_support import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
+from support.challenge import TestClock
+from support.edge import flat
+from support.player import history_of, identify, public, refused
+from support.race import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
 
 from server.app.rooms.ids import daily_room_id
 from server.klondike import DealCode

@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 import redis
-from challenge_support import TestClock
-from edge_support import metrics, sample
 from harness import SUBPROTOCOL, Client, RedisServer, Servers
-from race_support import FAST_ARGS
-from tournament_support import http_get
+from support.challenge import TestClock
+from support.edge import metrics, sample
+from support.race import FAST_ARGS
+from support.tournament import http_get
 from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus

@@ -11,7 +11,8 @@ from typing import Any, Final
 
 import orjson
 import pytest
-from edge_support import (
+from harness import SUBPROTOCOL, Client, RedisServer, ServerProcess, Servers
+from support.edge import (
     acked,
     after,
     barrier,
@@ -25,7 +26,6 @@ from edge_support import (
     room_now,
     wait_for_metric,
 )
-from harness import SUBPROTOCOL, Client, RedisServer, ServerProcess, Servers
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 

@@ -1,5 +1,5 @@
 """The fuzz and fault suite, sized for CI: about 20 000 hostile frames of
-every class (``fuzz_support.CLASSES``, oversize and bad UTF-8 frames,
+every class (``support.fuzz.CLASSES``, oversize and bad UTF-8 frames,
 commands at the racers' seats), hint floods and ping floods, while an honest
 race goes on; and hostile HTTP requests. Asserted: no crash and no ERROR log
 line (the ``servers`` fixture fails the test on one), no state changed by any
@@ -16,8 +16,9 @@ from typing import Any, Final
 
 import orjson
 import redis
-from edge_support import metrics, sample
-from fuzz_support import (
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.edge import metrics, sample
+from support.fuzz import (
     CLASSES,
     CODE,
     Tally,
@@ -28,8 +29,7 @@ from fuzz_support import (
     j,
     open_socket,
 )
-from harness import Client, RedisServer, ServerProcess, Servers
-from tournament_support import Organizer
+from support.tournament import Organizer
 
 from server.klondike import Game
 

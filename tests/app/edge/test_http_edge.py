@@ -13,10 +13,10 @@ from typing import Any
 
 import orjson
 import pytest
-from edge_support import log_events, metrics, sample
-from fuzz_support import http_exchange, http_status
 from harness import SUBPROTOCOL, Client, RedisServer, ServerProcess, Servers
-from tournament_support import Organizer
+from support.edge import log_events, metrics, sample
+from support.fuzz import http_exchange, http_status
+from support.tournament import Organizer
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from edge_support import flat
 from harness import Client, RedisServer, Servers
-from race_support import FAST_ARGS
+from support.edge import flat
+from support.race import FAST_ARGS
 from test_caps import PROXY, address, creates, open_from, registers
 
 FLOOD = 40  # refusals of each kind

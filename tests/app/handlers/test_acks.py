@@ -6,12 +6,10 @@ real server process, real sockets."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from edge_support import barrier
-from harness import Client, RedisServer, ServerProcess
-from race_support import start_fast_server
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.edge import barrier
+from support.race import start_fast_server
 
 from server.klondike import Game, replay
 
@@ -20,9 +18,9 @@ IDLE = "KL1-D1V-ATDJ4LP"
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def solo(client: Client, code: str, assists: str = "basic") -> dict[str, object]:

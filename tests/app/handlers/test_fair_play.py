@@ -19,12 +19,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     StampedClient,
@@ -35,7 +34,7 @@ from race_support import (
     start_fast_server,
     start_race,
 )
-from tournament_support import Entrant, Organizer, t_seen
+from support.tournament import Entrant, Organizer, t_seen
 
 from server.klondike import Game
 
@@ -44,9 +43,9 @@ SCRIPT: Final = next(w["script"] for w in load_wins() if w["code"] == CODE)
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def answer_to(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:

@@ -5,20 +5,19 @@ exactly as it was, undo history included."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess
-from race_support import Racer, open_room, start_fast_server, start_race, win
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.race import Racer, open_room, start_fast_server, start_race, win
 
 from server.klondike import Game, replay
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def answer(client: Client, seq: int) -> dict[str, Any]:

@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, Final
 
 import pytest
-from edge_support import (
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.edge import (
     CODE,
     acked,
     answer,
@@ -28,7 +29,6 @@ from edge_support import (
     sample,
     wait_for_metric,
 )
-from harness import Client, RedisServer, ServerProcess, Servers
 
 from server.klondike import Game, InvalidNotationError, Move
 
@@ -61,8 +61,7 @@ def countdown_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPat
     group = Servers(tmp_path_factory.mktemp("countdown"))
     proc = group.start(redis_server.url, env={"KLONDIKE_COUNTDOWN": "30"})
     yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 @pytest.fixture

@@ -12,11 +12,10 @@ during whole races is scanned against the racers' games replayed here.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
-from harness import Client, RedisServer, ServerProcess
-from race_support import (
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.race import (
     Racer,
     assert_code_kept,
     open_room,
@@ -31,9 +30,9 @@ from server.klondike import Move
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 def illegal_moves(legal: list[str]) -> list[str]:

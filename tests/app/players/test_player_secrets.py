@@ -6,22 +6,21 @@ for them) names a race's code before the race has ended."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 import redis
-from harness import Client, RedisServer, ServerProcess
-from player_support import history, history_of, identify, public
-from race_support import Racer, assert_code_kept, open_room, start_fast_server, start_race, win
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.player import history, history_of, identify, public
+from support.race import Racer, assert_code_kept, open_room, start_fast_server, start_race, win
 
 from server.race.tokens import hash_token
 from server.store import keys
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 def everything_under(r: redis.Redis, pattern: str) -> bytes:

@@ -6,13 +6,11 @@ room's, the public profile and nothing more, forgetting."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
-from harness import Client, RedisServer, ServerProcess, eventually
-from player_support import history, history_of, identify, play_solo, public, refused
-from race_support import Racer, open_room, start_fast_server, start_race, win
-from tournament_support import Entrant, Organizer
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from support.player import history, history_of, identify, play_solo, public, refused
+from support.race import Racer, open_room, start_fast_server, start_race, win
+from support.tournament import Entrant, Organizer
 
 from server.race.profile import MAX_PAGE
 from server.store import keys
@@ -21,9 +19,9 @@ WON = win("KL1-D1V-ACT552B")  # 116 moves to a win
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 async def test_a_first_visit_gets_a_key_that_names_the_same_player_on_any_connection(

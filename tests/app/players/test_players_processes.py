@@ -8,8 +8,8 @@ and the caps on new players and on device codes tried, per address."""
 from __future__ import annotations
 
 from harness import RedisServer, Servers
-from play_support import CODE, FAST, SCRIPT, Opener, play, start_race
-from player_support import history, history_of, identify, public, refused
+from support.play import CODE, FAST, SCRIPT, Opener, play, start_race
+from support.player import history, history_of, identify, public, refused
 
 
 async def test_a_player_identified_on_one_process_gets_a_race_another_process_ended(

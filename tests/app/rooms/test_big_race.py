@@ -14,7 +14,7 @@ from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     assert_code_kept,
@@ -41,8 +41,7 @@ def two_servers(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFact
     procs = [group.start(redis_server.url, args=[*FAST_ARGS, "--tick", str(TICK)], name=f"s{i}")
              for i in range(2)]
     yield procs
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 def plan(i: int, script: list[str]) -> tuple[str, list[str]]:

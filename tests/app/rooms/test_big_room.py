@@ -7,21 +7,21 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import AsyncIterator, Iterator
+from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
-from harness import ROOT, Client, RedisServer, ServerProcess, eventually
-from race_support import start_fast_server, win
+from harness import ROOT, Client, RedisServer, ServerProcess, Servers, eventually
+from support.race import start_fast_server, win
 
 WIN = "KL1-D1V-ABYI5NK"
 TICK = "0.3"
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory, "--tick", TICK)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers, "--tick", TICK)
 
 
 @pytest.fixture

@@ -6,16 +6,15 @@ from __future__ import annotations
 
 import itertools
 import re
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from harness import ROOT, Client, RedisServer, ServerProcess, Servers, eventually
-from player_support import history, history_of, identify
-from race_support import FAST_ARGS, seen_or_next, win
-from tournament_support import http_get
+from support.challenge import TestClock
+from support.player import history, history_of, identify
+from support.race import FAST_ARGS, seen_or_next, win
+from support.tournament import http_get
 
 from server.app.ground.clock import OffsetClock
 from server.app.ground.config import Config, pick
@@ -36,13 +35,9 @@ def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
-           clock_file: Path) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def server(redis_server: RedisServer, module_servers: Servers,
+           clock_file: Path) -> ServerProcess:
+    return module_servers.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])
 
 
 def move_clock(clock_file: Path, seconds: float) -> None:

@@ -17,9 +17,9 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
-from challenge_support import Played, TestClock, check_ghost, ghost_lines, play_tracked
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import (
+from support.challenge import Played, TestClock, check_ghost, ghost_lines, play_tracked
+from support.race import (
     ALL_CARDS,
     CARD_TOKEN,
     FAST_ARGS,

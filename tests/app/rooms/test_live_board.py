@@ -10,12 +10,12 @@ involved); the last one plays a race on a real server."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess, eventually
-from race_support import open_room, start_fast_server, start_race
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from support.race import open_room, start_fast_server, start_race
 
 from server.app.ground.backpressure import Backpressure
 from server.app.ground.metrics import Metrics
@@ -183,9 +183,9 @@ async def test_a_leaderboard_older_than_a_room_event_rides_no_ack() -> None:
 # ---------------------------------------------------------------------- a real race
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 def moves_shown(client: Client, seat: int) -> int:

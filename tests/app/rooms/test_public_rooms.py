@@ -12,8 +12,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from support.challenge import TestClock
 
 from server.store import keys
 
@@ -29,8 +29,7 @@ def two(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
     a = group.start(module_redis.url, args=ARGS, name="a")
     b = group.start(module_redis.url, args=ARGS, name="b")
     yield a, b
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 def rooms_frames(client: Client) -> list[dict[str, Any]]:

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess
-from race_support import (
+from harness import Client, RedisServer, ServerProcess, Servers
+from support.race import (
     Clock,
     Racer,
     app_on,
@@ -29,9 +28,9 @@ from server.klondike import KL2, DealCode, Game, replay
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 def by_nickname(entries: list[dict[str, Any]]) -> dict[str, dict[str, Any]]:

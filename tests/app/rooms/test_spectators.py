@@ -4,11 +4,10 @@ reach them (live, delayed), and watching from another server process."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Iterator
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Racer,
     StampedClient,
@@ -26,9 +25,9 @@ from server.klondike import Game
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 GAME_COMMANDS = [("move", {"s": 1, "m": "draw"}), ("undo", {"s": 2}), ("resign", {"s": 3}),

@@ -9,7 +9,7 @@ from __future__ import annotations
 import orjson
 import redis
 from harness import Client, RedisServer
-from tournament_support import Entrant, Organizer
+from support.tournament import Entrant, Organizer
 
 from server.race.tokens import hash_token
 from server.store import keys

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 from harness import Client, RedisCluster, ServerProcess, Servers, eventually
-from play_support import (
+from support.play import (
     CODE,
     FAST,
     SCRIPT,
@@ -30,7 +30,7 @@ from play_support import (
     view_after,
     watch,
 )
-from tournament_support import Entrant, Organizer, results, t_seen
+from support.tournament import Entrant, Organizer, results, t_seen
 
 from server.store import keys
 from server.store.slots import slot

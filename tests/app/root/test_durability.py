@@ -18,7 +18,7 @@ from typing import Any
 import pytest
 import redis
 from harness import ROOT, RedisServer, Servers, eventually
-from play_support import (
+from support.play import (
     CODE,
     FAST,
     SCRIPT,

@@ -15,8 +15,8 @@ from typing import Any
 
 import orjson
 from harness import Client, RedisServer, ServerProcess, Servers
-from play_support import CODE, FAST, SCRIPT, Opener, health, metric, reasons, start_race
-from tournament_support import Entrant, Organizer, t_seen
+from support.play import CODE, FAST, SCRIPT, Opener, health, metric, reasons, start_race
+from support.tournament import Entrant, Organizer, t_seen
 
 from server.store import keys
 

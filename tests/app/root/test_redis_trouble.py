@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, eventually, wait_until
-from play_support import (
+from support.play import (
     CODE,
     FAST,
     SCRIPT,

@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import redis
 from harness import Client, RedisServer, Servers, eventually
-from play_support import (
+from support.play import (
     CODE,
     FAST,
     SCRIPT,

@@ -21,7 +21,8 @@ from typing import Any
 
 import pytest
 from harness import ROOT, Client, RedisServer, ServerProcess, Servers, eventually
-from play_support import (
+from prometheus_client.parser import text_string_to_metric_families
+from support.play import (
     CODE,
     FAST,
     SCRIPT,
@@ -38,8 +39,7 @@ from play_support import (
     view_after,
     watch,
 )
-from prometheus_client.parser import text_string_to_metric_families
-from tournament_support import http_get, scrape
+from support.tournament import http_get, scrape
 
 from server.app.ground import config
 from server.app.root.supervisor import reserve
@@ -82,8 +82,7 @@ def two(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
     group = Servers(tmp_path_factory.mktemp("workers"))
     server = group.start(redis_server.url, env=TWO, name="two")
     yield server
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+    group.check()
 
 
 @pytest.fixture

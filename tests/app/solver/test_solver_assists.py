@@ -10,12 +10,12 @@ import os
 import re
 import signal
 import urllib.request
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, eventually, load_wins
-from race_support import FAST_ARGS
+from support.race import FAST_ARGS
 
 from server.klondike import Game, replay
 from server.klondike.solver import solve
@@ -37,16 +37,11 @@ def redis(module_redis: RedisServer) -> RedisServer:
 
 
 @pytest.fixture(scope="module")
-def server(redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis.url, args=FAST_ARGS, env={
+def server(redis: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return module_servers.start(redis.url, args=FAST_ARGS, env={
         "KLONDIKE_WINNABLE_POOL": str(POOL), "KLONDIKE_WINNABLE_MODES": ",".join(KEPT),
         "KLONDIKE_SOLVER_WORKERS": "1"})
-    proc.allowed_errors = set()
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
 
 
 def ready(redis: RedisServer, mode: str) -> set[str]:

@@ -8,16 +8,15 @@ from __future__ import annotations
 import csv
 import io
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
 import pytest
 import redis
-from harness import Client, RedisServer, ServerProcess, load_wins
-from race_support import Clock, app_on, start_fast_server
-from tournament_support import (
+from harness import Client, RedisServer, ServerProcess, Servers, load_wins
+from support.race import Clock, app_on, start_fast_server
+from support.tournament import (
     Entrant,
     Organizer,
     http_get,
@@ -38,9 +37,9 @@ TICK: Final = "0.3"
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory, "--tick", TICK)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers, "--tick", TICK)
 
 
 @pytest.fixture

@@ -19,8 +19,8 @@ from typing import Any, Final
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import FAST_ARGS
-from tournament_support import assert_round_code_kept, http_get, t_seen
+from support.race import FAST_ARGS
+from support.tournament import assert_round_code_kept, http_get, t_seen
 
 from server.klondike import Game, Move, replay
 from server.race.ranking import standing_key

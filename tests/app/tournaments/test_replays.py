@@ -22,9 +22,9 @@ from typing import Any, Final, TypeVar
 
 import orjson
 import pytest
-from fuzz_support import walk
 from harness import Client, RedisServer, ServerProcess, Servers
-from tournament_support import (
+from support.fuzz import walk
+from support.tournament import (
     Entrant,
     Organizer,
     replay_of,
@@ -93,8 +93,7 @@ def capped(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
     try:
         yield asyncio.run(play_to_the_cap(server))
     finally:
-        problems = group.close()
-        assert not problems, "server logged errors:\n" + "\n".join(problems)
+        group.check()
 
 
 async def play_to_the_cap(server: ServerProcess) -> Capped:

@@ -16,7 +16,7 @@ from typing import Any, Final
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_kl1, load_wins
-from race_support import (
+from support.race import (
     FAST_ARGS,
     Clock,
     Racer,
@@ -28,7 +28,7 @@ from race_support import (
     seen_or_next,
     stats,
 )
-from tournament_support import (
+from support.tournament import (
     Entrant,
     Organizer,
     answer,
@@ -855,7 +855,7 @@ async def test_concurrent_registrations_and_starts_on_two_processes(
 # ---------------------------------------------------------------------- spectators
 
 def frames_between(client: Client, start: int, stop: int | None = None) -> Any:
-    """A view of some of a client's frames, for the race_support scans."""
+    """A view of some of a client's frames, for the support.race scans."""
     return types.SimpleNamespace(name=client.name, raw=client.raw[start:stop],
                                  frames=client.frames[start:stop])
 

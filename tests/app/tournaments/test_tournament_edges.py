@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import time
-from collections.abc import Iterator
 from typing import Any, Final
 
 import pytest
 import redis
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
-from race_support import FAST_ARGS, start_fast_server
-from tournament_support import (
+from support.race import FAST_ARGS, start_fast_server
+from support.tournament import (
     Entrant,
     Organizer,
     commit_as_crashed,
@@ -35,9 +34,9 @@ SCRIPT: Final = next(w["script"] for w in load_wins() if w["code"] == CODE)
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory
-           ) -> Iterator[ServerProcess]:
-    yield from start_fast_server(redis_server, tmp_path_factory)
+def server(redis_server: RedisServer, module_servers: Servers
+           ) -> ServerProcess:
+    return start_fast_server(redis_server, module_servers)
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ import orjson
 import pytest
 import redis
 from harness import RedisServer
-from tournament_support import tournament_service
+from support.tournament import tournament_service
 
 from server.app.tournaments.tournament_service import Tournaments
 from server.protocol import Reason

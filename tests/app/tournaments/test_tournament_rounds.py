@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 from harness import RedisServer
-from tournament_support import tournament_service
+from support.tournament import tournament_service
 
 from server.app.tournaments.tournament_service import Tournaments
 from server.store import Store, keys

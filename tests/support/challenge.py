@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from harness import Client
-from race_support import Racer
 
 from server.klondike import Game
+from support.race import Racer
 
 
 class TestClock:

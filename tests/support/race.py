@@ -9,13 +9,12 @@ import asyncio
 import contextlib
 import re
 import time
-from collections.abc import AsyncIterator, Callable, Iterator
+from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Final
 
 import orjson
-import pytest
 import structlog.testing
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from websockets.asyncio.client import ClientConnection
@@ -34,16 +33,11 @@ CARD_WORD: Final = re.compile(r"\b([A2-9TJQK][SHDC])\b")
 STAT_KEYS: Final = ("foundation", "turned_up", "vegas", "moves", "recycles")
 
 
-def start_fast_server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
-                      *more: str) -> Iterator[ServerProcess]:
-    """A module's server on the session's Redis, with a message credit that
-    does not slow whole games down (and the options ``more``); fails the
-    module if it logged an error."""
-    group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(redis_server.url, args=[*FAST_ARGS, *more])
-    yield proc
-    problems = group.close()
-    assert not problems, "server logged errors:\n" + "\n".join(problems)
+def start_fast_server(redis_server: RedisServer, servers: Servers, *more: str) -> ServerProcess:
+    """A module's server on the session's Redis (one of ``servers``, the
+    ``module_servers`` fixture), with a message credit that does not slow
+    whole games down (and the options ``more``)."""
+    return servers.start(redis_server.url, args=[*FAST_ARGS, *more])
 
 
 class Clock:

@@ -1,5 +1,5 @@
 """Helpers for the tournament tests: an organizer, entrants who play each
-round in its room (their game replayed on the test side by race_support's
+round in its room (their game replayed on the test side by support.race's
 Racer), the HTTP results, and scans of every frame for the rounds' codes."""
 
 from __future__ import annotations
@@ -16,7 +16,6 @@ from typing import Any
 
 import orjson
 from harness import Client, ServerProcess
-from race_support import Racer, seen_or_next
 
 from server.app.ground.config import Config, pick
 from server.app.rooms.room_config import RoomConfig
@@ -27,6 +26,7 @@ from server.app.tournaments.tournament_service import Tournaments
 from server.klondike import Move
 from server.race.tournament import Tournament
 from server.store import Store
+from support.race import Racer, seen_or_next
 
 # ---------------------------------------------------------------------- HTTP
 
