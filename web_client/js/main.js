@@ -15,9 +15,9 @@ import { createRoom } from './views/room.js';
 import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
-import { createTournament } from './views/tournament.js';
+import { createTournament } from './views/tournamentpage.js';
 import { createProfile } from './views/profile.js';
-import { createChallenge } from './views/challenge.js';
+import { createChallenge } from './views/challengepage.js';
 
 const SCREENS = {
   lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,

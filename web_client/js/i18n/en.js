@@ -419,7 +419,7 @@ export default {
     schedule: 'Schedule',
     pickTime: 'Pick a time first (hours, minutes, seconds).',
   },
-  tcreate: {
+  tournamentForm: {
     create: 'Create tournament',
     title: 'Tournament',
     note: 'Rounds on the same deals for everyone, standings in Vegas dollars.',
@@ -491,7 +491,7 @@ export default {
     keys: '↑ ↓ choose · Enter take · Esc cancel',
     title: (n, cards, card) => `Column ${n}: move ${cards} from ${card}`,
   },
-  tlive: {
+  roundLive: {
     top: 'Top of the round',
     place: 'Your place',
     you: (place) => `You: ${place}`,
@@ -851,7 +851,7 @@ export default {
     winsCount: (n) => `${n} ${n === 1 ? 'win' : 'wins'}`,
     fold: 'Each round',
   },
-  tstandings: {
+  bigStandings: {
     toFind: 'Nickname to find in the standings',
     pages: 'Pages of the standings',
     page: 'A page of the standings',

@@ -413,7 +413,7 @@ export default {
     schedule: 'Programar',
     pickTime: 'Elige antes una hora (horas, minutos, segundos).',
   },
-  tcreate: {
+  tournamentForm: {
     create: 'Crear el torneo',
     title: 'Torneo',
     note: 'Rondas con los mismos repartos para todos, clasificación en dólares de Vegas.',
@@ -484,7 +484,7 @@ export default {
     keys: '↑ ↓ elegir · Intro coger · Esc cancelar',
     title: (n, cards, card) => `Columna ${n}: mover ${cards} desde el ${card}`,
   },
-  tlive: {
+  roundLive: {
     top: 'Los primeros de la ronda',
     place: 'Tu puesto',
     you: (place) => `Tú: ${place}`,
@@ -839,7 +839,7 @@ export default {
     winsCount: (n) => `${n} ${n === 1 ? 'victoria' : 'victorias'}`,
     fold: 'Cada ronda',
   },
-  tstandings: {
+  bigStandings: {
     toFind: 'Apodo a buscar en la clasificación',
     pages: 'Páginas de la clasificación',
     page: 'Una página de la clasificación',

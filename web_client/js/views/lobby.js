@@ -9,10 +9,10 @@ import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
 import * as player from '../player.js';
 import { go } from '../navigation.js';
-import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { createTournamentForm, tournamentFromText } from './tournamentform.js';
 import { createChallengeOption } from './challengeform.js';
 import { createRaces } from './races.js';
-import { createDaily } from './daily.js';
+import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
 

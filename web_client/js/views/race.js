@@ -29,6 +29,7 @@ import { createConfirm } from './confirm.js';
 import * as storage from '../storage.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
 const R = TEXT.race;
 
@@ -666,7 +667,7 @@ export function createRace(root, app) {
     const place = f.place;
     bigSide.place.el.dataset.on = place && racing ? '1' : '';
     if (place && racing) {
-      bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
+      bigSide.place.render(paging.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
         title: R.you(placeOf(place.rank, place.of)), challenge: isChallenge });
     }
     setText(bigSide.fieldBtn, R.findPlayer(count(top ? top.n : ranking.total)));

@@ -6,7 +6,7 @@ A big room's: the top players' boards (the server sends the top 8), the
 top lines, the field's progress picture, the whole field a page at a time,
 and one player followed by nickname, their place and board shown first. */
 
-import { h, setText, show } from '../dom.js';
+import { h, setText, show, timedScreen } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as rooms from '../rooms.js';
 import { count, duration, modeText } from '../format.js';
@@ -55,7 +55,6 @@ export function createWatch(root, app) {
     results.el);
   root.append(el);
 
-  let timer = 0;
   let bigParts = null; // a big room's parts, made when one is shown
 
   function makeBig() {
@@ -138,19 +137,8 @@ export function createWatch(root, app) {
       bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
         who: f && f.line ? f.line.nickname : null });
     }
-    setText(bigParts.fieldBtn, TEXT.tlive.browse(count(top ? top.n : 0)));
+    setText(bigParts.fieldBtn, TEXT.roundLive.browse(count(top ? top.n : 0)));
   }
 
-  return {
-    el,
-    show() {
-      el.hidden = false;
-      timer = setInterval(tick, 500);
-    },
-    hide() {
-      el.hidden = true;
-      clearInterval(timer);
-    },
-    render,
-  };
+  return timedScreen(el, { render, tick, every: 500 });
 }
