@@ -3,6 +3,7 @@ the address (router.js, navigation.js), open the socket, and draw: the
 connection's banner and the screen the state calls for. */
 
 import { createApp } from './app.js';
+import { attachTaps } from './taps.js';
 import { route, screenOf } from './router.js';
 import { takeBack } from './rooms.js';
 import { h, setText, show } from './dom.js';
@@ -82,6 +83,7 @@ function createBanner(el, app) {
 function start() {
   document.documentElement.lang = LANG;
   document.title = TEXT.title;
+  attachTaps(document);
   const root = document.getElementById('app');
   root.replaceChildren();
   const app = createApp();
