@@ -12,6 +12,10 @@ export default {
   title: 'Klondike Race', // the page's title
   languageLabel: 'Language', // the switch's name
   language: 'English', // this language's own name, in the language switch
+  languages: { // every language by its own name (the language switch: only this page's catalogue loads)
+    en: 'English',
+    es: 'Español',
+  },
 
   // the connection
   connecting: 'Connecting…',

@@ -13,6 +13,10 @@ export default {
   title: 'Klondike Race',
   languageLabel: 'Idioma',
   language: 'Español',
+  languages: { // every language by its own name (the language switch: only this page's catalogue loads)
+    en: 'English',
+    es: 'Español',
+  },
 
   // la conexión
   connecting: 'Conectando…',
