@@ -12,7 +12,7 @@ import re
 import pytest
 from conftest import Tabs
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, pile, settle, start_solo, stat
+from web_support import card, centre, pile, settle, start_solo, stat, touch
 
 pytestmark = pytest.mark.browser
 
@@ -20,17 +20,6 @@ CODE = "KL1-D1N-AAAAADF"  # A♠ home and 8♦ onto a column turn up the A♦, w
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
 AFTER_DRAG = 300  # ms between the finger leaving the dragged card and the tap on a control
-
-
-def centre(page: Page, selector: str) -> tuple[float, float]:
-    box = page.locator(selector).bounding_box()
-    assert box
-    return box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 14)
-
-
-def touch(cdp: CDPSession, kind: str, x: float | None = None, y: float | None = None) -> None:
-    points = [] if x is None else [{"x": x, "y": y}]
-    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
 def touch_drag(page: Page, cdp: CDPSession, source: str, target: str) -> None:

@@ -80,6 +80,16 @@ def run_until(page: Page, shown: Locator, step: int = 2, most: int = 100) -> int
     return moved
 
 
+def drawn_four(tabs: Tabs, device: str) -> Page:
+    """A game of DRAWN after four draws: the A♦ on the waste, the 2♦ under it."""
+    page = solo(tabs, device, DRAWN)
+    for n in range(1, 5):
+        tap(page, device, pile(page, "stock"))
+        expect(stat(page, "Moves")).to_have_text(str(n))
+    settle(page)
+    return page
+
+
 def solo(tabs: Tabs, device: str, code: str) -> Page:
     page = tabs.page("/", **DEVICES[device])
     start_solo(page, "pia", code)
@@ -108,11 +118,7 @@ def test_a_double_click_sends_a_card_home_leaves_nothing_picked_up_and_the_next_
 @pytest.mark.parametrize("device", ["desktop", "phone"])
 def test_a_double_tap_on_the_waste_plays_one_card_and_a_tap_after_it_the_next(
         tabs: Tabs, device: str) -> None:
-    page = solo(tabs, device, DRAWN)
-    for n in range(1, 5):
-        tap(page, device, pile(page, "stock"))
-        expect(stat(page, "Moves")).to_have_text(str(n))
-    settle(page)
+    page = drawn_four(tabs, device)
     # the page draws nothing between the two taps (its clock stands still): both touch the A♦
     # (a second tap on the 2♦ drawn in between would be a tap of its own: the next test)
     pause(page)
@@ -171,11 +177,7 @@ def test_two_single_taps_on_the_waste_150_ms_apart_play_the_two_cards_shown(tabs
     a second tap 150 ms after the first (inside a double tap's 300 ms) is
     for the 2♦ the player saw, and sends it home too (issue 25 item 2). The
     page's clock stands still between the taps but for 150 ms moved by the test."""
-    page = solo(tabs, device, DRAWN)
-    for n in range(1, 5):
-        tap(page, device, pile(page, "stock"))
-        expect(stat(page, "Moves")).to_have_text(str(n))
-    settle(page)
+    page = drawn_four(tabs, device)
     pause(page)
     tap(page, device, pile(page, "w"))
     moved = run_until(page, pile(page, "fd").locator('[data-card="AD"]'))

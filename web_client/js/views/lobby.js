@@ -340,7 +340,8 @@ export function createLobby(root, app) {
     show(playerLine, Boolean(s.player.id));
     if (s.player.id) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
-      setText(playerLink, L.playerPage(s.player.nickname));
+      // a new player is named "player" until they race (docs/web_client.md): their page, unnamed, in every language
+      setText(playerLink, s.player.nickname && s.player.nickname !== 'player' ? L.playerPage(s.player.nickname) : L.ownPage);
     }
   }
 
