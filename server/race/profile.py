@@ -210,11 +210,12 @@ def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     return _result(room, line, rank, of, at=room.ended_at or 0, code=room.code)
 
 
-def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None) -> GameResult:
-    """A challenge seat's result once its own game is over, before the
-    window closes: its place so far, no code (a secret until the close).
-    The same ``ref`` as :func:`room_result`'s, which replaces it then."""
-    return _result(room, line, rank, of, at=int(line.get("at") or 0), code=None)
+def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int) -> GameResult:
+    """A challenge seat's result once its own game is over (at ``at``, ms),
+    before the window closes: its place so far, no code (a secret until the
+    close). The same ``ref`` as :func:`room_result`'s, which replaces it then.
+    (A ranking's line carries no time of its own: it is given.)"""
+    return _result(room, line, rank, of, at=at, code=None)
 
 
 def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int,

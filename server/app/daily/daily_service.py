@@ -200,7 +200,7 @@ class DailyDeals:
         if place is None or place.get("line") is None:
             return
         _, played, _ = await self.store.daily_counts(room_id)
-        result = own_game_result(data.room, place["line"], place["rank"], played)
+        result = own_game_result(data.room, place["line"], place["rank"], played, at=self.now_ms())
         await self.players.record_result(player, result)
 
     async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:

@@ -173,6 +173,8 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     [r] = await history_of(ann, 1)  # recorded as soon as her game is over
     assert (r["kind"], r["day"], r["status"], r["place"], r["code"]) == (
         "daily", d1, "finished", 1, None)
+    # dated when it was over, on the servers' clock (not 1970: a ranking's line has no time of its own)
+    assert day_of(r["at"]) == d1
     assert (await daily(ann))["streak"]["days"] == 1
 
     # a second attempt: refused, on either process, from another device too
