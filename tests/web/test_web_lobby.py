@@ -119,11 +119,13 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
     no_sideways_scroll(lou)
 
 
+IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+  return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+
+
 def in_view(page: Page, selector: str) -> bool:
     """Whether the element is wholly inside the window as it is scrolled now."""
-    return bool(page.evaluate("""(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
-      return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }""",
-                              selector))
+    return bool(page.evaluate(IN_VIEW_JS, selector))
 
 
 CHOICES = ["Quick race", "Play with friends", "Play solo", "Today’s deal"]
@@ -139,7 +141,8 @@ def test_the_first_screen_shows_four_choices_and_each_plays(tabs: Tabs, device: 
     choices = page.get_by_role("group", name="What to play")
     for i, name in enumerate(CHOICES, start=1):
         expect(choices.get_by_role("button", name=re.compile("^" + name))).to_be_visible()
-        assert in_view(page, f".choices-grid .choice:nth-child({i}) .choice-play"), f"{name} is not in the first screen"
+        choice = f".choices-grid .choice:nth-child({i}) .choice-play"
+        assert in_view(page, choice), f"{name}: not in the first screen"
     assert in_view(page, "#nickname")
     switch = page.locator(".hero .lang-switch").bounding_box()
     assert switch and switch["width"] < 160
@@ -154,8 +157,7 @@ def test_the_first_screen_shows_four_choices_and_each_plays(tabs: Tabs, device: 
     solo.get_by_role("button", name="Play solo").click()
     error = solo.locator(".form-error")
     expect(error).to_have_text("That is not a valid deal code.")
-    page.wait_for_function("""() => { const r = document.querySelector('form.solo .form-error').getBoundingClientRect();
-      return r.top >= 0 && r.bottom <= innerHeight; }""")
+    page.wait_for_function(f"() => ({IN_VIEW_JS})('form.solo .form-error')")
 
     # a draw of three, played from the form: the next visit's Play solo plays it at once
     solo.get_by_label("Random", exact=True).check()
@@ -165,7 +167,8 @@ def test_the_first_screen_shows_four_choices_and_each_plays(tabs: Tabs, device: 
     expect(page.locator(".race .room-info")).to_contain_text("Draw three")
     again = tabs.page("/", context=page.context)
     expect(again.locator("form.solo fieldset.mode", has_text="Draw").get_by_label("Three")).to_be_checked()
-    again.get_by_role("group", name="What to play").get_by_role("button", name=re.compile("^Play solo")).click()
+    what = again.get_by_role("group", name="What to play")
+    what.get_by_role("button", name=re.compile("^Play solo")).click()
     expect(again.locator(".race .board .card").first).to_be_visible()
     expect(again.locator(".race .room-info")).to_contain_text("Draw three")
 
@@ -178,5 +181,6 @@ def test_play_with_friends_makes_a_room_in_one_tap_and_quick_race_waits_as_it_sa
     expect(page.get_by_label("Room link", exact=True)).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))
     other = tabs.page("/", **DESKTOP)
     set_nickname(other, "kim")
-    other.get_by_role("group", name="What to play").get_by_role("button", name=re.compile("^Quick race")).click()
+    what = other.get_by_role("group", name="What to play")
+    what.get_by_role("button", name=re.compile("^Quick race")).click()
     expect(other.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")
