@@ -24,7 +24,7 @@ included, per player); and what one player receives with the whole field
 behind them as ghosts: --viewers players begin and play nothing for
 --seconds, every frame counted.
 
-    .venv/bin/python bench/daily.py                          # 100 000 players
+    .venv/bin/python bench/daily.py                          # 99 997 players, 3 viewers
     .venv/bin/python bench/daily.py --players 20000 --rate 300
 
 Targets (issue 18): submission and own-place p99 at most 50 ms, at most
@@ -57,7 +57,7 @@ from ghosts import Peer, free_port, say  # noqa: E402
 
 from server.klondike import DealCode  # noqa: E402
 from server.klondike.solver import certify  # noqa: E402
-from server.race.daily import DAY_MS, day_of  # noqa: E402
+from server.race.daily import DAILY_SEATS, DAY_MS, day_of  # noqa: E402
 from server.store import keys  # noqa: E402
 
 MODE = "D1N"
@@ -284,13 +284,21 @@ async def run(args: argparse.Namespace) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--players", type=int, default=100_000, help="results in the day's field")
+    parser.add_argument("--players", type=int, default=None,
+                        help="results in the day's field (default: the field's cap less the viewers, "
+                             "who take the last seats)")
     parser.add_argument("--rate", type=float, default=500, help="players starting a second")
     parser.add_argument("--concurrency", type=int, default=400, help="players at once, at most")
     parser.add_argument("--finish", type=int, default=200, help="one player in this many finishes")
     parser.add_argument("--viewers", type=int, default=3, help="players measured for ghosts")
     parser.add_argument("--seconds", type=float, default=60, help="of each viewer's own clock")
-    asyncio.run(run(parser.parse_args()))
+    args = parser.parse_args()
+    if args.players is None:
+        args.players = DAILY_SEATS - args.viewers
+    if args.players + args.viewers > DAILY_SEATS:
+        parser.error(f"--players and --viewers take at most {DAILY_SEATS} seats (the field's cap): "
+                     "the viewers would be refused room_full")
+    asyncio.run(run(args))
 
 
 if __name__ == "__main__":

@@ -81,7 +81,7 @@ async def run(players: int, results: int) -> dict[str, float]:
             base = await redis_memory(store)
             ids = [f"P{n:09d}" for n in range(players)]
             for start in range(0, players, 500):
-                await asyncio.gather(*(store.create_player(p, "a nickname", hash_token(f"k{p}"),
+                await asyncio.gather(*(store.players.create_player(p, "a nickname", hash_token(f"k{p}"),
                                                            now_ms=1, ttl_ms=TTL)
                                        for p in ids[start:start + 500]))
             made = await redis_memory(store)
@@ -89,17 +89,17 @@ async def run(players: int, results: int) -> dict[str, float]:
             for r in range(results):
                 batch = ids if r else ids[1:]
                 for start in range(0, len(batch), 500):
-                    await asyncio.gather(*(store.record_result(p, result(r), cap=HISTORY_CAP,
+                    await asyncio.gather(*(store.players.record_result(p, result(r), cap=HISTORY_CAP,
                                                                ttl_ms=TTL)
                                            for p in batch[start:start + 500]))
                 began = time.perf_counter()
-                await store.record_result(ids[0], result(r), cap=HISTORY_CAP, ttl_ms=TTL)
+                await store.players.record_result(ids[0], result(r), cap=HISTORY_CAP, ttl_ms=TTL)
                 timings.append(time.perf_counter() - began)
             full = await redis_memory(store)
             found: list[float] = []
             for p in ids[:200]:
                 began = time.perf_counter()
-                await store.identify_player(hash_token(f"k{p}"), now_ms=2, ttl_ms=TTL)
+                await store.players.identify_player(hash_token(f"k{p}"), now_ms=2, ttl_ms=TTL)
                 found.append(time.perf_counter() - began)
             one = sum([int(await store.call("MEMORY", "USAGE", k, "SAMPLES", "0") or 0)
                        for k in (keys.player(ids[0]), keys.player_history(ids[0]),

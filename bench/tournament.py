@@ -32,9 +32,9 @@ sys.path.insert(0, str(ROOT))
 
 import orjson  # noqa: E402
 
-from server.app.process import logs  # noqa: E402
-from server.app.process.config import Config  # noqa: E402
-from server.app.process.metrics import Metrics  # noqa: E402
+from server.app.ground import logs  # noqa: E402
+from server.app.ground.config import Config  # noqa: E402
+from server.app.ground.metrics import Metrics  # noqa: E402
 from server.app.rooms.room_service import Rooms  # noqa: E402
 from server.app.solver.pool import SolverPool  # noqa: E402
 from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402
@@ -188,7 +188,7 @@ async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dic
         await rooms.end_race(room, now_anyway=True)  # ends the race, then records the round
 
     await step("end and record", record)
-    data = await store.load_tournament_data(t.id)
+    data = await store.tournaments.load_tournament_data(t.id)
     assert data is not None and data.t.rounds[0].status == "ended", "the round was not recorded"
     return out
 

@@ -2,6 +2,6 @@
 
 import sys
 
-from .app.process.cli import main
+from .app.root.cli import main
 
 sys.exit(main())

@@ -15,6 +15,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from . import keys, scripts
+from .client import RedisClient
 from .section import Section
 
 
@@ -36,19 +37,16 @@ def _document(kind: str, ident: str) -> str:
 class Indexes(Section):
     """Deadlines, caps, winnable deals and heartbeats."""
 
-    _due: tuple[str, ...]
-    _tournaments_due: tuple[str, ...]
-    _live: dict[str, tuple[str, ...]]
-
-    def _index(self, name: str) -> tuple[str, ...]:
-        """An index's keys: one, or its shards."""
-        return keys.shards(name) if self.redis.sharded else (name,)
-
-    def _open_indexes(self) -> None:
+    def __init__(self, client: RedisClient, *, event_cap: int) -> None:
+        super().__init__(client, event_cap=event_cap)
         self._due = self._index(keys.DUE)
         self._tournaments_due = self._index(keys.TOURNAMENTS_DUE)
         self._live = {"room": self._index(keys.LIVE_ROOMS),
                       "tournament": self._index(keys.LIVE_TOURNAMENTS)}
+
+    def _index(self, name: str) -> tuple[str, ...]:
+        """An index's keys: one, or its shards."""
+        return keys.shards(name) if self.redis.sharded else (name,)
 
     # ------------------------------------------------------------------ deadlines
 

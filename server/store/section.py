@@ -1,7 +1,7 @@
 """What every part of the store runs on: the Redis client, the script runner
-and one routed command. :class:`~.store.Store` is one object made of
-sections (rooms, seats, rankings, tournaments, indexes), each a module of its
-own that derives from :class:`Section`."""
+and one routed command. :class:`~.store.Store` holds its sections by name
+(``store.rooms``, ``store.players``, ...), each a module of its own whose
+class derives from :class:`Section`."""
 
 from __future__ import annotations
 
@@ -23,10 +23,11 @@ class Section:
     has to follow that and keep a room's keys under its hash tag.
     """
 
-    redis: RedisClient
-    event_cap: int  # events a room or a tournament keeps
-    #: run a script on the node of its first key (see :meth:`RedisClient.run`)
-    _run: Run
+    def __init__(self, client: RedisClient, *, event_cap: int) -> None:
+        self.redis = client
+        self.event_cap = event_cap  # events a room or a tournament keeps
+        #: run a script on the node of its first key (see :meth:`RedisClient.run`)
+        self._run: Run = client.run
 
     async def call(self, *args: Any) -> Any:
         """One command whose first argument after its name is its (first) key."""

@@ -5,26 +5,31 @@ with the :class:`~.changes.Changes` it implies, apply a seat's game command,
 register a tournament's player, and so on. Each write is one Lua script
 (:mod:`.scripts`), run atomically.
 
-The store is one object; its methods are written in sections by concern,
-each a module: rooms' documents (:mod:`.room_state`), seats' games
-(:mod:`.seat_state`), hashed seats (:mod:`.seat_hashes`), rankings read
-(:mod:`.rank_queries`), challenges and their ghosts (:mod:`.challenge_state`),
-daily deals (:mod:`.daily_state`), tournaments (:mod:`.tournament_state`),
-players (:mod:`.player_state`), the indexes outside them (:mod:`.indexes`), and the public rooms' list and the
-quick races (:mod:`.public_rooms`).
+The store is a facade over its sections, each a module, held by name: rooms'
+documents (``store.rooms``, :mod:`.room_state`), seats' games
+(``store.seats``, :mod:`.seat_state`), hashed seats (``store.seat_hashes``,
+:mod:`.seat_hashes`), rankings read (``store.ranks``, :mod:`.rank_queries`),
+challenges and their ghosts (``store.challenges``, :mod:`.challenge_state`),
+daily deals (``store.daily``, :mod:`.daily_state`), tournaments
+(``store.tournaments``, :mod:`.tournament_state`), players
+(``store.players``, :mod:`.player_state`), the indexes outside them
+(``store.indexes``, :mod:`.indexes`), and the public rooms' list and the
+quick races (``store.lobby``, :mod:`.lobby_state`). A caller names the
+section it means; no two sections share a namespace.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 from .batch import StoreUnavailable
 from .challenge_state import ChallengeState
 from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .daily_state import DailyState
 from .indexes import Indexes
+from .lobby_state import LobbyState
 from .player_state import PlayerState
-from .public_rooms import PublicRooms
 from .pubsub import Channels
 from .rank_queries import RankQueries
 from .room_state import RoomState
@@ -33,15 +38,23 @@ from .seat_state import SeatState
 from .tournament_state import TournamentState
 
 
-class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, DailyState,
-            TournamentState, PlayerState, Indexes, PublicRooms):
-    """Klondike Race's state in Redis. Open with :meth:`open`, then ``close``."""
+class Store:
+    """Klondike Race's state in Redis, by section. Open with :meth:`open`,
+    then ``close``."""
 
     def __init__(self, client: RedisClient, *, event_cap: int) -> None:
         self.redis = client
         self.event_cap = event_cap
-        self._run = client.run
-        self._open_indexes()
+        self.rooms = RoomState(client, event_cap=event_cap)
+        self.seats = SeatState(client, event_cap=event_cap)
+        self.seat_hashes = SeatHashes(client, event_cap=event_cap)
+        self.ranks = RankQueries(client, event_cap=event_cap)
+        self.challenges = ChallengeState(client, event_cap=event_cap)
+        self.daily = DailyState(client, event_cap=event_cap)
+        self.tournaments = TournamentState(client, event_cap=event_cap)
+        self.players = PlayerState(client, event_cap=event_cap)
+        self.indexes = Indexes(client, event_cap=event_cap)
+        self.lobby = LobbyState(client, event_cap=event_cap)
 
     @classmethod
     async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",
@@ -56,6 +69,11 @@ class Store(RoomState, SeatState, SeatHashes, RankQueries, ChallengeState, Daily
                              observer=observer)
         await client.start()
         return cls(client, event_cap=event_cap)
+
+    async def call(self, *args: Any) -> Any:
+        """One command whose first argument after its name is its (first) key
+        (for operations and tests; the sections say what they mean)."""
+        return await self.redis.execute(args[1], *args)
 
     async def close(self) -> None:
         await self.redis.close()

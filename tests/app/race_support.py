@@ -20,8 +20,8 @@ import structlog.testing
 from harness import Client, RedisServer, ServerProcess, Servers, load_wins
 from websockets.asyncio.client import ClientConnection
 
-from server.app.process.config import Config
-from server.app.process.lifespan import App
+from server.app.ground.config import Config
+from server.app.root.lifespan import App
 from server.klondike import Game, card_name
 
 #: The message credit is a server option; these tests play whole games as

@@ -18,7 +18,7 @@ import orjson
 from harness import Client, ServerProcess
 from race_support import Racer, seen_or_next
 
-from server.app.process.config import Config
+from server.app.ground.config import Config
 from server.app.rooms.room_service import Rooms
 from server.app.tournaments.tournament_service import Tournaments
 from server.klondike import Move

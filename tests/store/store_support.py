@@ -65,16 +65,16 @@ async def new_room(store: Store, rid: str) -> Room:
     """A lobby room with one player, committed with its 'created' event."""
     now = int(time.time() * 1000)
     room = Room.create(rid, Settings(code=CODE), CODE, "ann", f"tok-{rid}", now=now)
-    committed = await store.commit(room, None, [{"kind": "created", "seat": 0, "at": now}],
-                                   store.changes(rid).expire(600_000))
+    committed = await store.rooms.commit(room, None, [{"kind": "created", "seat": 0, "at": now}],
+                                   store.rooms.changes(rid).expire(600_000))
     assert committed.ok
     return room
 
 
 async def bump(store: Store, rid: str, kind: str = "ready") -> int:
     """One more event in a room (a commit of the same state); its version."""
-    data = await store.load(rid)
+    data = await store.rooms.load(rid)
     assert data is not None
-    committed = await store.commit(data.room, data.rv, [{"kind": kind, "at": 0}])
+    committed = await store.rooms.commit(data.room, data.rv, [{"kind": kind, "at": 0}])
     assert committed.ok
     return committed.v

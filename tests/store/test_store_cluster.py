@@ -41,10 +41,10 @@ async def test_concurrent_commands_take_one_round_trip_per_master(
     rooms = {m.addr: room_ids_on(redis_cluster, m, 5) for m in masters}
     for rid in [r for ids in rooms.values() for r in ids]:
         await new_room(store, rid)
-        await store.load(rid)  # the script known to every master (else NOSCRIPT, then EVAL)
+        await store.rooms.load(rid)  # the script known to every master (else NOSCRIPT, then EVAL)
     counting.reset()
     every = [r for ids in rooms.values() for r in ids] * 4
-    loaded = await asyncio.gather(*(store.load(rid) for rid in every))
+    loaded = await asyncio.gather(*(store.rooms.load(rid) for rid in every))
     assert [d.room.id for d in loaded if d is not None] == every
     assert sorted(counting.batches) == [20, 20, 20], "one pipeline per master, each with its rooms"
     assert not counting.redirects
@@ -58,7 +58,7 @@ async def test_room_scripts_publish_on_the_shard_of_the_room(
     sub.start()
     try:
         rid = room_id()
-        channel = store.room_channel(rid)
+        channel = store.rooms.room_channel(rid)
         await sub.subscribe(channel)
         owner = redis_cluster.master_of(rid)
         await eventually(lambda: redis_cluster.ask(owner, "PUBSUB", "SHARDNUMSUB", channel)[1] == 1,
@@ -92,7 +92,7 @@ async def test_a_slot_migrated_under_the_store_is_followed(
 
     try:
         rid = room_id()
-        channel = store.room_channel(rid)
+        channel = store.rooms.room_channel(rid)
         s = slot(rid)
         first = redis_cluster.master_of(rid)
         second, third = (m for m in redis_cluster.masters() if m is not first)
@@ -118,12 +118,12 @@ async def test_a_slot_migrated_under_the_store_is_followed(
         # does not refresh its map by itself (not started) then gets MOVED.
         stale_seen = Counting()
         stale = Store(RedisClient(redis_cluster.url, cluster=True, observer=stale_seen), event_cap=256)
-        assert (await stale.events_since(rid, 0))[0] == v + 1
+        assert (await stale.rooms.events_since(rid, 0))[0] == v + 1
         asked: list[tuple[int, list[bytes] | None]] = []
 
         def during_handover() -> None:
             asked.append(asyncio.run_coroutine_threadsafe(
-                store.events_since(rid, 0), loop).result(10))
+                store.rooms.events_since(rid, 0), loop).result(10))
 
         await asyncio.to_thread(redis_cluster.migrate_slot, s, third,
                                 before_handover=during_handover)
@@ -132,12 +132,12 @@ async def test_a_slot_migrated_under_the_store_is_followed(
         assert latest == v + 1 and events is not None and len(events) == v + 1
         assert redis_cluster.master_of(rid) is third
         try:
-            assert (await stale.events_since(rid, 0))[0] == v + 1
+            assert (await stale.rooms.events_since(rid, 0))[0] == v + 1
             assert stale_seen.redirects["moved"] == 1
         finally:
             await stale.close()
         assert await bump(store, rid) == v + 2
-        data = await store.load(rid)
+        data = await store.rooms.load(rid)
         assert data is not None and data.ev == v + 2 and data.room.code == CODE
         await eventually(lambda: shard_subscribed(third), what="the channel re-homed again")
         v_last = await bump(store, rid)
@@ -154,19 +154,19 @@ async def test_the_deadline_indexes_are_spread_and_claimed_from_every_shard(
     assert len(owners) == 3, "the index's shards are on every master"
     rids = [room_id() for _ in range(40)]
     for rid in rids:
-        await store.due_add(rid, 1000)
+        await store.indexes.due_add(rid, 1000)
     assert len({keys.shard_of(r, keys.DUE_SHARD_KEYS) for r in rids}) > 8
-    claimed = await store.claim_due(2000, limit=100)
+    claimed = await store.indexes.claim_due(2000, limit=100)
     assert sorted(set(claimed) & set(rids)) == sorted(rids)
-    assert not set(await store.claim_due(2000, limit=100)) & set(rids), "leased"
+    assert not set(await store.indexes.claim_due(2000, limit=100)) & set(rids), "leased"
     for rid in rids:
-        await store.due_remove(rid)
+        await store.indexes.due_remove(rid)
     # the tournaments' index likewise
     shards = keys.shards(keys.TOURNAMENTS_DUE)
     assert {redis_cluster.master_of(k).addr for k in shards} == owners
     for rid in rids:
-        await store.tournament_due_add(rid, 1000)
-    assert sorted(await store.claim_due_tournaments(2000, limit=100)) == sorted(rids)
+        await store.indexes.tournament_due_add(rid, 1000)
+    assert sorted(await store.indexes.claim_due_tournaments(2000, limit=100)) == sorted(rids)
     for rid in rids:
-        await store.tournament_due_remove(rid)
-    assert await store.claim_due_tournaments(20_000, limit=100) == []
+        await store.indexes.tournament_due_remove(rid)
+    assert await store.indexes.claim_due_tournaments(20_000, limit=100) == []

@@ -22,17 +22,17 @@ async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
 
 async def test_one_holder_at_a_time(store: Store) -> None:
     t = room_id()
-    assert await store.lease_recording(t, "a", 10_000)
-    assert not await store.lease_recording(t, "b", 10_000)
-    assert await store.release_recording(t, "a")
-    assert await store.lease_recording(t, "b", 10_000)
+    assert await store.tournaments.lease_recording(t, "a", 10_000)
+    assert not await store.tournaments.lease_recording(t, "b", 10_000)
+    assert await store.tournaments.release_recording(t, "a")
+    assert await store.tournaments.lease_recording(t, "b", 10_000)
 
 
 async def test_a_lapsed_holder_leaves_the_next_ones_lease_alone(store: Store) -> None:
     t = room_id()
-    assert await store.lease_recording(t, "slow", 50)
-    while not await store.lease_recording(t, "next", 10_000):  # the slow one's lease runs out
+    assert await store.tournaments.lease_recording(t, "slow", 50)
+    while not await store.tournaments.lease_recording(t, "next", 10_000):  # the slow one's lease runs out
         await asyncio.sleep(0.02)
-    assert not await store.release_recording(t, "slow")
-    assert not await store.lease_recording(t, "third", 10_000), "the next holder still holds it"
-    assert await store.release_recording(t, "next")
+    assert not await store.tournaments.release_recording(t, "slow")
+    assert not await store.tournaments.lease_recording(t, "third", 10_000), "the next holder still holds it"
+    assert await store.tournaments.release_recording(t, "next")

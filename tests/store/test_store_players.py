@@ -35,7 +35,7 @@ def player_id() -> str:
 
 async def new_player(store: Store, nickname: str = "ann") -> tuple[str, str]:
     pid, key = player_id(), f"key-{next(_ids)}"
-    assert await store.create_player(pid, nickname, hash_token(key), now_ms=1, ttl_ms=TTL)
+    assert await store.players.create_player(pid, nickname, hash_token(key), now_ms=1, ttl_ms=TTL)
     return pid, key
 
 
@@ -48,42 +48,42 @@ def result(ref: str, **over: Any) -> GameResult:
 
 async def test_a_key_finds_its_player_and_no_other_key_does(store: Store) -> None:
     pid, key = await new_player(store)
-    assert await store.identify_player(hash_token(key), now_ms=2, ttl_ms=TTL) == (pid, "ann")
-    assert await store.identify_player(hash_token(key + "x"), now_ms=2, ttl_ms=TTL) is None
+    assert await store.players.identify_player(hash_token(key), now_ms=2, ttl_ms=TTL) == (pid, "ann")
+    assert await store.players.identify_player(hash_token(key + "x"), now_ms=2, ttl_ms=TTL) is None
     pid2, _ = await new_player(store)
-    assert not await store.create_player(pid2, "bob", hash_token("other"), now_ms=1, ttl_ms=TTL)
+    assert not await store.players.create_player(pid2, "bob", hash_token("other"), now_ms=1, ttl_ms=TTL)
 
 
 async def test_a_result_is_counted_once_per_ref_and_replaced_in_place(store: Store) -> None:
     pid, _ = await new_player(store)
-    assert await store.record_result(pid, result("R1/1/0"), cap=10, ttl_ms=TTL) == "new"
-    assert await store.record_result(pid, result("R2/1/0", place=1, time_ms=80_000), cap=10,
+    assert await store.players.record_result(pid, result("R1/1/0"), cap=10, ttl_ms=TTL) == "new"
+    assert await store.players.record_result(pid, result("R2/1/0", place=1, time_ms=80_000), cap=10,
                                      ttl_ms=TTL) == "new"
     # the first again, now a win with a code: replaced, not a third game
     again = result("R1/1/0", place=1, code="KL1-D1N-AAAAAAG")
-    assert await store.record_result(pid, again, cap=10, ttl_ms=TTL) == "replaced"
-    fields = await store.player_fields(pid)
+    assert await store.players.record_result(pid, again, cap=10, ttl_ms=TTL) == "replaced"
+    fields = await store.players.player_fields(pid)
     assert fields is not None
     assert (fields["games"], fields["wins"], fields["finished"]) == ("2", "2", "2")
     assert fields["best:D1N"] == "80000"
-    total, page = await store.player_history(pid, 1, 10)
+    total, page = await store.players.player_history(pid, 1, 10)
     assert total == 2
     assert [e.ref for e in page] == ["R2/1/0", "R1/1/0"]
     assert page[1] == again
     # a ref that is a prefix of another is another game
-    assert await store.record_result(pid, result("R1/1/"), cap=10, ttl_ms=TTL) == "new"
+    assert await store.players.record_result(pid, result("R1/1/"), cap=10, ttl_ms=TTL) == "new"
 
 
 async def test_the_history_keeps_the_newest_and_the_totals_count_every_game(store: Store) -> None:
     pid, _ = await new_player(store)
     for i in range(7):
-        await store.record_result(pid, result(f"R{i}/1/0", status="resigned", time_ms=None),
+        await store.players.record_result(pid, result(f"R{i}/1/0", status="resigned", time_ms=None),
                                   cap=5, ttl_ms=TTL)
-    total, page = await store.player_history(pid, 1, 50)
+    total, page = await store.players.player_history(pid, 1, 50)
     assert total == 5
     assert [e.ref for e in page] == [f"R{i}/1/0" for i in (6, 5, 4, 3, 2)]
-    assert (await store.player_history(pid, 2, 2))[1] == page[1:3]
-    fields = await store.player_fields(pid)
+    assert (await store.players.player_history(pid, 2, 2))[1] == page[1:3]
+    fields = await store.players.player_fields(pid)
     assert fields is not None and fields["games"] == "7" and fields["finished"] == "0"
     assert "best:D1N" not in fields
 
@@ -92,11 +92,11 @@ async def test_the_daily_streak_counts_days_in_a_row_with_a_finished_attempt(sto
     pid, _ = await new_player(store)
 
     async def daily(day: str, mode: str = "D1N", status: str = "finished") -> None:
-        await store.record_result(pid, result(f"daily/{day}/{mode}", kind="daily", day=day,
+        await store.players.record_result(pid, result(f"daily/{day}/{mode}", kind="daily", day=day,
                                               mode=mode, status=status), cap=50, ttl_ms=TTL)
 
     async def streak() -> tuple[str, str, str]:
-        f = await store.player_fields(pid) or {}
+        f = await store.players.player_fields(pid) or {}
         return f.get("streak", ""), f.get("streak_best", ""), f.get("streak_day", "")
 
     await daily("2030-01-01")
@@ -113,58 +113,58 @@ async def test_the_daily_streak_counts_days_in_a_row_with_a_finished_attempt(sto
 async def test_a_device_move_code_is_spent_once_and_a_new_one_replaces_the_last(
         store: Store) -> None:
     pid, key = await new_player(store)
-    assert await store.offer_move(pid, hash_token("OLD"), until_ms=10_000, ttl_ms=60_000)
-    assert await store.offer_move(pid, hash_token("CODE"), until_ms=10_000, ttl_ms=60_000)
-    assert await store.claim_move(hash_token("OLD"), hash_token("k2"), now_ms=5, max_keys=3,
+    assert await store.players.offer_move(pid, hash_token("OLD"), until_ms=10_000, ttl_ms=60_000)
+    assert await store.players.offer_move(pid, hash_token("CODE"), until_ms=10_000, ttl_ms=60_000)
+    assert await store.players.claim_move(hash_token("OLD"), hash_token("k2"), now_ms=5, max_keys=3,
                                   ttl_ms=TTL) is None
-    claimed = await store.claim_move(hash_token("CODE"), hash_token("k2"), now_ms=5, max_keys=3,
+    claimed = await store.players.claim_move(hash_token("CODE"), hash_token("k2"), now_ms=5, max_keys=3,
                                      ttl_ms=TTL)
     assert claimed is not None and claimed.player == pid
-    assert await store.claim_move(hash_token("CODE"), hash_token("k3"), now_ms=5, max_keys=3,
+    assert await store.players.claim_move(hash_token("CODE"), hash_token("k3"), now_ms=5, max_keys=3,
                                   ttl_ms=TTL) is None
     for k in (key, "k2"):  # both devices are the player now
-        assert await store.identify_player(hash_token(k), now_ms=6, ttl_ms=TTL) == (pid, "ann")
+        assert await store.players.identify_player(hash_token(k), now_ms=6, ttl_ms=TTL) == (pid, "ann")
 
 
 async def test_an_expired_code_is_refused_and_keys_past_the_cap_are_revoked_oldest_first(
         store: Store) -> None:
     pid, first = await new_player(store)
-    await store.offer_move(pid, hash_token("LATE"), until_ms=100, ttl_ms=60_000)
-    assert await store.claim_move(hash_token("LATE"), hash_token("x"), now_ms=101, max_keys=2,
+    await store.players.offer_move(pid, hash_token("LATE"), until_ms=100, ttl_ms=60_000)
+    assert await store.players.claim_move(hash_token("LATE"), hash_token("x"), now_ms=101, max_keys=2,
                                   ttl_ms=TTL) is None
     for n, k in enumerate(("k2", "k3"), 2):
-        await store.offer_move(pid, hash_token(f"C{n}"), until_ms=10_000, ttl_ms=60_000)
-        assert await store.claim_move(hash_token(f"C{n}"), hash_token(k), now_ms=n, max_keys=2,
+        await store.players.offer_move(pid, hash_token(f"C{n}"), until_ms=10_000, ttl_ms=60_000)
+        assert await store.players.claim_move(hash_token(f"C{n}"), hash_token(k), now_ms=n, max_keys=2,
                                       ttl_ms=TTL)
-    assert await store.identify_player(hash_token(first), now_ms=9, ttl_ms=TTL) is None
+    assert await store.players.identify_player(hash_token(first), now_ms=9, ttl_ms=TTL) is None
     assert await store.redis.execute(keys.key_index(hash_token(first)), "EXISTS",
                                      keys.key_index(hash_token(first))) == 0
     for k in ("k2", "k3"):
-        assert await store.identify_player(hash_token(k), now_ms=9, ttl_ms=TTL) == (pid, "ann")
+        assert await store.players.identify_player(hash_token(k), now_ms=9, ttl_ms=TTL) == (pid, "ann")
 
 
 async def test_a_forgotten_player_is_gone_with_every_key_and_records_nothing_more(
         store: Store) -> None:
     pid, key = await new_player(store)
-    await store.record_result(pid, result("R/1/0"), cap=10, ttl_ms=TTL)
-    assert await store.forget_player(pid)
-    assert await store.identify_player(hash_token(key), now_ms=2, ttl_ms=TTL) is None
-    assert await store.player_fields(pid) is None
-    assert await store.record_result(pid, result("R/2/0"), cap=10, ttl_ms=TTL) == "gone"
-    assert await store.player_fields(pid) is None
-    assert await store.player_history(pid, 1, 10) == (0, [])
-    assert not await store.forget_player(pid)
+    await store.players.record_result(pid, result("R/1/0"), cap=10, ttl_ms=TTL)
+    assert await store.players.forget_player(pid)
+    assert await store.players.identify_player(hash_token(key), now_ms=2, ttl_ms=TTL) is None
+    assert await store.players.player_fields(pid) is None
+    assert await store.players.record_result(pid, result("R/2/0"), cap=10, ttl_ms=TTL) == "gone"
+    assert await store.players.player_fields(pid) is None
+    assert await store.players.player_history(pid, 1, 10) == (0, [])
+    assert not await store.players.forget_player(pid)
 
 
 async def test_a_seat_counts_for_the_first_player_who_held_it(store: Store) -> None:
     rid = room_id()
     await store.redis.execute(keys.room(rid), "HSET", keys.room(rid), "rv", 1)
     await store.redis.execute(keys.room(rid), "PEXPIRE", keys.room(rid), 60_000)
-    assert await store.link_seat(rid, 0, "ANN") == "ANN"
-    assert await store.link_seat(rid, 0, "OTHER") == "ANN"
-    assert await store.link_seat(rid, 1, "BOB") == "BOB"
-    await store.seat_players_recorded(rid, 3)
-    assert await store.seat_players(rid) == ({0: "ANN", 1: "BOB"}, 3)
+    assert await store.players.link_seat(rid, 0, "ANN") == "ANN"
+    assert await store.players.link_seat(rid, 0, "OTHER") == "ANN"
+    assert await store.players.link_seat(rid, 1, "BOB") == "BOB"
+    await store.players.seat_players_recorded(rid, 3)
+    assert await store.players.seat_players(rid) == ({0: "ANN", 1: "BOB"}, 3)
     ttl = await store.redis.execute(keys.seat_players(rid), "PTTL", keys.seat_players(rid))
     assert 0 < ttl <= 60_000  # it lives as long as its room
 
@@ -173,9 +173,9 @@ async def test_a_new_profile_with_no_result_is_kept_a_month_and_one_with_results
         store: Store) -> None:
     long = 400 * 86_400_000
     pid = player_id()
-    assert await store.create_player(pid, "ann", hash_token("kk"), now_ms=1, ttl_ms=long)
+    assert await store.players.create_player(pid, "ann", hash_token("kk"), now_ms=1, ttl_ms=long)
     ttl = await store.redis.execute(keys.player(pid), "PTTL", keys.player(pid))
     assert ttl <= 30 * 86_400_000
-    await store.record_result(pid, result("R/1/0"), cap=10, ttl_ms=long)
+    await store.players.record_result(pid, result("R/1/0"), cap=10, ttl_ms=long)
     for key in (keys.player(pid), keys.player_history(pid)):
         assert await store.redis.execute(key, "PTTL", key) > 30 * 86_400_000

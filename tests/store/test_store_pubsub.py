@@ -39,7 +39,7 @@ async def subscribe_then_publish(store: Store, node: RedisServer, command: str,
 async def test_a_message_right_after_subscribe_arrives(redis_server: RedisServer) -> None:
     store = await Store.open(redis_server.url, lanes=1)
     try:
-        channel = store.room_channel(room_id())
+        channel = store.rooms.room_channel(room_id())
         assert await subscribe_then_publish(store, redis_server, "PUBLISH", channel) == [
             (channel, b"first")]
     finally:
@@ -49,7 +49,7 @@ async def test_a_message_right_after_subscribe_arrives(redis_server: RedisServer
 async def test_a_sharded_message_right_after_subscribe_arrives(redis_cluster: RedisCluster) -> None:
     store = await Store.open(redis_cluster.url, cluster=True, lanes=1)
     try:
-        channel = store.room_channel(room_id())
+        channel = store.rooms.room_channel(room_id())
         master = redis_cluster.master_of(channel)
         assert await subscribe_then_publish(store, master, "SPUBLISH", channel) == [
             (channel, b"first")]
@@ -73,7 +73,7 @@ async def test_the_subscriber_survives_a_failing_handler_and_keeps_delivering(
     sub = store.subscriber(on_message, lambda: None, faults.append)
     sub.start()
     try:
-        channel = store.room_channel(room_id())
+        channel = store.rooms.room_channel(room_id())
         await sub.subscribe(channel)
         r = redis_server.client()
         try:
@@ -109,7 +109,7 @@ async def test_the_subscriber_starts_again_after_any_exception_and_resubscribes(
 
     sub.start()
     try:
-        channel = store.room_channel(room_id())
+        channel = store.rooms.room_channel(room_id())
         await sub.subscribe(channel)
         monkeypatch.setattr(sub, "_dispatch", fail_once)
         r = redis_server.client()

@@ -41,8 +41,8 @@ from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
 from ...store import RoomData, Store, StoreUnavailable
+from ..ground.config import Config
 from ..players.player_service import Players
-from ..process.config import Config
 from ..rooms.ids import daily_room_id
 from ..rooms.room_service import Rooms
 
@@ -85,7 +85,7 @@ class DailyDeals:
         ``open_it``, today's is opened if it is not yet (``no_winnable_deal``
         while no certified deal of the mode is ready)."""
         room_id = daily_room_id(day, mode)
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None and open_it and day == self.today() and mode in self.modes:
             start, _ = day_bounds(day)
             settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
@@ -99,7 +99,7 @@ class DailyDeals:
                 data = await self._opened_elsewhere(room_id)
                 if data is None:
                     raise
-            data = await self.store.load(room_id)
+            data = await self.store.rooms.load(room_id)
         if data is None or data.room.settings.daily != day:
             return None
         return data
@@ -109,7 +109,7 @@ class DailyDeals:
         code commits it within a moment."""
         for _ in range(OPENING_LOOKS):
             await asyncio.sleep(0.05)
-            data = await self.store.load(room_id)
+            data = await self.store.rooms.load(room_id)
             if data is not None:
                 return data
         return None
@@ -155,9 +155,9 @@ class DailyDeals:
         if data is None:  # (opening it raised when it could not)
             raise RaceError(Reason.NO_DAILY)
         room_id = data.room.id
-        if await self.store.daily_attempt(room_id, player_id) is not None:
+        if await self.store.daily.daily_attempt(room_id, player_id) is not None:
             raise RaceError(Reason.DAILY_PLAYED)
-        made = await self.store.count_daily_attempt(day, address, now_ms=self.now_ms(),
+        made = await self.store.daily.count_daily_attempt(day, address, now_ms=self.now_ms(),
                                                     window_ms=DAY_MS)
         cap = self.config.daily_per_address
         if made > cap:
@@ -180,11 +180,11 @@ class DailyDeals:
         """A daily seat begins only as its player's one ranked attempt."""
         if settings.daily is None:
             return
-        player = await self.store.seat_player(room_id, seat)
+        player = await self.store.daily.seat_player(room_id, seat)
         if player is None:
             raise RaceError(Reason.NOT_IDENTIFIED, "the daily deal is played as a player: "
                                                    "identify, then begin")
-        if await self.store.claim_daily_attempt(room_id, player, seat) != seat:
+        if await self.store.daily.claim_daily_attempt(room_id, player, seat) != seat:
             raise RaceError(Reason.DAILY_PLAYED)
 
     async def game_over(self, settings: Settings, room_id: str, seat: int) -> None:
@@ -192,20 +192,20 @@ class DailyDeals:
         history (their streak counts today); the day's end replaces it."""
         if settings.daily is None:
             return
-        player = await self.store.seat_player(room_id, seat)
-        data = await self.store.load(room_id)
+        player = await self.store.daily.seat_player(room_id, seat)
+        data = await self.store.rooms.load(room_id)
         if player is None or data is None:
             return
         place = await self._place(room_id, seat)
         if place is None or place.get("line") is None:
             return
-        _, played, _ = await self.store.daily_counts(room_id)
+        _, played, _ = await self.store.daily.daily_counts(room_id)
         result = own_game_result(data.room, place["line"], place["rank"], played, at=self.now_ms())
         await self.players.record_result(player, result)
 
     async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:
         """A seat's place: rank, of, and the lines above, its own and below."""
-        found = (await self.store.near(room_id, [seat]))[0]
+        found = (await self.store.ranks.near(room_id, [seat]))[0]
         return None if found is None else dict(orjson.loads(b"{" + found + b"}"))
 
     # ------------------------------------------------------------------ what is shown
@@ -240,8 +240,8 @@ class DailyDeals:
             return shown
         room_id = data.room.id
         counts, seat = await asyncio.gather(
-            self.store.daily_counts(room_id),
-            self.store.daily_attempt(room_id, player_id) if player_id else _none())
+            self.store.daily.daily_counts(room_id),
+            self.store.daily.daily_attempt(room_id, player_id) if player_id else _none())
         ranked, played, finished = counts
         shown.update(room=room_id, players=ranked, played=played, finished=finished)
         if player_id:
@@ -289,8 +289,8 @@ class DailyDeals:
         room = data.room
         room_id = room.id
         ended = room.phase == "ended"
-        ranked, played, finished = await self.store.daily_counts(room_id)
-        _, raw = await self.store.page(room_id, first, count)
+        ranked, played, finished = await self.store.daily.daily_counts(room_id)
+        _, raw = await self.store.ranks.page(room_id, first, count)
         lines = [_line(orjson.loads(line), first + i, room_id, ended) for i, line in enumerate(raw)]
         out: dict[str, Any] = {
             "day": day, "mode": mode, "room": room_id, "open": not ended,
@@ -303,7 +303,7 @@ class DailyDeals:
 
     async def _found(self, room_id: str, nickname: str, ended: bool) -> dict[str, Any] | None:
         name = check_nickname(nickname)
-        hit = await self.store.find(room_id, fold(name))
+        hit = await self.store.ranks.find(room_id, fold(name))
         if hit is None:
             return None
         seat, rank, _ = hit

@@ -35,12 +35,12 @@ from ...race import Entry, RaceError
 from ...race.clocks import own_end
 from ...race.ghosts import Point
 from ...store import StoreUnavailable
-from ..process.services import Services
-from ..process.tasks import spawn
+from ..ground.backpressure import Backpressure
+from ..ground.tasks import spawn
 from ..rooms.room_hub import Hub
 from ..solver.seat_assists import ProgressTrail, SeatAssist
 from ..tournaments.tournament_hub import TournamentHub
-from .backpressure import Backpressure
+from .services import Services
 
 log = structlog.get_logger("app.edge.connection")
 
@@ -258,7 +258,7 @@ class Connection:
         except StoreUnavailable as exc:
             if exc.kind is None:  # the store gave up (a room that kept changing): rare
                 self.log.warning("store_unavailable", command=cmd.type, error=str(exc))
-            # (Redis's own trouble is logged once per episode: app/process/health.py)
+            # (Redis's own trouble is logged once per episode: app/ground/health.py)
             self.play.game = None
             self._rejected(cmd, Reason.UNAVAILABLE, None, seq)
         except ConnectionClosed:
@@ -354,7 +354,7 @@ class Connection:
         if detach and role == "player":
             event = hub.policy.seats.presence(seat, False, self.services.now_ms())
             with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over
-                await self.services.store.detach(hub.room_id, seat, self.conn_id, event)
+                await self.services.store.seats.detach(hub.room_id, seat, self.conn_id, event)
 
     def on_room_event(self, event: dict[str, Any]) -> None:
         """Called by the hub for each room event, in order."""

@@ -340,7 +340,7 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
             return error(HTTPStatus.BAD_REQUEST, "bad_path", "a path holds no NUL character")
         if path == WS_PATH:
             return admit(connection, request) if admit is not None else None
-        if path == "/healthz":  # (server/app/process/health.py)
+        if path == "/healthz":  # (server/app/ground/health.py)
             ok, body = await health()
             return response(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE,
                             json.dumps(body).encode(), "application/json")

@@ -32,9 +32,9 @@ from websockets.http11 import Request
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
-from ..process.health import Health
-from ..process.metrics import Metrics
+from ..ground.config import Config
+from ..ground.health import Health
+from ..ground.metrics import Metrics
 
 log = structlog.get_logger("app.edge.quotas")
 
@@ -213,7 +213,7 @@ class Quotas:
             yield place
         except BaseException:
             with contextlib.suppress(StoreUnavailable):
-                await self.store.drop_reservation(kind, address, place.reservation)
+                await self.store.indexes.drop_reservation(kind, address, place.reservation)
             raise
 
     async def _creation(self, address: str, kind: Kind) -> Place:
@@ -222,11 +222,11 @@ class Quotas:
         self.health.creation(kind)
         cap = self.config.max_rooms if kind == "room" else self.config.max_tournaments
         rate, share = self.config.creations_per_minute, self.share(kind)
-        counted = await self.store.count_creation(address, kind, self.now_ms(), rate=rate,
+        counted = await self.store.indexes.count_creation(address, kind, self.now_ms(), rate=rate,
                                                   share=share)
         if counted.live >= cap:
             if counted.reservation is not None:
-                await self.store.drop_reservation(kind, address, counted.reservation)
+                await self.store.indexes.drop_reservation(kind, address, counted.reservation)
             log.warning("creation_refused", reason="server_full", kind=kind, live=counted.live,
                         cap=cap)
             raise RaceError(Reason.SERVER_FULL, f"the server holds {cap} {kind}s, as many as it "
@@ -249,7 +249,7 @@ class Quotas:
         (:meth:`joined`), or until ``until`` (server ms) if that is later (a
         challenge holds its place until its window closes)."""
         until = max(until or 0, self.now_ms() + self.config.unjoined_hold * 1000)
-        await self.store.hold_place(place.kind, ident, place.address, until, place.reservation)
+        await self.store.indexes.hold_place(place.kind, ident, place.address, until, place.reservation)
 
     @contextlib.asynccontextmanager
     async def challenge(self, address: str, settings: Mapping[str, Any]) -> AsyncIterator[None]:
@@ -266,7 +266,7 @@ class Quotas:
             return
         cap = self.config.challenges_per_address
         now = self.now_ms()
-        place = await self.store.hold_challenge(address, now, now + window * 1000, cap)
+        place = await self.store.indexes.hold_challenge(address, now, now + window * 1000, cap)
         if place is None:
             self._once("creation_refused", address, reason="challenges", address=address, cap=cap)
             raise RaceError(Reason.TOO_MANY, f"{cap} challenges made from your address are "
@@ -275,7 +275,7 @@ class Quotas:
             yield
         except BaseException:
             with contextlib.suppress(StoreUnavailable):
-                await self.store.drop_reservation("challenge", address, place)
+                await self.store.indexes.drop_reservation("challenge", address, place)
             raise
 
     async def joined(self, kind: Kind, ident: str) -> None:
@@ -283,7 +283,7 @@ class Quotas:
         place as long as an idle lobby is kept, from now. Not knowing it (a
         storage hiccup) only lets the place go sooner: the join stands."""
         with contextlib.suppress(StoreUnavailable):
-            await self.store.renew_place(kind, ident, self.now_ms() + self.config.lobby_ttl * 1000)
+            await self.store.indexes.renew_place(kind, ident, self.now_ms() + self.config.lobby_ttl * 1000)
 
     def _minutes(self) -> str:
         minutes = max(1, round(self.config.unjoined_hold / 60))
@@ -315,7 +315,7 @@ class Quotas:
                             f"{REGISTRATIONS_PER_CONNECTION} players in the last "
                             f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers once; "
                             "wait a few minutes")
-        made = await self.store.count_registration(address, self.now_ms())
+        made = await self.store.indexes.count_registration(address, self.now_ms())
         if made > self.config.registrations_per_minute:
             self._once("registration_refused", address, reason="per_address", address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
@@ -327,7 +327,7 @@ class Quotas:
         except RaceError as exc:
             if invite and exc.reason is Reason.BAD_INVITE:
                 with contextlib.suppress(StoreUnavailable):
-                    await self.store.invite_guesses(address, tournament_id, self.now_ms(),
+                    await self.store.indexes.invite_guesses(address, tournament_id, self.now_ms(),
                                                     INVITE_WINDOW_S * 1000, wrong=True)
             raise
         mine.append(time.monotonic())
@@ -335,7 +335,7 @@ class Quotas:
     async def _guesses_left(self, address: str, tournament_id: str) -> None:
         """Refuse an attempt with an invite code if the address, or the
         tournament, had too many wrong ones lately."""
-        by_address, by_tournament = await self.store.invite_guesses(
+        by_address, by_tournament = await self.store.indexes.invite_guesses(
             address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000)
         if by_address >= INVITE_GUESSES_PER_ADDRESS:
             self._once("invite_guessing", address, by="address", address=address)

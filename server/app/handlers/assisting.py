@@ -20,7 +20,7 @@ from ...klondike import Game, Move
 from ...protocol import frame
 from ...store import StoreUnavailable
 from ..edge.connection import Connection, SeatGame
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..solver import jobs
 from ..solver.seat_assists import DEBOUNCE, HINT_SECONDS, STATUS_SECONDS, Known, first_move, no_progress
 
@@ -230,4 +230,4 @@ def _send_status(conn: Connection, play: SeatGame, seq: int, known: Known) -> No
 
 async def _publish(conn: Connection, room_id: str, notice: bytes) -> None:
     with contextlib.suppress(StoreUnavailable):  # the next move's board carries it anyway
-        await conn.services.store.notice(room_id, notice)
+        await conn.services.store.rooms.notice(room_id, notice)

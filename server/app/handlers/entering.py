@@ -20,7 +20,7 @@ from ...protocol import commands as c
 from ...race import RaceError
 from ...store import StoreUnavailable
 from ..edge.connection import Connection
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..rooms.ids import is_room_id
 from . import playing
 
@@ -162,7 +162,7 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
         if hub is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         conn.hub, conn.role, conn.room_id, conn.seat, conn.token = hub, "player", room_id, seat, token
-        await services.store.attach(room_id, seat, conn.conn_id,
+        await services.store.seats.attach(room_id, seat, conn.conn_id,
                                     hub.policy.seats.presence(seat, True, services.now_ms()))
     except BaseException:
         await conn.leave_hub(detach=False)  # out of the room, nothing held back
@@ -200,7 +200,7 @@ async def catch_up(conn: Connection, since: int | None, *, spectator: bool) -> N
     try:
         sent = False
         if since:
-            v, events = await conn.services.store.events_since(conn.room_id, since)
+            v, events = await conn.services.store.rooms.events_since(conn.room_id, since)
             if events is not None:
                 items = [_redact(conn, e, spectator) for e in events]
                 await conn.send(b'{"t":"events","d":{"from":%d,"to":%d,"events":[%s]}}' % (

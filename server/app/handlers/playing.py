@@ -24,7 +24,7 @@ from ...race import RaceError, update_from_game
 from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable
 from ..edge.connection import Connection
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from ..solver.seat_assists import ProgressTrail, SeatAssist
 from .assisting import (
     ack_assists,
@@ -42,7 +42,7 @@ _BOARD_TRIES: Final = 20  # a board as stored, after a rollback: tried every 0.5
 async def load_game(conn: Connection, race: int) -> None:
     """The seat's game of ``race`` as stored."""
     store = conn.services.store
-    stored = await store.load_seat(conn.room_id, race, conn.seat)
+    stored = await store.seats.load_seat(conn.room_id, race, conn.seat)
     if stored.snap is not None:
         game = Game.from_snapshot(stored.snap)
     else:

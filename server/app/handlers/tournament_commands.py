@@ -28,7 +28,7 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
     services = conn.services
     tid = tournament_id.strip().upper()
     if conn.thub is not None and conn.thub.id != tid:
-        if await services.store.load_tournament(tid) is None:  # keep following this one
+        if await services.store.tournaments.load_tournament(tid) is None:  # keep following this one
             raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
         services.thubs.leave(conn.thub, conn)
         conn.thub, conn.t_player = None, -1

@@ -35,8 +35,8 @@ from ...race.names import check_nickname
 from ...race.profile import FORMER_PLAYER, HISTORY_CAP, GameResult, public_profile
 from ...race.tokens import hash_token
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
-from ..process.health import Health
+from ..ground.config import Config
+from ..ground.health import Health
 from ..rooms.ids import ID_ALPHABET, new_code, new_token
 from ..rooms.room_plans import RoomWork
 from .race_results import race_results
@@ -85,7 +85,7 @@ class Players:
 
     async def identify(self, key: str) -> Identity | None:
         """The player whose key this is (``None``: nobody's now)."""
-        found = await self.store.identify_player(hash_token(key), now_ms=self.now_ms(),
+        found = await self.store.players.identify_player(hash_token(key), now_ms=self.now_ms(),
                                                  ttl_ms=self.ttl_ms)
         return None if found is None else Identity(*found)
 
@@ -94,12 +94,12 @@ class Players:
         from one address; ``server_full`` while Redis is nearly full)."""
         name = NEW_PLAYER_NICKNAME if nickname is None else check_nickname(nickname)
         self.health.creation("player")
-        made = await self.store.count_new_player(address, now_ms=self.now_ms(), window_ms=_HOUR_MS)
+        made = await self.store.players.count_new_player(address, now_ms=self.now_ms(), window_ms=_HOUR_MS)
         self._cap(made, self.config.players_per_hour, "new players an hour")
         key = new_token()
         for _ in range(10):
             player_id = new_code(PLAYER_ID_LENGTH)
-            if await self.store.create_player(player_id, name, hash_token(key),
+            if await self.store.players.create_player(player_id, name, hash_token(key),
                                               now_ms=self.now_ms(), ttl_ms=self.ttl_ms):
                 log.info("player_created", player=player_id)
                 return Identity(player_id, name), key
@@ -116,7 +116,7 @@ class Players:
 
     async def rename(self, player_id: str, nickname: str) -> Identity:
         name = check_nickname(nickname)
-        if not await self.store.rename_player(player_id, name):
+        if not await self.store.players.rename_player(player_id, name):
             raise RaceError(Reason.UNKNOWN_PLAYER)
         return Identity(player_id, name)
 
@@ -125,7 +125,7 @@ class Players:
         until when it is valid; a new one replaces the last."""
         code = new_code(MOVE_CODE_LENGTH)
         until = self.now_ms() + MOVE_MS
-        if not await self.store.offer_move(player_id, hash_token(code), until_ms=until,
+        if not await self.store.players.offer_move(player_id, hash_token(code), until_ms=until,
                                            ttl_ms=MOVE_MS):
             raise RaceError(Reason.UNKNOWN_PLAYER)
         log.info("player_move_offered", player=player_id)
@@ -135,10 +135,10 @@ class Players:
         """This device becomes the player of a device-move code: their new
         key (``bad_handoff`` for a code wrong, used or expired; ``too_many``
         past ``--claims-per-minute`` tries from one address)."""
-        tried = await self.store.count_claim(address, now_ms=self.now_ms(), window_ms=_MINUTE_MS)
+        tried = await self.store.players.count_claim(address, now_ms=self.now_ms(), window_ms=_MINUTE_MS)
         self._cap(tried, self.config.claims_per_minute, "device codes tried a minute")
         key = new_token()
-        claimed = await self.store.claim_move(
+        claimed = await self.store.players.claim_move(
             hash_token(code.strip().upper()), hash_token(key), now_ms=self.now_ms(),
             max_keys=MAX_KEYS, ttl_ms=self.ttl_ms)
         if claimed is None:
@@ -152,7 +152,7 @@ class Players:
         the rooms and tournaments they played, under the nickname they had
         there; what names players by their profile names them
         :data:`~server.race.profile.FORMER_PLAYER` from now on."""
-        await self.store.forget_player(player_id)
+        await self.store.players.forget_player(player_id)
         log.info("player_forgotten", player=player_id)
 
     # ------------------------------------------------------------------ reading
@@ -161,7 +161,7 @@ class Players:
         """What anyone may see of a player (``None``: no such player)."""
         if not is_player_id(player_id):
             return None
-        fields = await self.store.player_fields(player_id)
+        fields = await self.store.players.player_fields(player_id)
         if fields is None:
             return None
         return public_profile(player_id, fields, today=self.now_ms() // 86_400_000)
@@ -170,13 +170,13 @@ class Players:
                       ) -> tuple[int, list[GameResult]]:
         """How many results the player's history holds and a page of them
         (newest first)."""
-        return await self.store.player_history(player_id, first, count)
+        return await self.store.players.player_history(player_id, first, count)
 
     async def nicknames(self, player_ids: Iterable[str]) -> dict[str, str]:
         """Each player's nickname; a player forgotten (or expired) is
         :data:`~server.race.profile.FORMER_PLAYER`."""
         ids = list(dict.fromkeys(player_ids))
-        found = await asyncio.gather(*(self.store.player_nickname(p) for p in ids))
+        found = await asyncio.gather(*(self.store.players.player_nickname(p) for p in ids))
         return {p: name or FORMER_PLAYER for p, name in zip(ids, found, strict=True)}
 
     # ------------------------------------------------------------------ results
@@ -185,13 +185,13 @@ class Players:
         """Record a game in the player's history and totals: ``new``,
         ``replaced`` (its ``ref`` was recorded before: the entry is replaced,
         the game counted once) or ``gone`` (no such player: nothing kept)."""
-        return await self.store.record_result(player_id, result, cap=HISTORY_CAP,
+        return await self.store.players.record_result(player_id, result, cap=HISTORY_CAP,
                                               ttl_ms=self.ttl_ms)
 
     async def link_seat(self, room_id: str, seat: int, player_id: str) -> None:
         """The seat's results count for this player, unless they count for
         another already (the first player who held it, on any device)."""
-        await self.store.link_seat(room_id, seat, player_id)
+        await self.store.players.link_seat(room_id, seat, player_id)
 
     async def race_over(self, room: Room) -> None:
         """A room's race has ended (called again for a room already ended:
@@ -202,14 +202,14 @@ class Players:
         if room.phase != "ended":
             return
         try:
-            seats, recorded = await self.store.seat_players(room.id)
+            seats, recorded = await self.store.players.seat_players(room.id)
             if not seats or recorded >= room.race:
                 return
             results = await race_results(self.rooms, room, seats)
             for start in range(0, len(results), _RECORDING):
                 await asyncio.gather(*(self.record_result(player, result)
                                        for player, result in results[start:start + _RECORDING]))
-            await self.store.seat_players_recorded(room.id, room.race)
+            await self.store.players.seat_players_recorded(room.id, room.race)
         except StoreUnavailable:
             raise
         except Exception:

@@ -23,7 +23,7 @@ async def race_results(rooms: RoomWork, room: Room, seats: Mapping[int, str]
                        ) -> list[tuple[str, GameResult]]:
     """Each linked seat's player and result in ``room``'s ended race (none
     if the room has moved on to another race since)."""
-    data = await rooms.store.load(room.id)
+    data = await rooms.store.rooms.load(room.id)
     if data is None or data.room.phase != "ended" or data.room.race != room.race:
         return []
     picked: list[tuple[Entry, int]] = []

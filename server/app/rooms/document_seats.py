@@ -27,12 +27,12 @@ class DocumentSeats:
         entry = new_entry(0, room.players[0].nickname, "lobby", now,
                           normal=room.settings.scoring == "N")
         event = room_event({"kind": "created", "seat": 0}, room, now, entries=[entry], reset=True)
-        return event, rooms.store.changes(room.id).set_entry(entry).expire(rooms.ttl_ms(room))
+        return event, rooms.store.rooms.changes(room.id).set_entry(entry).expire(rooms.ttl_ms(room))
 
     def opened(self, rooms: RoomWork, room: Room, now: int) -> tuple[dict[str, Any], Changes]:
         """A room nobody hosts (:meth:`Room.open`): its event and writes, no line yet."""
         event = room_event({"kind": "created"}, room, now, reset=True)
-        return event, rooms.store.changes(room.id).expire(rooms.ttl_ms(room))
+        return event, rooms.store.rooms.changes(room.id).expire(rooms.ttl_ms(room))
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
                    token: str) -> tuple[int, str]:
@@ -43,7 +43,7 @@ class DocumentSeats:
             event = room.join(nickname, token, now=now)
             seat = event["seat"]
             normal = room.settings.scoring == "N"
-            changes = rooms.store.changes(room.id)
+            changes = rooms.store.rooms.changes(room.id)
             if event.get("racing"):  # admitted into the race (the room's ``late`` says so)
                 late = event["started"] > (room.start_at or 0)
                 entry = new_entry(seat, event["nickname"], "racing", now, normal=normal,
@@ -69,7 +69,7 @@ class DocumentSeats:
             assert player is not None
             entry = new_entry(seat, player.nickname, "racing", now,
                               normal=room.settings.scoring == "N", started=now, late=False)
-            changes = (rooms.store.changes(room_id).late_seat(room.race, seat).set_entry(entry)
+            changes = (rooms.store.rooms.changes(room_id).late_seat(room.race, seat).set_entry(entry)
                        .expire(rooms.ttl_ms(room), room.race, [seat]))
             return Plan([room_event(event, room, now, entries=[entry])], changes,
                         (event["started"], event["ends"]))
@@ -80,7 +80,7 @@ class DocumentSeats:
     async def ready(self, rooms: RoomWork, room_id: str, seat: int, ready: bool) -> None:
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.set_ready(seat, ready, now=now)
-            changes = rooms.store.changes(room_id).expire(rooms.ttl_ms(data.room))
+            changes = rooms.store.rooms.changes(room_id).expire(rooms.ttl_ms(data.room))
             return Plan([room_event(event, data.room, now)], changes)
 
         await rooms.change(room_id, step)
@@ -88,7 +88,7 @@ class DocumentSeats:
     async def kick(self, rooms: RoomWork, room_id: str, by: int, seat: int) -> None:
         def step(data: RoomData, now: int) -> Plan:
             event = data.room.kick(by, seat, now=now)
-            changes = rooms.store.changes(room_id).drop_seat(seat).expire(rooms.ttl_ms(data.room))
+            changes = rooms.store.rooms.changes(room_id).drop_seat(seat).expire(rooms.ttl_ms(data.room))
             return Plan([room_event(event, data.room, now, dropped=[seat])], changes)
 
         await rooms.change(room_id, step)
@@ -103,7 +103,7 @@ class DocumentSeats:
             room = data.room
             racing = room.phase == "racing" and seat in room.racers
             event = room.leave(seat, now=now)
-            changes = rooms.store.changes(room_id)
+            changes = rooms.store.rooms.changes(room_id)
             if not racing:
                 changes.drop_seat(seat).expire(rooms.ttl_ms(room))
                 return Plan([room_event(event, room, now, dropped=[seat])], changes)
@@ -125,7 +125,7 @@ class DocumentSeats:
         normal = room.settings.scoring == "N"
         entries = [new_entry(p.seat, p.nickname, status, now, normal=normal)
                    for p in room.present()]
-        changes = rooms.store.changes(room.id).reset_board()
+        changes = rooms.store.rooms.changes(room.id).reset_board()
         for entry in entries:
             changes.set_entry(entry)
         return entries, changes
@@ -149,7 +149,7 @@ class DocumentSeats:
     async def final_lines(self, rooms: RoomWork, data: RoomData) -> list[Entry]:
         """No more moves in the race: every line as it ends."""
         room = data.room
-        return list((await rooms.store.stop_race(room.id, room.race)).values())
+        return list((await rooms.store.rooms.stop_race(room.id, room.race)).values())
 
     def ended(self, event: dict[str, Any], room: Room, now: int, data: RoomData
               ) -> dict[str, Any]:
@@ -183,7 +183,7 @@ class DocumentSeats:
                               {digest: p for p, _, digest in seated}, start_at=start_at, now=now)
         entries = [new_entry(p, name, "racing", now, normal=settings.scoring == "N")
                    for p, name, _ in seated]
-        changes = rooms.store.changes(room_id)
+        changes = rooms.store.rooms.changes(room_id)
         for entry in entries:
             changes.set_entry(entry)
         changes.start_race(room.race, room.racers).expire(rooms.ttl_ms(room), room.race,

@@ -35,7 +35,7 @@ import structlog
 from ...protocol import frame
 from ...race.ghosts import Ghost, pick, pool_ranks
 from ...store import Store, StoreUnavailable
-from ..process.tasks import spawn
+from ..ground.tasks import spawn
 from .listener import Listener
 
 log = structlog.get_logger("app.rooms.ghost_feed")
@@ -108,10 +108,10 @@ class GhostFeed:
             return
         self._looked = now
         store, room_id = self.hub.store, self.hub.room_id
-        count = await store.ghost_count(room_id)
+        count = await store.challenges.ghost_count(room_id)
         if count == self.count:
             return
-        count, records = await store.ghosts(room_id, pool_ranks(count, POOL, TOP))
+        count, records = await store.challenges.ghosts(room_id, pool_ranks(count, POOL, TOP))
         pool = []
         for record in records:
             try:

@@ -60,7 +60,7 @@ class HashedSeats:
                 "nickname": room.host_name}
         event = room_event({"kind": "created", "seat": 0}, room, now,
                            counts={"players": 1, "ready": 0})
-        changes = (rooms.store.changes(room.id)
+        changes = (rooms.store.rooms.changes(room.id)
                    .hashed_seats(settings.max_players, room.clock.arrivals(settings))
                    .first_seat(room.host_name, fold(room.host_name), hash_token(token))
                    .set_entry(line, rank_score(line, now, now)).expire(rooms.ttl_ms(room)))
@@ -70,7 +70,7 @@ class HashedSeats:
         """A room nobody hosts (:meth:`Room.open`): its event, what its
         ``join`` script checks, nobody seated yet."""
         event = room_event({"kind": "created"}, room, now, counts={"players": 0, "ready": 0})
-        changes = (rooms.store.changes(room.id)
+        changes = (rooms.store.rooms.changes(room.id)
                    .hashed_seats(room.settings.max_players, room.clock.arrivals(room.settings))
                    .expire(rooms.ttl_ms(room)))
         return event, changes
@@ -85,7 +85,7 @@ class HashedSeats:
         late = fresh_line("racing", now, normal=normal, started=now)
         # every lobby line scores alike (seat order decides); a late racer
         # ranks after those of equal figures who started before
-        joined = await rooms.store.join_seat(
+        joined = await rooms.store.seat_hashes.join_seat(
             room_id, nickname=name, fold=fold(name), token_hash=hash_token(token),
             lobby_tail=line_tail(lobby), lobby_score=rank_score(lobby, now, now),
             late_tail=line_tail(late), late_score=rank_score(late, now, now))
@@ -108,7 +108,7 @@ class HashedSeats:
         room.clock.check_begin(room, now)
         line = fresh_line("racing", now, normal=room.settings.scoring == "N", started=now,
                           late=False)
-        status, _ = await rooms.store.begin_seat(room_id, room.race, seat, line_tail(line),
+        status, _ = await rooms.store.challenges.begin_seat(room_id, room.race, seat, line_tail(line),
                                                  rank_score(line, room.start_at or now, now))
         if status != "ok":
             reason, text = _BEGIN_REFUSED[status]
@@ -120,7 +120,7 @@ class HashedSeats:
     async def ready(self, rooms: RoomWork, room_id: str, seat: int, ready: bool) -> None:
         if (await rooms.load(room_id)).room.phase == "racing":
             raise RaceError(Reason.NOT_LOBBY)
-        if await rooms.store.ready_seat(room_id, seat, ready) < 0:
+        if await rooms.store.seat_hashes.ready_seat(room_id, seat, ready) < 0:
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player in seat {seat}")
 
     async def kick(self, rooms: RoomWork, room_id: str, by: int, seat: int) -> None:
@@ -153,13 +153,13 @@ class HashedSeats:
         room, now = data.room, rooms.now_ms()
         line, score, status, waiting = None, 0, "", False
         if room.phase == "racing" and not kick:
-            stored = await rooms.store.line(room.id, seat)
+            stored = await rooms.store.seat_hashes.line(room.id, seat)
             if stored is not None and stored["status"] == "racing":
                 status = stored["status"]
                 line = {**stored, "status": "left"}
                 score = rank_score(line, room.start_at or now, now)
             waiting = stored is not None and stored["status"] == "lobby"  # (a challenge's)
-        left = await rooms.store.leave_seat(room.id, seat=seat, race=room.race, line=line,
+        left = await rooms.store.seat_hashes.leave_seat(room.id, seat=seat, race=room.race, line=line,
                                             score=score, status_before=status, host=room.host,
                                             kick=kick, round_kick=round_kick, waiting=waiting)
         if left.status == "unknown":
@@ -170,16 +170,16 @@ class HashedSeats:
 
     async def _new_host(self, rooms: RoomWork, room_id: str, was: int, host: int) -> None:
         """The host left: ``host`` takes over (unless someone else did meanwhile)."""
-        nickname = await rooms.store.nickname(room_id, host) or ""
+        nickname = await rooms.store.seat_hashes.nickname(room_id, host) or ""
 
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
             if room.host != was:
-                return Plan([], rooms.store.changes(room_id))
+                return Plan([], rooms.store.rooms.changes(room_id))
             room.host, room.host_name = host, nickname
             event = {"kind": "host", "seat": host, "nickname": nickname}
             return Plan([room_event(event, room, now, counts=data.counts)],
-                        rooms.store.changes(room_id))
+                        rooms.store.rooms.changes(room_id))
 
         await rooms.change(room_id, step)
 
@@ -187,7 +187,7 @@ class HashedSeats:
                status: str, race: int) -> Plan:
         room = data.room
         line = fresh_line(status, now, normal=room.settings.scoring == "N")
-        changes = (rooms.store.changes(room.id)
+        changes = (rooms.store.rooms.changes(room.id)
                    .reset_seats(line_tail(line), rank_score(line, now, now), race,
                                 rooms.ttl_ms(room))
                    .expire(rooms.ttl_ms(room)))
@@ -206,8 +206,8 @@ class HashedSeats:
         """No more moves in the race: its top lines, in the ranking's order
         (the whole ranking stays, read a page at a time)."""
         room = data.room
-        await rooms.store.stop_race(room.id, room.race, lines=False)
-        _, top = await rooms.store.page(room.id, 1, room.settings.top)
+        await rooms.store.rooms.stop_race(room.id, room.race, lines=False)
+        _, top = await rooms.store.ranks.page(room.id, 1, room.settings.top)
         return [orjson.loads(line) for line in top]
 
     def ended(self, event: dict[str, Any], room: Room, now: int, data: RoomData
@@ -218,7 +218,7 @@ class HashedSeats:
     async def seat_of(self, rooms: RoomWork, room_id: str, token: str) -> int | None:
         """The seat whose token this is; in a tournament's round, a player
         who comes for the first time is seated now."""
-        seat = await rooms.store.seat_of_token(room_id, hash_token(token))
+        seat = await rooms.store.seat_hashes.seat_of_token(room_id, hash_token(token))
         if seat is None:
             data = await rooms.load(room_id)
             if data.room.settings.tournament is not None:
@@ -229,7 +229,7 @@ class HashedSeats:
         """The seat ``token`` names, read only (a round's player not seated
         yet: the seat they would take), and whether it races (every seat of
         such a room does)."""
-        seat = await rooms.store.seat_of_token(data.room.id, hash_token(token))
+        seat = await rooms.store.seat_hashes.seat_of_token(data.room.id, hash_token(token))
         if seat is None and data.room.settings.tournament is not None:
             seat = await rooms.round_player(data.room, token)
         return seat, seat is not None
@@ -248,7 +248,7 @@ class HashedSeats:
         now = rooms.now_ms()
         room = Room.for_round(room_id, settings, str(settings.code), [], {}, start_at=start_at,
                               now=now)
-        changes = (rooms.store.changes(room_id).hashed_seats(settings.max_players, "refuse")
+        changes = (rooms.store.rooms.changes(room_id).hashed_seats(settings.max_players, "refuse")
                    .racers_to_come(entrants.may_play, room.race).expire(rooms.ttl_ms(room)))
         event = room_event({"kind": "start", "race": room.race, "start_at": start_at}, room, now,
                            counts={"players": 0, "ready": 0})
@@ -269,7 +269,7 @@ class HashedSeats:
         may still play has finished."""
         ended = False
         for player in players:
-            status, active = await rooms.store.close_round_seat(room_id, player, 1)
+            status, active = await rooms.store.seat_hashes.close_round_seat(room_id, player, 1)
             if status == "seated":
                 try:
                     await self.leave(rooms, room_id, player, round_kick=kick)
@@ -286,7 +286,7 @@ class HashedSeats:
         """An ended round's lines with their ranks: its ranking, a chunk at a time."""
         first = 1
         while True:
-            _, raw = await rooms.store.page(data.room.id, first, CHUNK)
+            _, raw = await rooms.store.ranks.page(data.room.id, first, CHUNK)
             yield [(dict(orjson.loads(line)), first + i) for i, line in enumerate(raw)]
             if len(raw) < CHUNK:
                 return
@@ -299,4 +299,4 @@ class HashedSeats:
 
     async def has_player(self, rooms: RoomWork, data: RoomData, player: int) -> bool:
         """Whether ``player`` took their seat in a round's room."""
-        return await rooms.store.nickname(data.room.id, player) is not None
+        return await rooms.store.seat_hashes.nickname(data.room.id, player) is not None

@@ -7,7 +7,7 @@ from typing import Any, Protocol
 
 from websockets.asyncio.server import ServerConnection
 
-from ..edge.backpressure import Backpressure
+from ..ground.backpressure import Backpressure
 
 
 class Listener(Protocol):

@@ -3,16 +3,20 @@ room of a few. Each move is recorded as the room's next event (``progress``,
 with the public board as the room allows); the room's hub keeps every line,
 who is online and the spectators' boards, and sends the leaderboard
 coalesced to at most five a second (fewer when the process is busy, see
-:mod:`~server.app.process.busyness`), boards to spectators only and only as the room allows (live,
+:mod:`~server.app.ground.busyness`), boards to spectators only and only as the room allows (live,
 held ``delay`` seconds, or once the race has ended).
 
-A leaderboard is encoded once per room and flush, framed once, and written
-whole to each connection: at most one write per connection and flush (a
-spectator's boards in the same write). A racer still racing gets it with
-their next ``ack`` instead (two frames, one write): from the flushes
-only when they have had none for :data:`RACER_INTERVAL`, so that a room
-whose players move once a second writes about one leaderboard per move,
-not one per player and flush.
+A leaderboard is built at most once per change of the room's lines, framed
+once, and written whole to each connection: at most one write per
+connection and flush (a spectator's boards in the same write). Each line is
+encoded once when it changes (:class:`_Lines`): a build only sorts the
+lines' keys and joins their bytes. A racer still racing gets the latest
+leaderboard with each ``ack`` (two frames, one write; built then if a line
+changed since), and from the flushes when they have had none for
+:func:`racer_interval` (half a second when the process is calm), so that a
+rival's move shows within about half a second at most, a quarter at the
+median, for about two writes per move in a room whose players move once a
+second (the ack, and one leaderboard between two acks).
 
 No board reaches a spectator before ``start_at`` (nor, delayed, before
 ``start_at`` plus the delay): the countdown shows the deal's face-up cards,
@@ -35,12 +39,14 @@ import structlog
 from ...klondike import Game
 from ...protocol import frame
 from ...race import Entry, ranked
+from ...race.leaderboard import shown
 from ...race.names import same_name
+from ...race.ranking import sort_key
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
-from ..edge.frame_writer import text_frame
-from ..process.busyness import MAX_FLUSH_INTERVAL, Busyness
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import FLUSH_INTERVAL, MAX_FLUSH_INTERVAL, Busyness
+from ..ground.frame_writer import text_frame
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .delayed_boards import DelayedBoards
 from .listener import Listener
 
@@ -50,8 +56,20 @@ log = structlog.get_logger("app.rooms.live_board")
 #: (a spectator's board may carry ``winnable``, see playing._send_status)
 PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "lost")
 #: a racer's leaderboard comes with their acks; from a flush only when they have
-#: had none for this long (seconds)
-RACER_INTERVAL: Final = MAX_FLUSH_INTERVAL
+#: had none for this long (seconds), while the process is calm
+RACER_INTERVAL: Final = 0.5
+
+
+def racer_interval(flush_interval: float) -> float:
+    """Seconds a racer goes without a leaderboard at most, for the room's
+    flush interval (:func:`~server.app.ground.busyness.flush_interval`):
+    :data:`RACER_INTERVAL` while the process is calm, stretched with the
+    flushes up to :data:`~server.app.ground.busyness.MAX_FLUSH_INTERVAL`.
+
+    >>> racer_interval(0.0), racer_interval(0.2), racer_interval(0.4), racer_interval(1.0)
+    (0.5, 0.5, 1.0, 1.0)
+    """
+    return min(MAX_FLUSH_INTERVAL, RACER_INTERVAL * max(1.0, flush_interval / FLUSH_INTERVAL))
 
 
 class LiveRoom(Protocol):
@@ -93,6 +111,45 @@ class _Sent:
         self.serial, self.at = serial, at
 
 
+class _Lines:
+    """Each line's leaderboard order and JSON, kept from one build to the next:
+    a line is sorted and encoded again only when it (or its holder's
+    presence, or the race's start) changed. What :meth:`encode` gives is
+    :func:`~server.race.ranked`'s lines, encoded."""
+
+    __slots__ = ("_parts", "_since")
+
+    def __init__(self) -> None:
+        self._parts: dict[int, tuple[tuple[int, ...], bytes]] = {}
+        self._since = 0
+
+    def changed(self, seat: int) -> None:
+        self._parts.pop(seat, None)
+
+    def clear(self) -> None:
+        self._parts.clear()
+
+    def encode(self, entries: dict[int, Entry], online: dict[int, bool], since: int) -> bytes:
+        """The JSON array of the ranked lines."""
+        parts = self._parts
+        if since != self._since:
+            parts.clear()
+            self._since = since
+        if len(parts) > len(entries):
+            for seat in [s for s in parts if s not in entries]:
+                del parts[seat]
+        for seat, entry in entries.items():
+            if seat not in parts:
+                line = dict(entry)
+                line["status"] = shown(entry, online.get(entry["seat"], False))
+                # the line's members after "rank", which each build puts first
+                parts[seat] = (sort_key(entry, since), orjson.dumps(line)[1:])
+        order = sorted(parts.values())
+        return b"[" + b",".join(b'{"rank":%d,' % rank + body if len(body) > 1 else
+                                b'{"rank":%d}' % rank
+                                for rank, (_, body) in enumerate(order, start=1)) + b"]"
+
+
 class LiveBoard:
     """Every line of a room, sent live (see the module's docstring)."""
 
@@ -112,6 +169,8 @@ class LiveBoard:
         # the latest leaderboard: its number, payload and whole frame; who got which
         self._serial = 0
         self._lb: tuple[bytes, bytes] | None = None
+        self._encoded = _Lines()
+        self._stale = True  # a line changed since self._lb was built
         self._sent: dict[Listener, _Sent] = {}
         self._due_handle: asyncio.TimerHandle | None = None  # racers left for later
 
@@ -139,6 +198,7 @@ class LiveBoard:
         self.online = {seat: True for seat in data.online}
         self.boards, self._boards_loaded = {}, False
         self._delayed.clear()
+        self._encoded.clear()
         self._lb = None  # older than what the connections are sent now
 
     def sync_members(self) -> dict[str, Any]:
@@ -147,7 +207,21 @@ class LiveBoard:
 
     def frame(self) -> bytes | None:
         """The leaderboard as it stands."""
-        return frame("lb", {"v": self.hub.v, "entries": self.lines()})
+        return self._encode()
+
+    def _encode(self) -> bytes:
+        since = int(self.hub.public.get("start_at") or 0)
+        return (b'{"t":"lb","d":{"v":%d,"entries":' % self.hub.v
+                + self._encoded.encode(self.entries, self.online, since) + b"}}")
+
+    def _latest(self) -> tuple[bytes, bytes]:
+        """The leaderboard as it stands, built again only if a line changed."""
+        if self._lb is None or self._stale:
+            self._stale = False
+            payload = self._encode()
+            self._serial += 1
+            self._lb = (payload, text_frame(payload))
+        return self._lb
 
     # ------------------------------------------------------------------ events
 
@@ -158,6 +232,7 @@ class LiveBoard:
             # the store (live) or the stored events (delayed)
             del event["board"]
             self._boards_loaded, self.hub.loaded_v = False, self.hub.v
+        self._encoded.changed(event["seat"])
         if event["kind"] == "progress":
             self.entries[event["seat"]] = event["entry"]
             board = event.get("board")
@@ -175,12 +250,15 @@ class LiveBoard:
         self._lb = None
         if event.get("reset"):
             self.entries = {}
+            self._encoded.clear()
             self.boards = {}
             self._delayed.clear()
             self._boards_loaded = False
         for entry in event.get("entries", ()):
             self.entries[entry["seat"]] = entry
+            self._encoded.changed(entry["seat"])
         for seat in event.get("dropped", ()):
+            self._encoded.changed(seat)
             self.entries.pop(seat, None)
             self.online.pop(seat, None)
         self.dirty()
@@ -196,6 +274,7 @@ class LiveBoard:
     # ------------------------------------------------------------------ fan-out
 
     def dirty(self) -> None:
+        self._stale = True
         if self._flush_handle is not None:
             return
         loop = asyncio.get_running_loop()
@@ -209,9 +288,9 @@ class LiveBoard:
         if not hub.sessions:
             return
         hub.metrics.lb_frames.inc()
-        payload = frame("lb", {"v": hub.v, "entries": self.lines()})
-        self._serial += 1
-        self._lb = (payload, text_frame(payload))
+        if hub.busyness.flush_interval() > FLUSH_INTERVAL:
+            hub.metrics.lb_stretched.inc()
+        self._latest()
         boards: tuple[bytes, bytes] | None = None
         if self._changed:
             if hub.watchers():
@@ -224,7 +303,7 @@ class LiveBoard:
     def _deliver(self, boards: tuple[bytes, bytes] | None = None) -> None:
         """Write the latest leaderboard (and ``boards``, to spectators) to
         every connection due for it, one write each; a racer who had one
-        less than :data:`RACER_INTERVAL` ago waits for their next ack, or
+        less than :func:`racer_interval` ago waits for their next ack, or
         for this to run again when that interval is up."""
         if self._due_handle is not None:
             self._due_handle.cancel()
@@ -232,16 +311,19 @@ class LiveBoard:
         hub, lb = self.hub, self._lb
         if lb is None:
             return
+        if self._stale:
+            lb = self._latest()  # (a line changed since the last flush: it shows too)
         payload, wire = lb
         serial, now = self._serial, asyncio.get_running_loop().time()
+        interval = racer_interval(hub.busyness.flush_interval())
         later: float | None = None
         for session in list(hub.sessions):
             frames: list[bytes] = []
             data: list[bytes] = []
             sent = self._sent.get(session)
             if sent is None or sent.serial < serial:
-                if sent is not None and now - sent.at < RACER_INTERVAL and self._racing(session):
-                    due = sent.at + RACER_INTERVAL
+                if sent is not None and now - sent.at < interval and self._racing(session):
+                    due = sent.at + interval
                     later = due if later is None else min(later, due)
                 else:
                     frames.append(wire)
@@ -264,8 +346,12 @@ class LiveBoard:
 
     def send_ack(self, session: Listener, data: bytes) -> None:
         """Write a player's ``ack``; with the latest leaderboard in the same
-        write when they have not had it, and their socket is not behind."""
+        write (built now if a line changed since the last) when they have not
+        had it, and their socket is not behind. (None before the room's first
+        flush, nor after a room event: the flush that follows has its lines.)"""
         hub, lb = self.hub, self._lb
+        if lb is not None and self._stale:
+            lb = self._latest()
         sent = self._sent.get(session)
         if (lb is None or (sent is not None and sent.serial >= self._serial)
                 or not session.backpressure.admit(essential=False)):
@@ -350,11 +436,11 @@ class LiveBoard:
     async def _load_boards(self) -> None:
         """Every racer's board from the store (live mode, or after the race)."""
         hub = self.hub
-        data = await hub.store.load(hub.room_id)
+        data = await hub.store.rooms.load(hub.room_id)
         if data is None or not data.room.racers:
             return
         room = data.room
-        snaps = await hub.store.snapshots(hub.room_id, room.race, room.racers)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, room.racers)
         for seat in room.racers:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
@@ -369,7 +455,7 @@ class LiveBoard:
         the delay queue like those the hub receives. Nothing before
         ``start_at`` plus the delay: the dealt boards come then (_arm_start)."""
         hub = self.hub
-        data = await hub.store.load(hub.room_id)
+        data = await hub.store.rooms.load(hub.room_id)
         if data is None or not data.room.racers:
             return
         room, now = data.room, hub.now_ms()
@@ -377,12 +463,12 @@ class LiveBoard:
         cutoff = now - delay_ms
         quiet = [] if cutoff < (room.start_at or 0) else [
             s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
-        snaps = await hub.store.snapshots(hub.room_id, room.race, quiet)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, quiet)
         for seat in quiet:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
             self.boards[seat] = game.public_view()
-        for raw in await hub.store.recent_events(hub.room_id):
+        for raw in await hub.store.rooms.recent_events(hub.room_id):
             event = orjson.loads(raw)
             seat = event.get("seat")
             if (event["v"] > hub.loaded_v or event["kind"] != "progress" or "board" not in event
@@ -419,7 +505,7 @@ class LiveBoard:
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
             event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}
-        return await store.apply(room_id, cmd, event_body(event))
+        return await store.seats.apply(room_id, cmd, event_body(event))
 
     @staticmethod
     def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:

@@ -34,9 +34,9 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ...protocol import frame
 from ...race import Room
 from ...store import Store, StoreUnavailable
-from ..edge.backpressure import Backpressure
-from ..process.health import Health
-from ..process.tasks import spawn
+from ..ground.backpressure import Backpressure
+from ..ground.health import Health
+from ..ground.tasks import spawn
 from .public_rooms import PENDING_MS, PublicRooms
 
 log = structlog.get_logger("app.rooms.lobby_hub")
@@ -97,10 +97,10 @@ class LobbyHub:
 
     async def build(self) -> bytes:
         """The ``rooms`` frame: the public races to show now."""
-        page = await self.store.public_page(WAITING * LOOK_AHEAD, RUNNING * LOOK_AHEAD)
+        page = await self.store.lobby.public_page(WAITING * LOOK_AHEAD, RUNNING * LOOK_AHEAD)
         ids = dict.fromkeys([r for r, _ in page.waiting] + [r for r, _ in page.running]
                             + ([page.oldest_running] if page.oldest_running else []))
-        heads = await self.store.room_heads(list(ids))
+        heads = await self.store.lobby.room_heads(list(ids))
         now = self.now_ms()
         mend: list[Any] = []
         shown: dict[str, list[dict[str, Any]]] = {"waiting": [], "running": []}

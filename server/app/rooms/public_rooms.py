@@ -38,7 +38,7 @@ class PublicRooms:
     async def claim(self, room_id: str, address: str) -> None:
         """List a room about to be created, waiting; ``too_many`` if its
         address has as many public rooms listed as it may (nothing listed)."""
-        if not await self.store.list_public(room_id, False, self.now_ms(), address,
+        if not await self.store.lobby.list_public(room_id, False, self.now_ms(), address,
                                             self.per_address):
             raise RaceError(Reason.TOO_MANY, f"at most {self.per_address} public rooms listed "
                                              "at once from one address: end one, or make this "
@@ -51,13 +51,13 @@ class PublicRooms:
         if not room.settings.listed:
             return True
         if room.phase == "ended":
-            await self.store.unlist_public(room.id)
+            await self.store.lobby.unlist_public(room.id)
             return True
         running = room.phase == "racing"
         score = (room.start_at or 0) if running else self.now_ms()
-        return await self.store.list_public(room.id, running, score, address or "?",
+        return await self.store.lobby.list_public(room.id, running, score, address or "?",
                                             self.per_address)
 
     async def drop(self, room_id: str) -> None:
         """Off the list (a room never made, gone, or emptied)."""
-        await self.store.unlist_public(room_id)
+        await self.store.lobby.unlist_public(room_id)

@@ -29,7 +29,7 @@ from typing import Final, TypeAlias
 from ...protocol import Reason
 from ...race import RaceError, Room
 from ...store import Store, StoreUnavailable
-from ..process.config import Config
+from ..ground.config import Config
 from .ids import new_room_id
 from .room_service import Rooms
 
@@ -67,7 +67,7 @@ class QuickRaces:
         skip = ""
         wait_ms = self.config.quick_wait * 1000
         for _ in range(ATTEMPTS):
-            verdict, room_id = await self.store.quick_pick(
+            verdict, room_id = await self.store.lobby.quick_pick(
                 mode, new_room_id(), skip, now=self.now_ms(), seats=PLAYERS,
                 offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
             if verdict == "open":
@@ -89,7 +89,7 @@ class QuickRaces:
                                                       room_id=room_id, quick=self.config.quick_wait)
                 await made(room.id)
         except BaseException:
-            await self.store.quick_left(mode, room_id, forget=True)  # the next one opens anew
+            await self.store.lobby.quick_left(mode, room_id, forget=True)  # the next one opens anew
             raise
         return room, room.id, 0, token
 
@@ -107,6 +107,6 @@ class QuickRaces:
                     continue
                 if exc.reason in (Reason.ROOM_FULL, Reason.RACE_STARTED, Reason.NOT_LOBBY):
                     return None
-                await self.store.quick_left(mode, room_id)
+                await self.store.lobby.quick_left(mode, room_id)
                 raise
         return None

@@ -75,7 +75,7 @@ class Replays:
         seat's ``race``, whose deal is ``code``. The race must be over: its
         log is taken as final."""
         where = (room_id, race, seat)
-        total = await self.store.log_length(room_id, race, seat) + 1
+        total = await self.store.seats.log_length(room_id, race, seat) + 1
         last = min(first + min(count, PAGE_MAX), total) - 1  # the page's last step
         if last < first:
             return Page(first, total, b"[]")
@@ -105,7 +105,7 @@ class Replays:
         begin = max(first - 1, 0)  # the first command whose step is sent
         start = max((step for step in marks if step <= begin), default=0)
         game = Game.from_snapshot(marks[start]) if start else Game(code)
-        entries = await self.store.log(room_id, race, seat, start, last - 1) if last else []
+        entries = await self.store.seats.log(room_id, race, seat, start, last - 1) if last else []
         for i, (_, command) in enumerate(entries[:begin - start], 1):
             _play(game, command)
             if i % PUSH_SLICE == 0:

@@ -44,13 +44,13 @@ async def replay(rooms: Rooms, room_id: str, seat: int, *, first: int = 0,
         if token and policy_for(room.settings).start.replays_to_winners:
             viewer = await rooms.seat_of(room_id, token)
         line = None if viewer is None else (
-            await store.load_seat(room_id, room.race, viewer)).entry
+            await store.seats.load_seat(room_id, room.race, viewer)).entry
         if line is None or line.get("status") != "finished":
             raise RaceError(Reason.NOT_ENDED, "replays are open once the race has ended (in a "
                                               "challenge, also to a player who won it)")
-        if not await store.is_ghost(room_id, seat):
+        if not await store.challenges.is_ghost(room_id, seat):
             raise RaceError(Reason.UNKNOWN_SEAT, f"seat {seat}'s game is not over")
-    stored = await store.load_seat(room_id, room.race, seat)
+    stored = await store.seats.load_seat(room_id, room.race, seat)
     if not stored.exists or stored.entry is None:
         raise RaceError(Reason.UNKNOWN_SEAT, f"seat {seat} did not play this race")
     page = await rooms.replays.page(room_id, room.race, seat, room.code, first, count)

@@ -19,7 +19,7 @@ catch-up fetches them from the room's event list, or resyncs).
 
 Nothing here waits on a socket: frames are written with
 ``websockets.broadcast``, through each connection's slow-consumer policy
-(:mod:`~server.app.edge.backpressure`): a connection behind skips leaderboards and boards (the
+(:mod:`~server.app.ground.backpressure`): a connection behind skips leaderboards and boards (the
 next ones supersede them), and one behind for too long is closed so that it
 reconnects and resyncs.
 """
@@ -36,11 +36,11 @@ from websockets.asyncio.server import broadcast
 
 from ...protocol import frame, wrap_raw
 from ...store import Channels, Store, StoreUnavailable
-from ..edge.frame_writer import write_frames
-from ..process.busyness import Busyness
-from ..process.health import Health
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import Busyness
+from ..ground.frame_writer import write_frames
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .ghost_feed import GhostFeed
 from .listener import Listener
 from .live_board import LiveBoard
@@ -139,8 +139,8 @@ class Hub:
 
     async def load(self) -> bool:
         """Follow the room's channel and read its state; ``False`` if there is no room."""
-        await self.hubs.subscriber.subscribe(self.store.room_channel(self.room_id))
-        data = await self.store.load(self.room_id)
+        await self.hubs.subscriber.subscribe(self.store.rooms.room_channel(self.room_id))
+        data = await self.store.rooms.load(self.room_id)
         if data is None:
             return False
         now = self.now_ms()
@@ -309,7 +309,7 @@ class Hub:
         to a replica that missed writes)."""
         last = self._last
         since = self.v - 1 if last is not None and self.v > 0 else self.v
-        latest, events = await self.store.events_since(self.room_id, since)
+        latest, events = await self.store.rooms.events_since(self.room_id, since)
         if latest < self.v or (last is not None and events is not None
                                and events[:1] != [last]):
             await self._resync(rollback=True)
@@ -326,7 +326,7 @@ class Hub:
         """Reload the room and send it whole to every connection here, with
         fresh boards (spectators) and, after a rollback, each player's board
         as stored (:meth:`Listener.resynced`)."""
-        data = await self.store.load(self.room_id)
+        data = await self.store.rooms.load(self.room_id)
         if data is None:
             return
         if rollback or data.ev < self.v:
@@ -369,7 +369,7 @@ class Hub:
 
     def send_frames(self, session: Listener, frames: list[bytes], data: list[bytes], *,
                     essential: bool) -> None:
-        """Write whole ``frames`` (see :mod:`~server.app.edge.frame_writer`) to one session at once;
+        """Write whole ``frames`` (see :mod:`~server.app.ground.frame_writer`) to one session at once;
         ``data`` are their payloads, queued instead while it catches up."""
         if session.syncing:
             session.pending.extend(data)

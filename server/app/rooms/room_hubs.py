@@ -13,10 +13,10 @@ from typing import Any
 import structlog
 
 from ...store import Channels, Store
-from ..process.busyness import Busyness
-from ..process.health import Health
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.busyness import Busyness
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .listener import Listener
 from .policy import FEW
 from .room_hub import Hub
@@ -80,7 +80,7 @@ class Hubs:
         hub.close()
         if self._hubs.get(hub.room_id) is hub:
             del self._hubs[hub.room_id]
-            spawn(self.subscriber.unsubscribe(self.store.room_channel(hub.room_id)))
+            spawn(self.subscriber.unsubscribe(self.store.rooms.room_channel(hub.room_id)))
         self.metrics.rooms.set(len(self._hubs))
 
     async def reap(self) -> None:
@@ -89,17 +89,17 @@ class Hubs:
         Reads only who holds each seat, and asks once per process."""
         room_ids = list(self._hubs)
         store = self.store
-        holders = await asyncio.gather(*(store.holders(r) for r in room_ids))
+        holders = await asyncio.gather(*(store.seats.holders(r) for r in room_ids))
         procs = {conn.split(".", 1)[0] for held in holders for conn in held.values()}
         if not procs:
             return
-        alive = await store.alive(procs)
+        alive = await store.indexes.alive(procs)
         for room_id, held in zip(room_ids, holders, strict=True):
             for seat, conn in held.items():
                 if conn.split(".", 1)[0] not in alive:
                     log.info("seat_released", room=room_id, seat=seat, conn=conn)
                     policy = self._hubs[room_id].policy if room_id in self._hubs else FEW
-                    await store.detach(room_id, seat, conn,
+                    await store.seats.detach(room_id, seat, conn,
                                        policy.seats.presence(seat, False, self.now_ms()))
 
     def on_message(self, room_id: str, data: bytes) -> None:

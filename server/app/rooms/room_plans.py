@@ -88,7 +88,7 @@ async def commit_round(rooms: RoomWork, room: Room, event: dict[str, Any], chang
     """A round's room, created racing (once: ``False`` if it existed), with
     its deadline in the sweepers' index (again, if it existed: a process may
     have died in between)."""
-    created = (await rooms.store.commit(room, None, [event], changes)).ok
+    created = (await rooms.store.rooms.commit(room, None, [event], changes)).ok
     assert room.deadline is not None
-    await rooms.store.due_add(room.id, room.deadline)
+    await rooms.store.indexes.due_add(room.id, room.deadline)
     return created

@@ -21,7 +21,7 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
 from ...store import RoomData, Store, StoreUnavailable
-from ..process.config import Config
+from ..ground.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
@@ -107,7 +107,7 @@ class Rooms:
 
     async def load(self, room_id: str) -> RoomData:
         """The room as stored (``unknown_room`` if there is none)."""
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         if len(self._settings) >= _KNOWN_SETTINGS:
@@ -133,7 +133,7 @@ class Rooms:
         for _ in range(ATTEMPTS):
             data = await self.load(room_id)
             plan = step(data, self.now_ms())
-            committed = await self.store.commit(data.room, data.rv, plan.events, plan.changes)
+            committed = await self.store.rooms.commit(data.room, data.rv, plan.events, plan.changes)
             if committed.ok:
                 return data.room, plan.result, committed.active
             if committed.gone:
@@ -179,7 +179,7 @@ class Rooms:
                 await self.public.claim(room.id, address)
             event, changes = policy.seats.created(self, room, token, now)
             policy.start.opened(changes, room)
-            if (await self.store.commit(room, None, [event], changes)).ok:
+            if (await self.store.rooms.commit(room, None, [event], changes)).ok:
                 log.info("room_created", room=room.id, mode=settings.public()["mode"],
                          max_players=settings.max_players, public=settings.listed, policy=policy.name)
                 await self._opened(room)
@@ -209,7 +209,7 @@ class Rooms:
                              now=now if opens_at is None else opens_at)
             event, changes = policy.seats.opened(self, room, now)
             policy.start.opened(changes, room)
-            if (await self.store.commit(room, None, [event], changes)).ok:
+            if (await self.store.rooms.commit(room, None, [event], changes)).ok:
                 log.info("challenge_opened", room=room.id, mode=settings.public()["mode"],
                          max_players=settings.max_players, policy=policy.name)
                 await self._opened(room)
@@ -224,7 +224,7 @@ class Rooms:
         """A room racing from its creation (a challenge open for its window):
         the sweepers end it at its deadline."""
         if room.phase == "racing" and room.deadline is not None:
-            await self.store.due_add(room.id, room.deadline)
+            await self.store.indexes.due_add(room.id, room.deadline)
 
     async def solo(self, nickname: str, code: str | None, draw: int, scoring: str,
                    deal: str = "random", assists: str = "basic") -> tuple[Room, str]:
@@ -242,11 +242,11 @@ class Rooms:
             entry = new_entry(0, room.players[0].nickname, "racing", now,
                               normal=settings.scoring == "N")
             events = [created, room_event(started, room, now, entries=[entry], reset=True)]
-            changes = (self.store.changes(room.id).start_race(room.race, [0]).set_entry(entry)
+            changes = (self.store.rooms.changes(room.id).start_race(room.race, [0]).set_entry(entry)
                        .expire(self.ttl_ms(room), room.race, [0]))
-            if (await self.store.commit(room, None, events, changes)).ok:
+            if (await self.store.rooms.commit(room, None, events, changes)).ok:
                 assert room.deadline is not None
-                await self.store.due_add(room.id, room.deadline)
+                await self.store.indexes.due_add(room.id, room.deadline)
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
@@ -268,7 +268,7 @@ class Rooms:
         room = (await self.load(room_id)).room
         if room.phase == "lobby" and room.scheduled is not None:
             countdown_ms = round(self.config.countdown * 1000)
-            await self.store.due_add(room_id, room.scheduled - countdown_ms)
+            await self.store.indexes.due_add(room_id, room.scheduled - countdown_ms)
 
     async def seat_of(self, room_id: str, token: str) -> int | None:
         """The seat whose token this is (``None``: none)."""
@@ -278,7 +278,7 @@ class Rooms:
         """The seat ``token`` names, read only (a round's player not seated
         yet: the seat they would take), whether it races in the room's race,
         and the room's phase; ``None`` if there is no such room."""
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None:
             return None
         seat, racing = await policy_for(data.room.settings).seats.named(self, data, token)
@@ -298,7 +298,7 @@ class Rooms:
         lobby = settings.quick and (await self.load(room_id)).room.phase == "lobby"
         await policy_for(settings).seats.leave(self, room_id, seat, round_kick=round_kick)
         if lobby:
-            await self.store.quick_left(settings.public()["mode"], room_id)
+            await self.store.lobby.quick_left(settings.public()["mode"], room_id)
 
     # ------------------------------------------------------------------ races
 
@@ -324,7 +324,7 @@ class Rooms:
 
         room, _, active = await self.change(room_id, step)
         assert room.deadline is not None
-        await self.store.due_add(room_id, room.deadline)
+        await self.store.indexes.due_add(room_id, room.deadline)
         await self.public.follow(room)
         log.info("race_started", room=room_id, race=room.race, players=active)
 
@@ -334,11 +334,11 @@ class Rooms:
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
             event = room.schedule(by, at, now=now)
-            changes = self.store.changes(room_id).expire(self.ttl_ms(room))
+            changes = self.store.rooms.changes(room_id).expire(self.ttl_ms(room))
             return Plan([room_event(event, room, now, counts=data.counts)], changes)
 
         await self.change(room_id, step)
-        await self.store.due_add(room_id, at - countdown_ms)
+        await self.store.indexes.due_add(room_id, at - countdown_ms)
 
 
     async def begin(self, room_id: str, seat: int) -> None:
@@ -350,7 +350,7 @@ class Rooms:
             await check(settings, room_id, seat)
         started, ends = await policy_for(settings).seats.begin(self, room_id, seat)
         if settings.time_limit:
-            await self.store.due_add(seat_due(room_id, seat), ends)
+            await self.store.indexes.due_add(seat_due(room_id, seat), ends)
         log.info("game_begun", room=room_id, seat=seat, started=started)
 
     async def due(self, member: str) -> None:
@@ -360,11 +360,11 @@ class Rooms:
         if seat:
             if await time_up(self, room_id, int(seat)):
                 await self.game_over(room_id, int(seat))
-            await self.store.due_remove(member)
+            await self.store.indexes.due_remove(member)
             return
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is not None and data.room.phase == "lobby" and data.room.scheduled:
-            await self.store.due_remove(room_id)
+            await self.store.indexes.due_remove(room_id)
             try:
                 await self.start_race(room_id, None)  # a live race's start set ahead (a challenge has none)
             except RaceError as exc:  # started or changed meanwhile
@@ -414,7 +414,7 @@ class Rooms:
         ``now_anyway``: a tournament's organizer ends a round): stop its moves,
         rank the final lines, reveal the code. Safe to call again."""
         for _ in range(ATTEMPTS):
-            data = await self.store.load(room_id)
+            data = await self.store.rooms.load(room_id)
             if data is None or data.room.phase != "racing":
                 if data is not None and data.room.settings.tournament:
                     await self._round_over(data.room)
@@ -422,7 +422,7 @@ class Rooms:
                     await self._race_over(data.room)
                 if data is not None and data.room.phase == "ended":
                     await self.public.follow(data.room)  # (a process died before it did)
-                await self.store.due_remove(room_id)
+                await self.store.indexes.due_remove(room_id)
                 return False
             room, now = data.room, self.now_ms()
             assert room.deadline is not None
@@ -432,9 +432,9 @@ class Rooms:
                 return False
             seats = policy.seats
             event = room.end(await seats.final_lines(self, data), now=now)
-            changes = (self.store.changes(room_id).stop_race()
+            changes = (self.store.rooms.changes(room_id).stop_race()
                        .expire(self.ttl_ms(room), room.race, room.racers))
-            committed = await self.store.commit(room, data.rv, [seats.ended(event, room, now, data)],
+            committed = await self.store.rooms.commit(room, data.rv, [seats.ended(event, room, now, data)],
                                                 changes)
             if committed.ok:
                 results = room.results or []
@@ -444,7 +444,7 @@ class Rooms:
                     await self._round_over(room)
                 await self._race_over(room)
                 await self.public.follow(room)
-                await self.store.due_remove(room_id)
+                await self.store.indexes.due_remove(room_id)
                 return True
         raise StoreUnavailable("the room kept changing; try again")
 

@@ -26,7 +26,7 @@ from ...race.clocks import own_end
 from ...race.ghosts import Point, encode, record
 from ...race.ranking import rank_score
 from ...store import Changes
-from ..process.config import Config
+from ..ground.config import Config
 from .ghost_feed import GhostFeed, GhostRoom
 
 

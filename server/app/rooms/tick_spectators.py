@@ -13,7 +13,7 @@ from typing import Any, Final, Protocol
 from ...klondike import Game
 from ...protocol import frame, place_frame
 from ...store import Store, StoreUnavailable
-from ..process.metrics import Metrics
+from ..ground.metrics import Metrics
 from .delayed_boards import DelayedBoards
 from .listener import Listener
 
@@ -66,7 +66,7 @@ class TickSpectators:
         followed = {w.following for w in watchers if w.following is not None}
         if followed:
             seats = sorted(followed)
-            places = await hub.store.near(hub.room_id, seats)
+            places = await hub.store.ranks.near(hub.room_id, seats)
             by_seat = dict(zip(seats, places, strict=True))
             for w in watchers:
                 place = by_seat.get(w.following) if w.following is not None else None
@@ -93,7 +93,7 @@ class TickSpectators:
         """The public boards of these seats, from their stored snapshots."""
         hub = self.hub
         seats = list(seats)
-        snaps = await hub.store.snapshots(hub.room_id, hub.race, seats)
+        snaps = await hub.store.seats.snapshots(hub.room_id, hub.race, seats)
         out = {}
         for seat in seats:
             snap = snaps.get(seat)
@@ -105,7 +105,7 @@ class TickSpectators:
 
     async def _deal(self) -> str:
         if self._deal_of is None or self._deal_of[0] != self.hub.race:
-            data = await self.hub.store.load(self.hub.room_id)
+            data = await self.hub.store.rooms.load(self.hub.room_id)
             if data is None:
                 raise StoreUnavailable("the room is gone")
             self._deal_of = (data.room.race, data.room.code)

@@ -50,7 +50,7 @@ from ...race.leaderboard import line_of
 from ...race.ranking import rank_score
 from ...race.seating import final_line
 from ...store import Applied, Ranked, RoomData, SeatCommand, Store, StoreUnavailable
-from ..edge.frame_writer import text_frame
+from ..ground.frame_writer import text_frame
 from .listener import Listener
 from .tick_spectators import TickedRoom, TickSpectators
 
@@ -149,7 +149,7 @@ class Ticker:
         field's progress; the reply says the seat's rank."""
         ranked = Ranked(rank_score(entry, start_at, now), base["foundation"], entry["foundation"],
                         base["status"], entry["status"])
-        return await store.apply_ranked(room_id, cmd, ranked)
+        return await store.seats.apply_ranked(room_id, cmd, ranked)
 
     @staticmethod
     def ack(d: dict[str, Any], applied: Applied) -> dict[str, Any]:
@@ -185,13 +185,13 @@ class Ticker:
 
     async def page(self, first: int, count: int) -> tuple[int, list[Entry]]:
         """How many are ranked, and the lines from rank ``first`` on."""
-        of, raw = await self.hub.store.page(self.hub.room_id, first, count)
+        of, raw = await self.hub.store.ranks.page(self.hub.room_id, first, count)
         return of, [self._shown(orjson.loads(line)) for line in raw]
 
     async def find(self, name: str, fold: str) -> dict[str, Any] | None:
         """The player with this nickname: seat, rank (0 before they are
         ranked) and line."""
-        found = await self.hub.store.find(self.hub.room_id, fold)
+        found = await self.hub.store.ranks.find(self.hub.room_id, fold)
         if found is None:
             return None
         seat, rank, raw = found
@@ -263,7 +263,7 @@ class Ticker:
 
     async def load_top(self) -> None:
         """The latest tick as kept in Redis, for a hub that has just started."""
-        body = await self.hub.store.latest_tick(self.hub.room_id)
+        body = await self.hub.store.ranks.latest_tick(self.hub.room_id)
         if body is not None and self.top is None:
             self.top = orjson.loads(b"{" + body)
             self.top_frame = frame("top", self.top)
@@ -331,7 +331,7 @@ class Ticker:
         wait = tick * round(self.interval * 1000) - self.hub.now_ms()
         if wait > 0:
             await asyncio.sleep(wait / 1000)
-        return await self.hub.store.tick(self.hub.room_id, tick, self.hub.public["settings"]["top"])
+        return await self.hub.store.ranks.tick(self.hub.room_id, tick, self.hub.public["settings"]["top"])
 
     # ------------------------------------------------------------------ own places
 
@@ -347,7 +347,7 @@ class Ticker:
 
         async def read(chunk: list[Listener]) -> None:
             async with gate:
-                places = await self.hub.store.near(self.hub.room_id, [p.seat for p in chunk])
+                places = await self.hub.store.ranks.near(self.hub.room_id, [p.seat for p in chunk])
             for player, place in zip(chunk, places, strict=True):
                 if place is None:
                     continue

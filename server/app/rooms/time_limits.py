@@ -32,11 +32,11 @@ async def time_up(rooms: RoomWork, room_id: str, seat: int) -> bool:
     Whether this call ended the game."""
     store = rooms.store
     for _ in range(ATTEMPTS):
-        data = await store.load(room_id)
+        data = await store.rooms.load(room_id)
         if data is None or data.room.phase != "racing":
             return False
         room = data.room
-        stored = await store.load_seat(room_id, room.race, seat)
+        stored = await store.seats.load_seat(room_id, room.race, seat)
         line = stored.entry
         if stored.done or line is None or line.get("status") != "racing" or "started" not in line:
             return False
@@ -44,14 +44,14 @@ async def time_up(rooms: RoomWork, room_id: str, seat: int) -> bool:
         ends = room.clock.ends_at(room, started)
         assert ends is not None and room.start_at is not None
         if rooms.now_ms() < ends:
-            await store.due_add(seat_due(room_id, seat), ends)
+            await store.indexes.due_add(seat_due(room_id, seat), ends)
             return False
         over = {**line, "status": "unfinished", "at": ends}
         points = decode(stored.trace or "")
         f, c = points[-1][1:] if points else (0, 0)
         trace = encode(record(points, (ends - started) // 1000, f, c, end=True))
         board = policy_for(room.settings).board
-        done = await store.seat_over(
+        done = await store.challenges.seat_over(
             room_id, room.race, seat, stored.ver, over, trace=trace,
             score=board.ranked_score(over, room.start_at, ends),
             ghost=rank_score(over, room.start_at, ends), event=board.line_event(seat, over, ends))

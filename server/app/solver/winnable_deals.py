@@ -35,7 +35,7 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import Store, StoreUnavailable
-from ..process.metrics import Metrics
+from ..ground.metrics import Metrics
 from . import jobs
 from .pool import SolverPool
 
@@ -70,11 +70,11 @@ class WinnableDeals:
         """``count`` certified winnable codes of the mode, each dealt once;
         raises ``no_winnable_deal`` when fewer are ready (taking none)."""
         mode = mode_of(draw, scoring)
-        codes = await self.store.winnable_take(mode, count)
+        codes = await self.store.indexes.winnable_take(mode, count)
         self._wake.set()
         if len(codes) < count:
             for code in codes:
-                await self.store.winnable_add(mode, code)
+                await self.store.indexes.winnable_add(mode, code)
             raise RaceError(Reason.NO_WINNABLE_DEAL,
                             f"{count} certified winnable {mode} deal{'s' if count > 1 else ''} "
                             f"{'are' if count > 1 else 'is'} not ready yet: try again in a "
@@ -83,7 +83,7 @@ class WinnableDeals:
 
     async def give_back(self, code: str) -> None:
         """A code taken but not dealt (the command was refused after all)."""
-        await self.store.winnable_add(DealCode.parse(code).mode, code)
+        await self.store.indexes.winnable_add(DealCode.parse(code).mode, code)
 
     def start(self) -> None:
         if self.target > 0 and self.modes and self.pool.enabled and self._task is None:
@@ -98,7 +98,7 @@ class WinnableDeals:
 
     async def _refill(self) -> None:
         try:
-            await self.store.winnable_forget_kl1(MODES)
+            await self.store.indexes.winnable_forget_kl1(MODES)
         except StoreUnavailable:
             pass  # never read anyway: a later start deletes them
         except Exception:
@@ -106,7 +106,7 @@ class WinnableDeals:
         while True:
             try:
                 short = [m for m in self.modes
-                         if await self.store.winnable_count(m) < self.target]
+                         if await self.store.indexes.winnable_count(m) < self.target]
             except StoreUnavailable:
                 short = []
             except Exception:
@@ -138,7 +138,7 @@ class WinnableDeals:
         if outcome.value is None:
             return False
         try:
-            await self.store.winnable_add(mode, outcome.value)
+            await self.store.indexes.winnable_add(mode, outcome.value)
         except StoreUnavailable:
             return False
         self.metrics.winnable_certified.labels(mode=mode).inc()

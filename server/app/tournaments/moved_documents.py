@@ -70,7 +70,7 @@ async def migrate(store: Store, data: TournamentData, *, ttl_ms: int) -> None:
             out[p] = "withdrawn"
             line["withdrawn"] = True
         lines[p] = (orjson.dumps(line), standing_score(line))
-    await store.write_players(t.id, records, tokens, nicknames, out, doc.get("banned", []), lines)
+    await store.tournaments.write_players(t.id, records, tokens, nicknames, out, doc.get("banned", []), lines)
     counts = {"players": len(doc["players"]) - sum(1 for how in out.values() if how == "kicked"),
               "withdrawn": sum(1 for how in out.values() if how == "withdrawn"),
               "kicked": sum(1 for how in out.values() if how == "kicked")}
@@ -84,7 +84,7 @@ async def migrate(store: Store, data: TournamentData, *, ttl_ms: int) -> None:
             r.played = sum(1 for line, _ in lines.values()
                            if len(orjson.loads(line)["rounds"]) >= r.n
                            and orjson.loads(line)["rounds"][r.n - 1][0] != "missed")
-    committed = await store.commit_tournament(
+    committed = await store.tournaments.commit_tournament(
         t, data.rv, [], ttl_ms=ttl_ms,
         fields={"max": t.settings.max_players, "next": len(doc["players"]), **counts, **ins})
     log.info("tournament_moved", tournament=t.id, players=len(records), moved=committed.ok)

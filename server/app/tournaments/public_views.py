@@ -66,7 +66,7 @@ class EveryoneView:
     polls_counts: Final = False  # the counts change with events
 
     async def _all_lines(self, reads: Reads, t: Tournament) -> list[Entry]:
-        _, raw = await reads.store.standings_page(t.id, 1, EVERYONE)
+        _, raw = await reads.store.ranks.standings_page(t.id, 1, EVERYONE)
         return [orjson.loads(line) for line in raw]
 
     async def standings(self, reads: Reads, t: Tournament) -> list[Entry]:
@@ -101,8 +101,8 @@ class EveryoneView:
     async def public(self, reads: Reads, t: Tournament, counts: dict[str, int]) -> dict[str, Any]:
         """The tournament whole: no tokens, and a round's code and results
         only once that round has ended."""
-        records = await reads.store.player_records(t.id)
-        out = await reads.store.out_players(t.id)
+        records = await reads.store.tournaments.player_records(t.id)
+        out = await reads.store.tournaments.out_players(t.id)
         players = []
         for p, record in records.items():
             shown: dict[str, Any] = {"player": p, "nickname": record["nickname"],
@@ -177,11 +177,11 @@ class TopView:
 
     async def page(self, reads: Reads, t: Tournament, first: int, count: int
                    ) -> tuple[int, list[Entry]]:
-        of, raw = await reads.store.standings_page(t.id, first, count)
+        of, raw = await reads.store.ranks.standings_page(t.id, first, count)
         return of, _lines(raw, first)
 
     async def find(self, reads: Reads, t: Tournament, nickname: str) -> dict[str, Any] | None:
-        found = await reads.store.standings_find(t.id, fold(check_nickname(nickname)))
+        found = await reads.store.ranks.standings_find(t.id, fold(check_nickname(nickname)))
         if found is None:
             return None
         player, rank, raw = found

@@ -40,7 +40,7 @@ from ...race.standings import MISSED, count_round, round_result
 from ...race.tokens import hash_token
 from ...race.tournament import Round, Tournament
 from ...store import Store, StoreUnavailable, TournamentData
-from ..process.config import Config
+from ..ground.config import Config
 from ..rooms.hashed_seats import CHUNK, fresh_line
 from ..rooms.ids import round_room_id
 from ..rooms.policy import policy_for
@@ -84,12 +84,12 @@ class _Entrants:
     may_play: int
 
     async def out(self) -> dict[int, str]:
-        return {p: how for p, how in (await self.store.out_players(self.tournament_id)).items()
+        return {p: how for p, how in (await self.store.tournaments.out_players(self.tournament_id)).items()
                 if p < self.may_play}
 
     async def seated(self) -> list[tuple[int, str, str]]:
         out = await self.out()
-        records = await self.store.player_records(
+        records = await self.store.tournaments.player_records(
             self.tournament_id, [p for p in range(self.may_play) if p not in out])
         return [(p, str(r["nickname"]), str(r["token"])) for p, r in records.items()]
 
@@ -130,7 +130,7 @@ class Rounds:
         that dies before it has created the round's room leaves the round to
         any other process's sweeper."""
         countdown_ms = round(self.work.config.countdown * 1000)
-        await self.store.tournament_due_add(tournament_id.strip().upper(),
+        await self.store.indexes.tournament_due_add(tournament_id.strip().upper(),
                                             self.work.now_ms() + SETTLE_GRACE_MS)
 
         def step(t: Tournament, now: int, counts: dict[str, int]) -> dict[str, Any]:
@@ -154,11 +154,11 @@ class Rounds:
         """Settle the tournaments due a look (a round left ``starting`` by a
         process that died, a round to record or to start), whichever process
         has their connections."""
-        for tid in await self.store.claim_due_tournaments(self.work.now_ms()):
+        for tid in await self.store.indexes.claim_due_tournaments(self.work.now_ms()):
             try:
                 t = (await self.work.load(tid)).t
             except RaceError:  # gone
-                await self.store.tournament_due_remove(tid)
+                await self.store.indexes.tournament_due_remove(tid)
             else:
                 await self.settle(t)
 
@@ -172,7 +172,7 @@ class Rounds:
             if current.status == "starting":
                 await self._open(t, current)
             else:
-                data = await self.store.load(current.room)
+                data = await self.store.rooms.load(current.room)
                 if data is not None and data.room.phase == "ended":
                     await self.record(t.id, current.n, current.room)
                     return  # recording settles what comes next
@@ -183,7 +183,7 @@ class Rounds:
     async def _open(self, t: Tournament, current: Round) -> None:
         n, room_id, start_at = current.n, current.room, current.start_at
         assert room_id is not None and start_at is not None
-        may_play = await self.store.round_players(t.id, n)
+        may_play = await self.store.tournaments.round_players(t.id, n)
         settings = round_settings(t, n)
         if await policy_for(settings).seats.create_round(
                 self.rooms, room_id, settings, start_at=start_at,
@@ -228,12 +228,12 @@ class Rounds:
         return start if start > now else now + LOOK_AGAIN_MS
 
     async def look(self, tournament_id: str) -> None:
-        data = await self.store.load_tournament_data(tournament_id)
+        data = await self.store.tournaments.load_tournament_data(tournament_id)
         when = None if data is None else self._next_look(data.t)
         if when is None:
-            await self.store.tournament_due_remove(tournament_id)
+            await self.store.indexes.tournament_due_remove(tournament_id)
         else:
-            await self.store.tournament_due_add(tournament_id, when)
+            await self.store.indexes.tournament_due_add(tournament_id, when)
 
     # ------------------------------------------------------------------ players in a round
 
@@ -241,7 +241,7 @@ class Rounds:
         """The player holding ``token``, if they may play the round of this
         room (seated or not yet: their seat is their number); nothing is changed."""
         assert room.settings.tournament is not None
-        found = await self.store.token_player(room.settings.tournament, hash_token(token),
+        found = await self.store.tournaments.token_player(room.settings.tournament, hash_token(token),
                                               room.settings.round)
         if found is None or found.out or found.player >= found.open:
             return None
@@ -253,7 +253,7 @@ class Rounds:
         tournament_id, n = room.settings.tournament, room.settings.round
         assert tournament_id is not None
         digest = hash_token(token)
-        found = await self.store.token_player(tournament_id, digest, n)
+        found = await self.store.tournaments.token_player(tournament_id, digest, n)
         if found is None or found.out or found.player >= found.open:
             return None
         now = self.work.now_ms()
@@ -261,7 +261,7 @@ class Rounds:
         nickname = str(found.record["nickname"])
         line = {**fresh_line("racing", now, normal=room.settings.scoring == "N"),
                 "seat": found.player, "nickname": nickname}
-        status = await self.store.seat_round_player(
+        status = await self.store.seat_hashes.seat_round_player(
             room.id, seat=found.player, race=room.race, nickname=nickname,
             fold=str(found.record["fold"]), token_hash=digest, line=orjson.dumps(line),
             score=rank_score(line, start_at, max(now, start_at)))
@@ -278,7 +278,7 @@ class Rounds:
             return
         may_play = current.players
         if may_play is None:
-            may_play = await self.store.round_players(t.id, current.n)
+            may_play = await self.store.tournaments.round_players(t.id, current.n)
         if player < may_play:
             seats = (await self.rooms.policy_of(current.room)).seats
             with contextlib.suppress(RaceError):  # (no room yet: its creation takes them out)
@@ -299,13 +299,13 @@ class Rounds:
         if r is None or r.status != "running" or r.room != room_id:
             return
         t = data.t
-        if not await self.store.lease_recording(t.id, self._holder, RECORD_LEASE_MS):
+        if not await self.store.tournaments.lease_recording(t.id, self._holder, RECORD_LEASE_MS):
             return  # another process is recording it
         try:
             played = await self._count(t, n, room_id, ttl_ms=self.work.ttl_ms(t, data.counts))
         finally:  # (before the round's end is committed: a process that dies once it has
             # committed leaves no lease for the next recording to wait out)
-            await self.store.release_recording(t.id, self._holder)
+            await self.store.tournaments.release_recording(t.id, self._holder)
 
         def step(t: Tournament, now: int, _: dict[str, int]) -> dict[str, Any]:
             if t.rounds[n - 1].room != room_id:
@@ -327,7 +327,7 @@ class Rounds:
         standing lines: each seated player's line from the room, then −52 $
         for each player who could have played it and did not. How many
         played. Safe to run again, whole or in part."""
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         seats = policy_for(data.room.settings).seats
@@ -336,10 +336,11 @@ class Rounds:
             results = {int(line["seat"]): round_result(line, rank) for line, rank in chunk}
             counted = await self._count_lines(t.id, n, results)  # a kicked player's is not
             played += sum(1 for p in counted if results[p] is not MISSED)
-            await self.store.keep_room(room_id, 1, results, ttl_ms)  # replays: as long as the tournament
+            # replays: as long as the tournament
+            await self.store.rooms.keep_room(room_id, 1, results, ttl_ms)
         may_play = t.rounds[n - 1].players
         if may_play is None:
-            may_play = await self.store.round_players(t.id, n)
+            may_play = await self.store.tournaments.round_players(t.id, n)
         for start in range(0, may_play, CHUNK):
             await self._count_lines(t.id, n, dict.fromkeys(
                 range(start, min(may_play, start + CHUNK)), MISSED))
@@ -355,15 +356,15 @@ class Rounds:
         for _ in range(ATTEMPTS):
             players = list(pending)
             changes = []
-            for player, raw in zip(players, await self.store.standing_lines(tournament_id, players),
-                                   strict=True):
+            lines = await self.store.tournaments.standing_lines(tournament_id, players)
+            for player, raw in zip(players, lines, strict=True):
                 if raw is None:  # kicked: out of the standings
                     counted.discard(player)
                     continue
                 new = count_round(orjson.loads(raw), n, pending[player])
                 if new is not None:
                     changes.append((player, raw, orjson.dumps(new), standing_score(new)))
-            changed = await self.store.count_standings(tournament_id, changes)
+            changed = await self.store.tournaments.count_standings(tournament_id, changes)
             if not changed:
                 return counted
             pending = {p: pending[p] for p in changed}
@@ -374,8 +375,8 @@ class Rounds:
         for r in t.ended():
             if r.room is None:
                 continue
-            data = await self.store.load(r.room)
+            data = await self.store.rooms.load(r.room)
             if data is not None:
                 seats = policy_for(data.room.settings).seats
-                await self.store.keep_room(r.room, 1, await seats.seated_players(self.rooms, data),
+                await self.store.rooms.keep_room(r.room, 1, await seats.seated_players(self.rooms, data),
                                            ttl_ms)

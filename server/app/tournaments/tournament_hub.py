@@ -22,10 +22,10 @@ from websockets.asyncio.server import ServerConnection, broadcast
 from ...protocol import frame, place_frame, wrap_raw
 from ...race import RaceError
 from ...store import Channels, Store, StoreUnavailable
-from ..edge.backpressure import Backpressure
-from ..process.health import Health
-from ..process.metrics import Metrics
-from ..process.tasks import spawn
+from ..ground.backpressure import Backpressure
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.tasks import spawn
 from .public_views import EveryoneView, View
 from .tournament_service import Tournaments
 
@@ -61,7 +61,7 @@ class TournamentHub:
         self._closed = False
 
     async def load(self) -> bool:
-        await self.hubs.subscriber.subscribe(self.store.tournament_channel(self.id))
+        await self.hubs.subscriber.subscribe(self.store.rooms.tournament_channel(self.id))
         if not await self._read():
             return False
         if self.view.polls_counts:
@@ -97,7 +97,7 @@ class TournamentHub:
         if not self.view.polls_counts:
             return self.sync_frame()
         try:
-            return self.sync_frame(await self.store.tournament_counts(self.id))
+            return self.sync_frame(await self.store.tournaments.tournament_counts(self.id))
         except StoreUnavailable:
             return self.sync_frame()
 
@@ -180,7 +180,7 @@ class TournamentHub:
         while True:
             await asyncio.sleep(self.hubs.tick)
             try:
-                counts = await self.store.tournament_counts(self.id)
+                counts = await self.store.tournaments.tournament_counts(self.id)
             except StoreUnavailable:
                 continue
             except Exception:  # (the next tick looks again)
@@ -234,7 +234,7 @@ class TournamentHubs:
         if not hub.sessions and self._hubs.get(hub.id) is hub:
             del self._hubs[hub.id]
             hub.close()
-            spawn(self.subscriber.unsubscribe(self.store.tournament_channel(hub.id)))
+            spawn(self.subscriber.unsubscribe(self.store.rooms.tournament_channel(hub.id)))
 
     def leave(self, hub: TournamentHub, session: Follower) -> None:
         hub.sessions.discard(session)

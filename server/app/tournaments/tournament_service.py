@@ -27,7 +27,7 @@ from ...race.standings import standing_line, standing_tail
 from ...race.tokens import hash_token
 from ...race.tournament import TOURNAMENT_TTL_MS, Tournament, parse_tournament_settings
 from ...store import Store, StoreUnavailable, TournamentData
-from ..process.config import Config
+from ..ground.config import Config
 from ..rooms.ids import new_code, new_room_id, new_token
 from ..rooms.policy import policy_for
 from ..rooms.replay_pages import PAGE_MAX
@@ -93,10 +93,10 @@ class Tournaments:
         """The tournament as stored (``unknown_room`` if there is none); one
         stored before its players moved out of its document is moved now."""
         tid = tournament_id.strip().upper()
-        data = await self.store.load_tournament_data(tid)
+        data = await self.store.tournaments.load_tournament_data(tid)
         if data is not None and data.legacy:
             await migrate(self.store, data, ttl_ms=TOURNAMENT_TTL_MS)
-            data = await self.store.load_tournament_data(tid)
+            data = await self.store.tournaments.load_tournament_data(tid)
         if data is None:
             raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
         return data
@@ -110,7 +110,7 @@ class Tournaments:
         known = self._ended.get(room_id)
         if known is not None:
             return known
-        data = await self.store.load(room_id)
+        data = await self.store.rooms.load(room_id)
         if data is None:
             return None
         seats = policy_for(data.room.settings).seats
@@ -130,7 +130,7 @@ class Tournaments:
             event = step(t, now, data.counts)
             events = [] if event is None else [
                 tournament_event(event, await self.public(t, data.counts), now)]
-            committed = await self.store.commit_tournament(
+            committed = await self.store.tournaments.commit_tournament(
                 t, data.rv, events, ttl_ms=self.ttl_ms(t, data.counts))
             if committed.ok:
                 return data
@@ -158,7 +158,7 @@ class Tournaments:
             now = self.now_ms()
             t = Tournament.create(new_room_id(), name, settings, admin, now=now, invite=invite)
             event = tournament_event({"kind": "created"}, await self.public(t, counts), now)
-            committed = await self.store.commit_tournament(
+            committed = await self.store.tournaments.commit_tournament(
                 t, None, [event], ttl_ms=self.ttl_ms(t, counts),
                 fields={"max": settings.max_players, "next": 0, **counts})
             if committed.ok:
@@ -181,12 +181,12 @@ class Tournaments:
         for first in range(1, len(t.rounds) + 1):
             line = standing_line(0, "", first)
             lines.append((standing_tail(line), standing_score(line)))
-        got = await self.store.register_player(
+        got = await self.store.tournaments.register_player(
             t.id, nickname=name, fold=fold(name), token_hash=hash_token(token),
             registered=self.now_ms(), invited=t.invite_ok(invite), lines=lines,
             ttl_ms=self.ttl_ms(t, {"players": 1}))
         if got.status == "name_taken":
-            taken = await self.store.player_records(t.id, [got.player])
+            taken = await self.store.tournaments.player_records(t.id, [got.player])
             raise RaceError(Reason.NAME_TAKEN, taken_text(
                 name, str(taken.get(got.player, {}).get("nickname", name)), "this tournament"))
         if got.status != "ok":
@@ -201,7 +201,7 @@ class Tournaments:
         """The tournament and the number of the player holding ``token``
         (``None``: nobody, or kicked)."""
         t = (await self.load(tournament_id)).t
-        found = await self.store.token_player(t.id, hash_token(token), 1)
+        found = await self.store.tournaments.token_player(t.id, hash_token(token), 1)
         return None if found is None else (t, found.player)
 
     async def close(self, tournament_id: str, admin: str) -> None:
@@ -231,7 +231,7 @@ class Tournaments:
         id and their number. They are out of the round being played (status
         ``left``) and of those to come, and stay in the standings, marked."""
         t = (await self.load(tournament_id)).t
-        status, player = await self.store.take_out_player(t.id, kind="withdrawn",
+        status, player = await self.store.tournaments.take_out_player(t.id, kind="withdrawn",
                                                           token_hash=hash_token(token))
         if status == "unknown":
             raise RaceError(Reason.BAD_TOKEN)
@@ -250,7 +250,7 @@ class Tournaments:
         t = (await self.load(tournament_id)).t
         t.check_admin(admin)
         t.check_not_over()
-        status, _ = await self.store.take_out_player(t.id, kind="kicked", player=player, ban=ban)
+        status, _ = await self.store.tournaments.take_out_player(t.id, kind="kicked", player=player, ban=ban)
         if status == "unknown":
             raise RaceError(Reason.UNKNOWN_SEAT, f"there is no player {player} in this tournament")
         data = await self.announce(t.id, {"kind": "kicked", "player": player, "ban": ban})
@@ -313,7 +313,7 @@ class Tournaments:
 
     async def near(self, tournament_id: str, players: list[int]) -> list[bytes | None]:
         """The standings around these players."""
-        return await self.store.standings_near(tournament_id, players)
+        return await self.store.ranks.standings_near(tournament_id, players)
 
     # ------------------------------------------------------------------ results
 
@@ -337,7 +337,7 @@ class Tournaments:
         if not 0 < n <= len(t.rounds) or t.rounds[n - 1].status != "ended":
             raise RaceError(Reason.NOT_ENDED, f"round {n} has not ended")
         r = t.rounds[n - 1]
-        data = await self.store.load(r.room) if r.room is not None else None
+        data = await self.store.rooms.load(r.room) if r.room is not None else None
         if (data is None or r.room is None or not 0 <= player < (r.players or 0) or not await
                 policy_for(data.room.settings).seats.has_player(self.rooms, data, player)):
             raise RaceError(Reason.UNKNOWN_SEAT, f"player {player} did not play round {n}")

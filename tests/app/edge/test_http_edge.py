@@ -20,7 +20,7 @@ from tournament_support import Organizer
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import InvalidStatus
 
-from server.app.process import config
+from server.app.ground import config
 
 
 @pytest.fixture(scope="module")

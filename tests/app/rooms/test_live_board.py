@@ -17,8 +17,8 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, eventually
 from race_support import open_room, start_fast_server, start_race
 
-from server.app.edge.backpressure import Backpressure
-from server.app.process.metrics import Metrics
+from server.app.ground.backpressure import Backpressure
+from server.app.ground.metrics import Metrics
 from server.app.rooms.live_board import RACER_INTERVAL, LiveBoard
 
 CODE = "KL1-D1N-AAAAAAA"

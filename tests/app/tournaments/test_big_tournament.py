@@ -387,12 +387,12 @@ async def test_a_recording_cut_short_is_finished_once_by_the_next_settle(
             line.update(vegas=0, foundation=0, played=0, rounds=[])
             r.hset(keys.standings(org.id), p, orjson.dumps(line))
             r.zadd(keys.standings_rank(org.id), {f"{p:05d}": standing_score(line)})
-        loaded = await store.load_tournament(org.id)
+        loaded = await store.tournaments.load_tournament(org.id)
         assert loaded is not None
         t, rv, _ = loaded
         t.rounds[0].status, t.rounds[0].ended_at, t.rounds[0].played = "running", None, None
-        assert (await store.commit_tournament(t, rv, [], ttl_ms=86_400_000)).ok
-        await store.tournament_due_add(org.id, int(time.time() * 1000))
+        assert (await store.tournaments.commit_tournament(t, rv, [], ttl_ms=86_400_000)).ok
+        await store.indexes.tournament_due_add(org.id, int(time.time() * 1000))
     finally:
         await store.close()
     again = await org.client.expect("t_event", lambda d: d["kind"] == "round_ended", timeout=15)
@@ -415,12 +415,12 @@ async def test_a_big_round_left_starting_by_a_dead_process_is_opened_with_its_se
     store = await Store.open(redis_server.url)
     try:
         now = int(time.time() * 1000)
-        await store.tournament_due_add(org.id, now)
-        data = await store.load_tournament_data(org.id)
+        await store.indexes.tournament_due_add(org.id, now)
+        data = await store.tournaments.load_tournament_data(org.id)
         assert data is not None
         data.t.start_round(now=now, start_at=now + 500, room_id=room, entrants=2)
-        assert (await store.commit_tournament(data.t, data.rv, [], ttl_ms=86_400_000)).ok
-        assert await store.take_out_player(org.id, kind="withdrawn",
+        assert (await store.tournaments.commit_tournament(data.t, data.rv, [], ttl_ms=86_400_000)).ok
+        assert await store.tournaments.take_out_player(org.id, kind="withdrawn",
                                            token_hash=hash_token(bob.token)) == ("ok", 1)
     finally:
         await store.close()

@@ -158,7 +158,7 @@ async def test_a_round_left_starting_by_a_dead_process_is_opened_by_another_proc
         room = round_room_id(org.id, 1)
         store = await Store.open(redis_server.url)
         try:  # what the dying process had written: the index, then the starting round
-            await store.tournament_due_add(org.id, int(time.time() * 1000))
+            await store.indexes.tournament_due_add(org.id, int(time.time() * 1000))
         finally:
             await store.close()
         await commit_as_crashed(redis_server.url, org.id, lambda t, now, counts: t.start_round(

@@ -50,7 +50,7 @@ async def refused(coro: Any) -> RaceError:
 
 
 async def names(service: Tournaments, tid: str) -> list[str]:
-    return [r["nickname"] for r in (await service.store.player_records(tid)).values()]
+    return [r["nickname"] for r in (await service.store.tournaments.player_records(tid)).values()]
 
 
 # ---------------------------------------------------------------------- registering
@@ -121,9 +121,9 @@ async def test_registration_stays_open_until_the_round_late_until_names_starts_a
     await service.register(tid, "ann")
     await service.start_round(tid, admin, None)
     _, late, _ = await service.register(tid, "bob")  # round 1 is under way: bob plays from round 2
-    assert late == 1 and (await service.store.player_records(tid))[1]["first"] == 2
-    assert await service.store.round_players(tid, 1) == 1
-    assert await service.store.round_players(tid, 2) == 2
+    assert late == 1 and (await service.store.tournaments.player_records(tid))[1]["first"] == 2
+    assert await service.store.tournaments.round_players(tid, 1) == 1
+    assert await service.store.tournaments.round_players(tid, 2) == 2
 
 
 @SIZES

@@ -36,14 +36,14 @@ async def test_a_rounds_recording_lease_is_given_back_before_its_end_is_committe
     room = (await service.start_round(t.id, admin, None)).rounds[0].room
     assert room is not None
     leases: list[bool] = []
-    commit = service.store.commit_tournament
+    commit = service.store.tournaments.commit_tournament
 
     async def watched(tournament: Any, rv: Any, events: Any, **kw: Any) -> Any:
         if any(e["kind"] == "round_ended" for e in events):
             leases.append(bool(await service.store.call("EXISTS", keys.recording(t.id))))
         return await commit(tournament, rv, events, **kw)
 
-    service.store.commit_tournament = watched  # type: ignore[method-assign]
+    service.store.tournaments.commit_tournament = watched  # type: ignore[method-assign]
     await service.rooms.end_race(room, now_anyway=True)  # ends the race, then records the round
     assert leases == [False]
     assert (await service.load(t.id)).t.rounds[0].status == "ended"

@@ -1,5 +1,5 @@
 """The workers of one server answering /metrics and /healthz for each other
-(server/app/process/siblings.py): two workers' halves in this process, on
+(server/app/root/siblings.py): two workers' halves in this process, on
 real unix sockets."""
 
 from __future__ import annotations
@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.app.process.metrics import Metrics
-from server.app.process.siblings import Siblings, WorkerSpec
+from server.app.ground.metrics import Metrics
+from server.app.root.siblings import Siblings, WorkerSpec
 
 
 def healthy(metrics: Metrics, reasons: list[dict[str, Any]] | None = None) -> Any:

@@ -37,10 +37,16 @@ from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
-from ..edge.origins import Origins
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.results_api import api
+from ..edge.services import Services
+from ..ground.busyness import Busyness
+from ..ground.clock import OffsetClock
+from ..ground.config import Config, ConfigError
+from ..ground.health import Health
+from ..ground.metrics import Metrics
+from ..ground.origins import Origins
 from ..handlers import dispatch
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
@@ -51,16 +57,10 @@ from ..solver.pool import SolverPool
 from ..solver.winnable_deals import WinnableDeals
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
-from .busyness import Busyness
-from .clock import OffsetClock
-from .config import Config, ConfigError
 from .embedded_redis import EmbeddedRedis
-from .health import Health
-from .metrics import Metrics
-from .services import Services
 from .siblings import Siblings, WorkerSpec
 
-log = structlog.get_logger("app.process.lifespan")
+log = structlog.get_logger("app.root.lifespan")
 
 SWEEP_INTERVAL: Final = 0.5
 WORKER_HEADER: Final = "Klondike-Worker"
@@ -164,7 +164,7 @@ class App:
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
-            await self.store.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+            await self.store.indexes.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
         if config.daily_modes:
@@ -242,8 +242,8 @@ class App:
         return answer
 
     def _on_message(self, channel: str, data: bytes) -> None:
-        ident = self.store.id_of_channel(channel)
-        if self.store.is_tournament_channel(channel):
+        ident = self.store.rooms.id_of_channel(channel)
+        if self.store.rooms.is_tournament_channel(channel):
             self.thubs.on_message(ident, data)
         else:
             self.hubs.on_message(ident, data)
@@ -299,22 +299,34 @@ class App:
         while True:
             try:
                 if loop.time() >= next_beat:
-                    await self.store.heartbeat(self.proc_id, round(timeout * 1000))
+                    await self.store.indexes.heartbeat(self.proc_id, round(timeout * 1000))
                     await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
                     await self.hubs.reap()
                     for thub in self.thubs.all():
-                        loaded = await self.store.load_tournament_data(thub.id)
+                        loaded = await self.store.tournaments.load_tournament_data(thub.id)
                         if loaded is not None:
                             await self.tournaments.settle(loaded.t)
-                for room_id in await self.store.claim_due(self.now_ms()):
-                    await self.rooms.due(room_id)
+                for member in await self.store.indexes.claim_due(self.now_ms()):
+                    await self._due(member)
                 await self.tournaments.sweep()
             except StoreUnavailable:
                 pass
             except Exception:
                 log.exception("sweep_failed")
             await asyncio.sleep(SWEEP_INTERVAL)
+
+    async def _due(self, member: str) -> None:
+        """One deadline the sweeper claimed, apart from the others it
+        claimed with it: one that fails (a room that cannot be read, Redis
+        busy with it) is claimed again when its lease is up, and never
+        keeps the deadlines after it in the batch (a day's end) waiting."""
+        try:
+            await self.rooms.due(member)
+        except StoreUnavailable:
+            log.info("due_deferred", member=member)
+        except Exception:
+            log.exception("due_failed", member=member)
 
     async def stop(self) -> None:
         if self._server is not None:
@@ -334,7 +346,7 @@ class App:
             self._sweeper.cancel()
             await asyncio.gather(self._sweeper, return_exceptions=True)
             with contextlib.suppress(StoreUnavailable):
-                await self.store.forget(self.proc_id)
+                await self.store.indexes.forget(self.proc_id)
         with contextlib.suppress(AttributeError):
             await self.winnable.close()
         await self.solver.close()

@@ -1,4 +1,4 @@
-"""The store's public rooms: the list every lobby shows, and the quick races.
+"""The store's lobby: the public rooms' list every lobby shows, and the quick races.
 
 The list is four keys under one hash tag (``{pub}``, :data:`.keys.PUBLIC_KEYS`),
 kept together by the ``list_public`` and ``unlist_public`` scripts: a room
@@ -34,7 +34,7 @@ def _scored(flat: Sequence[bytes]) -> list[tuple[str, int]]:
     return [(flat[i].decode(), int(float(flat[i + 1]))) for i in range(0, len(flat), 2)]
 
 
-class PublicRooms(Section):
+class LobbyState(Section):
     """The public rooms' list and the quick races."""
 
     async def list_public(self, room_id: str, running: bool, score: int, address: str,

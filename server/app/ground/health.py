@@ -38,7 +38,7 @@ from ...race import RaceError
 from ...store import Channels, Store
 from .metrics import Metrics
 
-log = structlog.get_logger("app.process.health")
+log = structlog.get_logger("app.ground.health")
 
 QUIET: Final = 5.0  # s without a refused command: Redis's episode of trouble is over
 WATCH_EVERY: Final = 2.0  # s between two reads of Redis's INFO

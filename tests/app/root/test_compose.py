@@ -24,7 +24,7 @@ import pytest
 import yaml
 from harness import ROOT, Client, RedisServer, ServerProcess, Servers, free_port, wait_until
 
-from server.app.process import config
+from server.app.ground import config
 
 COMPOSE: dict[str, Any] = yaml.safe_load((ROOT / "compose.yaml").read_text())
 SERVICES: dict[str, dict[str, Any]] = COMPOSE["services"]

@@ -27,12 +27,13 @@ from multiprocessing.connection import Connection
 
 import structlog
 
-from . import logs, runner
-from .config import Config, ConfigError
+from ..ground import logs
+from ..ground.config import Config, ConfigError
+from . import runner
 from .lifespan import App
 from .siblings import WorkerSpec
 
-log = structlog.get_logger("app.process.worker")
+log = structlog.get_logger("app.root.worker")
 
 READY, FAILED, REDIS = "ready", "failed", "redis"
 

@@ -53,6 +53,10 @@ class Metrics:
         self.redis_commands = Counter("klondike_redis_commands", "Redis commands sent", registry=r)
         self.lb_frames = Counter("klondike_leaderboard_frames",
                                  "Leaderboard updates broadcast (one per room flush)", registry=r)
+        self.lb_stretched = Counter(
+            "klondike_leaderboard_stretched",
+            "Room flushes made at an interval stretched past 0.2 s for the process's load "
+            "(past 60 % of a core or 4 ms of loop lag)", registry=r)
         self.tick_seconds = Histogram("klondike_tick_seconds",
                                       "A big room's leaderboard tick on this process, start to end",
                                       buckets=_LATENCY, registry=r)

@@ -45,13 +45,13 @@ from typing import Any, Final
 
 import structlog
 
-from .config import Config, ConfigError
+from ..ground.config import Config, ConfigError
 from .embedded_redis import EmbeddedRedis
 from .lifespan import shown_url
 from .siblings import WorkerSpec
 from .worker import FAILED, READY, REDIS, worker_main
 
-log = structlog.get_logger("app.process.supervisor")
+log = structlog.get_logger("app.root.supervisor")
 
 FIRST_BACKOFF: Final = 0.5  # s before a dead worker is started again
 MAX_BACKOFF: Final = 30.0

@@ -10,9 +10,10 @@ from typing import NoReturn
 
 from ...klondike import InvalidDealCodeError
 from ...klondike.solver import DEFAULT_SECONDS, solve_code
-from . import config as config_mod
-from . import logs, runner
-from .config import ConfigError
+from ..ground import config as config_mod
+from ..ground import logs
+from ..ground.config import ConfigError
+from . import runner
 from .lifespan import App
 from .supervisor import StartFailed, Supervisor
 

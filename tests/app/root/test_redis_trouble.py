@@ -34,8 +34,8 @@ from play_support import (
     unix_redis,
 )
 
-from server.app.process.config import ConfigError, parse
-from server.app.process.embedded_redis import default_maxmemory
+from server.app.ground.config import ConfigError, parse
+from server.app.root.embedded_redis import default_maxmemory
 
 
 async def answer_to(client: Client, t: str, d: dict[str, Any]) -> dict[str, Any]:

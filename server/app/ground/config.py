@@ -19,7 +19,7 @@ from typing import Any, Final
 from urllib.parse import urlparse
 
 from ...store import DURABILITIES
-from ..edge.origins import origin_key
+from .origins import origin_key
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")

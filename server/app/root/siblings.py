@@ -31,9 +31,9 @@ from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.metrics_core import Metric
 from prometheus_client.parser import text_string_to_metric_families
 
-from .metrics import Metrics
+from ..ground.metrics import Metrics
 
-log = structlog.get_logger("app.process.siblings")
+log = structlog.get_logger("app.root.siblings")
 
 ASK_TIMEOUT: Final = 2.0  # s a sibling has to answer
 

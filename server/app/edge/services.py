@@ -1,6 +1,6 @@
 """What a connection's commands may use: the process's shared services.
 
-Built once by :class:`.lifespan.App` when it starts, and handed to
+Built once by the root (:class:`~server.app.root.lifespan.App`) when it starts, and handed to
 every connection. The services below it (rooms, hubs, tournaments) know
 nothing of connections; connections reach them only through this object.
 """
@@ -12,7 +12,9 @@ from dataclasses import dataclass
 
 from ...store import Channels, Store
 from ..daily.daily_service import DailyDeals
-from ..edge.quotas import Quotas
+from ..ground.busyness import Busyness
+from ..ground.config import Config
+from ..ground.metrics import Metrics
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
@@ -21,9 +23,7 @@ from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
-from .busyness import Busyness
-from .config import Config
-from .metrics import Metrics
+from .quotas import Quotas
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

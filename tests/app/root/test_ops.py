@@ -17,7 +17,7 @@ import pytest
 from harness import ROOT, Client, RedisServer, ServerProcess, Servers
 from prometheus_client.parser import text_string_to_metric_families
 
-from server.app.process import config
+from server.app.ground import config
 
 OPERATIONS = (ROOT / "docs" / "operations.md").read_text()
 
@@ -183,7 +183,7 @@ def test_the_operations_doc_lists_the_options_of_serve_help() -> None:
     start = OPERATIONS.index("| option | environment variable | default | what |")
     table = OPERATIONS[start:OPERATIONS.index("\n\n", start) + 1]
     assert table == config.markdown_table(), (
-        "docs/operations.md's option table is server.app.process.config.markdown_table():\n"
+        "docs/operations.md's option table is server.app.ground.config.markdown_table():\n"
         + config.markdown_table())
 
 

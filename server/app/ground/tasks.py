@@ -11,7 +11,7 @@ import structlog
 
 from ...store import StoreUnavailable
 
-log = structlog.get_logger("app.process.tasks")
+log = structlog.get_logger("app.ground.tasks")
 
 _running: set[asyncio.Task[Any]] = set()
 

@@ -27,9 +27,9 @@ import structlog
 from redis.asyncio import Redis
 from redis.exceptions import RedisError
 
-from .config import Config, ConfigError
+from ..ground.config import Config, ConfigError
 
-log = structlog.get_logger("app.process.embedded_redis")
+log = structlog.get_logger("app.root.embedded_redis")
 
 _SUN_PATH_MAX = 107
 _FIRST_BACKOFF: Final = 0.1

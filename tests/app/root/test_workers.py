@@ -41,8 +41,8 @@ from play_support import (
 from prometheus_client.parser import text_string_to_metric_families
 from tournament_support import http_get
 
-from server.app.process import config
-from server.app.process.supervisor import reserve
+from server.app.ground import config
+from server.app.root.supervisor import reserve
 
 TRIES = 200  # connections opened at most to find a given worker (each lands on one at random)
 TWO = {**FAST, "KLONDIKE_WORKERS": "2"}
