@@ -83,6 +83,7 @@ export default {
 
   // figures (format.js, ranking.js)
   format: {
+    drawShort: (n) => `Draw ${n}`,
     points: (n) => `${n} pts`,
     ordinal: (n) => {
       const tens = n % 100;

@@ -84,6 +84,7 @@ export default {
 
   // las cifras (format.js, ranking.js)
   format: {
+    drawShort: (n) => `Robar ${n}`,
     points: (n) => `${n} ptos`,
     ordinal: (n) => `${n}.º`,
     placeOf: (place, total) => `${place} de ${total}`,

@@ -6,7 +6,7 @@ import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
-import { count, duration, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
+import { count, duration, modeShort, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, suitName } from '../cards.js';
 import { cards as cardCount } from '../format.js';
@@ -497,7 +497,7 @@ export function createRace(root, app) {
       : tour ? R.roundMode(tour.name, settings.round, tour.rounds.length, modeText(settings))
         : settings.daily ? R.dailyMode(modeText(settings))
           : challenge.isChallenge(room) ? R.challengeMode(room.id, modeText(settings)) : R.roomMode(room.id, modeText(settings)));
-    setText(modeLabel, modeText(settings));
+    setText(modeLabel, modeShort(settings));
     setText(codeLabel, code);
     setAttr(codeLabel, 'title', code ? `${R.soloCode}: ${code}` : R.soloCode);
     show(codeLabel, Boolean(code));
