@@ -140,7 +140,25 @@ def test_the_player_page_after_a_daily_game_tells_the_truth(
     day = lou.evaluate("async () => (await (await fetch('/api/daily')).json()).day")
     assert stamp[:10] == day, f"dated {stamp}, played on {day}"
     expect(lou.locator(".p-figure").nth(0)).to_have_text(re.compile(r"^\s*1\s*game$"))
-    assert code not in "".join(tabs.frames[lou])
+
+    # issue 25 item 4: her Leaderboard is her table (a racer may not watch her race);
+    # anyone else's, a ranked page
+    lou.goto("/")
+    own = mode_card(lou, "Draw three · Normal").get_by_role("link", name="Leaderboard")
+    expect(own).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}$"))
+    kim = tabs.page("/", **DESKTOP)
+    board = mode_card(kim, "Draw three · Normal").get_by_role("link", name="Leaderboard")
+    expect(board).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}\?watch$"))
+    board.click()
+    ranked = kim.locator(".screen.watch.ranked")
+    expect(ranked.get_by_role("heading", name="Today’s deal · Draw three · Normal")).to_be_visible()
+    expect(ranked.locator(".lb-row", has_text="lou")).to_contain_text("pts")
+    expect(ranked.locator(".lb-row", has_text="lou")).not_to_contain_text("$")
+    expect(ranked.locator(".watch-note")).to_be_hidden()  # no boards, no follow box over empty felt
+    side = ranked.locator(".side").bounding_box()
+    assert side and side["width"] > 0.6 * 1280, f"the ranking is {side} wide"
+    for page in (lou, kim):
+        assert code not in "".join(tabs.frames[page])
 
 
 def test_todays_deal_played_from_the_lobby_on_a_phone_then_the_next_day_played_again(

@@ -324,6 +324,7 @@ export function createLobby(root, app) {
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
     show(races.el, !linkMode);
+    show(choicesEl, !linkMode); // a room's link: its join card is the choice
     rooms.followLobby(app, !linkMode && !el.hidden);
     if (!linkMode) races.render(s);
     setText(linkTitle, L.roomTitle(s.route.room));
