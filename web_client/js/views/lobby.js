@@ -18,6 +18,7 @@ import { createRaces } from './races.js';
 import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
 import { remember } from './remember.js';
+import { field, radios } from './formparts.js';
 import { TEXT } from '../text.js';
 
 const L = TEXT.lobby;
@@ -31,15 +32,6 @@ export function roomFromText(text) {
   const t = text.trim().toUpperCase();
   const m = t.match(/\/R\/([A-Z0-9]{8})(?:[/?#]|$)/) || t.match(/^([A-Z0-9]{8})$/);
   return m && ROOM_ID.test(m[1]) ? m[1] : null;
-}
-
-function radios(name, options, checked) {
-  return h('div', { class: 'choices' }, ...options.map(([value, label]) => h('label', {},
-    h('input', { type: 'radio', name, value, checked: value === checked }), label)));
-}
-
-function field(label, control) {
-  return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
 /** The assists a room offers (docs/protocol.md, "assists"). */

@@ -8,6 +8,7 @@ The server checks everything; its refusal is shown under the form. */
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
 import * as tournament from '../tournament.js';
+import { field, radios } from './formparts.js';
 import { TEXT } from '../text.js';
 
 const [T, L] = [TEXT.tournamentForm, TEXT.lobby];
@@ -20,15 +21,6 @@ const BIG_SIZES = [50, 100, 500, 1000, 5000, 10000];
 export function tournamentFromText(text) {
   const m = text.trim().toUpperCase().match(/\/T\/([A-Z0-9]{8})(?:[/?#]|$)/);
   return m && TOUR_ID.test(m[1]) ? m[1] : null;
-}
-
-function radios(name, options, checked) {
-  return h('div', { class: 'choices' }, ...options.map(([value, label]) => h('label', {},
-    h('input', { type: 'radio', name, value, checked: value === checked }), label)));
-}
-
-function field(label, control) {
-  return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
 export function createTournamentForm(host, app) {
