@@ -218,6 +218,9 @@ def test_the_phone_top_bar_shows_the_mode_and_a_hint_speaks_of_taps_and_goes_wit
     expect(code).to_have_text(CODE)
     assert code.evaluate("""(el) => { const s = getComputedStyle(el);
       return s.textOverflow === 'ellipsis' && s.overflow === 'hidden'; }""")
+    cut = code.bounding_box()
+    assert cut and cut["width"] >= 20 and cut["x"] + cut["width"] <= info["x"] + info["width"] + 0.5, (
+        "the code is cut by the bar, not by its own ellipsis")
     one_line(page, ".race .topbar")
 
     card(page, "AS").tap()  # a move, for the undo
