@@ -176,7 +176,7 @@ async def probe_caps(stack: Stack) -> str:
     await lonely.send("create", {"nickname": "alone", "settings": {}})
     room = (await lonely.answer("joined"))["d"].get("room")
     r = redis.Redis.from_url(stack.redis_url)
-    until = r.zscore("kr:live", room) if room else None
+    until = r.zscore("ki:live:rooms", room) if room else None
     held = "?" if until is None else f"{(until - time.time() * 1000) / 1000:.0f} s"
     r.close()
     for s in (junk, organizer, lonely):

@@ -33,11 +33,14 @@ sys.path.insert(0, str(ROOT))
 import orjson  # noqa: E402
 
 from server.app.ground import logs  # noqa: E402
-from server.app.ground.config import Config  # noqa: E402
+from server.app.ground.config import Config, pick  # noqa: E402
 from server.app.ground.metrics import Metrics  # noqa: E402
+from server.app.rooms.room_config import RoomConfig  # noqa: E402
 from server.app.rooms.room_service import Rooms  # noqa: E402
+from server.app.root.wiring import connect  # noqa: E402
 from server.app.solver.pool import SolverPool  # noqa: E402
 from server.app.solver.winnable_deals import WinnableDeals  # noqa: E402
+from server.app.tournaments.rounds import TournamentConfig  # noqa: E402
 from server.app.tournaments.tournament_service import Tournaments  # noqa: E402
 from server.race.ranking import rank_score, seat_member  # noqa: E402
 from server.store import Store, keys  # noqa: E402
@@ -128,8 +131,10 @@ async def _steps(store: Store, players: int, seed: int, trips: list[int]) -> dic
     def now_ms() -> int:
         return int(time.time() * 1000)
 
-    rooms = Rooms(store, config, now_ms, WinnableDeals(store, SolverPool(0, 0), 0, Metrics()))
-    tournaments = Tournaments(store, rooms, config, now_ms)
+    rooms = Rooms(store, pick(config, RoomConfig), now_ms,
+                  WinnableDeals(store, SolverPool(0, 0), 0, Metrics()))
+    tournaments = Tournaments(store, rooms, pick(config, TournamentConfig), now_ms)
+    connect(rooms, tournaments=tournaments)
     out: dict[str, dict[str, float]] = {}
 
     async def step(name: str, work: Any) -> None:

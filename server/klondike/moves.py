@@ -35,17 +35,6 @@ FOUNDATIONS: Final = (FS, FH, FD, FC)
 MAX_RUN: Final = 13  # a face-up run is at most king down to ace
 
 
-def pile_name(pile: int) -> str:
-    """The notation of a pile: ``t1``..``t7``, ``w``, ``stock``, ``f``, ``fs``.."""
-    if 0 <= pile <= 6:
-        return f"t{pile + 1}"
-    return _PILE_NAMES[pile]
-
-
-_PILE_NAMES: Final = {WASTE: "w", STOCK: "stock", FOUNDATION: "f",
-                      FS: "fs", FH: "fh", FD: "fd", FC: "fc"}
-
-
 @dataclass(frozen=True, slots=True)
 class Move:
     """One move: ``count`` cards from ``source`` onto ``target``.

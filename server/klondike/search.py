@@ -51,7 +51,7 @@ TF: Final = 3
 TC: Final = 4
 FC: Final = 5
 
-Step = tuple[int, ...]
+SearchStep = tuple[int, ...]
 
 _R0: Final = tuple(r - 1 for r in RANK)  # 0 for an ace … 12 for a king
 _KINGS: Final = tuple(s * 13 + 12 for s in range(4))
@@ -129,7 +129,7 @@ class Search:
         self.tkey = self._talon_key()
         self.seen: set[bytes] = set()
         #: the moves played from the start, each with what undoes it
-        self.line: list[tuple[Step, int]] = []
+        self.line: list[tuple[SearchStep, int]] = []
 
     # ------------------------------------------------------------------ keys
 
@@ -197,7 +197,7 @@ class Search:
             return w >> 5
         return -1
 
-    def _home(self, c: int) -> Step | None:
+    def _home(self, c: int) -> SearchStep | None:
         """The move that puts ``c`` (face up in a column, next on its
         foundation) home: from the bottom, or after moving the run on it onto
         its twin when the twin is a bottom."""
@@ -213,7 +213,7 @@ class Search:
 
     # ------------------------------------------------------------------ doing and undoing
 
-    def do(self, m: Step) -> int:
+    def do(self, m: SearchStep) -> int:
         """Play ``m``; return what :meth:`undo` needs: 1 if a card turned face
         up, or for a stock macro the number of waste cards before it."""
         kind = m[0]
@@ -317,7 +317,7 @@ class Search:
         if len(src) <= down[s] + 1:
             self.ckey[s] = bytes((down[s], *src))
 
-    def undo(self, m: Step, info: int) -> None:
+    def undo(self, m: SearchStep, info: int) -> None:
         kind = m[0]
         if kind == CC:
             self._unmove_run(m[1], m[3], m[4], info)
@@ -360,7 +360,7 @@ class Search:
         here wins; raises :class:`BudgetSpent`."""
         return self._dfs(None)
 
-    def _dfs(self, last: tuple[Step, int] | None) -> bool:
+    def _dfs(self, last: tuple[SearchStep, int] | None) -> bool:
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check_budget()
@@ -408,7 +408,7 @@ class Search:
             m, info = line.pop()
             self.undo(m, info)
 
-    def _event(self, m: Step, info: int) -> bool:
+    def _event(self, m: SearchStep, info: int) -> bool:
         """``m`` (just played, ``info`` what :meth:`do` returned) turned a card
         face up or put home a card not credited yet."""
         kind = m[0]
@@ -433,7 +433,7 @@ class Search:
                 c = suit * 13 + f
                 if not self.safe(c):
                     continue
-                m: Step | None = None
+                m: SearchStep | None = None
                 if where[c] >= 0:
                     m = self._home(c)
                 elif talon_ok and c in self.talon:
@@ -461,7 +461,7 @@ class Search:
         while sum(found) < 52:
             suit = min((s for s in range(4) if found[s] < 13), key=found.__getitem__)
             c = suit * 13 + found[suit]
-            m: Step = (CF, where[c] >> 5, c) if where[c] >= 0 else (TF, self.reachable()[c], c)
+            m: SearchStep = (CF, where[c] >> 5, c) if where[c] >= 0 else (TF, self.reachable()[c], c)
             self.line.append((m, self.do(m)))
 
     def _target(self, c: int, empty: int) -> int:
@@ -473,7 +473,7 @@ class Search:
         t = self._bottom(a)
         return t if t >= 0 else self._bottom(b)
 
-    def _moves(self, last: tuple[Step, int] | None) -> list[Step]:
+    def _moves(self, last: tuple[SearchStep, int] | None) -> list[SearchStep]:
         """The moves worth trying here, most promising first."""
         cols, down, found, where = self.cols, self.down, self.found, self.where
         reach = self.reachable()
@@ -482,11 +482,11 @@ class Search:
             if not cols[t]:
                 empty = t
                 break
-        flips: list[tuple[int, Step]] = []
-        home: list[Step] = []
-        talon: list[Step] = []
-        shifts: list[Step] = []
-        backs: list[Step] = []
+        flips: list[tuple[int, SearchStep]] = []
+        home: list[SearchStep] = []
+        talon: list[SearchStep] = []
+        shifts: list[SearchStep] = []
+        backs: list[SearchStep] = []
         # to the foundations (the safe moves were forced already)
         for suit in range(4):
             f = found[suit]
@@ -582,5 +582,5 @@ class Search:
         return False
 
 
-def _first(item: tuple[int, Step]) -> int:
+def _first(item: tuple[int, SearchStep]) -> int:
     return item[0]

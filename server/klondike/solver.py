@@ -28,7 +28,7 @@ from typing import Final, Literal, NamedTuple
 from .codes import DealCode
 from .game import Game, replay
 from .moves import DRAW, FOUNDATION, FS, RECYCLE, WASTE, Move
-from .search import CC, CF, FC, TF, UF, BudgetSpent, Search, Step
+from .search import CC, CF, FC, TF, UF, BudgetSpent, Search, SearchStep
 
 Verdict = Literal["winnable", "lost", "unknown"]
 
@@ -87,7 +87,7 @@ def solve(game: Game, *, seconds: float | None = DEFAULT_SECONDS, nodes: int | N
     return Solution("winnable", line, search.nodes, clock() - start)
 
 
-def expand(game: Game, steps: Sequence[Step]) -> tuple[Move, ...]:
+def expand(game: Game, steps: Sequence[SearchStep]) -> tuple[Move, ...]:
     """The solver's ``steps`` from ``game`` as engine moves, each checked by
     :meth:`Game.push` on a copy, which must end won; raises
     :class:`SolverError` otherwise."""

@@ -30,7 +30,7 @@ from .errors import RaceError
 from .settings import Settings
 
 
-class Room(Protocol):
+class ClockedRoom(Protocol):
     """What a clock needs of its room (:class:`.room.Room`)."""
 
     settings: Settings
@@ -44,7 +44,7 @@ class SharedClock:
 
     name: Final = "shared"
 
-    def opened(self, room: Room, now: int) -> None:
+    def opened(self, room: ClockedRoom, now: int) -> None:
         """A new room, or one after its rematch: in its lobby until the host starts."""
 
     def arrivals(self, settings: Settings) -> str:
@@ -52,7 +52,7 @@ class SharedClock:
         comes while the race runs: ``refuse``, or ``admit`` as a racer."""
         return settings.late
 
-    def admits(self, room: Room) -> bool:
+    def admits(self, room: ClockedRoom) -> bool:
         """Whether a player joining now races at once (a race running
         admits them, on a clock of their own, only if the room says so)."""
         if room.phase != "racing":
@@ -64,15 +64,15 @@ class SharedClock:
     def check_start(self) -> None:
         """The host starts everyone's race."""
 
-    def check_begin(self, room: Room, now: int) -> None:
+    def check_begin(self, room: ClockedRoom, now: int) -> None:
         raise RaceError(Reason.NOT_LOBBY, "everyone's clock starts with the race: the host "
                                           "starts it")
 
-    def ends_at(self, room: Room, started: int) -> int | None:
+    def ends_at(self, room: ClockedRoom, started: int) -> int | None:
         """When a player's game ends: with the race."""
         return room.deadline
 
-    def shown(self, room: Room) -> dict[str, Any]:
+    def shown(self, room: ClockedRoom) -> dict[str, Any]:
         """The room's public members about time: its deadline, with a time limit."""
         return {"deadline": room.deadline if room.settings.time_limit else None}
 
@@ -85,7 +85,7 @@ class OwnClock:
 
     name: Final = "own"
 
-    def opened(self, room: Room, now: int) -> None:
+    def opened(self, room: ClockedRoom, now: int) -> None:
         """Open at once for the window: racing from now until ``deadline``."""
         room.phase = "racing"
         room.start_at = now
@@ -97,7 +97,7 @@ class OwnClock:
         choose, and refuses them once it has closed."""
         return "wait"
 
-    def admits(self, room: Room) -> bool:
+    def admits(self, room: ClockedRoom) -> bool:
         """Seated, not racing: they begin when they choose. Refused once the
         window has closed."""
         if room.phase != "racing":
@@ -108,12 +108,12 @@ class OwnClock:
         raise RaceError(Reason.NOT_LOBBY, "in a challenge each player starts their own game "
                                           "when they choose")
 
-    def check_begin(self, room: Room, now: int) -> None:
+    def check_begin(self, room: ClockedRoom, now: int) -> None:
         """A game may begin while the window is open."""
         if room.phase != "racing" or room.deadline is None or now >= room.deadline:
             raise RaceError(Reason.CLOSED)
 
-    def ends_at(self, room: Room, started: int) -> int | None:
+    def ends_at(self, room: ClockedRoom, started: int) -> int | None:
         """When a game begun at ``started`` ends: at its time limit, or when
         the window closes, whichever comes first.
 
@@ -126,7 +126,7 @@ class OwnClock:
         assert room.deadline is not None
         return own_end(started, room.settings.time_limit, room.deadline)
 
-    def shown(self, room: Room) -> dict[str, Any]:
+    def shown(self, room: ClockedRoom) -> dict[str, Any]:
         """The room's public members about time: when the window closes."""
         return {"deadline": room.deadline}
 

@@ -37,7 +37,7 @@ class Seat(Protocol):
     left: bool
 
 
-class Room(Protocol):
+class SeatedRoom(Protocol):
     """What a seating needs of its room (:class:`.room.Room`)."""
 
     host_name: str
@@ -65,17 +65,17 @@ class ListedSeats:
 
     name: Final = "listed"
 
-    def seat_host(self, room: Room, nickname: str, token: str, *, now: int) -> None:
+    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int) -> None:
         """The first seat (0) is the host's, in the document."""
         room.join(nickname, token, now=now)
 
-    def shown(self, room: Room, counts: Mapping[str, int]) -> dict[str, Any]:
+    def shown(self, room: SeatedRoom, counts: Mapping[str, int]) -> dict[str, Any]:
         """The room's public members about its seats: every player, the racers."""
         return {"players": [{"seat": p.seat, "nickname": p.nickname, "ready": p.ready,
                              "left": p.left} for p in room.players],
                 "racers": room.racers}
 
-    def check_start(self, room: Room, by: int) -> None:
+    def check_start(self, room: SeatedRoom, by: int) -> None:
         """Everyone but the host must be ready."""
         waiting = [p.nickname for p in room.present() if p.seat != by and not p.ready]
         if waiting:
@@ -85,7 +85,7 @@ class ListedSeats:
         raise RaceError(Reason.NOT_LOBBY, "only a big room's race starts at a set time: "
                                           "here the host starts when everyone is ready")
 
-    def results(self, room: Room, entries: list[Entry]) -> list[Entry]:
+    def results(self, room: SeatedRoom, entries: list[Entry]) -> list[Entry]:
         """Every racer's final line, ranked."""
         return ranked((final_line(e) for e in entries if e["seat"] in room.racers),
                       since=room.start_at or 0)
@@ -99,22 +99,22 @@ class CountedSeats:
 
     name: Final = "counted"
 
-    def seat_host(self, room: Room, nickname: str, token: str, *, now: int) -> None:
+    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int) -> None:
         """The host, seat 0, is named here and seated by the store."""
         room.host_name = check_nickname(nickname)
         room.next_seat = 1
 
-    def shown(self, room: Room, counts: Mapping[str, int]) -> dict[str, Any]:
+    def shown(self, room: SeatedRoom, counts: Mapping[str, int]) -> dict[str, Any]:
         """The room's public members about its seats: its host's name, its counts."""
         return {"host_name": room.host_name, "field": dict(counts)}
 
-    def check_start(self, room: Room, by: int) -> None:
+    def check_start(self, room: SeatedRoom, by: int) -> None:
         """The host starts when they choose."""
 
     def check_schedule(self) -> None:
         """The host may set the start ahead."""
 
-    def results(self, room: Room, entries: list[Entry]) -> list[Entry]:
+    def results(self, room: SeatedRoom, entries: list[Entry]) -> list[Entry]:
         """The top lines, ``entries`` already in the store's order."""
         return [{**final_line(e), "rank": rank} for rank, e in enumerate(entries, 1)]
 

@@ -54,7 +54,7 @@ class TournamentSettings:
     @property
     def big(self) -> bool:
         """More players than a room of a few seats: the standings show their
-        top and each player's place, not everyone (app/tournament_views.py)."""
+        top and each player's place, not everyone (app/tournaments/public_views.py)."""
         return self.max_players > SMALL_ROOM
 
     def public(self) -> dict[str, Any]:

@@ -128,6 +128,19 @@ class RedisClient:
         replies = await self._cluster.each_master(*args)
         return {f"{host}:{port}": reply for (host, port), reply in replies.items()}
 
+    async def scan(self, pattern: str) -> list[str]:
+        """The names of the keys that match ``pattern`` on the one Redis or on
+        every master of the cluster (``SCAN``: Redis is never held long)."""
+        if self._batcher is not None:
+            return await _scan(self._batcher.execute_unconfirmed, pattern)
+        assert self._cluster is not None
+        if not self._cluster.complete:
+            await self._cluster.refresh()
+        found: list[str] = []
+        for addr in self._cluster.masters:
+            found += await _scan(self._cluster.node(addr).execute_unconfirmed, pattern)
+        return found
+
     async def ping(self) -> bool:
         """The one Redis answers; on a cluster, every slot has a master and every
         master answers."""
@@ -195,6 +208,16 @@ class RedisClient:
                 problems.append(f"{node} has no replica connected: acks wait for one "
                                 "(--durability replica)")
         return problems
+
+
+async def _scan(execute: Callable[..., Awaitable[Any]], pattern: str) -> list[str]:
+    found: list[str] = []
+    cursor: Any = 0
+    while True:
+        cursor, names = await execute("SCAN", cursor, "MATCH", pattern, "COUNT", 1000)
+        found += [n.decode() if isinstance(n, bytes) else str(n) for n in names]
+        if int(cursor) == 0:
+            return found
 
 
 def _info(reply: Any) -> dict[str, str]:

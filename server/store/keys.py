@@ -5,143 +5,181 @@ lives in one slot and its Lua scripts run on Redis Cluster (the store routes
 every command and script by the slot of its first key); all keys of a
 tournament share ``{tournament_id}``. A tournament's round is a room of its
 own, in another slot: nothing touches a tournament's keys and a room's in one
-call. Outside rooms and tournaments there are only the deadline indexes,
-the public rooms' list and the quick races, which no room script touches,
-and the process heartbeats:
+call. A key's prefix says what it holds: ``kr:`` a room's, ``kt:`` a
+tournament's, ``kp:`` a player's, ``ki:`` the indexes over all of them
+(deadlines, places held, what one address did lately, the processes'
+heartbeats), ``kl:`` the lobby's list of public rooms, ``kq:`` the quick
+races, ``kd:`` the daily deal's, ``kw2:`` the winnable deals ready. No room
+script touches a key outside its room:
 
 - a deadline index is one sorted set on one Redis: :data:`DUE` for rooms,
   :data:`TOURNAMENTS_DUE` for tournaments. On a Redis Cluster each is split
-  into :data:`DUE_SHARDS` sorted sets whose hash tags are chosen to fall in
+  into :data:`SHARDS` sorted sets whose hash tags are chosen to fall in
   evenly spaced slots (so on masters that split the slots evenly, each holds
   its share), a room or tournament going to the shard of its id
-  (:func:`due_shards`, :func:`due`);
+  (:func:`shards`, :func:`shard_of`);
 - a heartbeat key has no hash tag: each process's lands on a slot of its own;
 - a player's keys share the hash tag of their public id ``{P}``; the indexes
   that find a player by a key's or a device-move code's digest have the
   digest for their hash tag (a slot each, reached by single-key commands).
 
-======================  ====  ==================================================
-key                     type  holds
-======================  ====  ==================================================
-kr:{R}:room             hash  state (room JSON), rv (room version), ev (event
-                              version), live (race number while racing, else 0),
-                              active (seats still playing the live race), by (the
-                              address it was made from, for its place)
-kr:{R}:ev               list  the last room events, JSON, each with its version
-kr:{R}:lb               hash  seat -> leaderboard entry JSON (current race; a big
-                              room keeps only a line's fields)
-kr:{R}:rank             zset  the current race's ranking: member a seat (5 digits),
-                              score its place (race.ranking.rank_score)
-kr:{R}:hist             hash  cards on foundations (0..52) -> how many racers have
-                              that many: the field's progress at a glance
-kr:{R}:on               hash  seat -> id of the connection that holds the seat
-kr:{R}:r{n}:s{seat}     hash  ver (log length), seq (last client sequence
-                              number), snap (engine snapshot), done (1 when the
-                              seat has finished, resigned or left)
-kr:{R}:r{n}:s{seat}:log list  "seq move" entries: the seat's commands in order
-kr:{R}:ch               chan  room events (versioned) and notices (takeover; a big
-                              room's leaderboard tick)
-rooms whose seats live in hashes (a room of thousands), outside the room's JSON:
-kr:{R}:pl               hash  seat -> nickname of every player in the room
-kr:{R}:nk               hash  folded nickname -> seat (nicknames are unique)
-kr:{R}:tk               hash  seat token's hash -> seat
-kr:{R}:ready            set   seats marked ready in the lobby
-kr:{R}:left             set   seats that left during or after the race (gone at the
-                              rematch; their lines stay in its results)
-kr:{R}:top              str   the latest leaderboard tick as published
-kr:{R}:pp               hash  seat -> id of the player (kp:{P}) whose results it counts
-                              for: the first identified player who held it; rec -> the
-                              last race whose results went to those players; in a daily
-                              deal's room, d:{P} -> the seat of player P's one ranked
-                              attempt (taken when it begins)
-a challenge's (a room open for a window, each player on their own clock):
-kr:{R}:gh               hash  seat -> the player's ghost trace (race.ghosts: their
-                              progress second by second of their own clock)
-kr:{R}:gz               zset  the seats whose game is over (ghosts), score their final
-                              place (race.ranking.rank_score)
-kt:{T}:t                hash  a tournament: state (its header, JSON), rv, ev (as a
-                              room's); max, reg (1 while registration is open),
-                              first (the first round not started), players
-                              (registered, kicked ones not counted), next (the next
-                              player number), withdrawn, kicked (counts), in{f}
-                              (players registered whose first round is f), by (the
-                              address it was made from, for its place)
-kt:{T}:ev               list  the tournament's last events
-kt:{T}:ch               chan  the tournament's events
-kt:{T}:pl               hash  player -> {nickname, fold, token, registered, first} (JSON)
-kt:{T}:nk               hash  folded nickname -> player (nicknames are unique)
-kt:{T}:tk               hash  player token's hash -> player (a kicked one's is gone)
-kt:{T}:st               hash  player -> standing line JSON (race.standings: totals
-                              and one result per round counted)
-kt:{T}:rank             zset  the standings: member a player (5 digits), score its
-                              place (race.ranking.standing_score); no kicked player
-kt:{T}:out              hash  player -> withdrawn or kicked
-kt:{T}:ban              set   folded nicknames the organizer banned
-kt:{T}:rec              str   a lease: the process recording a round's results
-kr:due                  zset  room id -> when its race must be looked at (ms); and
-                              ``R:seat`` -> when a challenge player's time runs out
-kt:due                  zset  tournament id -> when a round it is starting must be
-                              looked at (ms): any process's sweeper settles it
-kr:due:{dN-K}           zset  on a Redis Cluster, shard N of kr:due (and so for
-                              kt:due, kr:live, kt:live)
-kr:proc:ID              str   a live server process's heartbeat (expires)
-kr:live / kt:live       zset  room / tournament id -> until when it holds a place
-                              under --max-rooms / --max-tournaments (ms)
-kr:made:{ADDR}          zset  creations from one address -> when (ms), the last
-                              minute's (expires)
-kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) made
-                              from one address -> until when each holds its place
-                              (ms); also a creation's reservation until it is made;
-                              KIND challenge: the challenges open from it (a place ->
-                              until its window closes), capped by
-                              --challenges-per-address
-kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
-                              last minute's (expires)
-kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
-kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
-kr:wait                 chan  never listened to: see batch.py (durability replica)
-kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
-                              finished, best:{MODE} (ms), streak, streak_best, streak_day
-                              (days since 1970-01-01), move and move_until (a pending
-                              device-move code's digest, expiry), k:{D} (a key's digest
-                              D -> when it was given, ms: one per device)
-kp:{P}:h                list  the player's results, newest first, capped: each a JSON
-                              array [ref, flags, kind, at, mode, ...] (player_state.py)
-kp:key:{D}              str   a player key's digest D -> P: how a key is found (the
-                              profile's k:{D} is the truth: a key it no longer holds
-                              finds nobody)
-kp:mv:{D}               str   a device-move code's digest -> P (expires with the code)
-kp:made:ADDR            zset  new players from one address -> when (ms), the last hour's
-kp:claim:ADDR           zset  device-move codes tried from one address, the last minute's
-kr:{pub}:wait           zset  public rooms waiting in their lobby -> when listed (ms)
-kr:{pub}:run            zset  public rooms racing -> their race's start (ms)
-kr:{pub}:who            hash  public room listed -> the address that listed it
-kr:{pub}:n              hash  address -> how many public rooms it has listed
-                              (the four share one slot: one script keeps them
-                              together; rooms are listed apart from their own
-                              commits, see app/rooms/public_rooms.py)
-kq:{MODE}               hash  the quick race a player of that mode is sent to:
-                              room, seats (counted as sent), closes (ms, 0: open)
-kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
-                              (ms) (expires a day after the last)
-kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
-                              D3N, D1V, D3V) ready to be dealt: each a slot of its own
-kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
-                              read, deleted by a process that refills the sets
-======================  ====  ==================================================
+:data:`KEYS` is the table of every key: its type, what it holds and how
+long it lives. docs/operations.md prints it (:func:`markdown_table`; a test
+holds the two equal). Keys written before a rename are moved once, at start
+(:mod:`.migrations`).
 """
 
 from __future__ import annotations
 
 import zlib
+from dataclasses import dataclass
 from typing import Final
 
 from .slots import SLOTS, slot
 
-DUE: Final = "kr:due"
-TOURNAMENTS_DUE: Final = "kt:due"
+
+@dataclass(frozen=True, slots=True)
+class Key:
+    """One row of the key table: a key's pattern, its type, what it holds and
+    how long it lives."""
+
+    pattern: str
+    type: str
+    holds: str
+    lifetime: str
+
+
+#: a room's keys: given their expiry together, at each phase change
+ROOM: Final = "the room's"
+#: a tournament's keys: the same
+TOURNAMENT: Final = "the tournament's"
+#: a player's keys
+PLAYER: Final = "the player's"
+#: a count over a sliding window (a minute, ten, an hour, a day): the window after its last entry
+WINDOW: Final = "its window after the last"
+
+#: every key, in the order of docs/operations.md; the lifetimes of ROOM,
+#: TOURNAMENT and PLAYER are those of :data:`LIFETIMES`
+KEYS: Final = (
+    Key("kr:{R}:room", "hash", "state (the room's JSON), rv (room version), ev (event version), live "
+        "(race number while racing, else 0), active (seats still playing the live race), by (the "
+        "address it was made from, for its place)", ROOM),
+    Key("kr:{R}:ev", "list", "the last room events (256), JSON, each with its version", ROOM),
+    Key("kr:{R}:lb", "hash", "seat -> leaderboard entry JSON (current race; a big room keeps only a "
+        "line's fields)", ROOM),
+    Key("kr:{R}:rank", "zset", "the current race's ranking: member a seat (5 digits), score its place "
+        "(race.ranking.rank_score)", ROOM),
+    Key("kr:{R}:hist", "hash", "cards on foundations (0..52) -> how many racers have that many", ROOM),
+    Key("kr:{R}:on", "hash", "seat -> id of the connection that holds the seat", ROOM),
+    Key("kr:{R}:r{n}:s{seat}", "hash", "ver (log length), seq (last client sequence number), snap "
+        "(engine snapshot), done (1 when the seat has finished, resigned or left)", ROOM),
+    Key("kr:{R}:r{n}:s{seat}:log", "list", "\"seq move\" entries: the seat's commands in order (its "
+        "replay)", ROOM),
+    Key("kr:{R}:ch", "chan", "room events (versioned) and notices (takeover; a big room's leaderboard "
+        "tick)", "none (a channel)"),
+    Key("kr:{R}:pl", "hash", "a room of thousands: seat -> nickname of every player", ROOM),
+    Key("kr:{R}:nk", "hash", "a room of thousands: folded nickname -> seat (nicknames are unique)", ROOM),
+    Key("kr:{R}:tk", "hash", "a room of thousands: seat token's hash -> seat", ROOM),
+    Key("kr:{R}:ready", "set", "a room of thousands: seats marked ready in the lobby", ROOM),
+    Key("kr:{R}:left", "set", "a room of thousands: seats that left during or after the race (gone at "
+        "the rematch; their lines stay in its results)", ROOM),
+    Key("kr:{R}:top", "str", "a room of thousands: the latest leaderboard tick as published", ROOM),
+    Key("kr:{R}:pp", "hash", "seat -> id of the player (kp:{P}) whose results it counts for; rec -> "
+        "the last race whose results went to them; in a daily deal's room, d:{P} -> the seat of "
+        "player P's one ranked attempt", ROOM),
+    Key("kr:{R}:gh", "hash", "a challenge: seat -> the player's ghost trace (race.ghosts)", ROOM),
+    Key("kr:{R}:gz", "zset", "a challenge: the seats whose game is over, score their final place",
+        ROOM),
+    Key("kt:{T}:t", "hash", "a tournament: state (its header, JSON), rv, ev (as a room's); max, reg (1 "
+        "while registration is open), first (the first round not started), players, next (the next "
+        "player number), withdrawn, kicked, in{f} (players whose first round is f), by (the address "
+        "it was made from)", TOURNAMENT),
+    Key("kt:{T}:ev", "list", "the tournament's last events", TOURNAMENT),
+    Key("kt:{T}:ch", "chan", "the tournament's events", "none (a channel)"),
+    Key("kt:{T}:pl", "hash", "player -> {nickname, fold, token, registered, first} (JSON)", TOURNAMENT),
+    Key("kt:{T}:nk", "hash", "folded nickname -> player (nicknames are unique)", TOURNAMENT),
+    Key("kt:{T}:tk", "hash", "player token's hash -> player (a kicked one's is gone)", TOURNAMENT),
+    Key("kt:{T}:st", "hash", "player -> standing line JSON (race.standings)", TOURNAMENT),
+    Key("kt:{T}:rank", "zset", "the standings: member a player (5 digits), score its place "
+        "(race.ranking.standing_score); no kicked player", TOURNAMENT),
+    Key("kt:{T}:out", "hash", "player -> withdrawn or kicked", TOURNAMENT),
+    Key("kt:{T}:ban", "set", "folded nicknames the organizer banned", TOURNAMENT),
+    Key("kt:{T}:rec", "str", "a lease: the process recording a round's results", "the lease's (seconds)"),
+    Key("kt:{T}:guess", "zset", "wrong invite codes at a tournament -> when (ms)", WINDOW),
+    Key("kp:{P}:p", "hash", "a player (P, their public id): nick, seen (ms), games, wins, finished, "
+        "best:{MODE} (ms), streak, streak_best, streak_day, move and move_until (a pending "
+        "device-move code's digest, expiry), k:{D} (a key's digest D -> when it was given)", PLAYER),
+    Key("kp:{P}:h", "list", "the player's results, newest first, capped at 100: each a JSON array "
+        "[ref, flags, kind, at, mode, ...] (player_state.py)", PLAYER),
+    Key("kp:key:{D}", "str", "a player key's digest D -> P (the profile's k:{D} is the truth)",
+        "--player-ttl after the key was last presented"),
+    Key("kp:mv:{D}", "str", "a device-move code's digest -> P", "the code's (10 minutes)"),
+    Key("kp:made:ADDR", "zset", "new players from one address -> when (ms)", WINDOW),
+    Key("kp:claim:ADDR", "zset", "device-move codes tried from one address -> when (ms)", WINDOW),
+    Key("ki:due:rooms", "zset", "room id -> when its race must be looked at (ms); R:seat -> when a "
+        "challenge player's time runs out", "none: a room leaves it when its race ended"),
+    Key("ki:due:tournaments", "zset", "tournament id -> when a sweeper must look at it (ms)",
+        "none: a tournament leaves it when nothing is scheduled"),
+    Key("ki:live:rooms", "zset", "room id -> until when it holds a place under --max-rooms (ms)",
+        "none: a place past its time is dropped when counted"),
+    Key("ki:live:tournaments", "zset", "the same for --max-tournaments", "the same"),
+    Key("ki:due:rooms:{dN-K}", "zset", "on a Redis Cluster, shard N of ki:due:rooms (and so for the "
+        "three others)", "as the index"),
+    Key("ki:made:{ADDR}", "zset", "creations from one address -> when (ms)", WINDOW),
+    Key("ki:held:{ADDR}:KIND", "zset", "the rooms (KIND room) or tournaments (tournament) made from "
+        "one address -> until when each holds its place (ms), and a creation's reservation; KIND "
+        "challenge: the challenges open from it", "its last place's"),
+    Key("ki:reg:{ADDR}", "zset", "registrations from one address -> when (ms)", WINDOW),
+    Key("ki:quick:{ADDR}", "zset", "quick-race requests from one address -> when (ms), at most "
+        "--quick-per-minute (a refused one adds nothing)", WINDOW),
+    Key("ki:guess:{ADDR}", "zset", "wrong invite codes from one address -> when (ms)", WINDOW),
+    Key("ki:proc:ID", "str", "a live server process's heartbeat", "--presence-timeout after its last "
+        "beat"),
+    Key("ki:wait", "chan", "never listened to: see batch.py (durability replica)", "none (a channel)"),
+    Key("kl:{pub}:wait", "zset", "public rooms waiting in their lobby -> when listed (ms)",
+        "none: a room leaves when it starts or is gone"),
+    Key("kl:{pub}:run", "zset", "public rooms racing -> their race's start (ms)", "none: a room "
+        "leaves when its race ends"),
+    Key("kl:{pub}:who", "hash", "public room listed -> the address that listed it", "as the list"),
+    Key("kl:{pub}:n", "hash", "address -> how many public rooms it has listed (the four kl:{pub} keys "
+        "share one slot: one script keeps them together)", "as the list"),
+    Key("kq:{MODE}", "hash", "the quick race a player of that mode is sent to: room, seats, closes "
+        "(ms, 0: open)", "--lobby-ttl after its last player"),
+    Key("kd:made:DAY:ADDR", "str", "daily-deal seats taken from one address on a UTC day: a count, "
+        "never past its cap", "until the day's end"),
+    Key("kd:rank:DAY:MODE:ADDR", "set", "the players of one address whose attempt at a day's deal of a "
+        "mode ranks (at most --daily-ranked-per-address)", "until the day's end"),
+    Key("kw2:{MODE}", "set", "certified winnable KL2 deal codes of a mode (D1N, D3N, D1V, D3V) ready "
+        "to be dealt", "none: each code is taken once"),
+)
+
+#: how long the keys of a room, a tournament and a player live: one expiry
+#: for all the keys of each, set by the scripts that change them
+#: (lua/lib/keep.lua gives a key created by a script its room's)
+LIFETIMES: Final = (
+    (ROOM, "a lobby: --lobby-ttl after its last change; racing: until its deadline (its time limit, "
+     "or 24 hours), then as finished; finished: --finished-ttl after its end (a challenge: "
+     "--challenge-ttl after its window closed; a tournament's round: --tournament-ttl)"),
+    (TOURNAMENT, "--lobby-ttl after its last change while nobody registered (and at least a day past "
+     "its last set start), then --tournament-ttl after its last change"),
+    (PLAYER, "--player-ttl after their last visit with their key or their last result (30 days for a "
+     "player who never had a result)"),
+)
+
+
+def markdown_table() -> str:
+    """docs/operations.md's table of the keys, and how long a room, a
+    tournament and a player live."""
+    rows = ["| key | type | holds | lives |", "|---|---|---|---|"]
+    rows += [f"| `{k.pattern}` | {k.type} | {k.holds} | {k.lifetime} |" for k in KEYS]
+    rows += ["", "| whose | how long |", "|---|---|"]
+    rows += [f"| {whose} | {how} |" for whose, how in LIFETIMES]
+    return "\n".join(rows) + "\n"
+
+DUE: Final = "ki:due:rooms"
+TOURNAMENTS_DUE: Final = "ki:due:tournaments"
 SHARDS: Final = 16
-ORDER_CHANNEL: Final = "kr:wait"
+ORDER_CHANNEL: Final = "ki:wait"
 
 
 def _shard_tags() -> tuple[str, ...]:
@@ -161,7 +199,7 @@ _SHARD_TAGS: Final = _shard_tags()
 
 def shards(index: str) -> tuple[str, ...]:
     """The keys of an index (:data:`DUE`, :data:`LIVE_ROOMS`, ...) on a Redis
-    Cluster: ``kr:due:{dN-K}``, one per shard."""
+    Cluster: ``ki:due:rooms:{dN-K}``, one per shard."""
     return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
 
 
@@ -177,7 +215,7 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
     return keys[zlib.crc32(member_id.encode()) % len(keys)]
 
 
-PUBLIC_KEYS: Final = ("kr:{pub}:wait", "kr:{pub}:run", "kr:{pub}:who", "kr:{pub}:n")
+PUBLIC_KEYS: Final = ("kl:{pub}:wait", "kl:{pub}:run", "kl:{pub}:who", "kl:{pub}:n")
 
 
 def quick(mode: str) -> str:
@@ -185,8 +223,8 @@ def quick(mode: str) -> str:
     return f"kq:{{{mode}}}"
 
 
-LIVE_ROOMS: Final = "kr:live"
-LIVE_TOURNAMENTS: Final = "kt:live"
+LIVE_ROOMS: Final = "ki:live:rooms"
+LIVE_TOURNAMENTS: Final = "ki:live:tournaments"
 
 
 def winnable(mode: str) -> str:
@@ -195,28 +233,26 @@ def winnable(mode: str) -> str:
     return f"kw2:{{{mode}}}"
 
 
-def winnable_kl1(mode: str) -> str:
-    """Where the winnable KL1 codes of ``mode`` were kept before KL2 (35-bit
-    numbers, a brute force finds their deals): no longer read, only deleted."""
-    return f"kw:{{{mode}}}"
-
-
 def creations(address: str) -> str:
-    return f"kr:made:{{{address}}}"
+    return f"ki:made:{{{address}}}"
 
 
 def held(address: str, kind: str) -> str:
     """The places the rooms or tournaments (``kind``) made from an address
     hold: in the slot of its creations, so one script checks both."""
-    return f"kr:held:{{{address}}}:{kind}"
+    return f"ki:held:{{{address}}}:{kind}"
 
 
 def registrations(address: str) -> str:
-    return f"kr:reg:{{{address}}}"
+    return f"ki:reg:{{{address}}}"
+
+
+def quick_joins(address: str) -> str:
+    return f"ki:quick:{{{address}}}"
 
 
 def invite_guesses(address: str) -> str:
-    return f"kr:guess:{{{address}}}"
+    return f"ki:guess:{{{address}}}"
 
 
 def tournament_guesses(tournament_id: str) -> str:
@@ -224,7 +260,7 @@ def tournament_guesses(tournament_id: str) -> str:
 
 
 def proc(proc_id: str) -> str:
-    return f"kr:proc:{proc_id}"
+    return f"ki:proc:{proc_id}"
 
 
 def room(room_id: str) -> str:
@@ -380,6 +416,10 @@ def move_index(digest: str) -> str:
 
 def daily_attempts(day: str, address: str) -> str:
     return f"kd:made:{day}:{address}"
+
+
+def daily_ranked(day: str, mode: str, address: str) -> str:
+    return f"kd:rank:{day}:{mode}:{address}"
 
 
 def new_players(address: str) -> str:

@@ -29,6 +29,7 @@ from .client import REPLICA_TIMEOUT_MS, Observer, RedisClient
 from .daily_state import DailyState
 from .indexes import Indexes
 from .lobby_state import LobbyState
+from .migrations import migrate
 from .player_state import PlayerState
 from .pubsub import Channels
 from .rank_queries import RankQueries
@@ -74,6 +75,11 @@ class Store:
         """One command whose first argument after its name is its (first) key
         (for operations and tests; the sections say what they mean)."""
         return await self.redis.execute(args[1], *args)
+
+    async def migrate(self) -> int:
+        """Move the keys an earlier version wrote to where this one reads them
+        (:mod:`.migrations`: safe to repeat, on every process); how many."""
+        return await migrate(self.redis)
 
     async def close(self) -> None:
         await self.redis.close()

@@ -102,12 +102,6 @@ class TournamentState(Documents):
             (header, keys.tournament_events(t.id), keys.tournament_channel(t.id)),
             rv, t.to_json(), events, changes)
 
-    async def tournament_events_since(self, tournament_id: str, since: int
-                                      ) -> tuple[int, list[bytes] | None]:
-        v, evs = await self._run(scripts.SINCE, [keys.tournament(tournament_id),
-                                                 keys.tournament_events(tournament_id)], [since])
-        return int(v), None if evs == b"resync" else list(evs)
-
     # ------------------------------------------------------------------ players
 
     async def register_player(self, tournament_id: str, *, nickname: str, fold: str,

@@ -18,8 +18,11 @@ import orjson
 from harness import Client, ServerProcess
 from race_support import Racer, seen_or_next
 
-from server.app.ground.config import Config
+from server.app.ground.config import Config, pick
+from server.app.rooms.room_config import RoomConfig
 from server.app.rooms.room_service import Rooms
+from server.app.root.wiring import connect
+from server.app.tournaments.rounds import TournamentConfig
 from server.app.tournaments.tournament_service import Tournaments
 from server.klondike import Move
 from server.race.tournament import Tournament
@@ -41,15 +44,21 @@ class Reply:
         return orjson.loads(self.body)
 
 
-async def http_get(server: ServerProcess, path: str) -> Reply:
+async def http_get(server: ServerProcess, path: str, *, url: str | None = None) -> Reply:
+    """GET ``path`` of the server's players' port (or ``url``, whole)."""
     def get() -> Reply:
         try:
-            with urllib.request.urlopen(server.http_url + path, timeout=10) as resp:
+            with urllib.request.urlopen(url or server.http_url + path, timeout=10) as resp:
                 return Reply(resp.status, resp.read(), dict(resp.headers))
         except urllib.error.HTTPError as exc:
             with exc:
                 return Reply(exc.code, exc.read(), dict(exc.headers))
     return await asyncio.to_thread(get)
+
+
+async def scrape(server: ServerProcess) -> Reply:
+    """The server's ``/metrics``, on its address of its own (``--metrics-address``)."""
+    return await http_get(server, "", url=server.metrics_url)
 
 
 async def results(server: ServerProcess, tid: str) -> dict[str, Any]:
@@ -93,7 +102,10 @@ def tournament_service(store: Store, now_ms: Callable[[], int]) -> Tournaments:
     """The tournament service of one process, without its sockets (its rooms
     deal no winnable codes)."""
     config = Config(countdown=0.0)
-    return Tournaments(store, Rooms(store, config, now_ms, None), config, now_ms)  # type: ignore[arg-type]
+    rooms = Rooms(store, pick(config, RoomConfig), now_ms, None)  # type: ignore[arg-type]
+    tournaments = Tournaments(store, rooms, pick(config, TournamentConfig), now_ms)
+    connect(rooms, tournaments=tournaments)
+    return tournaments
 
 
 # ---------------------------------------------------------------------- a process that died

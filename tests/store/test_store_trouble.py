@@ -1,7 +1,7 @@
 """Which of Redis's error replies are Redis's trouble (answered
 ``unavailable``) and which are bugs (``internal``), from the replies' texts
 as Redis sends them, parsed by redis-py as the store's connections parse
-them. The app-level tests (tests/app/test_redis_trouble.py) put real
+them. The app-level tests (tests/app/root/test_redis_trouble.py) put real
 redis-servers in most of these states; LOADING and the auth errors are
 pinned here."""
 

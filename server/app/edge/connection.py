@@ -37,7 +37,7 @@ from ...race.ghosts import Point
 from ...store import StoreUnavailable
 from ..ground.backpressure import Backpressure
 from ..ground.tasks import spawn
-from ..rooms.room_hub import Hub
+from ..rooms.room_hub import RoomHub
 from ..solver.seat_assists import ProgressTrail, SeatAssist
 from ..tournaments.tournament_hub import TournamentHub
 from .services import Services
@@ -121,7 +121,7 @@ class SeatGame:
 
 class Connection:
     """A websocket and where it is: the room it is in (``hub``) as a player
-    (``seat``) or a spectator, and the tournament it follows (``thub``); and
+    (``seat``) or a spectator, and the tournament it follows (``tournament_hub``); and
     who it is, once it said (``player_id``, see :mod:`~server.app.players`)."""
 
     def __init__(self, services: Services, ws: ServerConnection, *,
@@ -137,8 +137,8 @@ class Connection:
         self._on_resync = on_resync
         # where the connection is
         self.role: str | None = None  # "player" or "spectator" once in a room
-        self.hub: Hub | None = None
-        self.thub: TournamentHub | None = None  # a tournament followed, besides any room
+        self.hub: RoomHub | None = None
+        self.tournament_hub: TournamentHub | None = None  # a tournament followed, besides any room
         self.t_player = -1  # the player of that tournament this connection is (-1: none)
         self.player_id = ""  # the player (app/players) this connection identified as ("": none)
         self.room_id = ""
@@ -178,9 +178,9 @@ class Connection:
         finally:
             self.backpressure.close()
             metrics.connections.dec()
-            if self.thub is not None:
-                self.services.thubs.leave(self.thub, self)
-                self.thub = None
+            if self.tournament_hub is not None:
+                self.services.tournament_hubs.leave(self.tournament_hub, self)
+                self.tournament_hub = None
             self.services.lobby.leave(self)
             await self.leave_hub(detach=True)
 
@@ -350,7 +350,7 @@ class Connection:
         self.syncing, self.pending = False, []
         if hub is None:
             return
-        self.services.hubs.leave(hub, self)
+        self.services.room_hubs.leave(hub, self)
         if detach and role == "player":
             event = hub.policy.seats.presence(seat, False, self.services.now_ms())
             with contextlib.suppress(StoreUnavailable):  # the seat's next holder takes over

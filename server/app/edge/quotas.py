@@ -32,7 +32,6 @@ from websockets.http11 import Request
 from ...protocol import Reason
 from ...race import RaceError
 from ...store import Store, StoreUnavailable
-from ..ground.config import Config
 from ..ground.health import Health
 from ..ground.metrics import Metrics
 
@@ -96,8 +95,24 @@ def client_address(ws: ServerConnection, request: Request, proxy_header: str | N
     return grouped(str(peer[0])) if peer else "?"
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
+class QuotaConfig:
+    """What the caps read of the options (the root builds it)."""
+
+    max_connections: int  # websockets open at once on this process
+    max_connections_per_address: int  # connections open at once from one address
+    creations_per_minute: int  # creations one address may make in a minute
+    max_rooms: int  # rooms holding a place at once, over every process
+    max_tournaments: int  # the same for tournaments
+    address_share: float  # per cent of those one address may hold
+    unjoined_hold: int  # s a room nobody joined holds its place
+    lobby_ttl: int  # s a joined room (a tournament with a player) holds it from then
+    challenges_per_address: int  # challenges open at once from one address
+    registrations_per_minute: int  # t_register attempts one address may make in a minute
+
+
 class Quotas:
-    def __init__(self, config: Config, metrics: Metrics, store: Store,
+    def __init__(self, config: QuotaConfig, metrics: Metrics, store: Store,
                  now_ms: Callable[[], int], health: Health) -> None:
         self.config, self.metrics, self.store, self.now_ms = config, metrics, store, now_ms
         self.health = health  # no creation while Redis is nearly full
@@ -315,8 +330,9 @@ class Quotas:
                             f"{REGISTRATIONS_PER_CONNECTION} players in the last "
                             f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers once; "
                             "wait a few minutes")
-        made = await self.store.indexes.count_registration(address, self.now_ms())
-        if made > self.config.registrations_per_minute:
+        _, counted = await self.store.indexes.count_registration(
+            address, self.now_ms(), self.config.registrations_per_minute)
+        if not counted:
             self._once("registration_refused", address, reason="per_address", address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
                             "registrations a minute from one address: wait a minute")
@@ -327,8 +343,9 @@ class Quotas:
         except RaceError as exc:
             if invite and exc.reason is Reason.BAD_INVITE:
                 with contextlib.suppress(StoreUnavailable):
-                    await self.store.indexes.invite_guesses(address, tournament_id, self.now_ms(),
-                                                    INVITE_WINDOW_S * 1000, wrong=True)
+                    await self.store.indexes.invite_guesses(
+                        address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000,
+                        wrong=(INVITE_GUESSES_PER_ADDRESS, INVITE_GUESSES_PER_TOURNAMENT))
             raise
         mine.append(time.monotonic())
 

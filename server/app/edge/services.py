@@ -13,12 +13,11 @@ from dataclasses import dataclass
 from ...store import Channels, Store
 from ..daily.daily_service import DailyDeals
 from ..ground.busyness import Busyness
-from ..ground.config import Config
 from ..ground.metrics import Metrics
 from ..players.player_service import Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
-from ..rooms.room_hubs import Hubs
+from ..rooms.room_hubs import RoomHubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..tournaments.tournament_hub import TournamentHubs
@@ -27,18 +26,31 @@ from .quotas import Quotas
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
+class ConnectionConfig:
+    """What a connection reads of the options (the root builds it)."""
+
+    msg_rate: float  # messages a second (the credit's refill)
+    msg_burst: int  # messages in a burst
+    ping_rate: float  # free pings a second
+    ping_burst: int  # free pings in a burst
+    slow_buffer: int  # bytes queued before a socket counts as behind
+    slow_grace: float  # s a socket may stay behind
+    max_frame: int  # the largest frame taken (0: the protocol's)
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Services:
-    config: Config
+    config: ConnectionConfig  # what a connection reads of the options
     metrics: Metrics
     proc_id: str  # this process, in connection ids and heartbeats
     now_ms: Callable[[], int]  # the server's clock, ms since the epoch
     store: Store
     subscriber: Channels
     busyness: Busyness
-    hubs: Hubs
+    room_hubs: RoomHubs
     rooms: Rooms
     tournaments: Tournaments
-    thubs: TournamentHubs
+    tournament_hubs: TournamentHubs
     quotas: Quotas
     solver: SolverPool
     players: Players

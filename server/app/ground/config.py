@@ -1,8 +1,9 @@
 """The server's configuration: command line over environment over defaults,
 read once at start and checked; a bad value stops the start with one line.
 
-Every option is one :class:`Option` of :data:`GROUPS`: its value's form and
-check, and what it does. ``klondike-race serve --help`` is made from that
+Every option is one field of :class:`Config` made by :func:`option`: its
+group, its default, its value's form and check, and what it does
+(:data:`OPTIONS`, :data:`GROUPS`). ``klondike-race serve --help`` is made from that
 table, and so is the option table of docs/operations.md
 (:func:`markdown_table`; a test holds the two equal). The defaults are
 :class:`Config`'s.
@@ -13,13 +14,18 @@ from __future__ import annotations
 import argparse
 import os
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields, replace
 from pathlib import Path
-from typing import Any, Final
+from typing import TYPE_CHECKING, Any, Final, TypeVar
 from urllib.parse import urlparse
 
 from ...store import DURABILITIES
 from .origins import origin_key
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+T = TypeVar("T", bound="DataclassInstance")
 
 WEB_CLIENT: Final = Path(__file__).resolve().parents[3] / "web_client"
 LEVELS: Final = ("debug", "info", "warning", "error")
@@ -45,70 +51,16 @@ def available_cores() -> int:
 class ConfigError(Exception):
     """A bad setting: the message is one line for the person starting the server."""
 
+LISTEN: Final = "where to listen"
+REDIS: Final = "state: Redis"
+ROOMS: Final = "races and rooms"
+CONNECTION: Final = "each connection"
+CAPS: Final = "caps"
+PLAYERS: Final = "players"
+SOLVER: Final = "the solver"
+DAILY: Final = "the daily deal"
+FILES: Final = "logs and files"
 
-@dataclass(frozen=True, slots=True, kw_only=True)
-class Config:
-    # where to listen
-    host: str = "127.0.0.1"
-    port: int = 8080
-    workers: int = field(default_factory=available_cores)  # server processes on the port
-    # state
-    redis_url: str | None = None
-    redis_cluster: bool = False
-    durability: str = "os"
-    data_dir: Path = Path("var")
-    redis_maxmemory: int | None = None  # the embedded Redis's; None: sized from the machine
-    redis_lanes: int = 2
-    presence_timeout: float = 15.0
-    # rooms
-    countdown: float = 3.0
-    tick: float = 1.25
-    finished_ttl: int = 3600
-    lobby_ttl: int = 86400
-    tournament_ttl: int = 30 * 86400
-    # players (app/players)
-    player_ttl: int = 365 * 86400
-    players_per_hour: int = 60
-    claims_per_minute: int = 10
-    challenge_ttl: int = 7 * 86400  # a challenge's results and replays, once it closed
-    event_cap: int = 256
-    lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
-    quick_wait: int = 20  # s a quick race waits after its second player
-    # connections
-    msg_rate: float = 20.0
-    msg_burst: int = 60
-    ping_rate: float = 1.0
-    ping_burst: int = 10
-    max_frame: int = 4096
-    slow_buffer: int = 256 * 1024
-    slow_grace: float = 10.0
-    # caps
-    max_connections: int = 10_000
-    max_connections_per_address: int = 100
-    creations_per_minute: int = 30
-    max_rooms: int = 100_000
-    max_tournaments: int = 10_000
-    address_share: float = 1.0  # percent of max_rooms (max_tournaments) one address may hold
-    unjoined_hold: int = 600
-    registrations_per_minute: int = 20
-    public_per_address: int = 3  # public rooms listed at once, from one address
-    challenges_per_address: int = 20  # challenges open at once, made from one address
-    proxy_header: str | None = None
-    allowed_origins: tuple[str, ...] = ()  # besides the server's own (see admission.py)
-    request_timeout: float = 5.0
-    # the solver (app/solving.py, app/winnable.py)
-    solver_workers: int = 1
-    solver_queue: int = 8
-    winnable_pool: int = 20
-    winnable_modes: tuple[str, ...] = ("D1N", "D3N", "D1V", "D3V")
-    # the daily deal (app/daily)
-    daily_modes: tuple[str, ...] = ("D1N", "D3N", "D1V")
-    daily_time_limit: int = 1800  # seconds each attempt may last
-    daily_per_address: int = 100  # attempts (seats taken) one address may make in a UTC day
-    # the rest
-    log_level: str = "info"
-    static_dir: Path = WEB_CLIENT
-    clock_offset_file: Path | None = None  # rehearsals and tests: ms added to the clock (clock.py)
 
 
 def _port(v: str) -> int:
@@ -116,6 +68,19 @@ def _port(v: str) -> int:
     if not 0 <= port <= 65535:
         raise ValueError("outside 0..65535")
     return port
+
+
+def _address(v: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an IPv6 host in brackets), or ``none``."""
+    v = v.strip()
+    if v.lower() == "none":
+        return None
+    host, colon, port = v.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host:
+        raise ValueError("expected HOST:PORT (`[::1]:9108` for IPv6), or none")
+    return host, _port(port)
 
 
 def _positive_float(v: str) -> float:
@@ -278,16 +243,17 @@ def _host(v: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class Option:
-    """One setting of ``serve``: the :class:`Config` field it sets, how a
-    value is read and checked, and what it does, in one line (Markdown's
-    backticks allowed: ``--help`` drops them)."""
+    """One setting of ``serve``: the :class:`Config` field it sets, its
+    group, how a value is read and checked, and what it does, in one line
+    (Markdown's backticks allowed: ``--help`` drops them)."""
 
     name: str
+    group: str
     convert: Callable[[str], Any]
     what: str
     metavar: str = "VALUE"  # the value's unit or form: SECONDS, BYTES, N, URL…
     choices: tuple[str, ...] = ()  # shown instead of the metavar
-    default: str = ""  # what the default means, where the Config's value alone would not say
+    shown: str = ""  # what the default means, where the Config's value alone would not say
     more: str = ""  # for docs/operations.md only: a link to where it is explained
     flag: bool = False  # given alone on the command line (in the environment: 1 or 0)
 
@@ -301,8 +267,8 @@ class Option:
 
     def default_text(self) -> str:
         """The default as ``--help`` and the docs give it."""
-        if self.default:
-            return self.default
+        if self.shown:
+            return self.shown
         value = getattr(Config(), self.name)
         if isinstance(value, bool):
             return "on" if value else "off"
@@ -313,143 +279,251 @@ class Option:
         return str(value)
 
 
-GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
-    ("where to listen", (
-        Option("host", _host, "address to listen on (`0.0.0.0`: every interface)", "HOST"),
-        Option("port", _port, "port of HTTP and the websocket (`0`: any free port)", "PORT"),
-        Option("workers", _worker_count, "server processes sharing the port, 1 to 256; the default counts "
-               "the cores this process may run on, fewer under a container's CPU quota; `1`: one process",
-               "N", default="the cores it may use", more="[workers](#workers-one-command-every-core)"),
-    )),
-    ("state: Redis", (
-        Option("redis_url", _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
-               "`unix:///path`", "URL", default="none: an embedded Redis",
-               more="[embedded or your own](#redis-embedded-or-your-own)"),
-        Option("redis_cluster", _flag, "`--redis-url` names any one node of a Redis Cluster", flag=True,
-               more="[Redis Cluster](#redis-cluster)"),
-        Option("durability", _durability, "what an acknowledged move survives: a crash of the server or "
-               "redis-server (`os`), of the machine (`fsync`), the loss of the Redis master (`replica`)",
-               choices=DURABILITIES, more="[durability](#durability-what-an-ack-survives)"),
-        Option("data_dir", Path, "the embedded Redis's files (not used with `--redis-url`)", "DIR"),
-        Option("redis_maxmemory", _size, "the embedded Redis's `maxmemory` (`noeviction`), in bytes or "
-               "as Redis writes it (`512mb`, `2gb`; `0`: no limit, not advised); not with `--redis-url`",
-               "BYTES",
-               default="40 % of the machine", more="[memory](#redis-memory)"),
-        Option("redis_lanes", _positive_int, "Redis connections for commands (each carries batches of "
-               "them)", "N"),
-        Option("presence_timeout", _positive_float, "seconds before the players of a process that died "
-               "show as disconnected", "SECONDS"),
-    )),
-    ("races and rooms", (
-        Option("countdown", _non_negative_float, "seconds from the host's start to a race's first move",
-               "SECONDS"),
-        Option("tick", _tick, "seconds between two leaderboards of a big room, and two looks at a big "
-               "tournament's counts (0.1 to 10)", "SECONDS", more="[protocol.md](protocol.md#big-rooms)"),
-        Option("lobby_interval", _tick, "seconds between two lists of the public races sent to a lobby (0.1 "
-               "to 10): each process reads the list once per interval and sends it, encoded once, to its "
-               "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)"),
-        Option("quick_wait", _quick_wait, "seconds a quick race waits after its second player before it "
-               "starts (1 to 600; at once when it is full)", "SECONDS"),
-        Option("finished_ttl", _positive_int, "seconds a room is kept after its race ended", "SECONDS"),
-        Option("lobby_ttl", _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
-               "registered for)", "SECONDS"),
-        Option("tournament_ttl", _positive_int, "seconds a tournament with players (and its rounds' rooms) "
-               "is kept after its last change", "SECONDS"),
-        Option("challenge_ttl", _positive_int, "seconds a challenge (its results and replays) is kept "
-               "after its window closed", "SECONDS", more="[expiry](#data-and-expiry)"),
-    )),
-    ("each connection", (
-        Option("msg_rate", _positive_float, "messages a second a connection may send (its credit's "
-               "refill)", "RATE"),
-        Option("msg_burst", _positive_int, "messages a connection may send in a burst", "N"),
-        Option("ping_rate", _positive_float, "pings a second a connection may send free (past them a ping "
-               "costs credit like any message)", "RATE"),
-        Option("ping_burst", _positive_int, "free pings in a burst", "N"),
-        Option("slow_buffer", _positive_int, "bytes queued on a socket (beyond the kernel's) before it "
-               "counts as behind and skips leaderboards and boards", "BYTES"),
-        Option("slow_grace", _positive_float, "seconds a socket may stay behind before it is closed with "
-               "1011 (`slow_consumer`)", "SECONDS"),
-    )),
-    ("caps", (
-        Option("max_connections", _positive_int, "websockets open at once on this process (at most its "
-               "open-file limit less 128); more get HTTP 503", "N"),
-        Option("max_connections_per_address", _positive_int, "connections (and websockets) open at once "
-               "from one address (a school behind one NAT fits); more are closed, or get HTTP 429", "N",
-               more="[caps](#caps-and-hostile-clients)"),
-        Option("creations_per_minute", _positive_int, "rooms, solo games and tournaments one address may "
-               "create in a minute, over every process (attempts count); more get `too_many`", "N"),
-        Option("max_rooms", _positive_int, "rooms holding a place at once, over every process; more get "
-               "`server_full`", "N", more="[places](#caps-and-hostile-clients)"),
-        Option("max_tournaments", _positive_int, "the same for tournaments", "N"),
-        Option("address_share", _percent, "the per cent of `--max-rooms` (and of `--max-tournaments`) the "
-               "rooms (tournaments) made from one address may hold, at least one place each; more get "
-               "`address_full`", "PERCENT"),
-        Option("unjoined_hold", _positive_int, "seconds a room nobody joined (a tournament nobody registered "
-               "for) holds its place; a join (a registration) holds it `--lobby-ttl` seconds from then",
-               "SECONDS"),
-        Option("public_per_address", _positive_int, "public rooms one address may have listed in the lobby "
-               "at once, over every process; one more public room gets `too_many` (a private one does "
-               "not)", "N"),
-        Option("challenges_per_address", _positive_int, "challenges one address may have open at once, "
-               "over every process (a challenge holds its place in `--max-rooms` until its window "
-               "closes, up to 7 days); more get `too_many`", "N"),
-        Option("registrations_per_minute", _positive_int, "`t_register` attempts one address may make in a "
-               "minute, over every process; more get `too_many`", "N"),
-        Option("proxy_header", _header, "behind a proxy you trust, the header that names the client "
-               "(`X-Forwarded-For`: its last address counts); none: the peer's address", "HEADER",
-               default="none"),
-        Option("allowed_origins", _origins, "pages of other sites whose browsers may open the websocket, "
-               "comma-separated (`https://play.example.com`); the server's own pages always may, and so "
-               "may programs that send no `Origin`", "ORIGINS", default="none",
-               more="[origin](#which-pages-may-open-the-websocket)"),
-        Option("request_timeout", _positive_float, "seconds a connection has, from its opening, to send "
-               "the whole head of its request; then it is closed", "SECONDS"),
-    )),
-    ("players", (
-        Option("player_ttl", _positive_int, "seconds a player is kept untouched (no connection identified "
-               "with their key, no result recorded); a player who never had a result is kept at most 30 days",
-               "SECONDS", more="[players](#players-data)"),
-        Option("players_per_hour", _positive_int, "new players (keys) one address may ask for in an hour, "
-               "over every process; more get `too_many` (the browser then plays without a player)", "N"),
-        Option("claims_per_minute", _positive_int, "device-move codes one address may try in a minute, over "
-               "every process (right or wrong); more get `too_many`", "N"),
-    )),
-    ("the solver", (
-        Option("solver_workers", _solver_workers, "solver processes (0 to 64; 0: none, solver assists say "
-               "`unknown` and give basic hints, and no winnable deals are refilled here)", "N",
-               more="[the solver](#the-solver-workers-and-winnable-deals)"),
-        Option("solver_queue", _non_negative_int, "solver jobs that may wait for a worker; past workers "
-               "and queue a job is refused at once (`busy`)", "N"),
-        Option("winnable_pool", _non_negative_int, "certified winnable codes kept ready per mode in Redis "
-               "(0: this process refills none)", "N"),
-        Option("winnable_modes", _modes, "the modes whose winnable codes this process keeps ready, "
-               "comma-separated, of `D1N`, `D3N`, `D1V`, `D3V`", "MODES"),
-    )),
-    ("the daily deal", (
-        Option("daily_modes", _modes, "the modes of the daily deal, comma-separated (`none`: no daily "
-               "deal); each day's deal of a mode is a certified winnable deal from that mode's pool, so "
-               "each should be among `--winnable-modes` of some process", "MODES",
-               more="[the daily deal](#the-daily-deal)"),
-        Option("daily_time_limit", _daily_time_limit, "seconds each daily attempt may last (60 to "
-               "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS"),
-        Option("daily_per_address", _positive_int, "daily-deal seats one address may take in a UTC day, "
-               "over every process and mode; more get `too_many`", "N"),
-    )),
-    ("logs and files", (
-        Option("log_level", _level, "the least level of the JSON log lines written to standard error",
-               choices=LEVELS),
-        Option("static_dir", _static_dir, "the web client's files (for an installed package: a copy of "
-               "`web_client/`)", "DIR", default="web_client/ of this tree"),
-        Option("clock_offset_file", Path, "a file holding milliseconds (a whole number, may be negative) "
-               "added to the server's clock, read again within 0.1 s of a change: to rehearse days ahead "
-               "(a challenge's close) on a staging server, and for the tests; every process the same "
-               "file; never in production (players' clocks follow the server's)", "FILE",
-               default="none"),
-    )),
-)
+@dataclass(frozen=True, slots=True)
+class computed:  # (lower case: read as a default, ``option(LISTEN, computed(available_cores), …)``)
+    """A default computed when a :class:`Config` is made."""
+
+    factory: Callable[[], Any]
+
+
+def option(group: str, default: Any, convert: Callable[[str], Any], what: str, metavar: str = "VALUE", *,
+           choices: tuple[str, ...] = (), shown: str = "", more: str = "", flag: bool = False) -> Any:
+    """A :class:`Config` field that is an option of ``serve`` (see :class:`Option`)."""
+    spec = Option("", group, convert, what, metavar, choices, shown, more, flag)
+    if isinstance(default, computed):
+        return field(default_factory=default.factory, metadata={"option": spec})
+    return field(default=default, metadata={"option": spec})
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Config:
+    """Every setting and, for those a person sets, its option
+    (:func:`option`: its group, default, check and what it does), in the
+    order of ``--help`` and the docs: the one table of the options."""
+
+    # where to listen
+    host: str = option(
+        LISTEN, "127.0.0.1", _host, "address to listen on (`0.0.0.0`: every interface)", "HOST")
+    port: int = option(
+        LISTEN, 8080, _port, "port of HTTP and the websocket (`0`: any free port)", "PORT")
+    # server processes on the port
+    workers: int = option(
+        LISTEN, computed(available_cores), _worker_count, "server processes sharing the port, 1 to 256; "
+        "the default counts the cores this process may run on, fewer under a container's CPU quota; "
+        "`1`: one process",
+        "N", shown="the cores it may use", more="[workers](#workers-one-command-every-core)")
+    # /metrics: the operator's
+    metrics_address: tuple[str, int] | None = option(
+        LISTEN, ("127.0.0.1", 9108), _address, "where `/metrics` answers, apart from the players' port "
+        "(which answers it 404): the operator's, so loopback unless your scraper needs more; "
+        "`none`: nowhere", "HOST:PORT", shown="`127.0.0.1:9108`",
+        more="[health and metrics](#health-and-metrics)")
+    # state: Redis
+    redis_url: str | None = option(
+        REDIS, None, _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
+        "`unix:///path`", "URL", shown="none: an embedded Redis",
+        more="[embedded or your own](#redis-embedded-or-your-own)")
+    redis_cluster: bool = option(
+        REDIS, False, _flag, "`--redis-url` names any one node of a Redis Cluster", flag=True,
+        more="[Redis Cluster](#redis-cluster)")
+    durability: str = option(
+        REDIS, "os", _durability, "what an acknowledged move survives: a crash of the server or "
+        "redis-server (`os`), of the machine (`fsync`), the loss of the Redis master (`replica`)",
+        choices=DURABILITIES, more="[durability](#durability-what-an-ack-survives)")
+    data_dir: Path = option(  # noqa: RUF009 (a field: see option)
+        REDIS, Path("var"), Path, "the embedded Redis's files (not used with `--redis-url`)", "DIR")
+    # the embedded Redis's; None: sized from the machine
+    redis_maxmemory: int | None = option(
+        REDIS, None, _size, "the embedded Redis's `maxmemory` (`noeviction`), in bytes or "
+        "as Redis writes it (`512mb`, `2gb`; `0`: no limit, not advised); not with `--redis-url`",
+        "BYTES",
+        shown="40 % of the machine", more="[memory](#redis-memory)")
+    redis_lanes: int = option(
+        REDIS, 2, _positive_int, "Redis connections for commands (each carries batches of "
+        "them)", "N")
+    presence_timeout: float = option(
+        REDIS, 15.0, _positive_float, "seconds before the players of a process that died "
+        "show as disconnected", "SECONDS")
+    # races and rooms
+    countdown: float = option(
+        ROOMS, 3.0, _non_negative_float, "seconds from the host's start to a race's first move",
+        "SECONDS")
+    tick: float = option(
+        ROOMS, 1.25, _tick, "seconds between two leaderboards of a big room, and two looks at a big "
+        "tournament's counts (0.1 to 10)", "SECONDS", more="[protocol.md](protocol.md#big-rooms)")
+    # s between two lists of the public rooms to a lobby
+    lobby_interval: float = option(
+        ROOMS, 2.0, _tick, "seconds between two lists of the public races sent to a lobby (0.1 "
+        "to 10): each process reads the list once per interval and sends it, encoded once, to its "
+        "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)")
+    # s a quick race waits after its second player
+    quick_wait: int = option(
+        ROOMS, 20, _quick_wait, "seconds a quick race waits after its second player before it "
+        "starts (1 to 600; at once when it is full)", "SECONDS")
+    quick_per_minute: int = option(
+        ROOMS, 20, _positive_int, "quick-race requests one address may make a minute (`too_many` "
+        "beyond; a refusal stores nothing)", "N", more="[races to find](protocol.md#races-to-find)")
+    finished_ttl: int = option(
+        ROOMS, 3600, _positive_int, "seconds a room is kept after its race ended", "SECONDS")
+    lobby_ttl: int = option(
+        ROOMS, 86400, _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
+        "registered for)", "SECONDS")
+    tournament_ttl: int = option(
+        ROOMS, 30 * 86400, _positive_int, "seconds a tournament with players (and its rounds' rooms) "
+        "is kept after its last change", "SECONDS")
+    # a challenge's results and replays, once it closed
+    challenge_ttl: int = option(
+        ROOMS, 7 * 86400, _positive_int, "seconds a challenge (its results and replays) is kept "
+        "after its window closed", "SECONDS", more="[expiry](#data-and-expiry)")
+    # each connection
+    msg_rate: float = option(
+        CONNECTION, 20.0, _positive_float, "messages a second a connection may send (its credit's "
+        "refill)", "RATE")
+    msg_burst: int = option(
+        CONNECTION, 60, _positive_int, "messages a connection may send in a burst", "N")
+    ping_rate: float = option(
+        CONNECTION, 1.0, _positive_float, "pings a second a connection may send free (past them a ping "
+        "costs credit like any message)", "RATE")
+    ping_burst: int = option(
+        CONNECTION, 10, _positive_int, "free pings in a burst", "N")
+    slow_buffer: int = option(
+        CONNECTION, 256 * 1024, _positive_int, "bytes queued on a socket (beyond the kernel's) before it "
+        "counts as behind and skips leaderboards and boards", "BYTES")
+    slow_grace: float = option(
+        CONNECTION, 10.0, _positive_float, "seconds a socket may stay behind before it is closed with "
+        "1011 (`slow_consumer`)", "SECONDS")
+    # caps
+    max_connections: int = option(
+        CAPS, 10_000, _positive_int, "websockets open at once on this process (at most its "
+        "open-file limit less 128); more get HTTP 503", "N")
+    max_connections_per_address: int = option(
+        CAPS, 100, _positive_int, "connections (and websockets) open at once "
+        "from one address (a school behind one NAT fits); more are closed, or get HTTP 429", "N",
+        more="[caps](#caps-and-hostile-clients)")
+    creations_per_minute: int = option(
+        CAPS, 30, _positive_int, "rooms, solo games and tournaments one address may "
+        "create in a minute, over every process (attempts count); more get `too_many`", "N")
+    max_rooms: int = option(
+        CAPS, 100_000, _positive_int, "rooms holding a place at once, over every process; more get "
+        "`server_full`", "N", more="[places](#caps-and-hostile-clients)")
+    max_tournaments: int = option(
+        CAPS, 10_000, _positive_int, "the same for tournaments", "N")
+    # percent of max_rooms (max_tournaments) one address may hold
+    address_share: float = option(
+        CAPS, 1.0, _percent, "the per cent of `--max-rooms` (and of `--max-tournaments`) the "
+        "rooms (tournaments) made from one address may hold, at least one place each; more get "
+        "`address_full`", "PERCENT")
+    unjoined_hold: int = option(
+        CAPS, 600, _positive_int, "seconds a room nobody joined (a tournament nobody registered "
+        "for) holds its place; a join (a registration) holds it `--lobby-ttl` seconds from then",
+        "SECONDS")
+    # public rooms listed at once, from one address
+    public_per_address: int = option(
+        CAPS, 3, _positive_int, "public rooms one address may have listed in the lobby "
+        "at once, over every process; one more public room gets `too_many` (a private one does "
+        "not)", "N")
+    # challenges open at once, made from one address
+    challenges_per_address: int = option(
+        CAPS, 20, _positive_int, "challenges one address may have open at once, "
+        "over every process (a challenge holds its place in `--max-rooms` until its window "
+        "closes, up to 7 days); more get `too_many`", "N")
+    registrations_per_minute: int = option(
+        CAPS, 20, _positive_int, "`t_register` attempts one address may make in a "
+        "minute, over every process; more get `too_many`", "N")
+    proxy_header: str | None = option(
+        CAPS, None, _header, "behind a proxy you trust, the header that names the client "
+        "(`X-Forwarded-For`: its last address counts); none: the peer's address", "HEADER",
+        shown="none")
+    # besides the server's own (see origins.py)
+    allowed_origins: tuple[str, ...] = option(
+        CAPS, (), _origins, "pages of other sites whose browsers may open the websocket, "
+        "comma-separated (`https://play.example.com`); the server's own pages always may, and so "
+        "may programs that send no `Origin`", "ORIGINS", shown="none",
+        more="[origin](#which-pages-may-open-the-websocket)")
+    request_timeout: float = option(
+        CAPS, 5.0, _positive_float, "seconds a connection has, from its opening, to send "
+        "the whole head of its request; then it is closed", "SECONDS")
+    # players
+    player_ttl: int = option(
+        PLAYERS, 365 * 86400, _positive_int, "seconds a player is kept untouched (no connection identified "
+        "with their key, no result recorded); a player who never had a result is kept at most 30 days",
+        "SECONDS", more="[players](#players-data)")
+    players_per_hour: int = option(
+        PLAYERS, 60, _positive_int, "new players (keys) one address may ask for in an hour, "
+        "over every process; more get `too_many` (the browser then plays without a player)", "N")
+    claims_per_minute: int = option(
+        PLAYERS, 10, _positive_int, "device-move codes one address may try in a minute, over "
+        "every process (right or wrong); more get `too_many`", "N")
+    # the solver
+    solver_workers: int = option(
+        SOLVER, 1, _solver_workers, "solver processes (0 to 64; 0: none, solver assists say "
+        "`unknown` and give basic hints, and no winnable deals are refilled here)", "N",
+        more="[the solver](#the-solver-workers-and-winnable-deals)")
+    solver_queue: int = option(
+        SOLVER, 8, _non_negative_int, "solver jobs that may wait for a worker; past workers "
+        "and queue a job is refused at once (`busy`)", "N")
+    winnable_pool: int = option(
+        SOLVER, 20, _non_negative_int, "certified winnable codes kept ready per mode in Redis "
+        "(0: this process refills none)", "N")
+    winnable_modes: tuple[str, ...] = option(
+        SOLVER, ("D1N", "D3N", "D1V", "D3V"), _modes, "the modes whose winnable codes this process keeps "
+        "ready, comma-separated, of `D1N`, `D3N`, `D1V`, `D3V`", "MODES")
+    # the daily deal
+    daily_modes: tuple[str, ...] = option(
+        DAILY, ("D1N", "D3N", "D1V"), _modes, "the modes of the daily deal, comma-separated (`none`: no "
+        "daily deal); each day's deal of a mode is a certified winnable deal from that mode's pool, so "
+        "each should be among `--winnable-modes` of some process", "MODES",
+        more="[the daily deal](#the-daily-deal)")
+    # seconds each attempt may last
+    daily_time_limit: int = option(
+        DAILY, 1800, _daily_time_limit, "seconds each daily attempt may last (60 to "
+        "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS")
+    # attempts (seats taken) one address may make in a UTC day
+    daily_per_address: int = option(
+        DAILY, 100, _positive_int, "daily-deal seats one address may take in a UTC day, "
+        "over every process and mode; more get `too_many`", "N")
+    daily_ranked_per_address: int = option(
+        DAILY, 2, _positive_int, "players of one address (an IPv6 address by its /64) ranked in a "
+        "day's deal of a mode (a household); the others play it as practice, never ranked", "N",
+        more="[the daily deal](#the-daily-deal)")
+    # s: a player made this lately ranks only while their address has none
+    daily_fresh: int = option(
+        DAILY, 86_400, _non_negative_int, "seconds after a player is made during which they rank "
+        "in a daily deal only while nobody of their address does (a spare key made to scout "
+        "the deal plays it as practice); 0: no such rule", "SECONDS")
+    # logs and files
+    log_level: str = option(
+        FILES, "info", _level, "the least level of the JSON log lines written to standard error",
+        choices=LEVELS)
+    static_dir: Path = option(  # noqa: RUF009 (a field: see option)
+        FILES, WEB_CLIENT, _static_dir, "the web client's files (for an installed package: a copy of "
+        "`web_client/`)", "DIR", shown="web_client/ of this tree")
+    # rehearsals and tests: ms added to the clock (clock.py)
+    clock_offset_file: Path | None = option(  # noqa: RUF009 (a field: see option)
+        FILES, None, Path, "a file holding milliseconds (a whole number, may be negative) "
+        "added to the server's clock, read again within 0.1 s of a change: to rehearse days ahead "
+        "(a challenge's close) on a staging server, and for the tests; every process the same "
+        "file; never in production (players' clocks follow the server's)", "FILE",
+        shown="none")
+    # set by the code alone, not options
+    event_cap: int = 256
+    max_frame: int = 4096
+
+
+def pick(config: Config, cls: type[T]) -> T:
+    """The settings one service uses (``cls``, a frozen dataclass whose
+    fields are named as :class:`Config`'s): each service receives those,
+    built by the root from the one table, not the whole configuration."""
+    return cls(**{f.name: getattr(config, f.name) for f in fields(cls)})
+
 
 #: every option, in the order of --help and the docs
-OPTIONS: Final = tuple(option for _, options in GROUPS for option in options)
+OPTIONS: Final = tuple(replace(f.metadata["option"], name=f.name) for f in fields(Config)
+                       if "option" in f.metadata)
+#: the options by group, in order
+GROUPS: Final = tuple((title, tuple(o for o in OPTIONS if o.group == title))
+                      for title in dict.fromkeys(o.group for o in OPTIONS))
+
 
 
 def help_line(option: Option) -> str:
@@ -478,7 +552,7 @@ def markdown_table() -> str:
     """docs/operations.md's table of the options."""
     rows = ["| option | environment variable | default | what |", "|---|---|---|---|"]
     for option in OPTIONS:
-        default = option.default or f"`{option.default_text()}`"
+        default = option.shown or f"`{option.default_text()}`"
         others = [f"`{c}`" for c in option.choices if c != option.default_text()]
         if others:
             default += f" (or {', '.join(others)})"

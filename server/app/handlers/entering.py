@@ -94,7 +94,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
         room_id, seat, token = await services.daily.join(conn.player_id, conn.address, mode,
                                                          cmd.nickname)
     else:
-        seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
+        seat, token, _ = await services.rooms.join(room_id, cmd.nickname, address=conn.address)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 
@@ -125,7 +125,7 @@ async def on_watch(conn: Connection, cmd: c.Watch) -> None:
     watch_seat = await seat_named(conn, room_id, cmd.token) if cmd.token else None
     conn.syncing = True
     try:
-        hub = await conn.services.hubs.enter(room_id, conn)
+        hub = await conn.services.room_hubs.enter(room_id, conn)
     except BaseException:
         await conn.leave_hub(detach=False)  # hold nothing back: the reject must go out
         raise
@@ -158,7 +158,7 @@ async def take_seat(conn: Connection, room_id: str, seat: int, token: str,
     services.lobby.leave(conn)  # in a room: no more lists of the others
     conn.syncing = True
     try:
-        hub = await services.hubs.enter(room_id, conn)
+        hub = await services.room_hubs.enter(room_id, conn)
         if hub is None:
             raise RaceError(Reason.UNKNOWN_ROOM)
         conn.hub, conn.role, conn.room_id, conn.seat, conn.token = hub, "player", room_id, seat, token

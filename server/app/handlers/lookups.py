@@ -16,12 +16,12 @@ from ...protocol import commands as c
 from ...race import RaceError
 from ...race.names import check_nickname, fold
 from ..edge.connection import Connection
-from ..rooms.room_hub import Hub
+from ..rooms.room_hub import RoomHub
 
 PAGE_MAX: Final = 50  # lines in one page
 
 
-def _in_room(conn: Connection) -> Hub:
+def _in_room(conn: Connection) -> RoomHub:
     if conn.hub is None:
         raise RaceError(Reason.NOT_IN_ROOM)
     return conn.hub
@@ -45,7 +45,7 @@ async def on_lb_find(conn: Connection, cmd: c.LbFind) -> None:
     await conn.send(frame("lb_found", found))
 
 
-async def _find(conn: Connection, hub: Hub, name: str) -> dict[str, Any] | None:
+async def _find(conn: Connection, hub: RoomHub, name: str) -> dict[str, Any] | None:
     """The player with this nickname: their seat, rank (0 before they are
     ranked) and line."""
     return await hub.leaderboard.find(name, fold(name))

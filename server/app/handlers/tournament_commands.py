@@ -27,30 +27,30 @@ async def follow(conn: Connection, tournament_id: str, *, resync: bool = False,
     ``player``: this connection is that player of the tournament."""
     services = conn.services
     tid = tournament_id.strip().upper()
-    if conn.thub is not None and conn.thub.id != tid:
+    if conn.tournament_hub is not None and conn.tournament_hub.id != tid:
         if await services.store.tournaments.load_tournament(tid) is None:  # keep following this one
             raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
-        services.thubs.leave(conn.thub, conn)
-        conn.thub, conn.t_player = None, -1
+        services.tournament_hubs.leave(conn.tournament_hub, conn)
+        conn.tournament_hub, conn.t_player = None, -1
     if player is not None:
         conn.t_player = player
-    if conn.thub is not None:
+    if conn.tournament_hub is not None:
         if resync:
-            await conn.send(await conn.thub.sync_frame_now())
-        if conn.thub.view.sends_places and (resync or player is not None):
-            await conn.thub.send_me([conn])
+            await conn.send(await conn.tournament_hub.sync_frame_now())
+        if conn.tournament_hub.view.sends_places and (resync or player is not None):
+            await conn.tournament_hub.send_me([conn])
         return
     conn.syncing = True
     try:
-        thub = await services.thubs.enter(tid, conn)
-        if thub is None:
+        tournament_hub = await services.tournament_hubs.enter(tid, conn)
+        if tournament_hub is None:
             raise RaceError(Reason.UNKNOWN_ROOM, "there is no such tournament")
-        conn.thub = thub
-        await conn.send(await thub.sync_frame_now())
+        conn.tournament_hub = tournament_hub
+        await conn.send(await tournament_hub.sync_frame_now())
     finally:
         await conn.flush_pending()
-    if thub.view.sends_places:
-        await thub.send_me([conn])
+    if tournament_hub.view.sends_places:
+        await tournament_hub.send_me([conn])
 
 
 async def on_t_create(conn: Connection, cmd: c.TCreate) -> None:
@@ -109,7 +109,8 @@ async def on_t_end(conn: Connection, cmd: c.TEnd) -> None:
 async def on_t_withdraw(conn: Connection, cmd: c.TWithdraw) -> None:
     tid, player = await conn.services.tournaments.withdraw(cmd.id, cmd.token)
     await follow(conn, cmd.id)
-    answer = conn.thub.view.withdrawn_answer(tid, player) if conn.thub is not None else None
+    hub = conn.tournament_hub
+    answer = hub.view.withdrawn_answer(tid, player) if hub is not None else None
     if answer is not None:  # no event to everyone: an answer of its own
         await conn.send(answer)
 

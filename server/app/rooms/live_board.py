@@ -58,6 +58,9 @@ PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "l
 #: a racer's leaderboard comes with their acks; from a flush only when they have
 #: had none for this long (seconds), while the process is calm
 RACER_INTERVAL: Final = 0.5
+#: an ack builds a new leaderboard only for a racer who has had none for this long
+#: (seconds): in a closed loop of many moves a second, a few leaderboards a second
+ACK_SPACING: Final = 0.1
 
 
 def racer_interval(flush_interval: float) -> float:
@@ -93,6 +96,10 @@ class LiveRoom(Protocol):
     def race(self) -> int: ...
 
     def phase_now(self) -> str: ...
+
+    def hiding(self) -> bool: ...
+
+    def seen(self, line: Entry) -> Entry: ...
 
     def watchers(self) -> list[Listener]: ...
 
@@ -177,7 +184,8 @@ class LiveBoard:
     # ------------------------------------------------------------------ state
 
     def lines(self) -> list[Entry]:
-        return ranked(self.entries.values(), self.online,
+        """Every line as the others see it now, in order."""
+        return ranked(map(self.hub.seen, self.entries.values()), self.online,
                       since=int(self.hub.public.get("start_at") or 0))
 
     async def load(self, data: RoomData) -> None:
@@ -348,16 +356,19 @@ class LiveBoard:
         """Write a player's ``ack``; with the latest leaderboard in the same
         write (built now if a line changed since the last) when they have not
         had it, and their socket is not behind. (None before the room's first
-        flush, nor after a room event: the flush that follows has its lines.)"""
+        flush, nor after a room event: the flush that follows has its lines;
+        none either within :data:`ACK_SPACING` of the last one they got: a
+        player moving many times a second gets a few a second, not one a move.)"""
         hub, lb = self.hub, self._lb
-        if lb is not None and self._stale:
-            lb = self._latest()
         sent = self._sent.get(session)
+        now = asyncio.get_running_loop().time()
+        if lb is not None and self._stale and (sent is None or now - sent.at >= ACK_SPACING):
+            lb = self._latest()
         if (lb is None or (sent is not None and sent.serial >= self._serial)
                 or not session.backpressure.admit(essential=False)):
             hub.send_frames(session, [text_frame(data)], [data], essential=True)
             return
-        self._sent[session] = _Sent(self._serial, asyncio.get_running_loop().time())
+        self._sent[session] = _Sent(self._serial, now)
         hub.send_frames(session, [text_frame(data), lb[1]], [data, lb[0]], essential=True)
 
     # ------------------------------------------------------------------ boards
@@ -497,11 +508,16 @@ class LiveBoard:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
-                     start_at: int) -> Applied:
+                     seen: Entry, seen_before: Entry, board: Callable[[], dict[str, Any]],
+                     boards_mode: str, now: int, start_at: int) -> Applied:
         """Store a move, recorded as the room's next event with the line and,
         as the room shows boards to spectators, the public board (``board()``:
-        built only then, without what only the player sees)."""
+        built only then, without what only the player sees). A move that
+        changes nothing the others see of the line (``seen``, ``seen_before``:
+        a challenge's game going on) records no event: nothing goes to anyone
+        per move, not even that a move was made."""
+        if seen == seen_before and boards_mode == "after":
+            return await store.seats.apply(room_id, cmd, b"")
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
             event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}

@@ -2,7 +2,7 @@
 
 A public room is listed waiting when it is created (or dealt again), moved
 to the running races when its race starts, and taken off when the race
-ends. The list lives under one hash tag of its own (``kr:{pub}:…``, see
+ends. The list lives under one hash tag of its own (``kl:{pub}:…``, see
 :mod:`server.store.public_rooms`), so on a Redis Cluster it is in another
 slot than any room's keys and no room script can write it: each change is
 one call made right after the room's own commit (before it, for a new room,

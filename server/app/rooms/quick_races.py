@@ -29,8 +29,8 @@ from typing import Final, TypeAlias
 from ...protocol import Reason
 from ...race import RaceError, Room
 from ...store import Store, StoreUnavailable
-from ..ground.config import Config
 from .ids import new_room_id
+from .room_config import RoomConfig
 from .room_service import Rooms
 
 PLAYERS: Final = 6
@@ -49,7 +49,7 @@ Opening: TypeAlias = Callable[[], contextlib.AbstractAsyncContextManager[Callabl
 class QuickRaces:
     """Sending players to the quick races."""
 
-    def __init__(self, rooms: Rooms, store: Store, config: Config,
+    def __init__(self, rooms: Rooms, store: Store, config: RoomConfig,
                  now_ms: Callable[[], int]) -> None:
         self.rooms, self.store, self.config, self.now_ms = rooms, store, config, now_ms
 
@@ -64,6 +64,10 @@ class QuickRaces:
         if (draw, scoring) not in MODES:
             raise RaceError(Reason.BAD_SETTINGS, "a quick race is draw 1 or 3, scoring 'N' or 'V'")
         mode = f"D{draw}{scoring}"
+        if not await self.store.lobby.count_quick(address, now_ms=self.now_ms(),
+                                            most=self.config.quick_per_minute):
+            raise RaceError(Reason.TOO_MANY, f"at most {self.config.quick_per_minute} quick races "
+                                             "a minute from one address: try again in a moment")
         skip = ""
         wait_ms = self.config.quick_wait * 1000
         for _ in range(ATTEMPTS):
@@ -72,7 +76,7 @@ class QuickRaces:
                 offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
             if verdict == "open":
                 return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
-            joined = await self._join(mode, room_id, nickname)
+            joined = await self._join(mode, room_id, nickname, address)
             if joined is not None:
                 return None, room_id, *joined
             skip = room_id
@@ -93,13 +97,14 @@ class QuickRaces:
             raise
         return room, room.id, 0, token
 
-    async def _join(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
+    async def _join(self, mode: str, room_id: str, nickname: str,
+                    address: str) -> tuple[int, str] | None:
         """A seat in the room; ``None`` if it is full, started or gone.
         Refused for the player's own sake (a nickname taken there): the
         seat counted for them is offered again."""
         for _ in range(JOIN_TRIES):
             try:
-                seat, token, _ = await self.rooms.join(room_id, nickname)
+                seat, token, _ = await self.rooms.join(room_id, nickname, address=address)
                 return seat, token
             except RaceError as exc:
                 if exc.reason is Reason.UNKNOWN_ROOM:  # being created: a moment

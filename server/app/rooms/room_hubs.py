@@ -1,7 +1,7 @@
 """The room hubs of this process, by room id: a hub is made when a
 connection enters its room and dropped when the last one leaves (and its
 channel unsubscribed); heartbeats of dead processes release the seats they
-held (:meth:`Hubs.reap`); messages of the rooms' channels reach their hub.
+held (:meth:`RoomHubs.reap`); messages of the rooms' channels reach their hub.
 """
 
 from __future__ import annotations
@@ -19,12 +19,12 @@ from ..ground.metrics import Metrics
 from ..ground.tasks import spawn
 from .listener import Listener
 from .policy import FEW
-from .room_hub import Hub
+from .room_hub import RoomHub
 
 log = structlog.get_logger("app.rooms.room_hubs")
 
 
-class Hubs:
+class RoomHubs:
     """The hubs of this process, by room id. ``end_race`` ends a room's race
     once nobody plays it any more (a hub may notice it first)."""
 
@@ -36,22 +36,22 @@ class Hubs:
         self.busyness, self.health = busyness, health
         self.now_ms, self.end_race = now_ms, end_race
         self.tick = tick  # seconds between a big room's leaderboard ticks
-        self._hubs: dict[str, Hub] = {}
+        self._hubs: dict[str, RoomHub] = {}
 
     def __len__(self) -> int:
         return len(self._hubs)
 
-    def get(self, room_id: str) -> Hub | None:
+    def get(self, room_id: str) -> RoomHub | None:
         return self._hubs.get(room_id)
 
-    def all(self) -> list[Hub]:
+    def all(self) -> list[RoomHub]:
         return list(self._hubs.values())
 
-    async def enter(self, room_id: str, session: Listener) -> Hub | None:
+    async def enter(self, room_id: str, session: Listener) -> RoomHub | None:
         """The room's hub with ``session`` in it; ``None`` if there is no such room."""
         hub = self._hubs.get(room_id)
         if hub is None:
-            hub = self._hubs[room_id] = Hub(self, room_id)
+            hub = self._hubs[room_id] = RoomHub(self, room_id)
             self.metrics.rooms.set(len(self._hubs))
             try:
                 found = await hub.load()
@@ -70,13 +70,13 @@ class Hubs:
         hub.sessions.add(session)
         return hub
 
-    def leave(self, hub: Hub, session: Listener) -> None:
+    def leave(self, hub: RoomHub, session: Listener) -> None:
         hub.sessions.discard(session)
         hub.forget(session)
         if not hub.sessions and self._hubs.get(hub.room_id) is hub:
             self._drop(hub)
 
-    def _drop(self, hub: Hub) -> None:
+    def _drop(self, hub: RoomHub) -> None:
         hub.close()
         if self._hubs.get(hub.room_id) is hub:
             del self._hubs[hub.room_id]

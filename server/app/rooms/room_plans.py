@@ -45,7 +45,7 @@ class Plan:
 
 
 #: a room transition: the room as stored and the time -> what to write
-Step = Callable[[RoomData, int], Plan]
+RoomStep = Callable[[RoomData, int], Plan]
 
 
 class RoomWork(Protocol):
@@ -59,7 +59,7 @@ class RoomWork(Protocol):
 
     async def load(self, room_id: str) -> RoomData: ...
 
-    async def change(self, room_id: str, step: Step) -> tuple[Room, Any, int]: ...
+    async def change(self, room_id: str, step: RoomStep) -> tuple[Room, Any, int]: ...
 
     async def end_race(self, room_id: str, *, now_anyway: bool = False) -> bool: ...
 

@@ -12,7 +12,7 @@ from its settings.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any, Final
 
 import structlog
@@ -21,13 +21,13 @@ from ...klondike import DealCode
 from ...protocol import Reason
 from ...race import RaceError, Room, Settings, new_entry, parse_settings
 from ...store import RoomData, Store, StoreUnavailable
-from ..ground.config import Config
 from ..solver.winnable_deals import WinnableDeals
 from .ids import new_room_id, new_token
 from .policy import RoomPolicy, policy_for
 from .public_rooms import PublicRooms
 from .replay_pages import Replays
-from .room_plans import ATTEMPTS, Plan, Step, room_event
+from .room_config import RoomConfig
+from .room_plans import ATTEMPTS, Plan, RoomStep, room_event
 from .time_limits import seat_due, time_up
 
 log = structlog.get_logger("app.rooms.room_service")
@@ -49,20 +49,35 @@ RoundSeat = Callable[[Room, str], Awaitable[int | None]]
 RoundPlayer = Callable[[Room, str], Awaitable[int | None]]
 
 
-class Rooms:
-    """Room commands. The tournaments, built after the rooms, set
-    ``on_round_over`` (a round's race has ended), ``on_round_seat`` (a
-    round's player comes to a room that seats them as they come) and
-    ``on_round_player`` (whom a round's player token names, read only).
-    ``on_race_over`` lists what runs once any race has ended (the players'
-    results): called again by a sweeper when the process ending the race
-    died or Redis failed first, so each must be safe to repeat.
-    ``before_begin`` lists what may refuse a challenge's player their
-    game's beginning, ``on_game_over`` what runs once a challenge player's
-    own game is over (its last command, or their time up): the daily
-    deal's one attempt and its result so far."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RoomHooks:
+    """What the services built on the rooms do when a room's life asks for
+    them, connected by the root once every service is made (the rooms are
+    made first: they know none of them).
 
-    def __init__(self, store: Store, config: Config, now_ms: Callable[[], int],
+    ``round_over``: a tournament round's race has ended; ``round_seat``: a
+    round's player comes to a room that seats them as they come;
+    ``round_player``: whom a round's player token names, read only.
+    ``race_over``: what runs once any race has ended (the players' results),
+    called again by a sweeper when the process ending the race died or Redis
+    failed first, so each must be safe to repeat. ``before_begin``: what may
+    refuse a challenge's player their game's beginning; ``game_over``: what
+    runs once a challenge player's own game is over (its last command, or
+    their time up): the daily deal's one attempt and its result so far."""
+
+    round_over: RoundOver | None = None
+    round_seat: RoundSeat | None = None
+    round_player: RoundPlayer | None = None
+    race_over: tuple[RaceOver, ...] = ()
+    before_begin: tuple[BeforeBegin, ...] = ()
+    game_over: tuple[GameOver, ...] = ()
+
+
+class Rooms:
+    """Room commands; what other services do at points of a room's life is
+    their :class:`RoomHooks`, connected by the root (:meth:`connect`)."""
+
+    def __init__(self, store: Store, config: RoomConfig, now_ms: Callable[[], int],
                  winnable: WinnableDeals) -> None:
         self.store = store
         self.config = config
@@ -70,14 +85,13 @@ class Rooms:
         self.winnable = winnable
         self.public = PublicRooms(store, config.public_per_address, now_ms)
         self.replays = Replays(store)  # the pages of every replay: a room's, a round's, a challenge's
-        self.on_round_over: RoundOver | None = None
-        self.on_round_seat: RoundSeat | None = None
-        self.on_round_player: RoundPlayer | None = None
-        self.on_race_over: list[RaceOver] = []
-        self.before_begin: list[BeforeBegin] = []
-        self.on_game_over: list[GameOver] = []
+        self.hooks = RoomHooks()
         self._settings: dict[str, Settings] = {}
         self._deals: dict[tuple[str, int], str] = {}  # (room, race) -> its code, server-side only
+
+    def connect(self, hooks: RoomHooks) -> None:
+        """The services built on the rooms, once they are all made (the root's)."""
+        self.hooks = hooks
 
     async def settings_of(self, room_id: str) -> Settings:
         """A room's settings (they never change: remembered once read)."""
@@ -116,7 +130,8 @@ class Rooms:
         return data
 
     def ttl_ms(self, room: Room) -> int:
-        """How long a room's keys are kept after this change."""
+        """How long a room's keys are kept after this change (the room's
+        lifetime in :data:`server.store.keys.LIFETIMES`)."""
         if room.phase == "lobby":
             return self.config.lobby_ttl * 1000 + max(0, (room.scheduled or 0) - self.now_ms())
         kept = policy_for(room.settings).start.kept_ms(self.config)
@@ -127,7 +142,7 @@ class Rooms:
         assert room.deadline is not None
         return max(0, room.deadline - self.now_ms()) + kept
 
-    async def change(self, room_id: str, step: Step) -> tuple[Room, Any, int]:
+    async def change(self, room_id: str, step: RoomStep) -> tuple[Room, Any, int]:
         """Run ``step`` on the room until its commit lands; the room, the
         step's result and the number of seats still racing."""
         for _ in range(ATTEMPTS):
@@ -143,12 +158,14 @@ class Rooms:
     async def round_seat(self, room: Room, token: str) -> int | None:
         """A tournament's player comes to their round's room with their
         tournament token: the tournament seats them, if they may play it."""
-        return None if self.on_round_seat is None else await self.on_round_seat(room, token)
+        seat = self.hooks.round_seat
+        return None if seat is None else await seat(room, token)
 
     async def round_player(self, room: Room, token: str) -> int | None:
         """The seat a tournament's player token names in its round's room,
         seated or not yet, if they may play it; nothing is changed."""
-        return None if self.on_round_player is None else await self.on_round_player(room, token)
+        player = self.hooks.round_player
+        return None if player is None else await player(room, token)
 
     # ------------------------------------------------------------------ lobby
 
@@ -250,14 +267,15 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def join(self, room_id: str, nickname: str) -> tuple[int, str, str]:
-        """A seat for a new player: the seat, its token, and the room's phase."""
+    async def join(self, room_id: str, nickname: str, *, address: str = "") -> tuple[int, str, str]:
+        """A seat for a new player (from ``address``: a quick race remembers
+        when it first came): the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
         if settings.tournament is not None:  # its players enter with their token (resume)
             raise RaceError(Reason.ROUND_ROOM)
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
-                                                            token)
+                                                            token, address=address)
         if settings.quick:
             await self._quick_due(room_id)
         return seat, token, phase
@@ -346,7 +364,7 @@ class Rooms:
         clock, until their time limit or the window's close (the sweepers
         end it then, if it is still on)."""
         settings = await self.settings_of(room_id)
-        for check in self.before_begin:
+        for check in self.hooks.before_begin:
             await check(settings, room_id, seat)
         started, ends = await policy_for(settings).seats.begin(self, room_id, seat)
         if settings.time_limit:
@@ -374,12 +392,13 @@ class Rooms:
 
     async def game_over(self, room_id: str, seat: int) -> None:
         """A challenge player's own game is over: what follows from it
-        (``on_game_over``). Each hook's failure is logged, never in the way
-        of the command that ended the game."""
-        if not self.on_game_over:
-            return
+        (the hooks' ``game_over``), and its time limit no longer in the sweepers'
+        index (a finished game keeps no deadline). Each hook's failure is
+        logged, never in the way of the command that ended the game."""
         settings = await self.settings_of(room_id)
-        for hook in self.on_game_over:
+        if settings.time_limit:
+            await self.store.indexes.due_remove(seat_due(room_id, seat))
+        for hook in self.hooks.game_over:
             try:
                 await hook(settings, room_id, seat)
             except Exception:
@@ -450,10 +469,10 @@ class Rooms:
 
     async def _round_over(self, room: Room) -> None:
         """A tournament round's race is over: record it in the tournament."""
-        if self.on_round_over is not None:
-            await self.on_round_over(room)
+        if self.hooks.round_over is not None:
+            await self.hooks.round_over(room)
 
     async def _race_over(self, room: Room) -> None:
         """Any race is over (or a room already ended is looked at again)."""
-        for hook in self.on_race_over:
+        for hook in self.hooks.race_over:
             await hook(room)

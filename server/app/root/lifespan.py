@@ -32,33 +32,37 @@ from websockets.http11 import Request, Response
 
 from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
-from ..daily.daily_service import DailyDeals
+from ..daily.daily_service import DailyConfig, DailyDeals
 from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
+from ..edge.metrics_listener import serve_metrics
 from ..edge.players_api import players_api
-from ..edge.quotas import Quotas, client_address
+from ..edge.quotas import QuotaConfig, Quotas, client_address
 from ..edge.results_api import api
-from ..edge.services import Services
+from ..edge.services import ConnectionConfig, Services
 from ..ground.busyness import Busyness
 from ..ground.clock import OffsetClock
-from ..ground.config import Config, ConfigError
+from ..ground.config import Config, ConfigError, pick
 from ..ground.health import Health
 from ..ground.metrics import Metrics
 from ..ground.origins import Origins
 from ..handlers import dispatch
-from ..players.player_service import Players
+from ..players.player_service import PlayerConfig, Players
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
-from ..rooms.room_hubs import Hubs
+from ..rooms.room_config import RoomConfig
+from ..rooms.room_hubs import RoomHubs
 from ..rooms.room_service import Rooms
 from ..solver.pool import SolverPool
 from ..solver.winnable_deals import WinnableDeals
+from ..tournaments.rounds import TournamentConfig
 from ..tournaments.tournament_hub import TournamentHubs
 from ..tournaments.tournament_service import Tournaments
 from .embedded_redis import EmbeddedRedis
 from .siblings import Siblings, WorkerSpec
+from .wiring import connect
 
 log = structlog.get_logger("app.root.lifespan")
 
@@ -78,12 +82,12 @@ class App:
     services: Services
     store: Store
     subscriber: Channels
-    hubs: Hubs
+    room_hubs: RoomHubs
     busyness: Busyness
     lobby: LobbyHub
     rooms: Rooms
     tournaments: Tournaments
-    thubs: TournamentHubs
+    tournament_hubs: TournamentHubs
     winnable: WinnableDeals
     players: Players
     daily: DailyDeals
@@ -101,7 +105,9 @@ class App:
                          if worker is not None else None)
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
+        self._metrics_server: Server | None = None  # /metrics, the operator's (--metrics-address)
         self._sweeper: asyncio.Task[None] | None = None
+        self._migrated = False  # the keys of an earlier version moved (store/migrations.py)
         self._daily: asyncio.Task[None] | None = None
         self.solver = SolverPool(config.solver_workers, config.solver_queue,
                                  self.metrics.solver_job)
@@ -137,34 +143,41 @@ class App:
                                                 self.health.fault)
         self.winnable = WinnableDeals(self.store, self.solver, config.winnable_pool, self.metrics,
                                       config.winnable_modes)
-        self.rooms = Rooms(self.store, self.config, self.now_ms, self.winnable)
-        self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
-        self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
-        self.rooms.on_race_over.append(self.players.race_over)
-        self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
-        self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
+        room_config = pick(config, RoomConfig)  # each service gets the options it reads
+        self.rooms = Rooms(self.store, room_config, self.now_ms, self.winnable)
+        self.tournaments = Tournaments(self.store, self.rooms, pick(config, TournamentConfig),
+                                       self.now_ms)
+        self.players = Players(self.store, self.rooms, pick(config, PlayerConfig), self.now_ms,
+                               self.health)
+        self.daily = DailyDeals(self.rooms, self.players, self.store, pick(config, DailyConfig),
+                                self.now_ms)
+        connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily)
+        self.room_hubs = RoomHubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
-        self.thubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
+        self.tournament_hubs = TournamentHubs(store=self.store, subscriber=self.subscriber,
                                     tournaments=self.tournaments, now_ms=self.now_ms,
                                     tick=self.config.tick, metrics=self.metrics,
                                     health=self.health)
-        self.quotas = Quotas(self.config, self.metrics, self.store, self.now_ms, self.health)
+        self.quotas = Quotas(pick(config, QuotaConfig), self.metrics, self.store, self.now_ms,
+                             self.health)
         self.lobby = LobbyHub(self.store, self.rooms.public, self.now_ms,
                               self.config.lobby_interval, self.health)
         self.services = Services(
-            config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
-            store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
-            rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players, lobby=self.lobby,
-            daily=self.daily,
-            quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
+            config=pick(config, ConnectionConfig), metrics=self.metrics, proc_id=self.proc_id,
+            now_ms=self.now_ms,
+            store=self.store, subscriber=self.subscriber, busyness=self.busyness,
+            room_hubs=self.room_hubs, rooms=self.rooms, tournaments=self.tournaments,
+            tournament_hubs=self.tournament_hubs, quotas=self.quotas, solver=self.solver,
+            players=self.players, lobby=self.lobby, daily=self.daily,
+            quick=QuickRaces(self.rooms, self.store, room_config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
         if not await self.subscriber.wait_connected(1.0):  # listen anyway: /healthz says 503
             log.warning("redis_not_reachable_yet", redis=_safe(url))
         with contextlib.suppress(StoreUnavailable):  # else the sweeper beats once Redis is up
             await self.store.indexes.heartbeat(self.proc_id, round(self.config.presence_timeout * 1000))
+            await self._migrate()  # (else the sweeper moves them once Redis is up)
         self._sweeper = asyncio.create_task(self._sweep(), name="deadline-sweeper")
         self.winnable.start()
         if config.daily_modes:
@@ -178,7 +191,6 @@ class App:
             process_request=router(
                 StaticFiles(self.config.static_dir),
                 health=siblings.health if siblings else self.health.report,
-                metrics=siblings.metrics if siblings else self.metrics.render_all,
                 api=first_answer(api(self.tournaments), players_api(self.players),
                                  daily_api(self.daily)),
                 admit=self._admit),
@@ -193,12 +205,24 @@ class App:
         sock = next(iter(self._server.sockets))
         host, port = sock.getsockname()[:2]
         self.url = shown_url(host, port)
+        if config.metrics_address is not None:
+            self._metrics_server = await serve_metrics(
+                config.metrics_address, siblings.metrics if siblings else self.metrics.render_all,
+                reuse_port=self.worker is not None)
         embedded = self._embedded is not None or (self.worker is not None and self.worker.embedded)
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
                  redis="embedded" if embedded else _safe(url),
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
                  pid=os.getpid(),
                  solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
+
+    async def _migrate(self) -> None:
+        """Move the keys an earlier version wrote, once (every process tries:
+        each move is safe to repeat)."""
+        moved = await self.store.migrate()
+        self._migrated = True
+        if moved:
+            log.info("keys_migrated", keys=moved)
 
     async def _check_durability(self, *, at_start: bool = False) -> None:
         """Does Redis keep the promise of ``--durability``? Checked at start
@@ -244,13 +268,13 @@ class App:
     def _on_message(self, channel: str, data: bytes) -> None:
         ident = self.store.rooms.id_of_channel(channel)
         if self.store.rooms.is_tournament_channel(channel):
-            self.thubs.on_message(ident, data)
+            self.tournament_hubs.on_message(ident, data)
         else:
-            self.hubs.on_message(ident, data)
+            self.room_hubs.on_message(ident, data)
 
     def _on_reconnect(self) -> None:
-        self.hubs.on_reconnect()
-        self.thubs.on_reconnect()
+        self.room_hubs.on_reconnect()
+        self.tournament_hubs.on_reconnect()
 
     def _admit(self, ws: ServerConnection, request: Request) -> Response | None:
         """A websocket handshake from a page allowed here (see
@@ -300,11 +324,13 @@ class App:
             try:
                 if loop.time() >= next_beat:
                     await self.store.indexes.heartbeat(self.proc_id, round(timeout * 1000))
+                    if not self._migrated:
+                        await self._migrate()
                     await self._check_durability()
                     next_beat = loop.time() + timeout / 3  # a failed beat is retried next sweep
-                    await self.hubs.reap()
-                    for thub in self.thubs.all():
-                        loaded = await self.store.tournaments.load_tournament_data(thub.id)
+                    await self.room_hubs.reap()
+                    for tournament_hub in self.tournament_hubs.all():
+                        loaded = await self.store.tournaments.load_tournament_data(tournament_hub.id)
                         if loaded is not None:
                             await self.tournaments.settle(loaded.t)
                 for member in await self.store.indexes.claim_due(self.now_ms()):
@@ -329,6 +355,9 @@ class App:
             log.exception("due_failed", member=member)
 
     async def stop(self) -> None:
+        if self._metrics_server is not None:
+            self._metrics_server.close()
+            await self._metrics_server.wait_closed()
         if self._server is not None:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()

@@ -18,9 +18,8 @@ when the set holds too few it is refused with ``no_winnable_deal`` at once
 player may try again a moment later, or pick a random deal.
 
 The codes are KL2 (:meth:`DealCode.random`): a drawn deal's number has 64
-bits. The sets of before KL2 (``kw:{MODE}``) held KL1 codes, whose 35-bit
-numbers a brute force finds from the opening table: they are never read, and
-a process that refills deletes them when it starts.
+bits (the sets of KL1 codes of before are deleted at start:
+:mod:`server.store.migrations`).
 """
 
 from __future__ import annotations
@@ -97,12 +96,6 @@ class WinnableDeals:
             self._task = None
 
     async def _refill(self) -> None:
-        try:
-            await self.store.indexes.winnable_forget_kl1(MODES)
-        except StoreUnavailable:
-            pass  # never read anyway: a later start deletes them
-        except Exception:
-            log.exception("winnable_forget_failed")
         while True:
             try:
                 short = [m for m in self.modes

@@ -40,7 +40,6 @@ from ...race.standings import MISSED, count_round, round_result
 from ...race.tokens import hash_token
 from ...race.tournament import Round, Tournament
 from ...store import Store, StoreUnavailable, TournamentData
-from ..ground.config import Config
 from ..rooms.hashed_seats import CHUNK, fresh_line
 from ..rooms.ids import round_room_id
 from ..rooms.policy import policy_for
@@ -55,7 +54,16 @@ LEAD_MS: Final = 2000  # a round starting by itself is started this long before 
 RECORD_LEASE_MS: Final = 60_000  # one process records a round at a time
 
 #: a change to a tournament: changes it and returns its event (``None``: none to record)
-Step = Callable[[Tournament, int, dict[str, int]], dict[str, Any] | None]
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TournamentConfig:
+    """What the tournaments read of the options (the root builds it)."""
+
+    countdown: float  # s from a round's start to its first move (its rooms')
+    lobby_ttl: int  # s a tournament nobody registered for is kept
+    tournament_ttl: int  # s a tournament with players is kept after its last change
+
+
+RoundStep = Callable[[Tournament, int, dict[str, int]], dict[str, Any] | None]
 
 
 class TournamentWork(Protocol):
@@ -64,7 +72,7 @@ class TournamentWork(Protocol):
 
     store: Store
     rooms: Rooms
-    config: Config
+    config: TournamentConfig
 
     def now_ms(self) -> int: ...
 
@@ -72,7 +80,7 @@ class TournamentWork(Protocol):
 
     async def load(self, tournament_id: str) -> TournamentData: ...
 
-    async def change(self, tournament_id: str, step: Step) -> TournamentData: ...
+    async def change(self, tournament_id: str, step: RoundStep) -> TournamentData: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -113,9 +121,6 @@ class Rounds:
         self.store = work.store
         self.rooms = work.rooms
         self._holder = secrets.token_hex(6)  # this process, when it holds a lease
-        self.rooms.on_round_over = self.round_over
-        self.rooms.on_round_seat = self.seat
-        self.rooms.on_round_player = self.may_play
 
     def _lead_ms(self) -> int:
         return round(self.work.config.countdown * 1000) + LEAD_MS

@@ -27,7 +27,6 @@ from ...race.standings import standing_line, standing_tail
 from ...race.tokens import hash_token
 from ...race.tournament import TOURNAMENT_TTL_MS, Tournament, parse_tournament_settings
 from ...store import Store, StoreUnavailable, TournamentData
-from ..ground.config import Config
 from ..rooms.ids import new_code, new_room_id, new_token
 from ..rooms.policy import policy_for
 from ..rooms.replay_pages import PAGE_MAX
@@ -35,7 +34,7 @@ from ..rooms.room_plans import ATTEMPTS
 from ..rooms.room_service import Rooms
 from .moved_documents import migrate
 from .public_views import View, view_for
-from .rounds import Rounds, Step
+from .rounds import Rounds, RoundStep, TournamentConfig
 
 log = structlog.get_logger("app.tournaments.tournament_service")
 
@@ -63,7 +62,7 @@ class Tournaments:
     """Tournament commands. Built after the rooms: its rounds tell them what
     to do when a round's race has ended, and how to seat a round's player."""
 
-    def __init__(self, store: Store, rooms: Rooms, config: Config,
+    def __init__(self, store: Store, rooms: Rooms, config: TournamentConfig,
                  now_ms: Callable[[], int]) -> None:
         self.store = store
         self.rooms = rooms
@@ -121,7 +120,7 @@ class Tournaments:
             self._ended[room_id] = found
         return found
 
-    async def change(self, tournament_id: str, step: Step) -> TournamentData:
+    async def change(self, tournament_id: str, step: RoundStep) -> TournamentData:
         """Run ``step`` (which changes the tournament and returns its event)
         until its commit lands."""
         for _ in range(ATTEMPTS):

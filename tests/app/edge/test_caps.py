@@ -27,6 +27,8 @@ from websockets.asyncio.client import ClientConnection
 from websockets.asyncio.client import connect as ws_connect
 from websockets.exceptions import ConnectionClosed, InvalidStatus
 
+from server.store import keys
+
 PROXY = ["--proxy-header", "X-Forwarded-For"]
 
 
@@ -258,8 +260,8 @@ async def test_a_lobby_nobody_joins_frees_its_place_within_minutes(
         joined = await creates(clients[1], "room", 1)
         assert lonely["t"] == joined["t"] == "joined"
         await clients[2].join(joined["d"]["room"], "guest")
-        assert live_until(r, "kr:live", joined["d"]["room"]) > 86_400 - 60  # held a day from the join
-        assert live_until(r, "kr:live", lonely["d"]["room"]) <= 1
+        assert live_until(r, keys.LIVE_ROOMS, joined["d"]["room"]) > 86_400 - 60  # held a day from the join
+        assert live_until(r, keys.LIVE_ROOMS, lonely["d"]["room"]) <= 1
         got = await creates(clients[3], "room", 3)
         assert got["t"] == "reject" and got["d"]["code"] == "server_full", got
         # the lonely lobby's place frees up (the room itself stays: it may still be joined)
