@@ -112,6 +112,50 @@ def mode_card(page: Page, name: str):  # type: ignore[no-untyped-def]
     return page.locator(".daily-mode", has_text=name)
 
 
+def test_the_player_page_after_a_daily_game_tells_the_truth(
+        tabs: Tabs, deals: dict[str, tuple[str, list[str]]]) -> None:
+    """Issue 25 item 5: after a daily game, the player's page dates it on the
+    day it was played (not 1970), says its deal is secret until the day ends,
+    and writes "1 game" (not "1 games"); the table said "Daily deal"."""
+    code, line = deals["D3N"]
+    lou = tabs.page("/", **DESKTOP)
+    set_nickname(lou, "lou")
+    mode_card(lou, "Draw three · Normal").get_by_role("button", name="Play").click()
+    lou.get_by_role("button", name="Start my game").click()
+    expect(lou.locator(".race .room-label")).to_have_text("Daily deal · Draw three · Normal")
+    play_fast(lou, line)
+    pid = lou.evaluate("() => JSON.parse(localStorage.getItem('kr.player')).id")
+    lou.wait_for_function("async (id) => (await (await fetch('/api/players/' + id)).json()).games >= 1",
+                          arg=pid, polling=100)
+    lou.goto(f"/p/{pid}")
+    game = lou.locator(".p-game").first
+    expect(game).to_contain_text("Daily deal")
+    expect(game).to_contain_text("deal secret until the day ends")
+    stamp = game.locator("time").get_attribute("datetime") or ""
+    day = lou.evaluate("async () => (await (await fetch('/api/daily')).json()).day")
+    assert stamp[:10] == day, f"dated {stamp}, played on {day}"
+    expect(lou.locator(".p-figure").nth(0)).to_have_text(re.compile(r"^\s*1\s*game$"))
+
+    # issue 25 item 4: her Leaderboard is her table (a racer may not watch her race);
+    # anyone else's, a ranked page
+    lou.goto("/")
+    own = mode_card(lou, "Draw three · Normal").get_by_role("link", name="Leaderboard")
+    expect(own).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}$"))
+    kim = tabs.page("/", **DESKTOP)
+    board = mode_card(kim, "Draw three · Normal").get_by_role("link", name="Leaderboard")
+    expect(board).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}\?watch$"))
+    board.click()
+    ranked = kim.locator(".screen.watch.ranked")
+    expect(ranked.get_by_role("heading", name="Today’s deal · Draw three · Normal")).to_be_visible()
+    expect(ranked.locator(".lb-row", has_text="lou")).to_contain_text("pts")
+    expect(ranked.locator(".lb-row", has_text="lou")).not_to_contain_text("$")
+    expect(ranked.locator(".watch-note")).to_be_hidden()  # no boards, no follow box over empty felt
+    side = ranked.locator(".side").bounding_box()
+    assert side and side["width"] > 0.6 * 1280, f"the ranking is {side} wide"
+    for page in (lou, kim):
+        assert code not in "".join(tabs.frames[page])
+
+
 def test_todays_deal_played_from_the_lobby_on_a_phone_then_the_next_day_played_again(
         tabs: Tabs, clock_file: Path, module_redis: RedisServer,
         deals: dict[str, tuple[str, list[str]]]) -> None:
@@ -189,3 +233,4 @@ def test_todays_deal_played_from_the_lobby_on_a_phone_then_the_next_day_played_a
 
     for p, name in ((pia, "pia"), (kim, "kim")):
         scan(tabs.frames[p], code, name)
+

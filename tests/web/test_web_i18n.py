@@ -70,8 +70,14 @@ def catalogues() -> dict[str, Catalogue]:
 def test_there_is_an_english_and_a_spanish_catalogue_and_text_js_lists_every_one() -> None:
     names = sorted(catalogues())
     assert names == ["en", "es"]
-    listed = re.search(r"CATALOGUES = \{([^}]*)\}", (JS / "text.js").read_text())
-    assert listed and sorted(n.strip() for n in listed[1].split(",")) == names
+    listed = re.search(r"LANGUAGES = \[([^\]]*)\]", (JS / "text.js").read_text())
+    assert listed and sorted(n.strip().strip("'") for n in listed[1].split(",")) == names
+    own = {name: re.search(r"^  language: '([^']*)'", (I18N / f"{name}.js").read_text(), re.M)
+           for name in names}
+    for name in names:  # every catalogue names every language by that language's own name
+        text = (I18N / f"{name}.js").read_text()
+        for other, m in own.items():
+            assert m and f"\n    {other}: '{m[1]}'," in text, f"{name}.js: {other}"
 
 
 def test_every_catalogue_has_the_english_keys_and_no_other() -> None:

@@ -112,3 +112,70 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
         expect(page.locator(".race .board .card").first).to_be_visible()
     expect(lou.locator(".race .room-info")).to_contain_text("Draw three · Vegas")
     no_sideways_scroll(lou)
+
+
+IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
+  return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
+
+
+def in_view(page: Page, selector: str) -> bool:
+    """Whether the element is wholly inside the window as it is scrolled now."""
+    return bool(page.evaluate(IN_VIEW_JS, selector))
+
+
+CHOICES = ["Quick race", "Play with friends", "Play solo", "Today’s deal"]
+
+
+@pytest.mark.parametrize("device", ["desktop", "phone"])
+def test_the_first_screen_shows_four_choices_and_each_plays(tabs: Tabs, device: str) -> None:
+    """Issue 25 item 3: without scrolling, Quick race, Play with friends, Play
+    solo and Today's deal; the language switch is small; Play solo plays at
+    once; a bad code's error shows beside the solo form, in view; the last
+    choices come back on the next visit."""
+    page = tabs.page("/", **(PHONE if device == "phone" else DESKTOP))
+    choices = page.get_by_role("group", name="What to play")
+    for i, name in enumerate(CHOICES, start=1):
+        expect(choices.get_by_role("button", name=re.compile("^" + name))).to_be_visible()
+        choice = f".choices-grid .choice:nth-child({i}) .choice-play"
+        assert in_view(page, choice), f"{name}: not in the first screen"
+    assert in_view(page, "#nickname")
+    switch = page.locator(".hero .lang-switch").bounding_box()
+    assert switch and switch["width"] < 160
+    no_sideways_scroll(page)
+
+    # More options: the solo form, a bad code, its error beside the form and in view
+    set_nickname(page, "ann")
+    choices.get_by_role("button", name="More options: Play solo").click()
+    solo = page.locator("form.solo")
+    solo.get_by_label("A code").check()
+    solo.get_by_label("Solo deal code").fill("KL1-NOPE")
+    solo.get_by_role("button", name="Play solo").click()
+    error = solo.locator(".form-error")
+    expect(error).to_have_text("That is not a valid deal code.")
+    page.wait_for_function(f"() => ({IN_VIEW_JS})('form.solo .form-error')")
+
+    # a draw of three, played from the form: the next visit's Play solo plays it at once
+    solo.get_by_label("Random", exact=True).check()
+    solo.locator("fieldset.mode", has_text="Draw").get_by_label("Three").check()
+    solo.get_by_role("button", name="Play solo").click()
+    expect(page.locator(".race .board .card").first).to_be_visible()
+    expect(page.locator(".race .room-info")).to_contain_text("Draw three")
+    again = tabs.page("/", context=page.context)
+    expect(again.locator("form.solo fieldset.mode", has_text="Draw").get_by_label("Three")).to_be_checked()
+    what = again.get_by_role("group", name="What to play")
+    what.get_by_role("button", name=re.compile("^Play solo")).click()
+    expect(again.locator(".race .board .card").first).to_be_visible()
+    expect(again.locator(".race .room-info")).to_contain_text("Draw three")
+
+
+def test_play_with_friends_makes_a_room_in_one_tap_and_quick_race_waits_as_it_says(tabs: Tabs) -> None:
+    page = tabs.page("/", **PHONE)
+    set_nickname(page, "pia")
+    choices = page.get_by_role("group", name="What to play")
+    choices.get_by_role("button", name=re.compile("^Play with friends")).tap()
+    expect(page.get_by_label("Room link", exact=True)).to_have_value(re.compile(r"/r/[A-Z0-9]{8}$"))
+    other = tabs.page("/", **DESKTOP)
+    set_nickname(other, "kim")
+    what = other.get_by_role("group", name="What to play")
+    what.get_by_role("button", name=re.compile("^Quick race")).click()
+    expect(other.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")

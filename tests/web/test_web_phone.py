@@ -8,25 +8,26 @@ import re
 import pytest
 from conftest import Tabs, screenshot
 from crowd import Crowd
-from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, create_room, hold_clock, one_line, pile, settle, start_solo, stat, table
+from playwright.sync_api import Page, expect
+from web_support import (
+    card,
+    centre,
+    create_room,
+    hold_clock,
+    one_line,
+    pile,
+    settle,
+    start_solo,
+    stat,
+    table,
+    touch,
+)
 
 pytestmark = pytest.mark.browser
 
 CODE = "KL1-D1N-AAAAADF"  # t4 top (A♠) goes home; t5 top (8♦) fits on t1 and on t3
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True,
          "device_scale_factor": 2}
-
-
-def centre(page: Page, selector: str) -> tuple[float, float]:
-    box = page.locator(selector).bounding_box()
-    assert box
-    return box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 14)
-
-
-def touch(cdp: CDPSession, kind: str, x: float | None = None, y: float | None = None) -> None:
-    points = [] if x is None else [{"x": x, "y": y}]
-    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
 def fits(page: Page) -> None:
@@ -217,3 +218,34 @@ def test_a_spectators_enlarged_board_on_a_phone_is_twice_the_small_ones(tabs: Ta
     assert small and big and big["width"] >= 1.8 * small["width"], (small, big)
     assert page.evaluate("() => document.documentElement.scrollWidth") <= 390
     screenshot(page, "phone-spectator-enlarged")
+
+
+def test_the_phone_top_bar_shows_the_mode_and_a_hint_speaks_of_taps_and_goes_with_undo(tabs: Tabs) -> None:
+    """Issue 25 item 8: on a 390 px phone the top bar shows the deal's mode
+    whole and cuts a long code with an ellipsis; the hint's message names no
+    key on a touch screen, and an undo takes it back."""
+    page = tabs.page("/", **PHONE)
+    start_solo(page, "pia", CODE)
+    mode = page.locator(".race .topbar .room-mode")
+    expect(mode).to_have_text("Draw 1 · Normal")
+    info = page.locator(".race .topbar .room-info").bounding_box()
+    box = mode.bounding_box()
+    assert info and box and box["x"] + box["width"] <= info["x"] + info["width"], "the mode is cut"
+    code = page.locator(".race .topbar .room-code")
+    expect(code).to_have_text(CODE)
+    assert code.evaluate("""(el) => { const s = getComputedStyle(el);
+      return s.textOverflow === 'ellipsis' && s.overflow === 'hidden'; }""")
+    cut = code.bounding_box()
+    assert cut and cut["width"] >= 20 and cut["x"] + cut["width"] <= info["x"] + info["width"] + 0.5, (
+        "the code is cut by the bar, not by its own ellipsis")
+    one_line(page, ".race .topbar")
+
+    card(page, "AS").tap()  # a move, for the undo
+    expect(stat(page, "Moves")).to_have_text("1")
+    page.locator(".race .controls").get_by_role("button", name="Hint").tap()
+    said = page.locator(".race .toast", has_text="Hint:")
+    expect(said).to_contain_text("tap Hint again to play it")
+    expect(said).not_to_contain_text("H again")
+    page.locator(".race .controls").get_by_role("button", name="Undo").tap()
+    expect(stat(page, "Moves")).to_have_text("0")
+    expect(said).to_have_count(0)

@@ -174,3 +174,19 @@ def test_the_browser_s_first_language_we_have_is_chosen(tabs: Tabs) -> None:
     assert page.evaluate(pick, ["", ["fr", "de"]]) == "en"
     assert page.evaluate(pick, ["es", ["en-US"]]) == "es"  # the player's own choice first
     assert page.evaluate(pick, ["xx", ["es"]]) == "es"  # a choice we do not have: the browser's
+
+
+@pytest.mark.parametrize(("locale", "lang"), [("en-GB", "en"), ("es-ES", "es")])
+def test_only_the_pages_language_file_loads(tabs: Tabs, locale: str, lang: str) -> None:
+    """The two catalogues are the client's largest files: a page asks for
+    its own language's only, and the switch still lists both (issue 25 item 9)."""
+    ctx = tabs.context(locale=locale)
+    asked: list[str] = []
+    ctx.on("request", lambda r: asked.append(r.url))
+    page = tabs.page("/", context=ctx)
+    expect(page.locator(".screen.lobby")).to_be_visible()
+    loaded = sorted({re.sub(r".*/js/i18n/([^?]*).*", r"\1", url) for url in asked if "/js/i18n/" in url})
+    assert loaded == [f"{lang}.js"]
+    switch = page.locator(".lobby .lang-switch")
+    expect(switch.locator("option")).to_have_text(["English", "Español"])
+    expect(switch).to_have_value(lang)

@@ -7,8 +7,8 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+from playwright.sync_api import CDPSession, Locator, Page, expect
 from playwright.sync_api import Error as PlaywrightError
-from playwright.sync_api import Locator, Page, expect
 
 from server.klondike import Game, card_name, long_name
 
@@ -82,6 +82,19 @@ STATS = {"Score": "score", "Moves": "moves", "Passes": "passes", "Cards": "cards
 def stat(page: Page, label: str) -> Locator:
     """The value of the status bar's figure ``label`` ("Moves"), whatever the page's language."""
     return page.locator(f'.race .stat[data-stat="{STATS[label]}"]').locator(".stat-value")
+
+
+def centre(page: Page, selector: str) -> tuple[float, float]:
+    """Where a finger presses an element: its middle, or near the top of a tall one."""
+    box = page.locator(selector).bounding_box()
+    assert box
+    return box["x"] + box["width"] / 2, box["y"] + min(box["height"] / 2, 14)
+
+
+def touch(cdp: CDPSession, kind: str, x: float | None = None, y: float | None = None) -> None:
+    """One touch event of one finger (touchStart, touchMove at x, y; touchEnd)."""
+    points = [] if x is None else [{"x": x, "y": y}]
+    cdp.send("Input.dispatchTouchEvent", {"type": kind, "touchPoints": points})
 
 
 def table(page: Page) -> dict[str, list[str]]:

@@ -87,3 +87,25 @@ export function createTitle() {
     },
   };
 }
+
+/** A screen as main.js shows it (`{el, show, hide, render}`): while it shows,
+`tick` runs every `every` ms (its clocks and countdowns move between two
+frames); `hidden` runs when it hides. */
+export function timedScreen(el, { render, tick, every, hidden = null }) {
+  let timer = 0;
+  return {
+    el,
+    show() {
+      el.hidden = false;
+      clearInterval(timer);
+      timer = setInterval(tick, every);
+    },
+    hide() {
+      el.hidden = true;
+      clearInterval(timer);
+      timer = 0;
+      if (hidden) hidden();
+    },
+    render,
+  };
+}

@@ -13,8 +13,8 @@ page is at most PAGE lines, the rest stays on the server.
 import { keepFollow } from './navigation.js';
 import { say } from './messages.js';
 import { TEXT, reasonText } from './text.js';
+import * as paging from './paging.js';
 
-export const PAGE = 25; // lines in a page of the field (the server allows 50)
 export const BOARDS_SHOWN = 8; // spectators get the boards of this many of the top lines (server/app/rooms/tick_spectators.py)
 
 /** Whether the room is a big one (its frames are this module's). */
@@ -34,15 +34,12 @@ export const HANDLERS = {
   },
 
   lb_page(app, d) {
-    const f = app.state.field;
-    if (d.first !== f.asked) return; // an answer to a page asked before the one awaited
-    f.asked = 0;
-    f.page = d;
+    paging.takePage(app.state.field, d);
   },
 
   lb_found(app, d) {
     app.state.field.found = d;
-    if (d.rank > 0) askPage(app, pageOf(d.rank)); // the page the player is on
+    if (d.rank > 0) askPage(app, paging.pageOf(d.rank)); // the page the player is on
   },
 
   following(app, d) {
@@ -99,10 +96,7 @@ export function onRoomEvent(s, kind) {
 /** A refusal of one of this module's commands; true if it was one. */
 export function onReject(s, d) {
   const f = s.field;
-  if (d.cmd === 'lb_find' && d.code === 'unknown_seat') {
-    f.found = { missing: f.lastFind };
-    return true;
-  }
+  if (paging.onReject(f, d, { find: 'lb_find', page: 'lb_page' })) return true;
   if (d.cmd === 'follow') {
     say(d.code === 'unknown_seat' ? TEXT.nobodyInRoom(f.lastFollow) : reasonText(d), { bad: true });
     // the server still follows whom it followed
@@ -110,33 +104,21 @@ export function onReject(s, d) {
     keepFollow(s.roomId, f.followName);
     return true;
   }
-  if (d.cmd === 'lb_page') {
-    f.asked = 0;
-    say(reasonText(d), { bad: true });
-    return true;
-  }
   return false;
 }
 
 // ------------------------------------------------------------------ commands
 
-/** The first rank of the page that holds `rank`. */
-export function pageOf(rank) {
-  return Math.floor((Math.max(1, rank) - 1) / PAGE) * PAGE + 1;
-}
-
 /** Ask for the page of the ranking from `first` on. */
 export function askPage(app, first) {
-  const from = Math.max(1, first);
-  if (app.socket.send('lb_page', { first: from, count: PAGE })) app.state.field.asked = from;
+  paging.askPage(app.state.field, first, (from, count) => app.socket.send('lb_page', { first: from, count }));
 }
 
 /** Look a nickname up: its line and rank, and the page it is on. */
 export function find(app, nickname) {
-  const name = nickname.trim();
-  if (!name) return;
   const f = app.state.field;
-  f.lastFind = name;
+  const name = paging.toFind(f, nickname);
+  if (!name) return;
   f.found = null;
   app.socket.send('lb_find', { nickname: name });
 }
@@ -189,17 +171,6 @@ export function ownLine(field, view = null) {
       ...(view.scoring === 'N' ? { points: view.points } : {}) });
   }
   return line;
-}
-
-/** A place's lines in rank order: above, the line itself, below (each with its rank). */
-export function around(place, line = null) {
-  if (!place) return [];
-  const own = line || (place.line ? { ...place.line, rank: place.rank } : null);
-  return [
-    place.above ? { ...place.above, rank: place.rank - 1 } : null,
-    own,
-    place.below ? { ...place.below, rank: place.rank + 1 } : null,
-  ].filter(Boolean);
 }
 
 /** How many are in the field now: the place's count, else the tick's. */

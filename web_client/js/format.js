@@ -54,6 +54,13 @@ export const ordinal = (n) => TEXT.format.ordinal(n);
 /** "3 cards" ("3 cartas"). */
 export const cards = (n) => TEXT.format.cards(n);
 
+/** The mode where room is short (a phone's top bar): "Draw 1 · Normal". */
+export function modeShort(settings) {
+  if (!settings) return '';
+  const f = TEXT.format;
+  return `${f.drawShort(settings.draw === 3 ? 3 : 1)} · ${settings.scoring === 'V' ? f.vegas : f.normal}`;
+}
+
 export function modeText(settings) {
   if (!settings) return '';
   const f = TEXT.format;

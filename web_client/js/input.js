@@ -4,10 +4,12 @@
 - tap on a card: to its foundation if that is legal; else to its only legal
   target; else, if it has legal moves, it is picked up, for a tap on the
   target; a card with no legal move shakes and stays where it is;
-- double tap (a second tap on the same pile within 300 ms of a tap that
-  touched a card): where the card goes best, home first, else onto the
-  longest column that takes it (an empty one last), never a second card: when
-  the first tap has moved the card already, the second one is part of it;
+- double tap (a second tap on the same card, as the table showed it, within
+  300 ms of a tap that touched it): where the card goes best, home first,
+  else onto the longest column that takes it (an empty one last), never a
+  second card: when the first tap has moved the card already, the second one
+  is part of it; a second tap on the card shown there since (the 2♥ the A♥
+  sent home uncovered) is a tap of its own;
 - drag and drop anywhere; a drop where it cannot go puts it back;
 - long press on a column (or arrow up/down on it) opens the sequence chooser;
 - keys: U undo, H hint (twice: play it), F complete, space draws, left/right
@@ -89,7 +91,7 @@ export function targetsOf(view, pick) {
 /** The table's input: `board` the table (render.js), `app` the app (app.js). */
 export function createInput(board, app) {
   const queue = [];
-  // the tap acted on last: {pile, at, touched (it landed on a card), picked (it picked that card up)}
+  // the tap acted on last: {pile, card (the one it touched, if any), at, picked (it picked that card up)}
   let lastTap = null;
 
   const state = app.state;
@@ -128,7 +130,7 @@ export function createInput(board, app) {
       case 'escape': clearMarks(); break;
       case 'step': panelStep(intent.pile, intent.delta); break;
       case 'take': confirmPanel(intent.count); break;
-      case 'undo': commands.undo(app); break;
+      case 'undo': ui.hint = null; commands.undo(app); break; // the hint was for the position undone
       case 'hint': commands.hint(app); break;
       case 'complete': commands.complete(app); break;
       case 'resign': commands.resign(app); break;
@@ -240,16 +242,18 @@ export function createInput(board, app) {
     return at && at.pile === pile ? at : null;
   }
 
-  /** Whether `intent` is the second tap of a double tap: on the same pile as
-  the tap before, within DOUBLE_TAP, that one having touched a card. */
+  /** Whether `intent` is the second tap of a double tap: on the card the tap
+  before touched, as the table showed it (the same pile, the same card),
+  within DOUBLE_TAP. */
   function secondTap(prev, intent) {
-    return Boolean(prev && prev.touched && prev.pile === intent.pile && intent.at - prev.at < DOUBLE_TAP);
+    return Boolean(prev && prev.card && prev.card === intent.card && prev.pile === intent.pile
+      && intent.at - prev.at < DOUBLE_TAP);
   }
 
   function tap(intent) {
     const prev = lastTap;
     const { pile } = intent;
-    lastTap = { pile, at: intent.at, touched: Boolean(intent.card), picked: false };
+    lastTap = { pile, card: intent.card, at: intent.at, picked: false };
     ui.focus = pile;
     if (pile === 'stock') {
       stockAction();

@@ -3,6 +3,7 @@ the address (router.js, navigation.js), open the socket, and draw: the
 connection's banner and the screen the state calls for. */
 
 import { createApp } from './app.js';
+import { attachTaps } from './taps.js';
 import { route, screenOf } from './router.js';
 import { takeBack } from './rooms.js';
 import { h, setText, show } from './dom.js';
@@ -15,9 +16,9 @@ import { createRoom } from './views/room.js';
 import { createBigRoom } from './views/bigroom.js';
 import { createRace } from './views/race.js';
 import { createWatch } from './views/watch.js';
-import { createTournament } from './views/tournament.js';
+import { createTournament } from './views/tournamentpage.js';
 import { createProfile } from './views/profile.js';
-import { createChallenge } from './views/challenge.js';
+import { createChallenge } from './views/challengepage.js';
 
 const SCREENS = {
   lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
@@ -82,6 +83,7 @@ function createBanner(el, app) {
 function start() {
   document.documentElement.lang = LANG;
   document.title = TEXT.title;
+  attachTaps(document);
   const root = document.getElementById('app');
   root.replaceChildren();
   const app = createApp();

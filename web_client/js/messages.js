@@ -33,3 +33,12 @@ export function say(text, { bad = false, tone = bad ? 'bad' : '', ms = 3000, act
   while (host.children.length > MAX) host.firstElementChild.remove();
   setTimeout(() => toast.remove(), tone === 'win' ? ms * 2 : action ? ms * 1.6 : ms); // a finish is news
 }
+
+/** Take back the message `text` if it still shows (it no longer holds: a hint after an undo). */
+export function unsay(text) {
+  const host = place();
+  if (!host || !text) return;
+  for (const old of [...host.children]) {
+    if (old.dataset.text === text) old.remove();
+  }
+}

@@ -16,51 +16,14 @@ export function createState() {
     formError: '', // the last refusal of an entering command
     after: null, // what to do once the current room is left: {t, d}
 
-    role: null, // "player" or "spectator" once in a room
-    roomId: '',
-    seat: -1,
-    token: '',
-    v: 0, // highest room event version seen
-    room: null, // the room as anyone may see it
-    entries: [], // leaderboard lines, ranked
-
-    race: 0, // the race of `view`
-    view: null, // own game, as the server last sent it
-    started: null, // when the own clock started, on a clock of one's own (a challenge, came late)
-    done: false, // own race over (won or resigned)
-    seq: 0, // last sequence number used in this race
-    viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
-    pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
-
-    boards: {}, // spectators: seat → public view
-    ghosts: null, // a challenge's: the ghosts of the own clock's current stretch (challenge.js)
-    field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
-    ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
-    afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
+    ...freshRoom(), // the room this page is in (forgotten by resetRoom)
     finishes: { race: null, known: null }, // the finishes already announced (ranking.js, newFinishes)
 
     lobby: { on: false, list: null }, // the lobby's public races (rooms.js followLobby): the last `rooms` frame
     tour: null, // the tournament this page follows (tournament.js), kept across its rounds' rooms
-    tcreate: { busy: false, error: '', then: null }, // the lobby's tournament form: awaiting t_created, or its refusal
+    tournamentForm: { busy: false, error: '', then: null }, // the lobby's tournament form: awaiting t_created, or its refusal
 
-    ui: {
-      focus: 'stock', // the pile with the keyboard focus
-      selected: null, // {from, count}: cards picked, waiting for a target
-      refused: null, // {from, count, n}: cards tapped that have no legal move: they shake (n: the how-many-th time)
-      panel: null, // {from, count}: the sequence chooser of a column
-      hint: null, // {m, from, count, to}
-      ghost: false, // dropped cards stay where they fell until the answer
-      completing: null, // {moves, i}: auto-complete in progress
-      stuckHidden: false,
-      lostOpen: false, // the player asked for the "can no longer be won" notice (it never opens by itself)
-      idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
-      undoing: 0, // undos still to send, one per answer: back to the last winnable position
-      resultsHidden: false,
-      confirmResign: false,
-      bigSeat: null, // spectators: the board shown large
-      queued: 0, // intents waiting for an answer (input.js)
-      justWon: false, // the last answer won the game: the table celebrates
-    },
+    ui: { focus: 'stock', queued: 0, ...freshUi() }, // focus: the pile with the keyboard focus; queued: intents waiting for an answer (input.js)
   };
 }
 
@@ -101,21 +64,60 @@ export function createRedraw(state) {
 
 /** Forget the room (left, kicked, gone). */
 export function resetRoom(s) {
-  Object.assign(s, {
-    role: null, roomId: '', seat: -1, token: '', v: 0, room: null, entries: [],
-    race: 0, view: null, done: false, seq: 0, viewSeq: 0, pending: [], boards: {}, ownCode: '', afterEnd: null,
-    field: freshField(), ghosts: null, started: null,
-  });
+  Object.assign(s, freshRoom());
   resetUi(s);
 }
 
 /** Forget what the table showed of the game before (a new race, a rematch). */
 export function resetUi(s) {
-  Object.assign(s.ui, {
-    selected: null, refused: null, panel: null, hint: null, ghost: false, completing: null,
-    stuckHidden: false, resultsHidden: false, confirmResign: false, bigSeat: null, justWon: false,
-    lostOpen: false, idleHidden: false, undoing: 0,
-  });
+  Object.assign(s.ui, freshUi());
+}
+
+/** What a page knows of the room it is in: empty until it enters one, and again once it leaves. */
+function freshRoom() {
+  return {
+    role: null, // "player" or "spectator" once in a room
+    roomId: '',
+    seat: -1,
+    token: '',
+    v: 0, // highest room event version seen
+    room: null, // the room as anyone may see it
+    entries: [], // leaderboard lines, ranked
+
+    race: 0, // the race of `view`
+    view: null, // own game, as the server last sent it
+    started: null, // when the own clock started, on a clock of one's own (a challenge, came late)
+    done: false, // own race over (won or resigned)
+    seq: 0, // last sequence number used in this race
+    viewSeq: 0, // the command the view answers (its ack's or board's s): statuses and hints name it
+    pending: [], // game commands sent and not yet answered: [{t, d: {s, ...}}]
+
+    boards: {}, // spectators: seat → public view
+    ghosts: null, // a challenge's: the ghosts of the own clock's current stretch (challenge.js)
+    field: freshField(), // a big room's frames (field.js): its tick, the own place, pages, the followed player
+    ownCode: '', // a solo game's code when the player typed it (the player's own: shown at the table)
+    afterEnd: null, // what to do with the code once the race ends (a solo game's "same deal again")
+  };
+}
+
+/** What the table shows of the game besides the game itself (a selection, a hint, a notice put aside). */
+function freshUi() {
+  return {
+    selected: null, // {from, count}: cards picked, waiting for a target
+    refused: null, // {from, count, n}: cards tapped that have no legal move: they shake (n: the how-many-th time)
+    panel: null, // {from, count}: the sequence chooser of a column
+    hint: null, // {m, from, count, to}
+    ghost: false, // dropped cards stay where they fell until the answer
+    completing: null, // {moves, i}: auto-complete in progress
+    stuckHidden: false,
+    lostOpen: false, // the player asked for the "can no longer be won" notice (it never opens by itself)
+    idleHidden: false, // the "no useful move" notice put aside (until a move makes progress again)
+    undoing: 0, // undos still to send, one per answer: back to the last winnable position
+    resultsHidden: false,
+    confirmResign: false,
+    bigSeat: null, // spectators: the board shown large
+    justWon: false, // the last answer won the game: the table celebrates
+  };
 }
 
 /** The room's phase now: "countdown" turns into "racing" at start_at. */

@@ -148,3 +148,15 @@ export function language() {
 export function saveLanguage(lang) {
   write(LANGUAGE, lang);
 }
+
+const FORM = 'kr.form.';
+
+/** A lobby form's last choices (its radios, checkboxes and selects, by name),
+as it was last sent; null if never. Typed text (a code) is not kept. */
+export function formChoices(name) {
+  return read(FORM + name);
+}
+
+export function saveFormChoices(name, values) {
+  write(FORM + name, values);
+}

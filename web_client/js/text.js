@@ -1,6 +1,8 @@
 /** Every text the client shows, in the page's language: `TEXT` is that
 language's catalogue (i18n/en.js, i18n/es.js: one per language, the same
-keys in each), `LANG` its code.
+keys in each), `LANG` its code. Only that catalogue loads (the two are the
+client's largest files): the language switch names the others from
+its catalogue's `languages`.
 
 The language is chosen once, as the page opens: the player's own choice
 (kept in localStorage, storage.js), else the first of the browser's
@@ -10,29 +12,28 @@ saves the choice and reloads the page (`switchLanguage`), which takes the
 seat back as any reload does (docs/web_client.md, "Languages"). */
 
 import * as storage from './storage.js';
-import en from './i18n/en.js';
-import es from './i18n/es.js';
 
-export const CATALOGUES = { en, es };
+/** Every catalogue (i18n/CODE.js), by its language's code. */
+export const LANGUAGES = ['en', 'es'];
 
 /** The language to use: `saved` if we have it, else the first of the
 browser's `languages` ("es-ES", "es", "en-GB", …) we have, else English. */
 export function pickLanguage(saved, languages) {
-  if (CATALOGUES[saved]) return saved;
+  if (LANGUAGES.includes(saved)) return saved;
   for (const tag of languages || []) {
     const base = String(tag).slice(0, 2).toLowerCase();
-    if (CATALOGUES[base]) return base;
+    if (LANGUAGES.includes(base)) return base;
   }
   return 'en';
 }
 
 export const LANG = pickLanguage(storage.language(),
   typeof navigator === 'undefined' ? [] : navigator.languages || [navigator.language]);
-export const TEXT = CATALOGUES[LANG];
+export const TEXT = (await import(`./i18n/${LANG}.js`)).default;
 
 /** Use `lang` from now on (this tab and the next visits): the page opens again in it. */
 export function switchLanguage(lang) {
-  if (lang === LANG || !CATALOGUES[lang]) return;
+  if (lang === LANG || !LANGUAGES.includes(lang)) return;
   storage.saveLanguage(lang);
   window.location.reload();
 }

@@ -14,7 +14,7 @@ The organizer's key and the player's token are kept in localStorage per
 tournament (storage.js), never in the address: the link to share is /t/ID.
 The key moves to another device by a one-time code (`t_handoff`), opened
 there as /t/ID?admin#claim=CODE or typed in (`t_claim`). A big tournament's
-own frames (the player's place, pages of the standings) are tfield.js's.
+own frames (the player's place, pages of the standings) are tournamentfield.js's.
 
 Everything lands in `state.tour`; every function that acts takes the app.
 */
@@ -23,7 +23,7 @@ import { resetRoom } from './state.js';
 import * as storage from './storage.js';
 import { go } from './navigation.js';
 import { enterRoom, watchRoom } from './rooms.js';
-import * as tfield from './tfield.js';
+import * as tournamentField from './tournamentfield.js';
 import { say } from './messages.js';
 import { TEXT, reasonText } from './text.js';
 
@@ -39,7 +39,7 @@ export function open(s, id, admin) {
     page: false, // a player looks at the tournament page during their round
     refused: '', // a room the server refused to let us enter
     sent: '', // the room this connection was asked to enter: "player:ROOM" or "spectator:ROOM"
-    field: tfield.freshField(), // a big tournament's place, pages and look-ups (tfield.js)
+    field: tournamentField.freshField(), // a big tournament's place, pages and look-ups (tournamentfield.js)
     handoff: null, // the organizer's one-time code for another device: {code, until}
     claiming: '', // a handoff code sent, awaiting its answer
     nickname: '', // the player's, as registered here (a big tournament lists nobody)
@@ -84,7 +84,7 @@ function wanted(tour) {
   const t = tour.t;
   const round = t && t.rounds.find((r) => r.status === 'running' && r.room);
   if (!round) return '';
-  return `${tfield.playsRound(tour, round) ? 'player' : 'spectator'}:${round.room}`;
+  return `${tournamentField.playsRound(tour, round) ? 'player' : 'spectator'}:${round.room}`;
 }
 
 /** Be in the room `wanted` says (called after every frame). Between rounds
@@ -128,7 +128,7 @@ export function owns(s, msg) {
 }
 
 export function onFrame(app, msg) {
-  const handler = HANDLERS[msg.t] || tfield.HANDLERS[msg.t];
+  const handler = HANDLERS[msg.t] || tournamentField.HANDLERS[msg.t];
   if (handler) handler(app, msg.d || {});
   app.changed();
 }
@@ -137,8 +137,8 @@ const HANDLERS = {
   t_created(app, d) {
     const s = app.state;
     storage.saveTournament(d.id, { admin: d.admin, invite: d.invite }); // the invite code is given this once
-    const then = s.tcreate.then;
-    s.tcreate = { busy: false, error: '', then: null };
+    const then = s.tournamentForm.then;
+    s.tournamentForm = { busy: false, error: '', then: null };
     if (then) then(d.id);
     go(`/t/${d.id}?admin`);
   },
@@ -167,7 +167,7 @@ const HANDLERS = {
     switch (d.kind) {
       case 'round_ended':
         tour.page = false;
-        if (tfield.isBig(d.tournament)) tfield.onRoundEnded(app);
+        if (tournamentField.isBig(d.tournament)) tournamentField.onRoundEnded(app);
         break;
       case 'withdrawn':
         if (d.player === tour.player && tour.as === 'player') say(TEXT.withdrawn);
@@ -201,9 +201,9 @@ const HANDLERS = {
   reject(app, d) {
     const s = app.state;
     const tour = s.tour;
-    if (tour && tfield.onReject(tour, d)) return;
+    if (tour && tournamentField.onReject(tour, d)) return;
     if (d.cmd === 't_create') {
-      s.tcreate = { busy: false, error: reasonText(d), then: null };
+      s.tournamentForm = { busy: false, error: reasonText(d), then: null };
       return;
     }
     if (!tour) return;
@@ -260,8 +260,8 @@ function send(app, t, d) {
 (after `then(id)`: the form forgets its codes). */
 export function create(app, name, settings, then = null) {
   const s = app.state;
-  s.tcreate.then = then;
-  if (send(app, 't_create', { name, settings })) s.tcreate = { busy: true, error: '', then };
+  s.tournamentForm.then = then;
+  if (send(app, 't_create', { name, settings })) s.tournamentForm = { busy: true, error: '', then };
   app.changed();
 }
 

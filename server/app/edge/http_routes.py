@@ -12,7 +12,8 @@ a build step (see docs/web_client.md, "Loading and caching"):
   ``/css/base.css?v=HASH``, and the modules through an import map, so that a
   module's own imports (``./state.js``) load ``/js/state.js?v=HASH`` too;
   ``modulepreload`` hints ask for all of them at once instead of one level
-  of imports after the other;
+  of imports after the other, but the language catalogues (``/js/i18n/``):
+  a page loads its own language's only (``text.js`` imports it);
 - a file asked for with its current hash is cached for a year (``immutable``);
   with another hash, or none, it is revalidated;
 - text files go gzip-compressed to browsers that accept it (each version of
@@ -62,6 +63,7 @@ REVALIDATE: Final = "no-cache"
 _COMPRESSIBLE: Final = frozenset({".js", ".mjs", ".css", ".html", ".svg", ".json", ".md", ".webmanifest"})
 _GZIP_FROM: Final = 256  # bytes: smaller bodies gain nothing
 _MODULES: Final = frozenset({".js", ".mjs"})
+_ON_DEMAND: Final = "/js/i18n/"  # loaded only if a page needs them (its language): no preload hint
 _LINK: Final = re.compile(r'\b(href|src)="(/[^"?#]*)"')
 
 #: the request's path and query, and its headers (a seat token, ``Authorization: Bearer``)
@@ -264,7 +266,8 @@ class StaticFiles:
         if modules:
             importmap = json.dumps({"imports": modules}, indent=1)
             digest = base64.b64encode(hashlib.sha256(importmap.encode()).digest()).decode()
-            preload = "".join(f'<link rel="modulepreload" href="{v}">\n' for v in modules.values())
+            preload = "".join(f'<link rel="modulepreload" href="{v}">\n' for url, v in modules.items()
+                              if not url.startswith(_ON_DEMAND))
             head = f'<script type="importmap">{importmap}</script>\n{preload}'
             at = html.find('<script type="module"')
             at = at if at >= 0 else max(0, html.find("</head>"))

@@ -61,6 +61,23 @@ def test_the_page_names_every_file_by_its_hash(site: Path) -> None:
     assert "'unsafe-inline'" not in headers["Content-Security-Policy"]
 
 
+def test_a_language_catalogue_is_in_the_import_map_but_not_preloaded(site: Path) -> None:
+    """A page loads its own language's catalogue only (text.js imports it): the
+    page names each by its hash but hints none of them."""
+    (site / "js" / "i18n").mkdir()
+    for lang in ("en", "es"):
+        (site / "js" / "i18n" / f"{lang}.js").write_text(f"export default {{ language: '{lang}' }};\n")
+    _, _, html = page(StaticFiles(site, extra={}), "/")
+    found = IMPORTMAP.search(html)
+    assert found
+    imports = json.loads(found[1])["imports"]
+    for lang in ("en", "es"):
+        versioned = imports[f"/js/i18n/{lang}.js"]
+        assert versioned.startswith(f"/js/i18n/{lang}.js?v=")
+        assert f'<link rel="modulepreload" href="{versioned}">' not in html
+    assert f'<link rel="modulepreload" href="{imports["/js/b.js"]}">' in html
+
+
 def test_a_file_asked_for_by_its_hash_is_cached_long_and_others_revalidate(site: Path) -> None:
     files = StaticFiles(site, extra={})
     tag = tag_of((site / "js" / "b.js").read_bytes())

@@ -12,6 +12,10 @@ export default {
   title: 'Klondike Race', // the page's title
   languageLabel: 'Language', // the switch's name
   language: 'English', // this language's own name, in the language switch
+  languages: { // every language by its own name (the language switch: only this page's catalogue loads)
+    en: 'English',
+    es: 'Español',
+  },
 
   // the connection
   connecting: 'Connecting…',
@@ -79,6 +83,7 @@ export default {
 
   // figures (format.js, ranking.js)
   format: {
+    drawShort: (n) => `Draw ${n}`,
     points: (n) => `${n} pts`,
     ordinal: (n) => {
       const tens = n % 100;
@@ -179,6 +184,17 @@ export default {
     not_identified: 'The connection has no player yet: try again.',
   },
   lobby: {
+    choicesLabel: 'What to play',
+    choiceQuick: 'Quick race',
+    choiceQuickNote: 'Race whoever is around',
+    choiceFriends: 'Play with friends',
+    choiceFriendsNote: 'A room, and its link to share',
+    choiceSolo: 'Play solo',
+    choiceSoloNote: 'A deal of your own, at your pace',
+    choiceDaily: 'Today’s deal',
+    choiceDailyNote: 'One deal for everyone, one try a day',
+    moreOptions: 'More options',
+    moreOptionsFor: (what) => `More options: ${what}`,
     assistsNone: 'None',
     hints: 'Hints',
     hintsAndSolver: 'Hints and “can it still be won?”',
@@ -240,6 +256,7 @@ export default {
     youPlayTournament: (id) => `You play in tournament ${id}.`,
     youHaveSeat: (room) => `You have a seat in room ${room}.`,
     yourRecord: 'Your games and record: ',
+    ownPage: 'your page',
     playerPage: (name) => `${name}'s page`,
     visibility: 'Who can find it',
     public: 'Public: listed in the lobby, anyone may join or watch',
@@ -419,7 +436,7 @@ export default {
     schedule: 'Schedule',
     pickTime: 'Pick a time first (hours, minutes, seconds).',
   },
-  tcreate: {
+  tournamentForm: {
     create: 'Create tournament',
     title: 'Tournament',
     note: 'Rounds on the same deals for everyone, standings in Vegas dollars.',
@@ -491,7 +508,7 @@ export default {
     keys: '↑ ↓ choose · Enter take · Esc cancel',
     title: (n, cards, card) => `Column ${n}: move ${cards} from ${card}`,
   },
-  tlive: {
+  roundLive: {
     top: 'Top of the round',
     place: 'Your place',
     you: (place) => `You: ${place}`,
@@ -650,6 +667,7 @@ export default {
     startsIn: (s) => `starts in ${s}`,
     timeLeft: (time) => `${time} left`,
     over: 'over',
+    dailyMode: (mode) => `Daily deal · ${mode}`,
     challengeMode: (id, mode) => `Challenge ${id} · ${mode}`,
     challengeOpen: (time, left) => `The challenge is open until ${time} (${left}): `
       + 'the others play it when they like. The results and the deal come when it closes.',
@@ -660,6 +678,7 @@ export default {
     hintHome: (suit) => `to the ${suit} foundation`,
     hintColumn: (n) => `onto column ${n}`,
     hintText: (what, where) => `Hint: ${what} ${where} (H again plays it)`,
+    hintTextTap: (what, where) => `Hint: ${what} ${where} (tap Hint again to play it)`,
     solo: 'Solo',
     soloMode: (mode) => `Solo · ${mode}`,
     roomMode: (id, mode) => `Room ${id} · ${mode}`,
@@ -851,7 +870,7 @@ export default {
     winsCount: (n) => `${n} ${n === 1 ? 'win' : 'wins'}`,
     fold: 'Each round',
   },
-  tstandings: {
+  bigStandings: {
     toFind: 'Nickname to find in the standings',
     pages: 'Pages of the standings',
     page: 'A page of the standings',
@@ -875,10 +894,10 @@ export default {
     tournament: 'Tournament',
     daily: (day) => `Daily deal ${day}`,
     finishedIn: (time) => `Finished in ${time}`,
-    games: 'games',
-    wins: 'wins',
-    finished: 'finished',
-    streak: 'daily streak',
+    games: (n) => (n === 1 ? 'game' : 'games'),
+    wins: (n) => (n === 1 ? 'win' : 'wins'),
+    finished: (n) => 'finished', // (the same for one)
+    streak: (n) => (n === 1 ? 'day in a row (daily deal)' : 'days in a row (daily deal)'),
     address: 'Address of this page',
     record: 'Record',
     best: 'Best times',
@@ -908,6 +927,7 @@ export default {
     noneFinished: 'No game finished yet.',
     playIt: 'Play it',
     secret: 'deal secret until the game is over',
+    secretDaily: 'deal secret until the day ends (UTC)',
     noSuch: 'No such player',
     player: (id) => `Player ${id}`,
     isYou: 'This is you.',
@@ -1092,8 +1112,8 @@ is over; then you may play the same deal again alone.
     waiting: 'Waiting to start',
     running: 'Racing now',
     title: 'Races to find',
-    note: 'Join whoever is around: a quick race starts a few seconds after a second player '
-      + 'arrives. Or pick a public race below.',
+    note: 'Join whoever is around: a quick race starts by itself once a second player has come '
+      + '(its room counts the wait down). Or pick a public race below.',
     hostRoom: (host) => `${host}'s room`,
     players: (n, of) => `${n} of ${of} players`,
     yourSeat: 'Your seat',
@@ -1145,6 +1165,7 @@ is over; then you may play the same deal again alone.
     again: 'Play it again',
     streak: (days, best) => `Your streak: ${days} day${days > 1 ? 's' : ''} in a row (best ${best})`,
     noStreak: (best) => `Your streak: none yet today${best ? ` (best ${best})` : ''}: finish a daily deal to start one`,
+    todayTitle: (mode) => `Today’s deal · ${mode}`,
     dayTitle: (day, mode) => `Daily deal of ${day} · ${mode}`,
     dayPage: (day) => `Klondike Race — daily deal of ${day}`,
     dayHow: (limit) => `Everyone plays today’s deal, once, ranked, until midnight UTC, on their own clock (${limit} minutes each), beside the ghosts of those who played before. Your clock starts when you start; you have one attempt.`,

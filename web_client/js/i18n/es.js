@@ -13,6 +13,10 @@ export default {
   title: 'Klondike Race',
   languageLabel: 'Idioma',
   language: 'Español',
+  languages: { // every language by its own name (the language switch: only this page's catalogue loads)
+    en: 'English',
+    es: 'Español',
+  },
 
   // la conexión
   connecting: 'Conectando…',
@@ -80,6 +84,7 @@ export default {
 
   // las cifras (format.js, ranking.js)
   format: {
+    drawShort: (n) => `Robar ${n}`,
     points: (n) => `${n} ptos`,
     ordinal: (n) => `${n}.º`,
     placeOf: (place, total) => `${place} de ${total}`,
@@ -176,6 +181,17 @@ export default {
     not_identified: 'La conexión aún no tiene jugador: vuelve a intentarlo.',
   },
   lobby: {
+    choicesLabel: 'Qué jugar',
+    choiceQuick: 'Carrera rápida',
+    choiceQuickNote: 'Compite con quien esté por aquí',
+    choiceFriends: 'Jugar con amigos',
+    choiceFriendsNote: 'Una sala y su enlace para compartir',
+    choiceSolo: 'Jugar solo',
+    choiceSoloNote: 'Una partida tuya, a tu ritmo',
+    choiceDaily: 'El reparto de hoy',
+    choiceDailyNote: 'La misma para todos, un intento al día',
+    moreOptions: 'Más opciones',
+    moreOptionsFor: (what) => `Más opciones: ${what}`,
     assistsNone: 'Ninguna',
     hints: 'Pistas',
     hintsAndSolver: 'Pistas y “¿aún se puede ganar?”',
@@ -237,6 +253,7 @@ export default {
     youPlayTournament: (id) => `Juegas en el torneo ${id}.`,
     youHaveSeat: (room) => `Tienes un puesto en la sala ${room}.`,
     yourRecord: 'Tus partidas y tu historial: ',
+    ownPage: 'tu página',
     playerPage: (name) => `La página de ${name}`,
     visibility: 'Quién puede encontrarla',
     public: 'Pública: en la lista del vestíbulo, cualquiera puede entrar o mirar',
@@ -413,7 +430,7 @@ export default {
     schedule: 'Programar',
     pickTime: 'Elige antes una hora (horas, minutos, segundos).',
   },
-  tcreate: {
+  tournamentForm: {
     create: 'Crear el torneo',
     title: 'Torneo',
     note: 'Rondas con los mismos repartos para todos, clasificación en dólares de Vegas.',
@@ -484,7 +501,7 @@ export default {
     keys: '↑ ↓ elegir · Intro coger · Esc cancelar',
     title: (n, cards, card) => `Columna ${n}: mover ${cards} desde el ${card}`,
   },
-  tlive: {
+  roundLive: {
     top: 'Los primeros de la ronda',
     place: 'Tu puesto',
     you: (place) => `Tú: ${place}`,
@@ -642,6 +659,7 @@ export default {
     startsIn: (s) => `empieza en ${s}`,
     timeLeft: (time) => `quedan ${time}`,
     over: 'terminada',
+    dailyMode: (mode) => `Reparto del día · ${mode}`,
     challengeMode: (id, mode) => `Desafío ${id} · ${mode}`,
     challengeOpen: (time, left) => `El desafío está abierto hasta el ${time} (${left}): `
       + 'los demás lo juegan cuando quieren. Los resultados y el reparto llegan cuando se cierra.',
@@ -652,6 +670,7 @@ export default {
     hintHome: (suit) => `a la base de ${suit}`,
     hintColumn: (n) => `a la columna ${n}`,
     hintText: (what, where) => `Pista: ${what} ${where} (H otra vez la juega)`,
+    hintTextTap: (what, where) => `Pista: ${what} ${where} (toca Pista otra vez para jugarla)`,
     solo: 'Solitario',
     soloMode: (mode) => `Solitario · ${mode}`,
     roomMode: (id, mode) => `Sala ${id} · ${mode}`,
@@ -839,7 +858,7 @@ export default {
     winsCount: (n) => `${n} ${n === 1 ? 'victoria' : 'victorias'}`,
     fold: 'Cada ronda',
   },
-  tstandings: {
+  bigStandings: {
     toFind: 'Apodo a buscar en la clasificación',
     pages: 'Páginas de la clasificación',
     page: 'Una página de la clasificación',
@@ -863,10 +882,10 @@ export default {
     tournament: 'Torneo',
     daily: (day) => `Reparto del día ${day}`,
     finishedIn: (time) => `Terminada en ${time}`,
-    games: 'partidas',
-    wins: 'victorias',
-    finished: 'terminadas',
-    streak: 'racha diaria',
+    games: (n) => (n === 1 ? 'partida' : 'partidas'),
+    wins: (n) => (n === 1 ? 'victoria' : 'victorias'),
+    finished: (n) => (n === 1 ? 'terminada' : 'terminadas'),
+    streak: (n) => (n === 1 ? 'día seguido (reparto del día)' : 'días seguidos (reparto del día)'),
     address: 'Dirección de esta página',
     record: 'Historial',
     best: 'Mejores tiempos',
@@ -896,6 +915,7 @@ export default {
     noneFinished: 'Aún no has terminado ninguna partida.',
     playIt: 'Jugarlo',
     secret: 'reparto secreto hasta que acabe la partida',
+    secretDaily: 'reparto secreto hasta que acabe el día (UTC)',
     noSuch: 'No existe ese jugador',
     player: (id) => `Jugador ${id}`,
     isYou: 'Eres tú.',
@@ -1080,8 +1100,8 @@ solitario.
     waiting: 'Esperando a empezar',
     running: 'En carrera ahora',
     title: 'Carreras para unirse',
-    note: 'Únete a quien esté por aquí: una carrera rápida empieza unos segundos después de que llegue un segundo '
-      + 'jugador. O elige abajo una carrera pública.',
+    note: 'Únete a quien esté por aquí: una carrera rápida empieza sola cuando ha llegado un segundo jugador '
+      + '(su sala cuenta la espera). O elige abajo una carrera pública.',
     hostRoom: (host) => `La sala de ${host}`,
     players: (n, of) => `${n} de ${of} jugadores`,
     yourSeat: 'Tu puesto',
@@ -1133,6 +1153,7 @@ solitario.
     again: 'Jugarlo otra vez',
     streak: (days, best) => `Tu racha: ${days} día${days > 1 ? 's' : ''} seguido${days > 1 ? 's' : ''} (mejor: ${best})`,
     noStreak: (best) => `Tu racha: todavía ninguna hoy${best ? ` (mejor: ${best})` : ''}: termina un reparto del día para empezar una`,
+    todayTitle: (mode) => `El reparto de hoy · ${mode}`,
     dayTitle: (day, mode) => `Reparto del día ${day} · ${mode}`,
     dayPage: (day) => `Klondike Race — reparto del día ${day}`,
     dayHow: (limit) => `Todos juegan el reparto de hoy, una vez, con clasificación, hasta la medianoche UTC, con su propio reloj (${limit} minutos cada uno), junto a los fantasmas de quienes jugaron antes. Tu reloj empieza cuando empiezas; tienes un intento.`,

@@ -4,7 +4,7 @@ ready); the host, who starts when they choose (ready flags are counted,
 never waited for) or sets a time; and that time's countdown, the same for
 everyone on the server's clock. Players may join until the race starts. */
 
-import { h, setText, show, toggle } from '../dom.js';
+import { h, setText, show, timedScreen, toggle } from '../dom.js';
 import * as rooms from '../rooms.js';
 import * as field from '../field.js';
 import { count, duration } from '../format.js';
@@ -37,7 +37,6 @@ export function createBigRoom(root, app) {
         h('button', { class: 'btn ghost', type: 'button', text: B.leave, onclick: () => rooms.leave(app) }))));
   root.append(el);
   let ready = false;
-  let timer = 0;
 
   /** The scheduled start and its countdown, on the server's clock. */
   function tick() {
@@ -80,16 +79,5 @@ export function createBigRoom(root, app) {
     tick();
   }
 
-  return {
-    el,
-    show() {
-      el.hidden = false;
-      timer = setInterval(tick, 250);
-    },
-    hide() {
-      el.hidden = true;
-      clearInterval(timer);
-    },
-    render,
-  };
+  return timedScreen(el, { render, tick, every: 250 });
 }

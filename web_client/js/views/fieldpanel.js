@@ -13,6 +13,7 @@ import { count, score } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { createFindForm, createPager } from './pager.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
 const G = TEXT.fieldpanel;
 
@@ -40,7 +41,7 @@ export function createFieldPanel(app) {
     const { form, input } = createFindForm({ name: 'nickname', label: G.toFind,
       find: (nickname) => field.find(app, nickname) });
     const found = h('div', { class: 'field-found', role: 'status' });
-    const pager = createPager({ size: field.PAGE, ask: (from) => field.askPage(app, from), label: G.pages,
+    const pager = createPager({ size: paging.PAGE, ask: (from) => field.askPage(app, from), label: G.pages,
       mine: () => (app.state.field.place ? app.state.field.place.rank : null) });
     const list = h('ol', { class: 'field-lines', 'aria-label': G.ranking });
     const el = h('dialog', { class: 'dialog field-panel', 'aria-labelledby': 'field-title' },
@@ -105,7 +106,7 @@ export function createFieldPanel(app) {
     panel.drawn = '';
     const s = app.state;
     const place = s.field.place;
-    field.askPage(app, place && !spectator ? field.pageOf(place.rank) : 1);
+    field.askPage(app, place && !spectator ? paging.pageOf(place.rank) : 1);
     s.field.found = null;
     draw(s);
     panel.el.showModal();

@@ -10,6 +10,7 @@ import { placeOf } from '../format.js';
 import { Board } from '../render.js';
 import { createLeaderboard } from './leaderboard.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
 const F = TEXT.follow;
 
@@ -53,7 +54,7 @@ export function createFollow(host, app) {
     const line = f.line;
     const name = line ? line.nickname : s.field.followName;
     setText(title, f.rank ? F.followingAt(name, placeOf(f.rank, f.of ?? field.total(s.field))) : F.following(name));
-    place.render(field.around(f), { scoring, phase, title: F.theirPlace, marked: f.seat });
+    place.render(paging.around(f), { scoring, phase, title: F.theirPlace, marked: f.seat });
     const view = s.boards[f.seat];
     if (seat !== f.seat && board) {
       board.destroy();

@@ -55,9 +55,11 @@ export function createGhosts(host) {
   /**
    * own: the player's figures now {foundation, vegas, done}; ghosts: as
    * challenge.ghostsAt gives them, best first; ms: the own clock; alone:
-   * nobody has played before.
+   * nobody has played before; scoring: the deal's ("N": no dollars shown,
+   * a ghost's line carries dollars only, and points are the unit there).
    */
-  function render({ own, ghosts, ms }) {
+  function render({ own, ghosts, ms, scoring = 'V' }) {
+    toggle(el, 'no-money', scoring !== 'V');
     setText(note, ghosts.length ? G.at(duration(ms)) : G.first);
     const lines = [...ghosts.map((g) => ({ key: `g${g.seat}`, ...g })),
       { key: 'me', nickname: G.you, foundation: own.foundation, dollars: own.vegas, end: null, me: true }];

@@ -1,5 +1,8 @@
-/** The lobby: today's daily deals, create a room, join one by link or id,
-watch, or play solo. A room link without a seat of ours shows the join card
+/** The lobby: first, four big choices that play at once with the last
+choices made (Quick race, Play with friends, Play solo, Today's deal), each
+with "More options" one tap further down: today's daily deals, the races to
+find, create a room, join one by link or id, watch, or play solo. A form's
+refusal shows beside the form that was sent, scrolled into view. A room link without a seat of ours shows the join card
 for that room. The player this browser is has a link to their page (their
 games and record). */
 
@@ -9,11 +12,13 @@ import * as rooms from '../rooms.js';
 import * as storage from '../storage.js';
 import * as player from '../player.js';
 import { go } from '../navigation.js';
-import { createTournamentForm, tournamentFromText } from './tcreate.js';
+import { createTournamentForm, tournamentFromText } from './tournamentform.js';
 import { createChallengeOption } from './challengeform.js';
 import { createRaces } from './races.js';
-import { createDaily } from './daily.js';
+import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
+import { remember } from './remember.js';
+import { field, radios } from './formparts.js';
 import { TEXT } from '../text.js';
 
 const L = TEXT.lobby;
@@ -27,15 +32,6 @@ export function roomFromText(text) {
   const t = text.trim().toUpperCase();
   const m = t.match(/\/R\/([A-Z0-9]{8})(?:[/?#]|$)/) || t.match(/^([A-Z0-9]{8})$/);
   return m && ROOM_ID.test(m[1]) ? m[1] : null;
-}
-
-function radios(name, options, checked) {
-  return h('div', { class: 'choices' }, ...options.map(([value, label]) => h('label', {},
-    h('input', { type: 'radio', name, value, checked: value === checked }), label)));
-}
-
-function field(label, control) {
-  return h('label', { class: 'field' }, h('span', { text: label }), control);
 }
 
 /** The assists a room offers (docs/protocol.md, "assists"). */
@@ -59,6 +55,7 @@ export function createLobby(root, app) {
   });
   nick.addEventListener('input', () => storage.saveNickname(nick.value.trim()));
   const error = h('p', { class: 'form-error', role: 'alert' });
+  let errorAt = null; // where the next refusal shows: beside the form that was sent (null: the nickname's)
 
   // ---------------------------------------------------------------- create
   const createForm = h('form', { class: 'panel create', 'aria-labelledby': 'create-title' },
@@ -105,6 +102,7 @@ export function createLobby(root, app) {
   });
   createForm.addEventListener('submit', (e) => {
     e.preventDefault();
+    if (errorAt !== choicesEl) errorAt = createForm;
     if (!checkNick()) return;
     const f = createForm;
     const settings = {
@@ -140,6 +138,7 @@ export function createLobby(root, app) {
       h('button', { class: 'btn', type: 'button', text: L.watch, onclick: () => watch(joinText.value) })));
   joinForm.addEventListener('submit', (e) => {
     e.preventDefault();
+    if (errorAt !== choicesEl) errorAt = joinForm;
     const tid = tournamentFromText(joinText.value);
     if (tid) {
       go(`/t/${tid}`);
@@ -170,6 +169,7 @@ export function createLobby(root, app) {
   });
   soloForm.addEventListener('submit', (e) => {
     e.preventDefault();
+    if (errorAt !== choicesEl) errorAt = soloForm;
     if (!checkNick()) return;
     const d = { nickname: nick.value.trim(), assists: value(soloForm, 'sassists') };
     if (value(soloForm, 'sdeal') === 'code') d.code = value(soloForm, 'scode').trim();
@@ -192,6 +192,7 @@ export function createLobby(root, app) {
       h('a', { class: 'btn ghost', href: '/', text: L.backToLobby, onclick: (e) => { e.preventDefault(); go('/'); } })));
   linkCard.addEventListener('submit', (e) => {
     e.preventDefault();
+    errorAt = null;
     if (checkNick()) rooms.enter(app, 'join', { room: app.state.route.room, nickname: nick.value.trim() });
   });
 
@@ -207,6 +208,18 @@ export function createLobby(root, app) {
   const races = createRaces(app, { nickname: () => nick.value.trim(), checkNick: () => checkNick() });
   const today = createDaily(app, () => (checkNick() ? nick.value.trim() : ''));
 
+  // ---------------------------------------------------------------- the four choices
+  const choice = (kind, label, note, act, more) => h('div', { class: `choice choice-${kind}` },
+    h('button', { class: 'btn choice-play', type: 'button', onclick: () => { errorAt = choicesEl; act(); } },
+      h('strong', { text: label }), h('span', { class: 'choice-note', text: note })),
+    h('button', { class: 'linklike choice-more', type: 'button', text: L.moreOptions,
+      'aria-label': L.moreOptionsFor(label), onclick: () => reveal(more) }));
+  const choicesEl = h('div', { class: 'choices-grid', role: 'group', 'aria-label': L.choicesLabel },
+    choice('quick', L.choiceQuick, L.choiceQuickNote, () => races.el.querySelector('form.quick').requestSubmit(), races.el),
+    choice('friends', L.choiceFriends, L.choiceFriendsNote, () => createForm.requestSubmit(), createForm),
+    choice('solo', L.choiceSolo, L.choiceSoloNote, () => soloForm.requestSubmit(), soloForm),
+    choice('daily', L.choiceDaily, L.choiceDailyNote, () => playToday(), today.el));
+
   const el = h('section', { class: 'screen lobby', 'aria-labelledby': 'lobby-title' },
     h('header', { class: 'hero' },
       languageSwitch(),
@@ -215,14 +228,49 @@ export function createLobby(root, app) {
       h('p', { class: 'lobby-help' },
         h('button', { class: 'linklike', type: 'button', text: L.howRaceWorks, onclick: () => help.openIntro() }),
         help.rulesLink())),
-    h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine),
     resume,
     linkCard,
+    h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine, choicesEl),
     today.el,
     races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
   const tournamentForm = createTournamentForm(el.querySelector('.lobby-grid'), app);
+  const nickPanel = el.querySelector('.panel.nick');
+  remember(createForm, 'create');
+  remember(soloForm, 'solo');
+  remember(races.el.querySelector('form.quick'), 'quick');
   root.append(el);
+
+  /** "More options": the panel of a choice's settings, scrolled to and its first control focused. */
+  function reveal(panel) {
+    panel.scrollIntoView({ block: 'start', behavior: 'smooth' });
+    const first = panel.querySelector('input:not([hidden]), select, button');
+    if (first) first.focus({ preventScroll: true });
+  }
+
+  /** Today's deal: the first of the day's deals this player can still play (or go back to); else its panel. */
+  function playToday() {
+    const play = today.el.querySelector('.daily-modes button:not(:disabled)');
+    if (play) play.click();
+    else reveal(today.el);
+  }
+
+  /** The refusal beside the form that was sent, and in view. */
+  function placeError(text) {
+    const host = errorAt && !errorAt.hidden ? errorAt : null;
+    const want = host || nickPanel;
+    if (host && host.tagName === 'FORM') {
+      const submit = host.querySelector('button[type="submit"]');
+      if (error.nextSibling !== submit) host.insertBefore(error, submit);
+    } else if (host) {
+      if (error.parentNode !== host) host.append(error);
+    } else if (error.parentNode !== want) {
+      want.insertBefore(error, playerLine);
+    }
+    const was = error.textContent;
+    setText(error, text);
+    if (text && text !== was) error.scrollIntoView({ block: 'nearest' });
+  }
 
   function checkNick() {
     const name = nick.value.trim();
@@ -268,11 +316,12 @@ export function createLobby(root, app) {
     show(linkCard, linkMode);
     show(el.querySelector('.lobby-grid'), !linkMode);
     show(races.el, !linkMode);
+    show(choicesEl, !linkMode); // a room's link: its join card is the choice
     rooms.followLobby(app, !linkMode && !el.hidden);
     if (!linkMode) races.render(s);
     setText(linkTitle, L.roomTitle(s.route.room));
     app.title.screen(linkMode ? L.pageTitle(s.route.room) : TEXT.title);
-    setText(error, s.formError || '');
+    placeError(s.formError || '');
     const busy = Boolean(s.entering);
     for (const b of el.querySelectorAll('button')) b.disabled = busy;
     const seat = !linkMode && storage.lastSeat();
@@ -284,7 +333,8 @@ export function createLobby(root, app) {
     show(playerLine, Boolean(s.player.id));
     if (s.player.id) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
-      setText(playerLink, L.playerPage(s.player.nickname));
+      // a new player is named "player" until they race (docs/web_client.md): their page, unnamed, in every language
+      setText(playerLink, s.player.nickname && s.player.nickname !== 'player' ? L.playerPage(s.player.nickname) : L.ownPage);
     }
   }
 

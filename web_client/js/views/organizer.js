@@ -3,13 +3,13 @@ next round now or at a time, end the round being played (for no-shows), and
 organize from another device (a one-time code, `t_handoff`, opened there as
 a link or typed in). Each is one command; what happened comes back as the
 tournament's events. Removing a player is done from their line in the
-standings (tstandings.js in a big tournament, the players' list in a small
+standings (bigstandings.js in a big tournament, the players' list in a small
 one). */
 
 import { h, setText, show, toggle } from '../dom.js';
 import * as tournament from '../tournament.js';
 import { count } from '../format.js';
-import * as tfield from '../tfield.js';
+import * as tournamentField from '../tournamentfield.js';
 import { copy } from './room.js';
 import { modeOf } from './rounds.js';
 import { createSchedule } from './schedule.js';
@@ -70,7 +70,7 @@ export function createOrganizer(host, app) {
     if (!last) return;
     const { s, entries } = last;
     const t = s.tour.t;
-    const big = tfield.isBig(t);
+    const big = tournamentField.isBig(t);
     const active = big ? t.field.players - t.field.withdrawn : t.players.filter((p) => !p.withdrawn).length;
     const late = t.settings.late_until > 1 ? O.untilRound(t.settings.late_until) : '';
     setText(regText, t.registration

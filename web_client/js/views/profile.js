@@ -25,10 +25,18 @@ function link(text, path, props = {}) {
   return h('a', { href: path, text, ...props, onclick: (e) => { e.preventDefault(); go(path); } });
 }
 
+/** A figure of the record: its number, and its label in the number's plural (`label(n)`). */
 function figure(label) {
   const value = h('strong', { class: 'p-figure-value' });
-  const el = h('div', { class: 'p-figure' }, value, h('span', { text: label }));
-  return { el, value };
+  const name = h('span');
+  const el = h('div', { class: 'p-figure' }, value, name);
+  return {
+    el,
+    set(n) {
+      setText(value, count(n));
+      setText(name, label(n));
+    },
+  };
 }
 
 /** What a game was: "Race", "Solo game", "Tournament round 2", "Daily deal 2030-01-02". */
@@ -148,11 +156,11 @@ export function createProfile(root, app) {
 
   function drawHistory(hist) {
     redrawList(historyList, hist ? `${hist.first}/${hist.of}/${hist.results.map((r) => r.ref + r.code).join()}` : '', () => (hist ? hist.results.map((r) => {
-      const when = new Date(r.at);
+      const when = new Date(r.at || (r.day ? `${r.day}T00:00:00Z` : 0)); // (a daily game recorded without its time: its day)
       const code = r.code
         ? h('span', {}, h('code', { class: 't-code', text: r.code }), ' ',
           h('button', { class: 'btn small', type: 'button', text: P.playIt, onclick: () => playAgain(r.code) }))
-        : h('span', { class: 't-note', text: P.secret });
+        : h('span', { class: 't-note', text: r.kind === 'daily' ? P.secretDaily : P.secret });
       return h('li', { class: `p-game${r.won ? ' won' : ''}` },
         h('div', { class: 'p-game-head' },
           h('strong', { text: gameText(r) }),
@@ -183,10 +191,10 @@ export function createProfile(root, app) {
     show(missing, Boolean(shown && !shown.found));
     show(stats, Boolean(data));
     if (data) {
-      setText(games.value, count(data.games));
-      setText(wins.value, count(data.wins));
-      setText(finished.value, count(data.finished));
-      setText(streak.value, count(data.streak.days));
+      games.set(data.games);
+      wins.set(data.wins);
+      finished.set(data.finished);
+      streak.set(data.streak.days);
       streak.el.title = P.streakTitle(data.streak.best);
       drawBest(data.best);
       const url = `${location.origin}/p/${pid}`;

@@ -6,11 +6,11 @@ import { h, setAttr, setText, show, toggle, typing } from '../dom.js';
 import * as commands from '../commands.js';
 import * as rooms from '../rooms.js';
 import * as tournament from '../tournament.js';
-import { count, duration, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
+import { count, duration, modeShort, modeText, ordinal, placeOf, score, timeLeft } from '../format.js';
 import { Board, pickedCards } from '../render.js';
 import { cardShort, suitName } from '../cards.js';
 import { cards as cardCount } from '../format.js';
-import { say } from '../messages.js';
+import { say, unsay } from '../messages.js';
 import { attachDrag } from '../drag.js';
 import { createInput, targetsOf } from '../input.js';
 import { stockMove } from '../legal.js';
@@ -29,6 +29,7 @@ import { createConfirm } from './confirm.js';
 import * as storage from '../storage.js';
 import { languageSwitch } from './language.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
 const R = TEXT.race;
 
@@ -78,6 +79,7 @@ export function createRace(root, app) {
   const { confirm, asking } = createConfirm();
   const roomLabel = h('span', { class: 'room-label' });
   const codeLabel = h('code', { class: 'room-code', title: R.soloCode });
+  const modeLabel = h('span', { class: 'room-mode' }); // a phone's bar: the mode first, never cut
   const backToTable = () => board.focusPile(state.ui.focus); // keys go to the table again
   // A modal dialog gives the focus back, as it closes, to what had it when it
   // opened: the table, so the next key plays (a closing's own event comes too
@@ -238,7 +240,7 @@ export function createRace(root, app) {
     show(challengeSide.ghosts.el, Boolean(view) && room.phase !== 'ended');
     if (!view) return;
     challengeSide.ghosts.render({ own: { foundation: view.foundation_cards, vegas: view.vegas },
-      ghosts: challenge.ghostsAt(s.ghosts, ms), ms });
+      ghosts: challenge.ghostsAt(s.ghosts, ms), ms, scoring: view.scoring });
   }
 
   const nickname = () => storage.nickname() || rooms.nicknameOf(state, state.seat) || 'player';
@@ -262,7 +264,7 @@ export function createRace(root, app) {
   const el = h('section', { class: 'screen race', 'aria-label': R.label },
     h('header', { class: 'topbar' },
       h('h1', { class: 'brand' }, h('span', { class: 'brand-long', text: TEXT.title })),
-      h('span', { class: 'room-info' }, roomLabel, codeLabel), languageSwitch({ short: true }), helpBtn, rulesBtn, leaveBtn),
+      h('span', { class: 'room-info' }, modeLabel, roomLabel, codeLabel), languageSwitch({ short: true }), helpBtn, rulesBtn, leaveBtn),
     statusBar,
     h('div', { class: 'race-body' }, h('div', { class: 'table-col' }, tableEl, controls), side),
     results.el);
@@ -417,6 +419,7 @@ export function createRace(root, app) {
   let timer = 0;
   let lastPhase = null;
   let lastHint = null;
+  let hintSaid = ''; // the hint's message shown last
   let wonKey = null; // the race whose win was celebrated
   let focusedGame = null; // the game whose table was given the focus when it was dealt
   let toldLost = null; // the game whose loss was said, and why (the deal, a move): said once
@@ -457,7 +460,7 @@ export function createRace(root, app) {
     const cards = pickedCards(view, hint);
     const what = cards.length > 1 ? R.hintRun(cardShort(cards[0])) : R.hintCard(cardShort(cards[0]));
     const where = hint.to === 'f' ? R.hintHome(suitName(cards[0][1])) : R.hintColumn(hint.to.slice(1));
-    return R.hintText(what, where);
+    return document.body.dataset.input === 'touch' ? R.hintTextTap(what, where) : R.hintText(what, where);
   }
 
   /** The winner's moment: the cascade on the table, once per race won. */
@@ -492,8 +495,11 @@ export function createRace(root, app) {
     const code = solo ? s.ownCode || (phase === 'ended' ? room.code || '' : '') : '';
     setText(roomLabel, solo ? (code ? R.solo : R.soloMode(modeText(settings)))
       : tour ? R.roundMode(tour.name, settings.round, tour.rounds.length, modeText(settings))
-        : challenge.isChallenge(room) ? R.challengeMode(room.id, modeText(settings)) : R.roomMode(room.id, modeText(settings)));
+        : settings.daily ? R.dailyMode(modeText(settings))
+          : challenge.isChallenge(room) ? R.challengeMode(room.id, modeText(settings)) : R.roomMode(room.id, modeText(settings)));
+    setText(modeLabel, modeShort(settings));
     setText(codeLabel, code);
+    setAttr(codeLabel, 'title', code ? `${R.soloCode}: ${code}` : R.soloCode);
     show(codeLabel, Boolean(code));
     toggle(codeLabel.parentNode, 'has-code', Boolean(code));
     setText(leaveBtn, tour ? R.tournament : R.leave);
@@ -510,7 +516,9 @@ export function createRace(root, app) {
     panel.render(view, ui.panel);
     if (ui.hint !== lastHint) {
       lastHint = ui.hint;
-      if (ui.hint && view) say(hintText(view, ui.hint));
+      if (hintSaid) unsay(hintSaid); // a hint holds for the position it was given in only
+      hintSaid = ui.hint && view ? hintText(view, ui.hint) : '';
+      say(hintSaid);
     }
     celebrate(s);
     // a game just dealt has the keys: the first arrow key moves on the table
@@ -666,7 +674,7 @@ export function createRace(root, app) {
     const place = f.place;
     bigSide.place.el.dataset.on = place && racing ? '1' : '';
     if (place && racing) {
-      bigSide.place.render(field.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
+      bigSide.place.render(paging.around(place, ranking.mine), { me: s.seat, scoring, phase, stuck,
         title: R.you(placeOf(place.rank, place.of)), challenge: isChallenge });
     }
     setText(bigSide.fieldBtn, R.findPlayer(count(top ? top.n : ranking.total)));

@@ -2,7 +2,7 @@
 its code (revealed then), its results and each player's replay. A big
 tournament's rounds carry counts, not results: how many could play and how
 many did; a player's results and replays are on their standing line
-(tstandings.js). */
+(bigstandings.js). */
 
 import { h } from '../dom.js';
 import { count, duration, modeText, money } from '../format.js';

@@ -30,13 +30,13 @@ export function standingsHead(ended) {
 
 /** One line of the standings as a row; `me`: our player number or -1;
 `rounds`: the line's rounds as objects (a big tournament's come as arrays,
-tfield.roundsOf); `name`: the name cell's content when it is more than text. */
+tournamentField.roundsOf); `name`: the name cell's content when it is more than text. */
 export function standingRow(line, { me = -1, rounds = line.rounds, name = null } = {}) {
   const named = line.player === me ? TEXT.common.you(line.nickname) : line.nickname;
   const text = line.withdrawn ? N.withdrawn(named) : named;
   const time = line.wins ? duration(line.time_ms) : '–';
   const sub = foldSub([...rounds.map((item, i) => `${N.round(i + 1)} ${roundText(item)}`),
-    TEXT.tstandings.cards(line.foundation), N.winsCount(line.wins), line.wins ? time : '']);
+    TEXT.bigStandings.cards(line.foundation), N.winsCount(line.wins), line.wins ? time : '']);
   return h('tr', {
     class: [line.player === me ? 'me' : '', line.withdrawn ? 'withdrawn' : ''].join(' ').trim(),
     dataset: { player: String(line.player) },

@@ -6,7 +6,7 @@ A big room's: the top players' boards (the server sends the top 8), the
 top lines, the field's progress picture, the whole field a page at a time,
 and one player followed by nickname, their place and board shown first. */
 
-import { h, setText, show } from '../dom.js';
+import { h, setText, show, timedScreen, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as rooms from '../rooms.js';
 import { count, duration, modeText } from '../format.js';
@@ -55,7 +55,6 @@ export function createWatch(root, app) {
     results.el);
   root.append(el);
 
-  let timer = 0;
   let bigParts = null; // a big room's parts, made when one is shown
 
   function makeBig() {
@@ -96,8 +95,12 @@ export function createWatch(root, app) {
       setText(title, TEXT.common.room(s.roomId));
       return;
     }
-    setText(title, A.title(room.id, modeText(room.settings)));
-    app.title.screen(A.page(room.id));
+    const day = room.settings.daily;
+    // a daily deal's watchers see its ranking, wide, as a page of its own (its boards come after the day)
+    toggle(el, 'ranked', Boolean(day));
+    setText(title, day ? (room.phase === 'ended' ? TEXT.daily.dayTitle(day, modeText(room.settings))
+      : TEXT.daily.todayTitle(modeText(room.settings))) : A.title(room.id, modeText(room.settings)));
+    app.title.screen(day ? TEXT.daily.dayPage(day) : A.page(room.id));
     tick();
     const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;
@@ -119,7 +122,8 @@ export function createWatch(root, app) {
     const stuck = new Set(Object.keys(s.boards).map(Number).filter((seat) => s.boards[seat].state === 'stuck'));
     const scoring = room.settings.scoring;
     podium.render(ranking.lines, { visible: ranking.total > 1 && phase !== 'ended' });
-    leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck });
+    leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck,
+      challenge: Boolean(day) });
     if (big || bigParts) renderBig(s, { big, phase, scoring, when });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
   }
@@ -138,19 +142,8 @@ export function createWatch(root, app) {
       bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
         who: f && f.line ? f.line.nickname : null });
     }
-    setText(bigParts.fieldBtn, TEXT.tlive.browse(count(top ? top.n : 0)));
+    setText(bigParts.fieldBtn, TEXT.roundLive.browse(count(top ? top.n : 0)));
   }
 
-  return {
-    el,
-    show() {
-      el.hidden = false;
-      timer = setInterval(tick, 500);
-    },
-    hide() {
-      el.hidden = true;
-      clearInterval(timer);
-    },
-    render,
-  };
+  return timedScreen(el, { render, tick, every: 500 });
 }

@@ -4,18 +4,19 @@ and below and the rank ("41st of 4 212", from `t_me`), and a browser of the
 whole field: a search by nickname (`t_find`) and pages (`t_page`). A line
 found or picked from a page shows with each of its rounds, a replay of each
 round played, and for the organizer the ways to remove the player (kick.js).
-Everything is drawn from `state.tour.field` (tfield.js); the server keeps
+Everything is drawn from `state.tour.field` (tournamentfield.js); the server keeps
 the rest of the standings. */
 
 import { h, setText, toggle } from '../dom.js';
-import * as tfield from '../tfield.js';
+import * as tournamentField from '../tournamentfield.js';
 import { count, duration, money, ordinal, placeOf } from '../format.js';
 import { statusText } from './leaderboard.js';
 import { foldedTable, standingRow, standingsHead } from './standings.js';
 import { createFindForm, createPager } from './pager.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
-const Z = TEXT.tstandings;
+const Z = TEXT.bigStandings;
 const N = TEXT.standings;
 
 /** actions.replay(round, player, nickname): open a player's replay of a round;
@@ -27,9 +28,9 @@ export function createBigStandings(host, app, { replay, kick }) {
   const note = h('p', { class: 't-note' });
 
   const { form } = createFindForm({ name: 'tfind', label: Z.toFind,
-    find: (nickname) => tfield.find(app, nickname) });
+    find: (nickname) => tournamentField.find(app, nickname) });
   const found = h('div', { class: 't-found', role: 'status' });
-  const pager = createPager({ size: tfield.PAGE, ask: (from) => tfield.askPage(app, from), label: Z.pages,
+  const pager = createPager({ size: paging.PAGE, ask: (from) => tournamentField.askPage(app, from), label: Z.pages,
     mine: () => { const tour = app.state.tour; return tour && tour.field.place ? tour.field.place.rank : null; } });
   const pageHead = h('tr');
   const pageBody = h('tbody');
@@ -46,14 +47,14 @@ export function createBigStandings(host, app, { replay, kick }) {
   let drawn = '';
 
   browser.addEventListener('toggle', () => {
-    tfield.browse(app, browser.open);
+    tournamentField.browse(app, browser.open);
     app.changed();
   });
 
   /** A page's name cell: a button that shows the line with its rounds. */
   function pickable(line) {
     return (text) => h('button', { class: 'link-button', type: 'button', text, 'aria-label': Z.show(line.nickname),
-      onclick: () => { tfield.pick(app.state.tour, line); app.changed(); } });
+      onclick: () => { tournamentField.pick(app.state.tour, line); app.changed(); } });
   }
 
   function card(tour, { me, admin }) {
@@ -61,8 +62,8 @@ export function createBigStandings(host, app, { replay, kick }) {
     if (!f.found) return [];
     if (f.found.missing) return [h('p', { class: 'field-missing', text: Z.nobodyCalled(f.found.missing) })];
     const line = { ...f.found.line, rank: f.found.rank };
-    const total = tfield.ranked(tour);
-    const items = tfield.roundsOf(line).map((r) => h('li', { dataset: { round: String(r.round) } },
+    const total = tournamentField.ranked(tour);
+    const items = tournamentField.roundsOf(line).map((r) => h('li', { dataset: { round: String(r.round) } },
       h('b', { text: Z.round(r.round) }),
       r.played ? `${statusText(r)} · ${r.foundation}/52 · ${TEXT.boards.moves(r.moves)} · ${money(r.vegas)}`
         + (r.rank ? Z.inRound(ordinal(r.rank)) : '')
@@ -78,7 +79,7 @@ export function createBigStandings(host, app, { replay, kick }) {
           + (line.withdrawn ? ` · ${TEXT.tournament.withdrawn}` : '')),
     ];
     if (items.length) out.push(h('ul', { class: 't-found-rounds' }, ...items));
-    if (admin && !tfield.isOver(tour.t)) out.push(kick.buttons(line)); // once over, the standings are final
+    if (admin && !tournamentField.isOver(tour.t)) out.push(kick.buttons(line)); // once over, the standings are final
     return out;
   }
 
@@ -88,21 +89,21 @@ export function createBigStandings(host, app, { replay, kick }) {
     const t = tour.t;
     const f = tour.field;
     const ended = t.rounds.filter((r) => r.status === 'ended').map((r) => r.n);
-    const total = tfield.ranked(tour);
+    const total = tournamentField.ranked(tour);
     const key = JSON.stringify([t.top, ended, me, admin, f.place, f.page, f.found, f.browsing, total, kick.pending()]);
     if (key === drawn) return;
     drawn = key;
     const top = t.top || [];
     setText(of, top.length ? Z.topOf(count(top.length), count(total)) : Z.nobody);
     head.replaceChildren(...standingsHead(ended));
-    const rows = top.map((line) => standingRow(line, { me, rounds: tfield.roundsOf(line) }));
-    const near = tfield.around(f.place).filter((line) => !top.some((x) => x.player === line.player));
+    const rows = top.map((line) => standingRow(line, { me, rounds: tournamentField.roundsOf(line) }));
+    const near = paging.around(f.place).filter((line) => !top.some((x) => x.player === line.player));
     if (near.length) {
       if (near[0].rank > top.length + 1) {
         rows.push(h('tr', { class: 'gap', 'aria-hidden': 'true' }, h('td', { colspan: String(6 + ended.length), text: '⋮' })));
       }
       for (const line of near) {
-        const row = standingRow(line, { me, rounds: tfield.roundsOf(line) });
+        const row = standingRow(line, { me, rounds: tournamentField.roundsOf(line) });
         row.classList.add('apart');
         rows.push(row);
       }
@@ -118,7 +119,7 @@ export function createBigStandings(host, app, { replay, kick }) {
     const page = f.page;
     const lines = page ? page.lines : [];
     pageBody.replaceChildren(...lines.map((line) => {
-      const row = standingRow(line, { me, rounds: tfield.roundsOf(line), name: pickable(line) });
+      const row = standingRow(line, { me, rounds: tournamentField.roundsOf(line), name: pickable(line) });
       toggle(row, 'found', Boolean(f.found && f.found.player === line.player));
       return row;
     }));

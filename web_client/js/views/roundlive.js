@@ -14,8 +14,9 @@ import { createFollow } from './follow.js';
 import { createHistogram } from './histogram.js';
 import { createLeaderboard } from './leaderboard.js';
 import { TEXT } from '../text.js';
+import * as paging from '../paging.js';
 
-const V = TEXT.tlive;
+const V = TEXT.roundLive;
 
 export function createBigLive(host, app) {
   const el = h('div', { class: 't-biglive' });
@@ -57,7 +58,7 @@ export function createBigLive(host, app) {
     const lines = field.topLines(s.field);
     leaderboard.render(lines, { me: seat, total: top ? top.n : 0, scoring, phase });
     const own = spectator ? null : field.ownLine(s.field);
-    const mine = own ? field.around(s.field.place, own) : [];
+    const mine = own ? paging.around(s.field.place, own) : [];
     show(place.el, mine.length > 0);
     if (mine.length) {
       place.render(mine, { me: seat, scoring, phase,

@@ -11,9 +11,9 @@ in round n), so that the page asks once whatever the size.
 */
 
 import { say } from './messages.js';
-import { TEXT, reasonText } from './text.js';
+import { TEXT } from './text.js';
+import * as paging from './paging.js';
 
-export const PAGE = 25; // standings lines in a page (the server allows 50)
 
 export function freshField() {
   return {
@@ -57,16 +57,14 @@ export const HANDLERS = {
 
   t_page(app, d) {
     const tour = app.state.tour;
-    if (!tour || d.id !== tour.id || d.first !== tour.field.asked) return; // not the page awaited
-    tour.field.asked = 0;
-    tour.field.page = d;
+    if (tour && d.id === tour.id) paging.takePage(tour.field, d);
   },
 
   t_found(app, d) {
     const tour = app.state.tour;
     if (!tour || d.id !== tour.id) return;
     tour.field.found = { player: d.player, rank: d.rank, line: d.line };
-    if (tour.field.browsing && d.rank > 0) askPage(app, pageOf(d.rank));
+    if (tour.field.browsing && d.rank > 0) askPage(app, paging.pageOf(d.rank));
   },
 
   t_withdrawn(app, d) {
@@ -79,16 +77,7 @@ export const HANDLERS = {
 
 /** A refusal of one of this module's commands; true if it was one. */
 export function onReject(tour, d) {
-  if (d.cmd === 't_find' && d.code === 'unknown_seat') {
-    tour.field.found = { missing: tour.field.lastFind };
-    return true;
-  }
-  if (d.cmd === 't_page') {
-    tour.field.asked = 0;
-    say(reasonText(d), { bad: true });
-    return true;
-  }
-  return false;
+  return paging.onReject(tour.field, d, { find: 't_find', page: 't_page' });
 }
 
 /** A round has ended: the standings moved, so the page shown is asked again. */
@@ -100,30 +89,22 @@ export function onRoundEnded(app) {
 
 // ------------------------------------------------------------------ commands
 
-/** The first rank of the page that holds `rank`. */
-export function pageOf(rank) {
-  return Math.floor((Math.max(1, rank) - 1) / PAGE) * PAGE + 1;
-}
-
 export function askPage(app, first) {
   const tour = app.state.tour;
-  const from = Math.max(1, first);
-  if (app.socket.send('t_page', { id: tour.id, first: from, count: PAGE })) tour.field.asked = from;
+  paging.askPage(tour.field, first, (from, count) => app.socket.send('t_page', { id: tour.id, first: from, count }));
 }
 
 /** Open (or close) the standings' browser: the page of the own place, else the first. */
 export function browse(app, on) {
   const f = app.state.tour.field;
   f.browsing = on;
-  if (on && !f.page && !f.asked) askPage(app, f.place ? pageOf(f.place.rank) : 1);
+  if (on && !f.page && !f.asked) askPage(app, f.place ? paging.pageOf(f.place.rank) : 1);
 }
 
 export function find(app, nickname) {
-  const name = nickname.trim();
-  if (!name) return;
   const tour = app.state.tour;
-  tour.field.lastFind = name;
-  app.socket.send('t_find', { id: tour.id, nickname: name });
+  const name = paging.toFind(tour.field, nickname);
+  if (name) app.socket.send('t_find', { id: tour.id, nickname: name });
 }
 
 /** Pick a line already at hand (a page's): it shows with its rounds and actions. */
@@ -173,16 +154,6 @@ export function roundsOf(line) {
 export function roundOf(tour, n) {
   const place = tour.field.place;
   return place && place.line ? roundsOf(place.line)[n - 1] || null : null;
-}
-
-/** The own place's lines in rank order (above, own, below), with ranks. */
-export function around(place) {
-  if (!place || !place.line) return [];
-  return [
-    place.above ? { ...place.above, rank: place.rank - 1 } : null,
-    { ...place.line, rank: place.rank },
-    place.below ? { ...place.below, rank: place.rank + 1 } : null,
-  ].filter(Boolean);
 }
 
 /** How many are ranked: the own place's count, a page's, else the field's. */

@@ -8,9 +8,10 @@ The server checks everything; its refusal is shown under the form. */
 import { h, setText } from '../dom.js';
 import { count } from '../format.js';
 import * as tournament from '../tournament.js';
+import { field, radios } from './formparts.js';
 import { TEXT } from '../text.js';
 
-const [T, L] = [TEXT.tcreate, TEXT.lobby];
+const [T, L] = [TEXT.tournamentForm, TEXT.lobby];
 
 const TOUR_ID = /^[ABCDEFGHJKLMNPQRSTUVWXYZ23456789]{8}$/;
 const SMALL = 16; // above this many players a tournament is big (docs/protocol.md, "Big tournaments")
@@ -22,20 +23,11 @@ export function tournamentFromText(text) {
   return m && TOUR_ID.test(m[1]) ? m[1] : null;
 }
 
-function radios(name, options, checked) {
-  return h('div', { class: 'choices' }, ...options.map(([value, label]) => h('label', {},
-    h('input', { type: 'radio', name, value, checked: value === checked }), label)));
-}
-
-function field(label, control) {
-  return h('label', { class: 'field' }, h('span', { text: label }), control);
-}
-
 export function createTournamentForm(host, app) {
   const error = h('p', { class: 'form-error', role: 'alert' });
   const submit = h('button', { class: 'btn primary', type: 'submit', text: T.create });
-  const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tcreate-title' },
-    h('h2', { id: 'tcreate-title', text: T.title }),
+  const form = h('form', { class: 'panel tournament-form', 'aria-labelledby': 'tournament-form-title' },
+    h('h2', { id: 'tournament-form-title', text: T.title }),
     h('p', { class: 't-note', text: T.note }),
     field(T.name, h('input', { type: 'text', name: 'tname', maxLength: 60, required: true,
       placeholder: T.namePlaceholder, autocomplete: 'off' })),
@@ -130,12 +122,12 @@ export function createTournamentForm(host, app) {
   });
 
   function fail(text) {
-    app.state.tcreate = { busy: false, error: text, then: null };
+    app.state.tournamentForm = { busy: false, error: text, then: null };
     app.changed();
   }
 
   function render(s) {
-    const c = s.tcreate;
+    const c = s.tournamentForm;
     setText(error, c.error || '');
     submit.disabled = Boolean(c.busy);
   }

@@ -6,7 +6,7 @@ finished and their time, resigned, out of time). Once the window has
 closed: the results, the deal's code, every replay and "Play it again"
 (alone, unranked). A daily deal is one: its page says so. */
 
-import { h, setText, show } from '../dom.js';
+import { h, setText, show, timedScreen } from '../dom.js';
 import * as rooms from '../rooms.js';
 import * as challenge from '../challenge.js';
 import * as field from '../field.js';
@@ -49,7 +49,6 @@ export function createChallenge(root, app) {
   const board = createLeaderboard(played, { title: H.played });
   played.append(fieldBtn);
   const replays = createReplayList(played, app);
-  let timer = 0;
 
   function tick() {
     const room = app.state.room;
@@ -94,16 +93,5 @@ export function createChallenge(root, app) {
     tick();
   }
 
-  return {
-    el,
-    show() {
-      el.hidden = false;
-      timer = setInterval(tick, 500);
-    },
-    hide() {
-      el.hidden = true;
-      clearInterval(timer);
-    },
-    render,
-  };
+  return timedScreen(el, { render, tick, every: 500 });
 }

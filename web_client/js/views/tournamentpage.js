@@ -9,14 +9,14 @@ it); this page is where they are between rounds.
 
 A big tournament (more than 16 players) lists nobody: its page shows the
 field's counts, the top of the standings with the viewer's own line pinned
-and a browser of the rest (tstandings.js), and the round as a big room's
-spectator sees it (tlive.js). */
+and a browser of the rest (bigstandings.js), and the round as a big room's
+spectator sees it (roundlive.js). */
 
-import { h, setAttr, setText, show, toggle } from '../dom.js';
+import { h, setAttr, setText, show, timedScreen, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as tournament from '../tournament.js';
 import * as player from '../player.js';
-import * as tfield from '../tfield.js';
+import * as tournamentField from '../tournamentfield.js';
 import * as field from '../field.js';
 import * as storage from '../storage.js';
 import { go } from '../navigation.js';
@@ -28,8 +28,8 @@ import { copy } from './room.js';
 import { createRounds, modeOf } from './rounds.js';
 import { createReplay } from './replay.js';
 import { createStandings } from './standings.js';
-import { createBigStandings } from './tstandings.js';
-import { createBigLive } from './tlive.js';
+import { createBigStandings } from './bigstandings.js';
+import { createBigLive } from './roundlive.js';
 import { TEXT } from '../text.js';
 import { createKick } from './kick.js';
 
@@ -195,7 +195,7 @@ export function createTournament(root, app) {
 
   /** Our player: {player, nickname, withdrawn}, or null. */
   function mine(tour) {
-    return tfield.me(tour);
+    return tournamentField.me(tour);
   }
 
   function roundEntries(s, n) {
@@ -207,7 +207,7 @@ export function createTournament(root, app) {
   room's entry, a big room's own place. */
   function ownEntry(s, n, me) {
     if (!me) return null;
-    if (!tfield.isBig(s.tour.t)) return roundEntries(s, n).find((e) => e.seat === me.player) || null;
+    if (!tournamentField.isBig(s.tour.t)) return roundEntries(s, n).find((e) => e.seat === me.player) || null;
     const room = s.room;
     const here = room && room.settings.tournament === s.tour.id && room.settings.round === n;
     return here ? field.ownLine(s.field) : null;
@@ -227,12 +227,12 @@ export function createTournament(root, app) {
     const t = tour.t;
     const at = clock.now();
     const me = mine(tour);
-    const big = tfield.isBig(t);
+    const big = tournamentField.isBig(t);
     const current = t.rounds.find((r) => r.status === 'starting' || r.status === 'running');
     const ended = t.rounds.filter((r) => r.status === 'ended');
     const last = ended.at(-1);
     const next = t.rounds.find((r) => r.status === 'pending');
-    const seated = Boolean(current && tfield.playsRound(tour, current));
+    const seated = Boolean(current && tournamentField.playsRound(tour, current));
     let head = '';
     let news = ''; // the headline without a countdown's seconds: read out when it changes
     let parts = [];
@@ -261,11 +261,11 @@ export function createTournament(root, app) {
       const place = big ? tour.field.place : null;
       const line = !me ? null : big ? place && place.line && { ...place.line, rank: place.rank }
         : t.standings.find((x) => x.player === me.player);
-      const of = big ? tfield.ranked(tour) : t.standings.length;
+      const of = big ? tournamentField.ranked(tour) : t.standings.length;
       if (line) parts.push(U.youFinished(placeOf(line.rank, of), money(line.vegas)));
     } else if (last) {
       head = U.roundOver(last.n);
-      const entry = me && (big ? tfield.roundOf(tour, last.n) : (last.results || []).find((e) => e.seat === me.player));
+      const entry = me && (big ? tournamentField.roundOf(tour, last.n) : (last.results || []).find((e) => e.seat === me.player));
       if (entry && entry.played === false) parts.push(U.didNotPlay(money(entry.vegas)));
       else if (entry) parts.push(U.yourRound(ordinal(entry.rank), statusText(entry), money(entry.vegas)));
       parts.push(U.next(next.n, t.rounds.length, nextStart(t, next, last) || U.whenOrganizer));
@@ -306,7 +306,7 @@ export function createTournament(root, app) {
   let playersKey = '';
   function paintPlayers(s) {
     const t = s.tour.t;
-    const big = tfield.isBig(t);
+    const big = tournamentField.isBig(t);
     show(players, !big);
     show(fieldCounts, big);
     if (big) {
@@ -318,7 +318,7 @@ export function createTournament(root, app) {
     const entries = current ? roundEntries(s, current.n) : [];
     const byPlayer = new Map(entries.map((e) => [e.seat, e]));
     const me = mine(s.tour);
-    const admin = s.tour.as === 'admin' && !tfield.isOver(t); // once over, the standings are final
+    const admin = s.tour.as === 'admin' && !tournamentField.isOver(t); // once over, the standings are final
     const key = JSON.stringify([t.players, entries, current && current.n, current && current.status, me && me.player,
       admin, kick.pending()]);
     if (key === playersKey) return;
@@ -342,7 +342,6 @@ export function createTournament(root, app) {
 
   // ---------------------------------------------------------------- render
 
-  let timer = 0;
   let ticking = false;
 
   function render(s) {
@@ -359,7 +358,7 @@ export function createTournament(root, app) {
       return;
     }
     for (const part of [now, main, side]) show(part, true);
-    const big = tfield.isBig(t);
+    const big = tournamentField.isBig(t);
     setText(title, t.name);
     app.title.screen(tour.as === 'admin' ? U.pageOrganizer(t.name) : U.page(t.name));
     setText(sub, U.sub(settingsText(t)));
@@ -403,7 +402,7 @@ export function createTournament(root, app) {
         const names = new Map(inRound.players.map((p) => [p.seat, p.nickname]));
         const shown = s.role === 'spectator' ? grid.render(s.boards, { names, entries: s.entries, bigSeat: s.ui.bigSeat }) : 0;
         if (s.role !== 'spectator') grid.render({}, { names, entries: [], bigSeat: null });
-        setText(liveNote, s.role !== 'spectator' ? TEXT.tlive.ownOnly
+        setText(liveNote, s.role !== 'spectator' ? TEXT.roundLive.ownOnly
           : shown ? C.boardsShown(0, when) : C.boardsNoneYet(0, when));
       }
     }
@@ -453,17 +452,5 @@ export function createTournament(root, app) {
     else if (s.tour.t.rounds.some((r) => r.status === 'running')) paintNow(s);
   }
 
-  return {
-    el,
-    show() {
-      el.hidden = false;
-      timer = setInterval(tick, 250);
-    },
-    hide() {
-      el.hidden = true;
-      clearInterval(timer);
-      replay.close();
-    },
-    render,
-  };
+  return timedScreen(el, { render, tick, every: 250, hidden: () => replay.close() });
 }

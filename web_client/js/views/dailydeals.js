@@ -85,9 +85,10 @@ export function createDaily(app, nickname) {
       buttons.append(h('button', { class: 'btn primary small', type: 'button', text: D.continue,
         onclick: () => go(`/r/${m.room}`) }));
     }
-    if (m.room) {
-      buttons.append(h('a', { class: 'btn small', href: `/r/${m.room}?watch`, text: D.leaderboard,
-        onclick: (e) => { e.preventDefault(); go(`/r/${m.room}?watch`); } }));
+    if (m.room) { // a seat this browser keeps: its table, with the ranking beside it (a racer may not watch)
+      const to = seated ? `/r/${m.room}` : `/r/${m.room}?watch`;
+      buttons.append(h('a', { class: 'btn small', href: to, text: D.leaderboard,
+        onclick: (e) => { e.preventDefault(); go(to); } }));
     }
     return h('li', { class: 'daily-mode' }, head, place, buttons);
   }
