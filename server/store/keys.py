@@ -107,6 +107,18 @@ kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), ga
                               D -> when it was given, ms: one per device)
 kp:{P}:h                list  the player's results, newest first, capped: each a JSON
                               array [ref, flags, kind, at, mode, ...] (player_state.py)
+                              r:{F} (the rating in family F, d1 or d3: "mu sigma races
+                              at", see race/rating.py)
+kp:{P}:rh               list  the player's rated races, newest first, capped (100): each
+                              a JSON array [ref, family, at, mu before, mu after,
+                              place, of]; a ref there was applied (store/lua/r_apply.lua)
+kr:top:{F}              zset  a family's top list: player -> shown rating, players no
+                              longer provisional (forgetting removes; an expired
+                              player's member is dropped when a page meets it)
+kr:{R}:rated            hash  race -> the outcome of a rated race as computed once (JSON:
+                              family, when, each rated player's seat, rating read
+                              and rating after); applied to each player by
+                              r_apply; kept as long as the room
 kp:key:{D}              str   a player key's digest D -> P: how a key is found (the
                               profile's k:{D} is the truth: a key it no longer holds
                               finds nobody)
@@ -366,6 +378,19 @@ def player(player_id: str) -> str:
 
 def player_history(player_id: str) -> str:
     return f"kp:{{{player_id}}}:h"
+
+
+def rating_history(player_id: str) -> str:
+    return f"kp:{{{player_id}}}:rh"
+
+
+def rating_top(family: str) -> str:
+    """The top list of a rating family (``d1``, ``d3``): its own slot."""
+    return f"kr:top:{{{family}}}"
+
+
+def race_ratings(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:rated"
 
 
 def key_index(digest: str) -> str:
