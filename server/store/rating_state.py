@@ -80,12 +80,13 @@ class RatingState(Section):
         await self.call("PEXPIRE", key, ttl_ms, "GT")
         await self.call("PEXPIRE", key, ttl_ms, "NX")
         stored = await self.call("HGET", key, str(race))
-        return orjson.loads(stored)  # type: ignore[no-any-return]
+        out: dict[str, Any] = orjson.loads(stored)
+        return out
 
     async def recorded(self, room_id: str, race: int) -> dict[str, Any] | None:
         """The outcome recorded for a room's race, if any."""
         stored = await self.call("HGET", keys.race_ratings(room_id), str(race))
-        return None if stored is None else orjson.loads(stored)  # type: ignore[no-any-return]
+        return None if stored is None else orjson.loads(stored)
 
     async def apply(self, player_id: str, family: str, ref: str, *, read: str, after: Rating,
                     at: int, place: int, of: int) -> Applied | None:
