@@ -34,8 +34,15 @@ def room_id_of(text: str) -> str:
     return room_id
 
 
+def need_key_if_rated(conn: Connection, rated: bool) -> None:
+    """A rated race's players have a player key (their rating is theirs)."""
+    if rated and not conn.player_id:
+        raise RaceError(Reason.NOT_IDENTIFIED, "a rated race needs a player key: identify first")
+
+
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
+    need_key_if_rated(conn, cmd.settings.get("rated") is True)
     quotas = conn.services.quotas
     async with quotas.creating(conn.address, "room") as place, \
             quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
@@ -46,8 +53,10 @@ async def on_create(conn: Connection, cmd: c.Create) -> None:
 
 
 async def on_quick(conn: Connection, cmd: c.Quick) -> None:
-    """A seat in the next quick race of the mode (app/rooms/quick_races.py)."""
+    """A seat in the next quick race of the mode (app/rooms/quick_races.py):
+    rated, so for a player with a key."""
     conn.need_no_room()
+    need_key_if_rated(conn, True)
     quotas = conn.services.quotas
 
     @contextlib.asynccontextmanager
@@ -94,6 +103,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
         room_id, seat, token = await services.daily.join(conn.player_id, conn.address, mode,
                                                          cmd.nickname)
     else:
+        need_key_if_rated(conn, (await services.rooms.settings_of(room_id)).rated)
         seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)

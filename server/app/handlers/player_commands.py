@@ -87,6 +87,7 @@ async def on_p_claim(conn: Connection, cmd: c.PClaim) -> None:
 async def on_p_forget(conn: Connection, cmd: c.PForget) -> None:
     player = need_player(conn)
     await conn.services.players.forget(player)
+    await conn.services.ratings.forget(player)  # (a top list is a slot of its own)
     conn.player_id = ""
     await conn.send(frame("p_forgotten", {"id": player}))
 

@@ -13,7 +13,8 @@ A quick race's room is an ordinary public room of :data:`PLAYERS` seats,
 :data:`TIME_LIMIT` seconds, undo and hints, boards after the race, whose
 settings say ``quick``: it starts by itself ``--quick-wait`` seconds after
 its second player arrives, at once when it is full (:meth:`Room.join`), and
-nobody starts it by hand. A player sent to a room that filled up, started
+nobody starts it by hand. Every quick race is rated (race.rating): its
+players need a player key. A player sent to a room that filled up, started
 or went away meanwhile (it is public: others may join it from the list) is
 sent again, passing that room over. Opening one counts as a creation
 against the address's caps, like any room.
@@ -82,7 +83,7 @@ class QuickRaces:
                     creation: Opening,
                     address: str) -> tuple[Room | None, str, int, str]:
         settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
-                    "time_limit": TIME_LIMIT, "public": True}
+                    "time_limit": TIME_LIMIT, "public": True, "rated": True}
         try:
             async with creation() as made:
                 room, token = await self.rooms.create(nickname, settings, address=address,

@@ -39,6 +39,7 @@ from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
+from ..edge.ratings_api import ratings_api
 from ..edge.results_api import api
 from ..edge.services import Services
 from ..ground.busyness import Busyness
@@ -49,6 +50,7 @@ from ..ground.metrics import Metrics
 from ..ground.origins import Origins
 from ..handlers import dispatch
 from ..players.player_service import Players
+from ..players.ratings import Ratings
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import Hubs
@@ -141,6 +143,8 @@ class App:
         self.tournaments = Tournaments(self.store, self.rooms, self.config, self.now_ms)
         self.players = Players(self.store, self.rooms, self.config, self.now_ms, self.health)
         self.rooms.on_race_over.append(self.players.race_over)
+        self.ratings = Ratings(self.store, self.rooms, self.now_ms, self.rooms.ttl_ms)
+        self.rooms.on_race_over.append(self.ratings.race_over)
         self.daily = DailyDeals(self.rooms, self.players, self.store, self.config, self.now_ms)
         self.hubs = Hubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
@@ -156,7 +160,7 @@ class App:
             config=self.config, metrics=self.metrics, proc_id=self.proc_id, now_ms=self.now_ms,
             store=self.store, subscriber=self.subscriber, busyness=self.busyness, hubs=self.hubs,
             rooms=self.rooms, tournaments=self.tournaments, thubs=self.thubs, quotas=self.quotas,
-            solver=self.solver, players=self.players, lobby=self.lobby,
+            solver=self.solver, players=self.players, ratings=self.ratings, lobby=self.lobby,
             daily=self.daily,
             quick=QuickRaces(self.rooms, self.store, self.config, self.now_ms))
         self.subscriber.start()
@@ -179,7 +183,8 @@ class App:
                 StaticFiles(self.config.static_dir),
                 health=siblings.health if siblings else self.health.report,
                 metrics=siblings.metrics if siblings else self.metrics.render_all,
-                api=first_answer(api(self.tournaments), players_api(self.players),
+                api=first_answer(api(self.tournaments), players_api(self.players, self.ratings),
+                                 ratings_api(self.ratings),
                                  daily_api(self.daily)),
                 admit=self._admit),
             process_response=self._respond,
