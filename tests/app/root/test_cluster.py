@@ -30,6 +30,7 @@ from play_support import (
     view_after,
     watch,
 )
+from player_support import identify
 from tournament_support import Entrant, Organizer, results, t_seen
 
 from server.store import keys
@@ -327,8 +328,14 @@ async def test_public_rooms_and_quick_races_on_a_cluster(
     await eventually(lambda: ann.room not in listed(), what="off the list once ended")
 
     cat, dan = await clients(a, "cat"), await clients(b, "dan")
+    await asyncio.gather(identify(cat), identify(dan))  # a quick race is rated: keys
     await asyncio.gather(cat.send("quick", {"nickname": "cat", "draw": 3}),
                          dan.send("quick", {"nickname": "dan", "draw": 3}))
     cat_in, dan_in = await asyncio.gather(cat._joined(), dan._joined())
     assert cat_in["room"] == dan_in["room"]
     await cat.expect("event", lambda d: d["kind"] == "start")
+    for racer in (cat, dan):  # its ratings: the players' slots, the room's, the top list's
+        await racer.expect("board")
+        assert (await racer.command("resign"))["t"] == "ack"
+    rated = await cat.expect("event", lambda d: d["kind"] == "rated")
+    assert sorted(rated["ratings"]) == ["0", "1"]
