@@ -8,6 +8,7 @@ that ran it (unless the test says which errors it expects).
 from __future__ import annotations
 
 import asyncio
+import collections
 import contextlib
 import json
 import os
@@ -523,6 +524,7 @@ class Client:
         self.frames: list[dict[str, Any]] = []  # everything, in order
         self.raw: list[str] = []
         self._queue: asyncio.Queue[dict[str, Any]] = asyncio.Queue()
+        self._held: collections.deque[dict[str, Any]] = collections.deque()  # see reply()
         self._reader = asyncio.create_task(self._read())
         self.seq = 0
         self.room = ""
@@ -579,17 +581,44 @@ class Client:
     async def send_raw(self, data: str | bytes) -> None:
         await self.ws.send(data)
 
+    async def next_frame(self) -> dict[str, Any]:
+        """The next frame not yet taken (``{"t": "__closed__"}`` once closed,
+        and again after that)."""
+        msg = self._held.popleft() if self._held else await self._queue.get()
+        if msg["t"] == "__closed__":
+            self._held.appendleft(msg)
+        return msg
+
     async def expect(self, t: str, pred: Callable[[dict[str, Any]], bool] | None = None,
                      timeout: float = 10.0) -> dict[str, Any]:
         """The next frame of type ``t`` (matching ``pred``); others are skipped."""
         async with asyncio.timeout(timeout):
             while True:
-                msg = await self._queue.get()
+                msg = await self.next_frame()
                 if msg["t"] == "__closed__":
-                    await self._queue.put(msg)
                     raise ConnectionError(f"{self.name}: closed ({self.close_code}) waiting for {t}")
                 if msg["t"] == t and (pred is None or pred(msg["d"])):
                     return dict(msg["d"])
+
+    async def reply(self, t: str, pred: Callable[[dict[str, Any]], bool] | None = None,
+                    timeout: float = 10.0) -> dict[str, Any]:
+        """The next frame of type ``t`` (matching ``pred``), every other frame
+        left, in order, for the next :meth:`expect`: an answer awaited in
+        passing (a ``pong`` read for the server's time) must not swallow the
+        events that arrive around it."""
+        skipped: list[dict[str, Any]] = []
+        try:
+            async with asyncio.timeout(timeout):
+                while True:
+                    msg = await self.next_frame()
+                    if msg["t"] == "__closed__":
+                        raise ConnectionError(f"{self.name}: closed ({self.close_code}) "
+                                              f"waiting for {t}")
+                    if msg["t"] == t and (pred is None or pred(msg["d"])):
+                        return dict(msg["d"])
+                    skipped.append(msg)
+        finally:
+            self._held.extendleft(reversed(skipped))
 
     async def event(self, kind: str, timeout: float = 10.0) -> dict[str, Any]:
         return await self.expect("event", lambda d: d.get("kind") == kind, timeout)
@@ -607,9 +636,8 @@ class Client:
         await self.send(t, {**(d or {}), "s": seq})
         async with asyncio.timeout(timeout):
             while True:
-                msg = await self._queue.get()
+                msg = await self.next_frame()
                 if msg["t"] == "__closed__":
-                    await self._queue.put(msg)
                     raise ConnectionError(f"{self.name}: closed waiting for ack {seq}")
                 if msg["t"] in ("ack", "reject") and msg["d"].get("s") == seq:
                     return dict(msg)
@@ -637,7 +665,7 @@ class Client:
     async def _joined(self) -> dict[str, Any]:
         async with asyncio.timeout(10):
             while True:
-                msg = await self._queue.get()
+                msg = await self.next_frame()
                 if msg["t"] == "__closed__":
                     raise ConnectionError(f"{self.name}: closed before joining")
                 if msg["t"] == "reject":

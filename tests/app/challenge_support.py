@@ -27,17 +27,18 @@ class TestClock:
         self.offset = int(path.read_text() or 0) if path.exists() else 0
 
     def move(self, ms: int) -> None:
+        """Move the servers' clock by ``ms``: the file replaced whole (a
+        process never reads it half written)."""
         self.offset += ms
-        self.path.write_text(str(self.offset))
+        part = self.path.with_name(self.path.name + ".part")
+        part.write_text(str(self.offset))
+        part.replace(self.path)
 
     async def now(self, client: Client) -> int:
-        """The server time of ``client``'s process now (a ``pong``)."""
-        before = len(client.frames)
+        """The server time of ``client``'s process now (a ``pong``; the
+        frames that arrive meanwhile are left for the test)."""
         await client.send("ping")
-        while True:
-            pong = await client.expect("pong")
-            if len(client.frames) > before:
-                return int(pong["now"])
+        return int((await client.reply("pong"))["now"])
 
     async def seen(self, *clients: Client) -> int:
         """Wait until the process of each client runs on the offset as it is

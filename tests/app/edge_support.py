@@ -77,12 +77,10 @@ def log_events(server: ServerProcess, event: str) -> list[dict[str, Any]]:
 async def next_answer(client: Client, timeout: float = 10.0) -> dict[str, Any]:
     """The next frame that answers a command, skipping events, leaderboards
     and boards; the whole frame ``{"t", "d"}``."""
-    queue = client._queue
     async with asyncio.timeout(timeout):
         while True:
-            msg = await queue.get()
+            msg = await client.next_frame()
             if msg["t"] == "__closed__":
-                await queue.put(msg)
                 raise ConnectionError(f"{client.name}: closed ({client.close_code}) before an answer")
             if msg["t"] in ANSWERS:
                 return dict(msg)

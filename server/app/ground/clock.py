@@ -23,15 +23,21 @@ LOOK_EVERY: Final = 0.1  # seconds between two looks at the file
 
 class OffsetClock:
     """``base()`` plus the milliseconds written in ``path`` (one whole
-    number, may be negative; no file or an empty one: 0), read again when the
-    file changes, looked at every :data:`LOOK_EVERY` seconds at most. A file
-    that does not hold a whole number is said once and the last offset kept."""
+    number, may be negative; no file: 0), read again when the file changes,
+    looked at every :data:`LOOK_EVERY` seconds at most. A file that does not
+    hold a whole number is said once and the last offset kept.
+
+    An empty file is one being written (``echo 5000 > file`` truncates, then
+    writes): the last offset is kept and the file read again at the next
+    look. Read as 0, it put the clock back to the machine's for a moment, by
+    days in a rehearsal: a process then opened the wrong day's daily deals,
+    and waited on a day's end it had seen."""
 
     def __init__(self, path: Path, base: Callable[[], float] = time.time) -> None:
         self.path = path
         self.base = base
         self.offset_ms = 0
-        self._seen: tuple[int, int] | None = None  # the file's (mtime, size) last read
+        self._seen: tuple[int, int, int] | None = None  # the file's (inode, mtime, size) last read
         self._next = 0.0
         self._read()
 
@@ -48,13 +54,18 @@ class OffsetClock:
         except OSError:
             self.offset_ms, self._seen = 0, None
             return
-        seen = (st.st_mtime_ns, st.st_size)
+        seen = (st.st_ino, st.st_mtime_ns, st.st_size)
         if seen == self._seen:
             return
-        self._seen = seen
-        text = self.path.read_text().strip()
         try:
-            offset = int(text or "0")
+            text = self.path.read_text().strip()
+        except OSError:  # replaced or removed between the two looks: the next one sees
+            return
+        if not text:  # being written: the next look reads it
+            return
+        self._seen = seen
+        try:
+            offset = int(text)
         except ValueError:
             log.warning("clock_offset_unreadable", path=str(self.path), text=text[:40])
             return

@@ -58,6 +58,9 @@ PLAYER_ONLY: Final = ("legal", "undo", "autocomplete", "no_progress", "back", "l
 #: a racer's leaderboard comes with their acks; from a flush only when they have
 #: had none for this long (seconds), while the process is calm
 RACER_INTERVAL: Final = 0.5
+#: an ack builds a new leaderboard only for a racer who has had none for this long
+#: (seconds): in a closed loop of many moves a second, a few leaderboards a second
+ACK_SPACING: Final = 0.1
 
 
 def racer_interval(flush_interval: float) -> float:
@@ -348,16 +351,19 @@ class LiveBoard:
         """Write a player's ``ack``; with the latest leaderboard in the same
         write (built now if a line changed since the last) when they have not
         had it, and their socket is not behind. (None before the room's first
-        flush, nor after a room event: the flush that follows has its lines.)"""
+        flush, nor after a room event: the flush that follows has its lines;
+        none either within :data:`ACK_SPACING` of the last one they got: a
+        player moving many times a second gets a few a second, not one a move.)"""
         hub, lb = self.hub, self._lb
-        if lb is not None and self._stale:
-            lb = self._latest()
         sent = self._sent.get(session)
+        now = asyncio.get_running_loop().time()
+        if lb is not None and self._stale and (sent is None or now - sent.at >= ACK_SPACING):
+            lb = self._latest()
         if (lb is None or (sent is not None and sent.serial >= self._serial)
                 or not session.backpressure.admit(essential=False)):
             hub.send_frames(session, [text_frame(data)], [data], essential=True)
             return
-        self._sent[session] = _Sent(self._serial, asyncio.get_running_loop().time())
+        self._sent[session] = _Sent(self._serial, now)
         hub.send_frames(session, [text_frame(data), lb[1]], [data, lb[0]], essential=True)
 
     # ------------------------------------------------------------------ boards

@@ -312,14 +312,26 @@ class App:
                         loaded = await self.store.tournaments.load_tournament_data(thub.id)
                         if loaded is not None:
                             await self.tournaments.settle(loaded.t)
-                for room_id in await self.store.indexes.claim_due(self.now_ms()):
-                    await self.rooms.due(room_id)
+                for member in await self.store.indexes.claim_due(self.now_ms()):
+                    await self._due(member)
                 await self.tournaments.sweep()
             except StoreUnavailable:
                 pass
             except Exception:
                 log.exception("sweep_failed")
             await asyncio.sleep(SWEEP_INTERVAL)
+
+    async def _due(self, member: str) -> None:
+        """One deadline the sweeper claimed, apart from the others it
+        claimed with it: one that fails (a room that cannot be read, Redis
+        busy with it) is claimed again when its lease is up, and never
+        keeps the deadlines after it in the batch (a day's end) waiting."""
+        try:
+            await self.rooms.due(member)
+        except StoreUnavailable:
+            log.info("due_deferred", member=member)
+        except Exception:
+            log.exception("due_failed", member=member)
 
     async def stop(self) -> None:
         if self._server is not None:

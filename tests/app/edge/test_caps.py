@@ -93,7 +93,7 @@ async def creates(client: Client, kind: str, n: int) -> dict[str, Any]:
                "tournament": ("t_create", {"name": f"T{n}", "settings": {}})}[kind]
     await client.send(*payload)
     while True:
-        msg = await client._queue.get()
+        msg = await client.next_frame()
         if msg["t"] in ("joined", "t_created", "reject"):
             return dict(msg)
 
@@ -317,7 +317,7 @@ async def registers(client: Client, tid: str, nickname: str, invite: str | None 
     await client.send("t_register", {"id": tid, "nickname": nickname,
                                      **({} if invite is None else {"invite": invite})})
     while True:
-        msg = await client._queue.get()
+        msg = await client.next_frame()
         if msg["t"] in ("t_registered", "reject"):
             return dict(msg)
 

@@ -25,7 +25,7 @@ async def answer(client: Client, seq: int) -> dict[str, Any]:
     """The next ack or reject frame for sequence number ``seq``."""
     async with asyncio.timeout(10):
         while True:
-            msg = await client._queue.get()
+            msg = await client.next_frame()
             if msg["t"] == "__closed__":
                 raise ConnectionError(f"{client.name}: closed waiting for {seq}")
             if msg["t"] in ("ack", "reject") and msg["d"].get("s") == seq:

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 from challenge_support import TestClock
-from harness import Client, RedisServer, ServerProcess, Servers
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import history, history_of, identify
 from race_support import FAST_ARGS, seen_or_next, win
 
@@ -19,7 +19,7 @@ from server.app.ground.clock import OffsetClock
 from server.app.ground.config import Config
 from server.app.rooms.room_service import Rooms
 from server.race import RaceError, parse_settings
-from server.store import Store
+from server.store import Store, keys
 
 WIN = "KL1-D1V-ABYI5NK"
 HOUR = 3600
@@ -44,8 +44,22 @@ def server(redis_server: RedisServer, tmp_path_factory: pytest.TempPathFactory,
 
 def move_clock(clock_file: Path, seconds: float) -> None:
     """Move every server's clock ``seconds`` further (from where it is now)."""
-    offset = int(clock_file.read_text() or 0) + round(seconds * 1000)
-    clock_file.write_text(str(offset))
+    TestClock(clock_file).move(round(seconds * 1000))
+
+
+async def test_reading_the_servers_time_leaves_the_events_that_came_meanwhile(
+        connect: type[Client], clock_file: Path) -> None:
+    """Regression (issue 30): the tests read a server's time from a
+    ``pong``, and waiting for it skipped every frame before it; a day's end
+    that came while a test waited for its servers to see the clock moved was
+    lost, and the test waited 60 s for an ``ended`` it had thrown away."""
+    ann, bob = await connect("ann"), await connect("bob")
+    room = (await ann.create("ann"))["room"]
+    await bob.join(room, "bob")
+    await eventually(lambda: any(f["t"] == "event" and f["d"].get("kind") == "joined"
+                                 and f["d"].get("seat") == bob.seat for f in ann.frames))
+    assert await TestClock(clock_file).now(ann) > 0  # the event is there before the pong
+    assert (await ann.event("joined"))["seat"] == bob.seat
 
 
 async def test_a_challenge_is_open_from_its_creation_and_a_player_begins_when_they_choose(
@@ -358,3 +372,28 @@ async def test_a_closed_challenge_records_a_challenge_result_and_none_for_a_play
     assert (r["kind"], r["place"], r["of"], r["status"], r["code"]) == (
         "challenge", 1, 1, "finished", WIN)
     assert (await history(bob))["of"] == 0
+
+
+async def test_a_deadline_that_fails_keeps_no_other_waiting(
+        own_redis: RedisServer, servers: Servers, clients: Any, tmp_path: Path) -> None:
+    """Regression (issue 30): the sweeper handled the deadlines it claimed
+    one after the other, and the first that raised ended the batch: every
+    deadline after it (a day's end) waited for its lease, and again, as long
+    as the bad one was there. A room whose state cannot be read is due
+    first; the challenge's close still ends it, at once."""
+    clock = TestClock(tmp_path / "offset")
+    s = servers.start(own_redis.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock.path)])
+    s.allowed_errors = {"due_failed"}
+    ann = await clients(s, "ann")
+    await ann.create("ann", code=WIN, window=600)
+    r = own_redis.client()
+    try:
+        r.hset(keys.room("BROKEN00"), "state", b"not a room")
+        r.zadd(keys.DUE, {"BROKEN00": 0})
+    finally:
+        r.close()
+    clock.move(601_000)
+    ended = await ann.event("ended", timeout=15)  # (not 10 s and more: its lease)
+    assert ended["room"]["phase"] == "ended"
+    failed, *_ = await eventually(lambda: [x for x in s.log_lines() if x["event"] == "due_failed"])
+    assert failed["member"] == "BROKEN00" and "Traceback" in failed["exception"]

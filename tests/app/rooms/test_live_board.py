@@ -130,6 +130,22 @@ async def test_a_racer_gets_the_leaderboard_with_its_next_ack_and_others_from_th
     board.close()
 
 
+async def test_an_ack_carries_a_leaderboard_built_then_but_not_one_a_move() -> None:
+    ann, bob = Session("ann", "player", 0), Session("bob", "player", 1)
+    board = LiveBoard(Room([ann, bob]), 1.0)  # type: ignore[arg-type]
+    moved(board, 0, 1)
+    await flushed()
+    ann.writes.clear()
+    board.forget(ann)  # (as if ann had had no leaderboard for a while)
+    moved(board, 1, 5)  # bob moves; ann's ack comes before the room's next flush
+    board.send_ack(ann, b'{"t":"ack","d":{"s":1}}')
+    assert kinds(ann) == [["ack", "lb"]] and b'"moves":5' in ann.writes[0][1]  # bob's move in it
+    moved(board, 1, 6)
+    board.send_ack(ann, b'{"t":"ack","d":{"s":2}}')  # at once again: no leaderboard built for it
+    assert kinds(ann) == [["ack", "lb"], ["ack"]]
+    board.close()
+
+
 async def test_a_racer_who_stops_moving_gets_the_last_leaderboard_a_moment_later() -> None:
     ann, bob = Session("ann", "player", 0), Session("bob", "player", 1)
     room = Room([ann, bob])

@@ -60,6 +60,11 @@ async def test_an_unreadable_message_on_a_rooms_channel_stops_no_event(
         assert r.publish(keys.channel(room), b"not json") == 1
     finally:
         r.close()
+    # the hub reloads the room and resyncs its connections; bob's moves wait
+    # for that (regression, issue 30: a move stored before the reload came
+    # in the sync's lines, never in an ``lb``, and ann waited for one 10 s)
+    resynced = await ann.expect("sync", lambda d: d.get("reason") == "missed")
+    assert bob.seat in {e["seat"] for e in resynced["entries"]}
     for n, move in enumerate(SCRIPT[:3], start=1):
         assert (await bob.move(move))["t"] == "ack"
         await moved(ann, bob.seat, n)
