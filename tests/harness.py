@@ -536,8 +536,10 @@ class Client:
         self.view: dict[str, Any] | None = None  # the player's view, as the client made it
 
     @classmethod
-    async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL) -> Client:
-        ws = await connect(url, subprotocols=[protocol], max_size=2**22)  # type: ignore[list-item]
+    async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL,
+                   headers: dict[str, str] | None = None) -> Client:
+        ws = await connect(url, subprotocols=[protocol], max_size=2**22,  # type: ignore[list-item]
+                           additional_headers=headers)
         return cls(ws, name)
 
     def _own_view(self, msg: dict[str, Any]) -> None:

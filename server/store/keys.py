@@ -119,6 +119,8 @@ kr:{R}:rated            hash  race -> the outcome of a rated race as computed on
                               family, when, each rated player's seat, rating read
                               and rating after); applied to each player by
                               r_apply; kept as long as the room
+kr:{R}:ad               hash  a rated room's addresses (IPv6 by /64) -> 1: one seat per
+                              address (released by a leave before the race)
 kp:key:{D}              str   a player key's digest D -> P: how a key is found (the
                               profile's k:{D} is the truth: a key it no longer holds
                               finds nobody)
@@ -387,6 +389,10 @@ def rating_history(player_id: str) -> str:
 def rating_top(family: str) -> str:
     """The top list of a rating family (``d1``, ``d3``): its own slot."""
     return f"kr:top:{{{family}}}"
+
+
+def rated_addresses(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ad"
 
 
 def race_ratings(room_id: str) -> str:

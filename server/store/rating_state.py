@@ -116,6 +116,22 @@ class RatingState(Section):
                                  int(of)))
         return total, out
 
+    # ------------------------------------------------------------------ one seat per address
+
+    async def claim_address(self, room_id: str, address: str) -> bool:
+        """A seat of a rated room for ``address``: ``False`` if the address
+        holds one there already (kept as long as the room)."""
+        key = keys.rated_addresses(room_id)
+        if not await self.call("HSETNX", key, address, 1):
+            return False
+        ttl = int(await self.call("PTTL", keys.room(room_id)))
+        await self.call("PEXPIRE", key, ttl if ttl > 0 else 3_600_000)
+        return True
+
+    async def release_address(self, room_id: str, address: str) -> None:
+        """The address's seat is given up before the race (or was never taken)."""
+        await self.call("HDEL", keys.rated_addresses(room_id), address)
+
     # ------------------------------------------------------------------ top lists
 
     async def rank(self, family: str, player_id: str, shown: int | None) -> None:

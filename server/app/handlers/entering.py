@@ -49,6 +49,8 @@ async def on_create(conn: Connection, cmd: c.Create) -> None:
         room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings,
                                                        address=conn.address)
         await quotas.created(place, room.id, until=room.deadline)
+    if room.settings.rated:  # (a fresh room: the host's address is its first)
+        await conn.services.store.ratings.claim_address(room.id, conn.address)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
@@ -102,11 +104,28 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
         mode = (await services.rooms.settings_of(room_id)).public()["mode"]
         room_id, seat, token = await services.daily.join(conn.player_id, conn.address, mode,
                                                          cmd.nickname)
+    elif (await services.rooms.settings_of(room_id)).rated:
+        need_key_if_rated(conn, True)
+        seat, token = await join_rated(conn, room_id, cmd.nickname)
     else:
-        need_key_if_rated(conn, (await services.rooms.settings_of(room_id)).rated)
         seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
+
+
+async def join_rated(conn: Connection, room_id: str, nickname: str) -> tuple[int, str]:
+    """A seat in a rated room: one per address (IPv6 by its /64)."""
+    ratings = conn.services.store.ratings
+    if not await ratings.claim_address(room_id, conn.address):
+        raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address: "
+                                             "yours has a seat in this one")
+    try:
+        seat, token, _ = await conn.services.rooms.join(room_id, nickname)
+    except BaseException:
+        await ratings.release_address(room_id, conn.address)
+        raise
+    await conn.services.quotas.joined("room", room_id)
+    return seat, token
 
 
 async def on_resume(conn: Connection, cmd: c.Resume) -> None:
@@ -276,8 +295,11 @@ async def on_leave(conn: Connection, cmd: c.Leave) -> None:
         return
     conn.need_seat()
     room_id = conn.room_id
+    before_race = conn.hub is not None and conn.hub.phase_now() == "lobby"
     try:
         await conn.services.rooms.leave(room_id, conn.seat)
+        if before_race and (await conn.services.rooms.settings_of(room_id)).rated:
+            await conn.services.store.ratings.release_address(room_id, conn.address)
     except RaceError as exc:
         # the seat is gone already (its player withdrew from the tournament,
         # perhaps from another connection): this connection leaves all the same

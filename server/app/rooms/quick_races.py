@@ -73,7 +73,7 @@ class QuickRaces:
                 offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
             if verdict == "open":
                 return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
-            joined = await self._join(mode, room_id, nickname)
+            joined = await self._join(mode, room_id, nickname, address)
             if joined is not None:
                 return None, room_id, *joined
             skip = room_id
@@ -85,6 +85,8 @@ class QuickRaces:
         settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
                     "time_limit": TIME_LIMIT, "public": True, "rated": True}
         try:
+            if not await self.store.ratings.claim_address(room_id, address):  # rated: one an address
+                raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address")
             async with creation() as made:
                 room, token = await self.rooms.create(nickname, settings, address=address,
                                                       room_id=room_id, quick=self.config.quick_wait)
@@ -94,10 +96,26 @@ class QuickRaces:
             raise
         return room, room.id, 0, token
 
-    async def _join(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
-        """A seat in the room; ``None`` if it is full, started or gone.
+    async def _join(self, mode: str, room_id: str, nickname: str, address: str
+                    ) -> tuple[int, str] | None:
+        """A seat in the room; ``None`` if it is full, started or gone, or
+        the address has a seat there already (a quick race is rated: one
+        seat per address; the seat counted for this player is offered again).
         Refused for the player's own sake (a nickname taken there): the
         seat counted for them is offered again."""
+        if not await self.store.ratings.claim_address(room_id, address):
+            await self.store.lobby.quick_left(mode, room_id)
+            return None
+        try:
+            joined = await self._join_seat(mode, room_id, nickname)
+        except BaseException:
+            await self.store.ratings.release_address(room_id, address)
+            raise
+        if joined is None:
+            await self.store.ratings.release_address(room_id, address)
+        return joined
+
+    async def _join_seat(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
         for _ in range(JOIN_TRIES):
             try:
                 seat, token, _ = await self.rooms.join(room_id, nickname)

@@ -9,11 +9,12 @@ leaves the top list; bad input gets a 4xx JSON answer."""
 from __future__ import annotations
 
 import asyncio
+import itertools
 import json
 import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from typing import Any
 
 import pytest
@@ -27,7 +28,8 @@ from server.app.rooms.room_service import Rooms
 from server.race.rating import Rating, placings
 from server.store import Store, keys
 
-ARGS = ["--quick-wait", "1"]
+ARGS = ["--quick-wait", "1", "--proxy-header", "X-Forwarded-For"]
+_addresses = itertools.count(1)
 
 
 @pytest.fixture(scope="module")
@@ -39,6 +41,23 @@ def two(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
     yield a, b
     problems = group.close()
     assert not problems, "server logged errors:\n" + "\n".join(problems)
+
+
+@pytest.fixture
+async def clients() -> AsyncIterator[Callable[..., Awaitable[Client]]]:
+    """``await clients(server, "name")``: a client from an address of its own
+    (``address=``: a given one), closed after the test."""
+    opened: list[Client] = []
+
+    async def open_(server: ServerProcess, name: str, address: str | None = None) -> Client:
+        where = address or f"2001:db8:{next(_addresses):x}::1"
+        client = await Client.open(server.ws_url, name, headers={"X-Forwarded-For": where})
+        opened.append(client)
+        return client
+
+    yield open_
+    for client in opened:
+        await client.close()
 
 
 async def get(server: ServerProcess, path: str) -> tuple[int, dict[str, Any]]:
@@ -85,6 +104,40 @@ async def test_a_rated_race_needs_player_keys(two: tuple[ServerProcess, ServerPr
         assert reject["code"] == "bad_settings" and why in reject["msg"]
     await host.create("host", public=True, rated=True, max_players=4)
     assert (await refused(anon, "join", {"room": host.room, "nickname": "x"}))["code"] == "not_identified"
+
+
+async def test_a_rated_race_seats_one_player_per_address(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    """Same address (an IPv6 /64): a second seat in a rated room is refused,
+    free again once the first leaves before the race; a second quick player
+    from it lands in another quick race."""
+    a, b = two
+    home = "2001:db8:ffff:1::5"
+    host: Client = await clients(a, "host", home)
+    alt: Client = await clients(b, "alt", "2001:db8:ffff:1:abcd::9")  # the same /64
+    for c in (host, alt):
+        await identify(c)
+    await host.create("host", public=True, rated=True, max_players=4)
+    reject = await refused(alt, "join", {"room": host.room, "nickname": "alt"})
+    assert reject["code"] == "address_full"
+    other: Client = await clients(b, "other", "198.51.100.20")
+    await identify(other)
+    await other.join(host.room, "other")
+    await other.send("leave")
+    await other.expect("left")
+    again: Client = await clients(a, "again", "198.51.100.20")
+    await identify(again)
+    await again.join(host.room, "again")  # its address's seat was given up before the race
+    mode = {"draw": 1, "scoring": "N"}
+    q1: Client = await clients(a, "q1", "198.51.100.7")
+    q2: Client = await clients(b, "q2", "198.51.100.7")
+    for c in (q1, q2):
+        await identify(c)
+    await q1.send("quick", {"nickname": "q1", **mode})
+    await q1._joined()
+    await q2.send("quick", {"nickname": "q2", **mode})
+    await q2._joined()
+    assert q1.room != q2.room
 
 
 async def test_a_quick_race_over_two_processes_is_rated_once(
