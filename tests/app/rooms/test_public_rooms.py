@@ -15,7 +15,10 @@ from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import identify
 
 INTERVAL = 0.2  # s between two lists to a lobby (the servers' --lobby-interval)
-ARGS = ["--lobby-interval", str(INTERVAL), "--quick-wait", "1", "--public-per-address", "50"]
+ARGS = ["--lobby-interval", str(INTERVAL), "--quick-wait", "1", "--public-per-address", "50",
+        "--proxy-header", "X-Forwarded-For"]
+# a quick race is rated: its players have keys, and one seat per address
+# (clients say where they come from: X-Forwarded-For)
 
 
 @pytest.fixture(scope="module")
@@ -102,8 +105,8 @@ async def test_two_players_pressing_quick_race_at_once_on_two_processes_race_tog
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
     looker = await lobby(a, clients)
-    ann: Client = await clients(a, "ann")
-    bob: Client = await clients(b, "bob")
+    ann: Client = await clients(a, "ann", "198.51.100.1")
+    bob: Client = await clients(b, "bob", "198.51.100.2")
     await asyncio.gather(identify(ann), identify(bob))  # a quick race is rated: players have keys
     await asyncio.gather(ann.send("quick", {"nickname": "ann", "draw": 1, "scoring": "V"}),
                          bob.send("quick", {"nickname": "bob", "draw": 1, "scoring": "V"}))
@@ -224,15 +227,15 @@ async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
     quick = {"draw": 3, "scoring": "N"}
-    ann: Client = await clients(a, "ann")
+    ann: Client = await clients(a, "ann", "198.51.100.1")
     await identify(ann)
     await ann.send("quick", {"nickname": "ann", **quick})
     await ann._joined()
-    again: Client = await clients(b, "ann-too")
+    again: Client = await clients(b, "ann-too", "198.51.100.3")
     await identify(again)
     await again.send("quick", {"nickname": "ANN", **quick})
     assert (await again.expect("reject"))["code"] == "name_taken"
-    bob: Client = await clients(b, "bob")
+    bob: Client = await clients(b, "bob", "198.51.100.2")
     await identify(bob)
     await bob.send("quick", {"nickname": "bob", **quick})
     assert (await bob._joined())["room"] == ann.room  # the same quick race, its seat still there
