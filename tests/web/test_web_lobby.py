@@ -26,7 +26,9 @@ DESKTOP = {"viewport": {"width": 1366, "height": 800}}
 def server(module_redis: RedisServer, tmp_path_factory: pytest.TempPathFactory
            ) -> Iterator[ServerProcess]:
     group = Servers(tmp_path_factory.mktemp("server"))
-    proc = group.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2"])
+    # a quick race seats one player per address: pages say where they come from
+    proc = group.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2",
+                                               "--proxy-header", "X-Forwarded-For"])
     yield proc
     problems = group.close()
     assert not problems, "server logged errors:\n" + "\n".join(problems)
@@ -98,8 +100,8 @@ def test_a_public_room_is_found_joined_and_watched_from_the_lobby(tabs: Tabs) ->
 
 
 def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
-    kim = tabs.page("/", **DESKTOP)
-    lou = tabs.page("/", **PHONE)
+    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.1"})
+    lou = tabs.page("/", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.2"})
     for page, name in ((kim, "kim"), (lou, "lou")):
         set_nickname(page, name)
         page.get_by_label("Quick race mode").select_option(label="Draw three · Vegas")
