@@ -109,7 +109,7 @@ kp:{P}:h                list  the player's results, newest first, capped: each a
                               array [ref, flags, kind, at, mode, ...] (player_state.py)
                               r:{F} (the rating in family F, d1 or d3: "mu sigma races
                               at", see race/rating.py)
-kp:{P}:rh               list  the player's rated races, newest first, capped (100): each
+kp:{P}:rh               list  the player's rated races, newest first, capped (50): each
                               a JSON array [ref, family, at, mu before, mu after,
                               place, of]; a ref there was applied (store/lua/r_apply.lua)
 kr:top:{F}              zset  a family's top list: player -> shown rating, players no

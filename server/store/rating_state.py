@@ -23,7 +23,7 @@ from ..race.rating import MU, SIGMA, Rating
 from . import keys, scripts
 from .section import Section
 
-HISTORY_CAP: Final = 100  # rated races a player's rating history keeps
+HISTORY_CAP: Final = 50  # rated races a player's rating history keeps (the chart's)
 
 
 def _text(value: bytes | str) -> str:

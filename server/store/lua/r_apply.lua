@@ -2,7 +2,8 @@
 -- rating is a field of the profile (r:FAMILY = "mu sigma races at"); each
 -- race applied leaves an entry in the player's rating history (newest
 -- first, capped), which begins with the race's ref: a ref found there was
--- applied already, and is not again. The outcome was computed from the
+-- applied already, and is not again (its mu before and after kept to four
+-- decimals: enough for the rating shown, round(60 mu)). The outcome was computed from the
 -- rating the caller read (ARGV 3): if the rating is still that one, the new
 -- one is taken as computed; if another race moved it meanwhile (two rated
 -- races at once), this race's change is added to it (mu's difference,
@@ -47,8 +48,8 @@ end
 local value = new_mu .. ' ' .. new_sigma .. ' ' .. (races + 1) .. ' ' .. ARGV[6]
 redis.call('HSET', KEYS[1], field, value)
 local before = string.format('%.17g', mu)
-redis.call('LPUSH', KEYS[2], prefix .. '"' .. ARGV[1] .. '",' .. ARGV[6] .. ',' .. before .. ','
-  .. new_mu .. ARGV[7])
+redis.call('LPUSH', KEYS[2], prefix .. '"' .. ARGV[1] .. '",' .. ARGV[6] .. ','
+  .. string.format('%.4f', mu) .. ',' .. string.format('%.4f', tonumber(new_mu)) .. ARGV[7])
 redis.call('LTRIM', KEYS[2], 0, tonumber(ARGV[8]) - 1)
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
