@@ -134,8 +134,11 @@ kr:{pub}:n              hash  address -> how many public rooms it has listed
                               (the four share one slot: one script keeps them
                               together; rooms are listed apart from their own
                               commits, see app/rooms/public_rooms.py)
-kq:{MODE}               hash  the quick race a player of that mode is sent to:
-                              room, seats (counted as sent), closes (ms, 0: open)
+kq:{MODE}:q             hash  the open quick races of a mode: room -> "seats (counted as
+                              sent) closes (ms, 0: not yet) opened (ms) rating (its
+                              opener's)" (app/rooms/quick_races.py, quick.lua)
+kq:{MODE}:by            zset  the same rooms by their opener's rating
+kq:{MODE}:at            zset  the same rooms by when they opened
 kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
                               (ms) (expires a day after the last)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
@@ -194,9 +197,10 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
 PUBLIC_KEYS: Final = ("kr:{pub}:wait", "kr:{pub}:run", "kr:{pub}:who", "kr:{pub}:n")
 
 
-def quick(mode: str) -> str:
-    """The quick race of ``mode`` (``D1N``...) players are sent to: its own hash tag."""
-    return f"kq:{{{mode}}}"
+def quick_races(mode: str) -> list[str]:
+    """The open quick races of ``mode`` (``D1N``...): their lines, by
+    rating, by opening; one hash tag per mode."""
+    return [f"kq:{{{mode}}}:q", f"kq:{{{mode}}}:by", f"kq:{{{mode}}}:at"]
 
 
 LIVE_ROOMS: Final = "kr:live"

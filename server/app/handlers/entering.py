@@ -66,8 +66,9 @@ async def on_quick(conn: Connection, cmd: c.Quick) -> None:
         async with quotas.creating(conn.address, "room") as place:
             yield lambda room_id: quotas.created(place, room_id)
 
+    rating = await conn.services.ratings.shown_of(conn.player_id, cmd.draw)
     _, room_id, seat, token = await conn.services.quick.enter(
-        cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening)
+        cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening, rating=rating)
     await take_seat(conn, room_id, seat, token, since=None)
 
 

@@ -161,6 +161,13 @@ class Ratings:
         found = await self.store.ratings.ratings(player_id, FAMILIES)
         return {f: rating_view(r) for f, (r, _) in found.items()}
 
+    async def shown_of(self, player_id: str, draw: int) -> int:
+        """The player's shown rating in the family of a draw count (what a
+        quick race pairs by; 1500 for a bad draw, refused later)."""
+        family = family_of(draw if draw in (1, 3) else 1)
+        (rating, _), = (await self.store.ratings.ratings(player_id, [family])).values()
+        return rating.shown
+
     async def public(self, player_id: str) -> dict[str, Any]:
         """What a player's public page shows of their ratings: each
         family's, and their last :data:`CHART` rated races (the day only,
