@@ -119,3 +119,34 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
         expect(page.locator(".race .board .card").first).to_be_visible()
     expect(lou.locator(".race .room-info")).to_contain_text("Draw three · Vegas")
     no_sideways_scroll(lou)
+
+
+def resign(page: Page, resign: str, really: str) -> None:
+    controls = page.locator(".controls")
+    controls.get_by_role("button", name=resign).click()
+    controls.get_by_role("button", name=really).click()
+
+
+def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(tabs: Tabs) -> None:
+    """A desktop in English and a phone in Spanish: both resign; each one's
+    results give their rating (provisional: "?") and its change."""
+    kai = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.11"})
+    spanish = tabs.context(locale="es-ES", **PHONE,
+                           extra_http_headers={"X-Forwarded-For": "198.51.100.12"})
+    lia = tabs.page("/", context=spanish)
+    set_nickname(kai, "kai")
+    lia.get_by_label("Apodo").fill("lia")
+    kai.get_by_label("Quick race mode").select_option(label="Draw one · Normal")
+    lia.get_by_label("Modalidad de la carrera rápida").select_option(index=0)
+    kai.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(kai.locator(".room-wait")).to_be_visible()
+    lia.locator(".races").get_by_role("button", name="Carrera rápida", exact=True).tap()
+    for page in (kai, lia):
+        expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)
+    resign(kai, "Resign", "Really resign?")
+    resign(lia, "Rendirse", "¿Seguro que te rindes?")
+    line = re.compile(r"^Rating 1[0-9]{3}\? \([+−±][0-9]+\)$")
+    expect(kai.locator(".results-rating")).to_have_text(line)
+    expect(lia.locator(".results-rating")).to_have_text(
+        re.compile(r"^Puntuación 1[0-9]{3}\? \([+−±][0-9]+\)$"))
+    screenshot(lia, "results-rated-phone-es")

@@ -745,6 +745,7 @@ export default {
 
   },
   results: {
+    rating: (rating, change) => `Rating ${rating} (${change})`,
     copyCode: 'Copy code',
     rematch: 'Rematch',
     playSolo: 'Play this deal solo',

@@ -734,6 +734,7 @@ export default {
       + 'Espacio robar · U deshacer · H pista (dos veces: jugarla) · F terminar · N nuevo reparto · Esc cancelar',
   },
   results: {
+    rating: (rating, change) => `Puntuación ${rating} (${change})`,
     copyCode: 'Copiar el código',
     rematch: 'Revancha',
     playSolo: 'Jugar este reparto en solitario',
