@@ -16,6 +16,8 @@ from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
 from web_support import create_room, set_nickname
 
+from server.store import keys
+
 pytestmark = pytest.mark.browser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -127,9 +129,17 @@ def resign(page: Page, resign: str, really: str) -> None:
     controls.get_by_role("button", name=really).click()
 
 
-def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(tabs: Tabs) -> None:
+def kept_player_id(page: Page) -> str:
+    page.wait_for_function("() => { const p = JSON.parse(localStorage.getItem('kr.player'));"
+                           " return p && p.id; }")
+    return str(page.evaluate("() => JSON.parse(localStorage.getItem('kr.player')).id"))
+
+
+def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(
+        tabs: Tabs, module_redis: RedisServer) -> None:
     """A desktop in English and a phone in Spanish: both resign; each one's
-    results give their rating (provisional: "?") and its change."""
+    results give their rating (provisional: "?") and its change; their
+    pages show their ratings, and a chart once there are two rated races."""
     kai = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.11"})
     spanish = tabs.context(locale="es-ES", **PHONE,
                            extra_http_headers={"X-Forwarded-For": "198.51.100.12"})
@@ -150,3 +160,21 @@ def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(tab
     expect(lia.locator(".results-rating")).to_have_text(
         re.compile(r"^Puntuación 1[0-9]{3}\? \([+−±][0-9]+\)$"))
     screenshot(lia, "results-rated-phone-es")
+
+    # kai's page: a second, older rated race (a test's setting) makes a line of two
+    kai_id = kept_player_id(kai)
+    r = module_redis.client()
+    try:
+        r.rpush(keys.rating_history(kai_id), '["OLDROOM1/1","d1",1,25.0,25.5,1,2]')
+    finally:
+        r.close()
+    kai.goto(f"/p/{kai_id}")
+    panel = kai.get_by_role("region", name="Ratings")
+    expect(panel).to_contain_text(re.compile(r"1[0-9]{3}\?\s*draw one"))
+    chart = panel.get_by_role("img", name=re.compile(r"^Rating in draw one over 2 rated races"))
+    expect(chart).to_be_visible()
+    assert chart.locator("polyline").get_attribute("points").count(",") == 2
+    lia.goto(f"/p/{kept_player_id(lia)}")
+    expect(lia.get_by_role("region", name="Puntuaciones")).to_contain_text("robar una")
+    no_sideways_scroll(lia)
+    screenshot(lia, "player-ratings-phone-es")

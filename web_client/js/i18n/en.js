@@ -871,6 +871,12 @@ export default {
     noWin: '0 wins',
     you: (place, note) => `You: ${place}. ${note}`,
   },
+  ratings: {
+    title: 'Ratings',
+    family: { d1: 'draw one', d3: 'draw three' },
+    chart: (family, first, last, n) => `Rating in ${family} over ${n} rated races: from ${first} to ${last}`,
+    none: 'No rated race yet: quick races are rated.',
+  },
   profile: {
     tournamentRound: (n) => `Tournament round ${n}`,
     tournament: 'Tournament',

@@ -859,6 +859,12 @@ export default {
     noWin: '0 victorias',
     you: (place, note) => `Tú: ${place}. ${note}`,
   },
+  ratings: {
+    title: 'Puntuaciones',
+    family: { d1: 'robar una', d3: 'robar tres' },
+    chart: (family, first, last, n) => `Puntuación en ${family} en ${n} carreras puntuadas: de ${first} a ${last}`,
+    none: 'Aún ninguna carrera puntuada: las carreras rápidas puntúan.',
+  },
   profile: {
     tournamentRound: (n) => `Ronda ${n} de torneo`,
     tournament: 'Torneo',
