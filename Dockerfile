@@ -22,10 +22,15 @@ RUN pip install -e . \
 USER klondike
 ENV KLONDIKE_REDIS_URL=redis://redis:6379/0
 EXPOSE 8080
+# /metrics: the operator's, on a port of its own. Inside a container loopback
+# is the container's, so it listens on every interface here: publish it to
+# your scraper's network only, never beside 8080 (compose.yaml exposes it to
+# the compose network and publishes nothing)
+EXPOSE 9108
 # python:3.11-slim has no curl: ask /healthz with the standard library
 # (a 503, Redis unreachable, raises and fails the check)
 HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
     CMD ["python", "-c", "import urllib.request; urllib.request.urlopen('http://127.0.0.1:8080/healthz', timeout=2)"]
 # exec form: the server is PID 1 and gets docker stop's SIGTERM (sockets
 # closed with 1001, commands in flight stored, exit 0)
-CMD ["klondike-race", "serve", "--host", "0.0.0.0"]
+CMD ["klondike-race", "serve", "--host", "0.0.0.0", "--metrics-address", "0.0.0.0:9108"]

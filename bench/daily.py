@@ -29,6 +29,16 @@ behind them as ghosts: --viewers players begin and play nothing for
 
 Targets (issue 18): submission and own-place p99 at most 50 ms, at most
 200 bytes of Redis per result, ghosts at most 1 KB a second per player.
+
+``--bytes N`` measures only what a result costs in Redis, everything
+included (issue 24, item 7: at most 700 B): N + --warmup players are made
+and identified first, the --warmup play (what is paid once: scripts
+loaded, the room's hashes grown past their compact encoding), then the N
+each take a seat, begin, play 0 to 6 moves and resign (one in --finish
+finishes); ``used_memory`` before and after, over N, and ``MEMORY USAGE``
+of every key by kind of key, before and after.
+
+    .venv/bin/python bench/daily.py --bytes 200
 """
 
 from __future__ import annotations
@@ -153,6 +163,141 @@ def room_memory(r: redis.Redis, room: str) -> tuple[int, int, dict[str, int]]:
     return total, count, kinds
 
 
+def key_kind(key: str) -> str:
+    """A key with its ids left out: every room's, player's or address's the same."""
+    kind = re.sub(r"\{[^}]*\}", "{*}", key)
+    kind = re.sub(r"r\d+:s\d+", "r{n}:s{seat}", kind)
+    kind = re.sub(r"\d{4}-\d\d-\d\d", "{day}", kind)
+    return re.sub(r":[0-9a-f]{16,}$|:[0-9.]+$", ":{id}", kind)
+
+
+def memory_by_kind(r: redis.Redis) -> dict[str, int]:
+    """``MEMORY USAGE`` of every key but the heartbeats, summed by :func:`key_kind`."""
+    kinds: dict[str, int] = {}
+    for raw in r.scan_iter(count=1000):
+        key = raw.decode()
+        if key.startswith("kr:proc:"):
+            continue
+        kind = key_kind(key)
+        kinds[kind] = kinds.get(kind, 0) + int(r.memory_usage(key, samples=0) or 0)
+    return kinds
+
+
+def flat_stats(r: redis.Redis) -> dict[str, float]:
+    """``MEMORY STATS`` as flat numbers (``db.0.overhead.hashtable.main``, ...)."""
+    raw = r.execute_command("MEMORY", "STATS")
+    pairs = dict(zip(raw[::2], raw[1::2], strict=True)) if isinstance(raw, list) else raw
+    out: dict[str, float] = {}
+    for k, v in pairs.items():
+        name = k.decode() if isinstance(k, bytes) else str(k)
+        if isinstance(v, list):
+            for kk, vv in zip(v[::2], v[1::2], strict=True):
+                inner = kk.decode() if isinstance(kk, bytes) else str(kk)
+                if isinstance(vv, int | float):
+                    out[f"{name}.{inner}"] = float(vv)
+        elif isinstance(v, int | float):
+            out[name] = float(v)
+    return out
+
+
+async def measure_bytes(args: argparse.Namespace) -> None:
+    """What ``args.bytes`` results add to Redis, everything included (see the docstring)."""
+    workdir = Path(tempfile.mkdtemp(prefix="kr-bench-bytes-"))
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("redis-server is not installed")
+    rport = free_port()
+    rproc = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
+                              "--appendonly", "no", "--dir", str(workdir)],
+                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    time.sleep(0.3)
+    r = redis.Redis(port=rport)
+    line: list[str] = []
+    while not line:
+        code = str(DealCode.random(1, "N"))
+        found = certify(code, seconds=2)
+        line = found.notation or [] if found is not None else []
+    r.sadd(keys.winnable(MODE), code)
+    now = int(time.time() * 1000)
+    clock = workdir / "clock"
+    clock.write_text(str(now // DAY_MS * DAY_MS + DAY_MS // 2 - now))  # noon UTC
+    env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
+           "KLONDIKE_PLAYERS_PER_HOUR": "100000000", "KLONDIKE_DAILY_PER_ADDRESS": "100000000",
+           "KLONDIKE_DAILY_RANKED_PER_ADDRESS": "100000000", "KLONDIKE_DAILY_FRESH": "0",
+           "KLONDIKE_WINNABLE_POOL": "0",
+           "KLONDIKE_LOG_LEVEL": "warning"}
+    n = args.bytes
+    peers: list[Peer] = []
+    proc = None
+    try:
+        proc, port = start_server(env, rport, clock)
+        url = f"ws://127.0.0.1:{port}/ws"
+        players: list[str] = []  # their keys: each made now, and identified again to play
+        for i in range(n + args.warmup):
+            p = await Peer.open(url)
+            await p.send("identify", {"nickname": f"player {i}"})
+            players.append((await p.expect("player"))["key"])
+            await p.close()
+        rng = random.Random(24)
+
+        async def play(i: int, key: str) -> None:
+            p = await Peer.open(url)
+            peers.append(p)
+            await p.send("identify", {"key": key})
+            await p.expect("player")
+            await p.send("daily_play", {"mode": MODE, "nickname": f"player {i}"})
+            await p.expect("joined")
+            await p.send("start")
+            await p.expect("board")
+            finish = i % args.finish == 0
+            moves = line if finish else line[:rng.randint(0, 6)]
+            for s, m in enumerate(moves, start=1):
+                await p.send("move", {"s": s, "m": m})
+                await p.expect("ack")
+            if not finish:
+                await p.send("resign", {"s": len(moves) + 1})
+                await p.expect("ack")
+            await p.close()
+            peers.remove(p)
+
+        for i, key in enumerate(players[n:]):  # first uses (scripts loaded, hashes grown) left out
+            await play(n + i, key)
+        await asyncio.sleep(2.0)
+        info_before, stats_before = r.info("memory"), flat_stats(r)
+        before, kinds_before = int(info_before["used_memory"]), memory_by_kind(r)
+        for i, key in enumerate(players[:n]):
+            await play(i, key)
+        await asyncio.sleep(2.0)  # the results recorded in the players' histories
+        info_after, stats_after = r.info("memory"), flat_stats(r)
+        after, kinds_after = int(info_after["used_memory"]), memory_by_kind(r)
+        say(f"{n} daily results after {args.warmup} (one in {args.finish} finished), load average "
+            f"{os.getloadavg()[0]:.1f}: used_memory grew {after - before} B, "
+            f"{(after - before) / n:.0f} B per result (target <= 700)")
+        say("  of which (INFO memory, per result): " + ", ".join(
+            f"{k[len('used_memory_'):]} {(int(info_after[k]) - int(info_before[k])) / n:.0f}"
+            for k in ("used_memory_dataset", "used_memory_overhead", "used_memory_scripts")
+            if k in info_after))
+        say("  MEMORY STATS grown, per result: " + ", ".join(
+            f"{k} {(stats_after[k] - stats_before.get(k, 0)) / n:.0f}" for k in stats_after
+            if abs(stats_after[k] - stats_before.get(k, 0)) / n >= 5))
+        grown = {k: kinds_after.get(k, 0) - kinds_before.get(k, 0)
+                 for k in set(kinds_after) | set(kinds_before)}
+        say(f"MEMORY USAGE of every key: {sum(grown.values()) / n:.0f} B per result; by key:")
+        for kind, size in sorted(grown.items(), key=lambda kv: -kv[1]):
+            if abs(size) / n >= 1:
+                say(f"  {kind}: {size / n:.0f}")
+    finally:
+        for p in peers:
+            await p.close()
+        if proc is not None:
+            proc.terminate()
+            proc.wait(30)
+        r.close()
+        rproc.terminate()
+        rproc.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
+
+
 async def run(args: argparse.Namespace) -> None:
     workdir = Path(tempfile.mkdtemp(prefix="kr-bench-daily-"))
     binary = shutil.which("redis-server")
@@ -177,6 +322,7 @@ async def run(args: argparse.Namespace) -> None:
     clock.write_text(str(now // DAY_MS * DAY_MS + DAY_MS // 2 - now))  # noon UTC
     env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "1000000",
            "KLONDIKE_PLAYERS_PER_HOUR": "100000000", "KLONDIKE_DAILY_PER_ADDRESS": "100000000",
+           "KLONDIKE_DAILY_RANKED_PER_ADDRESS": "100000000", "KLONDIKE_DAILY_FRESH": "0",
            "KLONDIKE_WINNABLE_POOL": "0", "KLONDIKE_LOG_LEVEL": "warning"}
     servers: list[subprocess.Popen[bytes]] = []
     viewers: list[Peer] = []
@@ -292,7 +438,14 @@ def main() -> None:
     parser.add_argument("--finish", type=int, default=200, help="one player in this many finishes")
     parser.add_argument("--viewers", type=int, default=3, help="players measured for ghosts")
     parser.add_argument("--seconds", type=float, default=60, help="of each viewer's own clock")
+    parser.add_argument("--bytes", type=int, default=0, metavar="N",
+                        help="measure only the Redis bytes of N results, everything included")
+    parser.add_argument("--warmup", type=int, default=100,
+                        help="results before those measured (first uses: scripts, hashes grown)")
     args = parser.parse_args()
+    if args.bytes:
+        asyncio.run(measure_bytes(args))
+        return
     if args.players is None:
         args.players = DAILY_SEATS - args.viewers
     if args.players + args.viewers > DAILY_SEATS:

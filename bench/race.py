@@ -196,6 +196,21 @@ def children_cpu_s(pid: int) -> float:
     return total
 
 
+@functools.cache
+def _serve_help(root: Path) -> bytes:
+    """``serve --help`` of the server of this checkout: the options a
+    ``--baseline`` of before knows."""
+    return subprocess.run([sys.executable, "-m", "server", "serve", "--help"], cwd=root,
+                          capture_output=True, timeout=60).stdout
+
+
+def _knows_workers(root: Path) -> bool:
+    """Whether the server of this checkout has ``serve --workers`` (a
+    ``--baseline`` from before it had not; one from after it runs as many
+    workers as cores unless told)."""
+    return b"--workers" in _serve_help(root)
+
+
 def child_pids(pid: int) -> list[int]:
     """The live child processes of ``pid`` (a supervisor's workers)."""
     return sorted(child for child, _ in _children(pid))
@@ -406,11 +421,16 @@ class Server:
                "KLONDIKE_WINNABLE_POOL": "0",
                **dict(kv.split("=", 1) for kv in extra_env)}
         self.gc_file = workdir / f"gc-{time.monotonic_ns()}.json" if gc_stats else None
+        # /metrics on an address of its own, where the server has one (an older checkout
+        # compared against may answer it on the players' port)
+        self.metrics_port = free_port() if b"--metrics-address" in _serve_help(root) else 0
         start = ["-c", GC_BOOT, str(self.gc_file)] if self.gc_file else ["-m", "server"]
         with open(self.log, "wb") as log:
             self.proc = PROCS.start(
                 [sys.executable, *start, "serve", "--host", HOST, "--port", "0",
-                 *(() if root != ROOT and workers == 1 else ("--workers", str(workers))),
+                 *(("--workers", str(workers)) if _knows_workers(root) else ()),
+                 *(("--metrics-address", f"{HOST}:{self.metrics_port}") if self.metrics_port
+                   else ()),
                  "--redis-url", redis_url], cwd=root, env=env, stdin=subprocess.DEVNULL,
                 stdout=subprocess.PIPE, stderr=log)
         assert self.proc.stdout is not None
@@ -440,7 +460,8 @@ class Server:
         negative. Such an answer is asked again, a few times, then it is an error."""
         for _ in range(METRICS_TRIES):
             try:
-                with urllib.request.urlopen(f"http://{HOST}:{self.port}/metrics", timeout=10) as r:
+                port = self.metrics_port or self.port
+                with urllib.request.urlopen(f"http://{HOST}:{port}/metrics", timeout=10) as r:
                     text = r.read().decode()
             except OSError as exc:
                 raise RuntimeError(f"the server's /metrics did not answer within 10 s ({exc}): "
@@ -1234,9 +1255,13 @@ def baseline_summary(results: list[Result]) -> list[str]:
             return (_med([r.figures[key] for r in old])[0], _med([r.figures[key] for r in new])[0])
 
         cpu, rate, p99, lb = (pair(k) for k in ("cpu_ms_per_1k", "moves_s", "p99_ms", "lb_p99_ms"))
+
+        def ratio(a: float, b: float) -> str:
+            return f"{b / a:.2f}" if a else "-"
+
         lines.append(f"| {mode} {n} | {_plain(setup)} | {_fmt(cpu[0])} → {_fmt(cpu[1])} | "
-                     f"{cpu[1] / cpu[0]:.2f} | {_fmt(rate[0])} → {_fmt(rate[1])} | "
-                     f"{rate[1] / rate[0]:.2f} | {_fmt(p99[0])} → {_fmt(p99[1])} | "
+                     f"{ratio(*cpu)} | {_fmt(rate[0])} → {_fmt(rate[1])} | "
+                     f"{ratio(*rate)} | {_fmt(p99[0])} → {_fmt(p99[1])} | "
                      f"{_fmt(lb[0])} → {_fmt(lb[1])} |")
     return lines
 

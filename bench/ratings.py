@@ -113,7 +113,7 @@ async def quick_seating(queued: int) -> dict[str, float]:
         async def one(n: int) -> None:
             server = servers[n % 2]
             address = f"2001:db8:{n // 65536:x}:{n % 65536:x}::1"
-            client = await Client.open(server.ws_url, f"q{n}", headers={"X-Forwarded-For": address})
+            client = await Client.open(server.ws_url, f"q{n}", address=address)
             clients.append(client)
             await client.send("identify", {"nickname": f"q{n}"})
             await client.expect("player")

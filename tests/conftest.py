@@ -103,8 +103,7 @@ async def clients() -> AsyncIterator[Callable[..., Awaitable[Client]]]:
     opened: list[Client] = []
 
     async def open_(server: ServerProcess, name: str, address: str | None = None) -> Client:
-        headers = None if address is None else {"X-Forwarded-For": address}
-        client = await Client.open(server.ws_url, name, headers=headers)
+        client = await Client.open(server.ws_url, name, address=address)
         opened.append(client)
         return client
 

@@ -405,6 +405,7 @@ class ServerProcess:
                     "KLONDIKE_REGISTRATIONS_PER_MINUTE": "1000000",
                     "KLONDIKE_ADDRESS_SHARE": "100",
                     "KLONDIKE_PLAYERS_PER_HOUR": "1000000", "KLONDIKE_CLAIMS_PER_MINUTE": "1000000",
+                    "KLONDIKE_QUICK_PER_MINUTE": "1000000",
                     # no background search for winnable deals unless a test asks (CPU)
                     "KLONDIKE_WINNABLE_POOL": "0",
                     # one process per server unless a test asks for workers
@@ -413,6 +414,9 @@ class ServerProcess:
                     "KLONDIKE_DAILY_MODES": "none",
                     "PYTHONUNBUFFERED": "1", **(env or {})}
         self.args = list(args or [])
+        if not any(a.startswith("--metrics-address") for a in self.args):
+            # a scrape address of its own (the default, 9108, is one per machine)
+            self.args += ["--metrics-address", f"127.0.0.1:{free_port()}"]
         self.session = session  # a session (and process group) of its own, as under a terminal
         self.proc: subprocess.Popen[bytes] | None = None
         self.port = 0
@@ -425,6 +429,12 @@ class ServerProcess:
     @property
     def http_url(self) -> str:
         return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def metrics_url(self) -> str:
+        """Where its ``/metrics`` answers (``--metrics-address``: not the players' port)."""
+        given = self.args[self.args.index("--metrics-address") + 1]
+        return f"http://{given}/metrics"
 
     def start(self) -> ServerProcess:
         cmd = [sys.executable, "-m", "server", "serve", "--host", "127.0.0.1", "--port", "0",
@@ -537,7 +547,10 @@ class Client:
 
     @classmethod
     async def open(cls, url: str, name: str = "", *, protocol: str = SUBPROTOCOL,
-                   headers: dict[str, str] | None = None) -> Client:
+                   address: str | None = None) -> Client:
+        """``address``: the client's, as a trusted proxy names it (a server
+        started with ``--proxy-header X-Forwarded-For``)."""
+        headers = {"X-Forwarded-For": address} if address else None
         ws = await connect(url, subprotocols=[protocol], max_size=2**22,  # type: ignore[list-item]
                            additional_headers=headers)
         return cls(ws, name)

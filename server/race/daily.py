@@ -54,14 +54,18 @@ def past_days(today: str, count: int = PAST_DAYS) -> list[str]:
     return [day_text(n - i) for i in range(1, count + 1)]
 
 
-def daily_settings(day: str, mode: str, *, time_limit: int) -> Settings:
+def daily_settings(day: str, mode: str, *, time_limit: int, practice: str | None = None
+                   ) -> Settings:
     """The settings of ``day``'s daily challenge of ``mode``: open the whole
     day, a certified winnable deal, room for :data:`DAILY_SEATS`, each
     attempt limited to ``time_limit`` seconds (or the day's end), boards
-    shown after the close, undo and the engine's hints as in any race."""
+    shown after the close, undo and the engine's hints as in any race.
+    With ``practice`` (the day's code): its practice room, the same deal
+    played by the attempts that may not rank (docs/protocol.md)."""
     if mode not in MODES:
         raise ValueError(f"a daily mode is one of {', '.join(MODES)}, not {mode!r}")
     day_number(day)
     return Settings(draw=int(mode[1]), scoring=mode[2], max_players=DAILY_SEATS,
                     time_limit=time_limit, boards="after", top=DEFAULT_TOP, deal="winnable",
-                    assists="basic", window=DAY_MS // 1000, daily=day)
+                    assists="basic", window=DAY_MS // 1000, daily=day, code=practice,
+                    practice=practice is not None)

@@ -26,6 +26,8 @@ Entry = dict[str, Any]
 
 PLAYING: Final = frozenset({"lobby", "racing"})
 DONE: Final = frozenset({"finished", "resigned", "left"})
+#: a game over: its line is final
+OVER: Final = frozenset({"finished", "resigned", "left", "unfinished"})
 
 
 def new_entry(seat: int, nickname: str, status: str, now: int, *, normal: bool,
@@ -71,12 +73,18 @@ LINE_FIELDS: Final = ("seat", "nickname", "status", "foundation", "vegas", "poin
 
 def line_of(entry: Entry) -> Entry:
     """The entry as a big room stores and sends it: only what a leaderboard
-    line shows (its order is the ranking sorted set's).
+    line shows (its order is the ranking sorted set's), and once its game is
+    over when it ended (``at``: a player's history says when they played).
 
     >>> sorted(line_of(new_entry(3, "ann", "racing", 1000, normal=False)))
     ['finish_ms', 'foundation', 'moves', 'nickname', 'seat', 'status', 'vegas']
+    >>> line_of({**new_entry(3, "ann", "resigned", 1000, normal=False)})["at"]
+    1000
     """
-    return {k: entry[k] for k in LINE_FIELDS if k in entry}
+    line: Entry = {k: entry[k] for k in LINE_FIELDS if k in entry}
+    if entry["status"] in OVER and "at" in entry:
+        line["at"] = entry["at"]
+    return line
 
 
 def line_tail(line: Entry) -> bytes:
@@ -89,6 +97,39 @@ def line_tail(line: Entry) -> bytes:
     """
     rest = {k: v for k, v in line.items() if k not in ("seat", "nickname")}
     return b"," + orjson.dumps(rest)[1:]
+
+
+#: a line's fields that say nothing of how a game goes: all a game not yet over
+#: shows of itself while its challenge is open (docs/protocol.md, "What each
+#: client may see")
+UNSEEN_KEEPS: Final = ("seat", "nickname", "status", "late", "started", "rank")
+
+
+def seen_line(line: Entry) -> Entry:
+    """A line as anyone but its player sees it while its challenge is open:
+    a game not over yet shows its status and no figure (its figures, even
+    sampled, would say what its draws turned up to those yet to play);
+    a game over shows its final figures.
+
+    >>> seen_line({"seat": 1, "nickname": "ann", "status": "racing", "foundation": 3,
+    ...            "vegas": -37, "moves": 9, "finish_ms": None, "at": 5})
+    {'seat': 1, 'nickname': 'ann', 'status': 'racing'}
+    >>> seen_line({"seat": 1, "status": "finished", "foundation": 52})["foundation"]
+    52
+    """
+    if line["status"] in OVER:
+        return line
+    return {k: line[k] for k in UNSEEN_KEEPS if k in line}
+
+
+def public_line(line: Entry) -> Entry:
+    """A line for anyone over HTTP: without the times that say when its
+    player played (``started``, ``at``).
+
+    >>> public_line({"seat": 1, "status": "finished", "started": 5, "at": 9, "finish_ms": 4})
+    {'seat': 1, 'status': 'finished', 'finish_ms': 4}
+    """
+    return {k: v for k, v in line.items() if k not in ("started", "at")}
 
 
 def shown(entry: Entry, online: bool) -> str:

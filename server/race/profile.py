@@ -40,7 +40,7 @@ from typing import Any, Final, Literal
 import orjson
 
 from ..klondike import DealCode
-from .leaderboard import Entry
+from .leaderboard import OVER, Entry
 from .room import Room
 from .seating import final_line
 from .settings import Settings
@@ -74,6 +74,9 @@ class GameResult:
     the Normal points (``None`` in a Vegas game); ``code``: the deal, only
     once it is public. Where the game was: ``room`` and ``race``,
     ``tournament`` and ``round``, ``day`` (a daily deal's, ``YYYY-MM-DD``).
+    ``typed``: a deal the server did not draw (a code its host typed) or a
+    solo game: nobody raced on a secret deal, so its win and its time do not
+    count on the public profile (kept, not sent).
     """
 
     ref: str
@@ -93,6 +96,7 @@ class GameResult:
     tournament: str | None = None
     round: int | None = None
     day: str | None = None
+    typed: bool = False
 
     def __post_init__(self) -> None:
         if not _REF.fullmatch(self.ref):
@@ -169,7 +173,8 @@ def current_streak(fields: Mapping[str, Any], *, today: int) -> int:
 def public_profile(player_id: str, fields: Mapping[str, Any], *, today: int) -> dict[str, Any]:
     """What anyone may know of a player (``GET /api/players/{id}``): their
     nickname, how many games they played, won (first of two or more) and
-    finished, the best finish time of each mode played to the end, and the
+    finished, the best finish time of each mode played to the end (wins and
+    best times only on deals the server drew: see ``GameResult.typed``), and the
     daily streak. Nothing else: no history, no key, no time they played."""
     best = {m: int(fields[f"best:{m}"]) for m in MODES if fields.get(f"best:{m}")}
     return {
@@ -197,7 +202,7 @@ def room_kind(settings: Settings) -> Kind:
     """
     if settings.tournament is not None:
         return "tournament"
-    if settings.daily is not None:
+    if settings.daily is not None and not settings.practice:
         return "daily"
     if settings.challenge:
         return "challenge"
@@ -206,15 +211,21 @@ def room_kind(settings: Settings) -> Kind:
 
 def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
     """A seat's result in an ended race (its line in the results and its
-    rank in a field of ``of``): the race's code is public by then."""
-    return _result(room, line, rank, of, at=room.ended_at or 0, code=room.code)
+    rank in a field of ``of``): the race's code is public by then. It ended
+    with the race, or (a challenge's game, on its own clock) when it was over."""
+    ended = room.ended_at or 0
+    if room.settings.challenge and line["status"] in OVER and line.get("at"):
+        ended = min(int(line["at"]), ended or int(line["at"]))
+    return _result(room, line, rank, of, at=ended, code=room.code)
 
 
-def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None) -> GameResult:
-    """A challenge seat's result once its own game is over, before the
-    window closes: its place so far, no code (a secret until the close).
-    The same ``ref`` as :func:`room_result`'s, which replaces it then."""
-    return _result(room, line, rank, of, at=int(line.get("at") or 0), code=None)
+def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None, *,
+                    now: int) -> GameResult:
+    """A challenge seat's result once its own game is over (``now``, unless
+    its line says when), before the window closes: its place so far, no
+    code (a secret until the close). The same ``ref`` as
+    :func:`room_result`'s, which replaces it then."""
+    return _result(room, line, rank, of, at=int(line.get("at") or now), code=None)
 
 
 def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int,
@@ -228,4 +239,4 @@ def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: in
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
-        day=s.daily)
+        day=None if s.practice else s.daily, typed=s.code is not None or s.solo)

@@ -15,7 +15,10 @@ The leaderboard: finished players by time, then whoever got there first;
 then Vegas dollars; then cards on foundations; then fewer moves; then who
 got there first (the time the line last changed, in 10 ms steps from the
 race's start); then the seat. A line still in the lobby (a challenge's
-player who has not begun) comes after every line that raced.
+player who has not begun) comes after every line that raced. A line that
+shows no figures (a challenge's game not over yet, as :func:`.seen_line`
+shows it) comes after every line that does, and before the lobby's, by
+seat: its place says nothing of how its game goes.
 
 The standings: more dollars, more cards, a won round (a player without
 one has no finishing time: behind any who has one), less time over the won
@@ -47,6 +50,8 @@ _MOVES: Final = 2**14
 _FINISHED_BELOW: Final = _FINISH_SPAN * _AT_UNITS
 #: every lobby line's score is at or above (every raced line's is below: under 2^52.1)
 _LOBBY_FROM: Final = 3 * 2**51
+#: the score of every line that shows no figures (above any line's that does: under 2^52.1)
+_UNSEEN_AT: Final = 5 * 2**50
 #: a ranking's lines that raced (a challenge's: begun) score below this; those finished
 #: below :data:`FINISHED_BELOW` (so a field is counted with two ``ZCOUNT``)
 RACED_BELOW: Final = _LOBBY_FROM
@@ -57,15 +62,23 @@ def _clamp(value: int, span: int) -> int:
     return min(max(0, value), span - 1)
 
 
+def _changed(entry: Entry, since: int, at: int | None) -> int:
+    """When the line last changed, in 10 ms steps from ``since``."""
+    when = entry.get("at", since) if at is None else at
+    return _clamp((int(when) - since) // _AT_UNIT_MS, _AT_UNITS)
+
+
 def rank_fields(entry: Entry, since: int, at: int | None = None) -> tuple[int, int, int, int, int]:
     """The line's place in the leaderboard's order, without its seat: the
     time the line last changed is ``at`` (or the entry's own), counted in
     10 ms steps from ``since`` (the race's start)."""
-    changed = _clamp((int(entry["at"] if at is None else at) - since) // _AT_UNIT_MS, _AT_UNITS)
+    if entry["status"] == "lobby":
+        return (3, 0, 0, 0, _changed(entry, since, at))
+    changed = _changed(entry, since, at)
     if entry["status"] == "finished":
         return (0, _clamp(int(entry["finish_ms"]), _FINISH_SPAN), 0, 0, changed)
-    if entry["status"] == "lobby":
-        return (2, 0, 0, 0, changed)
+    if "vegas" not in entry:
+        return (2, 0, 0, 0, 0)
     return (1, _clamp(_VEGAS_TOP - int(entry["vegas"]), _VEGAS_SPAN),
             _clamp(52 - int(entry["foundation"]), _FOUNDATION),
             _clamp(int(entry["moves"]), _MOVES), changed)
@@ -92,12 +105,16 @@ def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
     True
     >>> rank_score({"status": "lobby", "at": 0}, 0) == 3 * 2**51
     True
+    >>> rank_score(rich, 0) < rank_score({"status": "racing"}, 0) < 3 * 2**51
+    True
     """
     tier, a, b, c, changed = rank_fields(entry, since, at)
     if tier == 0:
         return a * _AT_UNITS + changed
-    if tier == 2:
+    if tier == 3:
         return _LOBBY_FROM + changed
+    if tier == 2:
+        return _UNSEEN_AT
     return _FINISHED_BELOW + ((a * _FOUNDATION + b) * _MOVES + c) * _AT_UNITS + changed
 
 

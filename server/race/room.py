@@ -63,6 +63,7 @@ Event = dict[str, Any]
 
 DEFAULT_MAX_RACE_MS: Final = 24 * 3600 * 1000  # a race with no time limit still ends
 MAX_SCHEDULE_MS: Final = 7 * 24 * 3600 * 1000  # how far ahead a start may be set
+MAX_ARRIVALS: Final = 64  # addresses a quick race's lobby remembers the first coming of
 
 
 @dataclass(slots=True)
@@ -93,6 +94,9 @@ class Room:
     results: list[Entry] | None = None  # counted seats: the top lines only
     host_name: str = ""  # counted seats: the host (the players are not listed here)
     scheduled: int | None = None  # counted seats: the race starts then (set by its host)
+    #: a quick race's lobby: when each address (a digest) first joined it, so that
+    #: leaving and joining again does not push its start back (:meth:`_quick_start`)
+    arrivals: dict[str, int] = field(default_factory=dict)
 
     # ------------------------------------------------------------------ building
 
@@ -216,7 +220,7 @@ class Room:
 
     # ------------------------------------------------------------------ lobby
 
-    def join(self, nickname: str, token: str, *, now: int) -> Event:
+    def join(self, nickname: str, token: str, *, now: int, address: str = "") -> Event:
         if self.settings.tournament is not None:  # its seats are the round's, in every phase
             raise RaceError(Reason.ROUND_ROOM)
         racing = self.clock.admits(self)  # (or refused, as the room says)
@@ -228,7 +232,7 @@ class Room:
             raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
-        self.players.append(Player(seat=seat, nickname=name, joined=now))
+        self.players.append(Player(seat=seat, nickname=name, joined=self._arrival(address, now)))
         self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
@@ -274,20 +278,32 @@ class Room:
                 event["host"] = self.host
         return event
 
+    def _arrival(self, address: str, now: int) -> int:
+        """When a player from ``address`` first joined this quick race's
+        lobby (now, for anyone else)."""
+        if not self.settings.quick or not address:
+            return now
+        key = hash_token(address)[:16]
+        if key not in self.arrivals and len(self.arrivals) >= MAX_ARRIVALS:
+            return now
+        return self.arrivals.setdefault(key, now)
+
     def _quick_start(self, now: int) -> None:
         """A quick race's room starts by itself: ``quick`` seconds after its
-        second player came, at once when it is full, not at all while it has
-        fewer than two players (one who left takes the start back)."""
+        second player came (each player's first coming from their address:
+        leaving and joining again does not restart the wait), at once when it
+        is full, not at all while it has fewer than two players (one who left
+        takes the start back)."""
         wait = self.settings.quick
         if not wait or self.phase != "lobby":
             return
-        present = len(self.present())
-        if present >= self.settings.max_players:
+        present = self.present()
+        if len(present) >= self.settings.max_players:
             self.scheduled = now
-        elif present < 2:
+        elif len(present) < 2:
             self.scheduled = None
         elif self.scheduled is None:
-            self.scheduled = now + wait * 1000
+            self.scheduled = sorted(p.joined for p in present)[1] + wait * 1000
 
     def _remove(self, seat: int) -> None:
         self.players = [p for p in self.players if p.seat != seat]
@@ -313,6 +329,7 @@ class Room:
         self.racers = [p.seat for p in self.present()]  # counted seats: the store's
         self.start_at = max(now + countdown_ms, self.scheduled or 0)
         self.scheduled = None
+        self.arrivals = {}
         limit = self.settings.time_limit * 1000
         self.deadline = self.start_at + (limit if limit else max_race_ms)
         return {"kind": "start", "race": self.race, "start_at": self.start_at}
@@ -368,6 +385,7 @@ class Room:
         self.players = self.present()
         for p in self.players:
             p.ready = False
+            p.joined = now  # (in this race's lobby: its quick start counts from now)
         self.racers = []
         self.start_at = self.deadline = self.ended_at = self.scheduled = None
         self.results = None

@@ -96,6 +96,7 @@ class Settings:
     tournament: str | None = None  # a tournament round's room: the tournament's id
     round: int = 0  # and the round's number
     daily: str | None = None  # a daily deal's room: its UTC day, YYYY-MM-DD (race.daily)
+    practice: bool = False  # a daily deal's practice room: played, never ranked (race.daily)
 
     @property
     def challenge(self) -> bool:
@@ -122,7 +123,7 @@ class Settings:
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
 #: set by the server, not by a host
-_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily"})
+_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily", "practice"})
 #: what a host may send: the settings' names, ``public`` for ``listed``
 _WIRE: Final = (_KEYS - _INTERNAL - {"listed"}) | {"public"}
 

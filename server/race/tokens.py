@@ -53,3 +53,13 @@ def stored_digest(value: str) -> str:
     """A stored token's digest: itself, or the digest of a token stored in
     plain text before tokens were hashed."""
     return value if is_digest(value) else hash_token(value)
+
+
+def code_text(code: str) -> str:
+    """A code the server drew (an invite, a handoff, a device move) as
+    compared: case and spaces ignored, inside too (typed in groups).
+
+    >>> code_text(" hx4n7 r2kqa ")
+    'HX4N7R2KQA'
+    """
+    return "".join(code.split()).upper()

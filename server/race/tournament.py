@@ -29,7 +29,7 @@ import orjson
 from ..protocol.reasons import Reason
 from .errors import RaceError
 from .names import check_name
-from .tokens import hash_token, same_token, stored_digest
+from .tokens import code_text, hash_token, same_token, stored_digest
 from .tournament_settings import (
     DEFAULT_TOURNAMENT_PLAYERS,
     MAX_ROUNDS,
@@ -260,7 +260,3 @@ class Tournament:
         if self.over:
             raise RaceError(Reason.NOT_LOBBY, "the tournament is over: its standings are final")
 
-
-def code_text(code: str) -> str:
-    """An invite or handoff code as compared: case and surrounding spaces ignored."""
-    return code.strip().upper()

@@ -53,18 +53,20 @@ class ChallengeState(Section):
         return reply[0].decode(), int(reply[1]) if len(reply) > 1 else -1
 
     async def seat_over(self, room_id: str, race: int, seat: int, ver: int, line: Entry, *,
-                        trace: str, score: int | None, ghost: int, event: bytes | None) -> Over:
+                        trace: str, score: int | None, ghost: int, event: bytes | None,
+                        counted_at: int = 0) -> Over:
         """A seat's time ran out: its game ends as ``line`` says (see the
         ``seat_over`` script) and its ghost ``trace`` with it; ``score`` its
         place in a ranked room's ranking, ``ghost`` among the ghosts, ``event``
-        the progress event's body where lines travel as events."""
+        the progress event's body where lines travel as events;
+        ``counted_at``: the cards home the field's progress counted it at."""
         r = room_id
         reply = await self._run(scripts.SEAT_OVER, [
             keys.room(r), keys.seat(r, race, seat), keys.board(r), keys.ranking(r),
             keys.histogram(r), keys.ghosts(r), keys.events(r), keys.channel(r),
             keys.ghost_traces(r)], [
             race, seat, ver, orjson.dumps(line), "" if score is None else score, ghost,
-            event or b"", self.event_cap, trace])
+            event or b"", self.event_cap, trace, int(line.get("foundation", 0)), counted_at])
         status = reply[0].decode()
         return Over(status, int(reply[1]) if status == "ok" else -1)
 

@@ -12,7 +12,6 @@ attempt, from any device or process, finds the first.
 from __future__ import annotations
 
 import asyncio
-import secrets
 
 from ..race.ranking import FINISHED_BELOW, RACED_BELOW
 from . import keys, scripts
@@ -53,14 +52,22 @@ class DailyState(Section):
             self.call("ZCOUNT", rank, "-inf", f"({FINISHED_BELOW}"))
         return int(ranked), int(played), int(finished)
 
-    async def count_daily_attempt(self, day: str, address: str, *, now_ms: int,
-                                  window_ms: int) -> int:
-        """One more daily seat taken from ``address`` on ``day``: how many
-        that day holds, this one included."""
-        count, _ = await self._run(scripts.WINDOW, [keys.daily_attempts(day, address)],
-                                   [now_ms, window_ms, secrets.token_hex(8), ""])
-        return int(count)
+    async def count_daily_attempt(self, day: str, address: str, *, left_ms: int,
+                                  cap: int) -> tuple[int, bool]:
+        """One more daily seat taken from ``address`` on ``day`` (which ends
+        in ``left_ms``), unless it holds ``cap`` already: how many that day
+        holds, and whether this one was counted (a refusal stores nothing;
+        a day's count is one integer, not an entry per seat)."""
+        return await self._counter(keys.daily_attempts(day, address), left_ms, cap)
 
+    async def may_rank(self, day: str, mode: str, address: str, player_id: str, *, cap: int,
+                       left_ms: int, fresh: bool) -> bool:
+        """Whether the player's attempt at ``day``'s deal of ``mode`` ranks,
+        from ``address`` (the ``ranked`` script: at most ``cap`` players of
+        an address, a ``fresh`` one only while none is); a ranked place
+        taken now, kept until the day's end."""
+        return bool(await self._run(scripts.RANKED, [keys.daily_ranked(day, mode, address)],
+                                    [player_id, cap, max(1, left_ms), "1" if fresh else "0"]))
 
 def _text(value: bytes | str) -> str:
     return value.decode() if isinstance(value, bytes) else value

@@ -112,8 +112,14 @@ class Indexes(Section):
             self._run(scripts.MADE_BY, [_document(kind, ident)], [address]))
 
     async def drop_reservation(self, kind: str, address: str, reservation: str) -> None:
-        """Give back the place a creation kept that was not made after all."""
-        await self.call("ZREM", keys.held(address, kind), reservation)
+        """Give back the place a creation kept that was not made after all
+        (and, for a room or a tournament, its count in the address's rate:
+        a refused or failed creation stores nothing)."""
+        if kind == "challenge":
+            await self.call("ZREM", keys.held(address, kind), reservation)
+            return
+        await asyncio.gather(self.call("ZREM", keys.held(address, kind), reservation),
+                             self.call("ZREM", keys.creations(address), reservation))
 
     async def renew_place(self, kind: str, ident: str, until_ms: int) -> None:
         """Someone joined a room (or registered in a tournament): its place is
@@ -127,23 +133,23 @@ class Indexes(Section):
             self._run(scripts.HOLD, [keys.held(address.decode(), kind)],
                       [ident, until_ms, "", "", ""]))
 
-    async def count_registration(self, address: str, now_ms: int) -> int:
-        """One more registration from ``address``: how many in the last minute."""
-        count, _ = await self._run(scripts.WINDOW, [keys.registrations(address)],
-                                   [now_ms, 60_000, secrets.token_hex(8), ""])
-        return int(count)
+    async def count_registration(self, address: str, now_ms: int, cap: int) -> tuple[int, bool]:
+        """One more registration from ``address`` unless the last minute holds
+        ``cap``: how many it holds, and whether this one was counted."""
+        return await self._window(keys.registrations(address), now_ms, 60_000, cap)
 
     async def invite_guesses(self, address: str, tournament_id: str, now_ms: int,
-                             window_ms: int, *, wrong: bool = False) -> tuple[int, int]:
+                             window_ms: int, *, wrong: tuple[int, int] | None = None
+                             ) -> tuple[int, int]:
         """Wrong invite codes in the last ``window_ms`` from ``address`` and at
-        a tournament (one more of each with ``wrong``)."""
-        mark, most = (secrets.token_hex(8), "") if wrong else ("", 0)
-        (by_address, _), (by_tournament, _) = await asyncio.gather(
-            self._run(scripts.WINDOW, [keys.invite_guesses(address)],
-                      [now_ms, window_ms, mark, most]),
-            self._run(scripts.WINDOW, [keys.tournament_guesses(tournament_id)],
-                      [now_ms, window_ms, mark, most]))
-        return int(by_address), int(by_tournament)
+        a tournament; with ``wrong`` (the most each may hold), one more of
+        each that is under its most."""
+        by_address, by_tournament = wrong or (0, 0)
+        (from_address, _), (at_tournament, _) = await asyncio.gather(
+            self._window(keys.invite_guesses(address), now_ms, window_ms, by_address),
+            self._window(keys.tournament_guesses(tournament_id), now_ms, window_ms,
+                         by_tournament))
+        return from_address, at_tournament
 
     async def hold_challenge(self, address: str, now_ms: int, until_ms: int,
                              cap: int) -> str | None:

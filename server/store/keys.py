@@ -98,6 +98,9 @@ kr:held:{ADDR}:KIND     zset  the rooms (KIND room) or tournaments (tournament) 
 kr:reg:{ADDR}           zset  registrations from one address -> when (ms), the
                               last minute's (expires)
 kr:guess:{ADDR}         zset  wrong invite codes from one address -> when (ms)
+kr:quick:{ADDR}         zset  quick-race requests from one address -> when (ms), the
+                              last minute's, at most --quick-per-minute (a refused
+                              one adds nothing; expires)
 kt:{T}:guess            zset  wrong invite codes at a tournament -> when (ms)
 kr:wait                 chan  never listened to: see batch.py (durability replica)
 kp:{P}:p                hash  a player (P, their public id): nick, seen (ms), games, wins,
@@ -139,8 +142,11 @@ kq:{MODE}:q             hash  the open quick races of a mode: room -> "seats (co
                               opener's)" (app/rooms/quick_races.py, quick.lua)
 kq:{MODE}:by            zset  the same rooms by their opener's rating
 kq:{MODE}:at            zset  the same rooms by when they opened
-kd:made:DAY:ADDR        zset  daily-deal seats taken from one address on a UTC day -> when
-                              (ms) (expires a day after the last)
+kd:made:DAY:ADDR        str   daily-deal seats taken from one address on a UTC day: a
+                              count (never past its cap; expires at the day's end)
+kd:rank:DAY:MODE:ADDR   set   the players of one address whose attempt at a day's deal
+                              of a mode ranks (at most --daily-ranked-per-address;
+                              expires at the day's end)
 kw2:{MODE}              set   certified winnable KL2 deal codes of a mode (D1N,
                               D3N, D1V, D3V) ready to be dealt: each a slot of its own
 kw:{MODE}               set   the KL1 codes of the same, from before KL2: never
@@ -231,6 +237,10 @@ def held(address: str, kind: str) -> str:
 
 def registrations(address: str) -> str:
     return f"kr:reg:{{{address}}}"
+
+
+def quick_joins(address: str) -> str:
+    return f"kr:quick:{{{address}}}"
 
 
 def invite_guesses(address: str) -> str:
@@ -415,6 +425,10 @@ def move_index(digest: str) -> str:
 
 def daily_attempts(day: str, address: str) -> str:
     return f"kd:made:{day}:{address}"
+
+
+def daily_ranked(day: str, mode: str, address: str) -> str:
+    return f"kd:rank:{day}:{mode}:{address}"
 
 
 def new_players(address: str) -> str:

@@ -11,6 +11,7 @@ rating, is chosen atomically by the ``quick`` script.
 from __future__ import annotations
 
 import asyncio
+import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -21,13 +22,15 @@ from .section import Section
 @dataclass(frozen=True, slots=True)
 class PublicPage:
     """What a lobby's list is made from (``public_page``): rooms with their
-    scores, waiting longest first and started last first."""
+    scores, listed waiting last first and started last first."""
 
     waiting: list[tuple[str, int]]  # room -> when listed (ms)
     running: list[tuple[str, int]]  # room -> its race's start (ms)
     waiting_count: int
     running_count: int
     oldest_running: str | None
+    listed_by: dict[str, str]  # a waiting room -> the address that listed it
+    oldest_waiting: tuple[str, int] | None  # the room listed waiting longest, and when
 
 
 def _scored(flat: Sequence[bytes]) -> list[tuple[str, int]]:
@@ -49,10 +52,13 @@ class LobbyState(Section):
         return bool(await self._run(scripts.UNLIST_PUBLIC, keys.PUBLIC_KEYS, [room_id]))
 
     async def public_page(self, waiting: int, running: int) -> PublicPage:
-        w, r, nw, nr, oldest = await self._run(scripts.PUBLIC_PAGE, keys.PUBLIC_KEYS[:2],
-                                               [waiting, running])
-        return PublicPage(_scored(w), _scored(r), int(nw), int(nr),
-                          oldest[0].decode() if oldest else None)
+        w, r, nw, nr, oldest, who, longest = await self._run(
+            scripts.PUBLIC_PAGE, keys.PUBLIC_KEYS[:3], [waiting, running])
+        listed = _scored(w)
+        return PublicPage(listed, _scored(r), int(nw), int(nr),
+                          oldest[0].decode() if oldest else None,
+                          {room: by.decode() for (room, _), by in zip(listed, who, strict=True)},
+                          _scored(longest)[0] if longest else None)
 
     async def room_heads(self, room_ids: Sequence[str]) -> dict[str, tuple[bytes, int | None]]:
         """Each room's document and, where its seats are counted outside it,
@@ -76,6 +82,13 @@ class LobbyState(Section):
         verdict, room = await self._run(scripts.QUICK, keys.quick_races(mode),
                                         [now, fresh, skip, seats, offer_ms, ttl_ms, rating, *window])
         return verdict.decode(), room.decode()
+
+    async def count_quick(self, address: str, *, now_ms: int, most: int) -> bool:
+        """One more quick-race request from ``address``, unless the last
+        minute holds ``most`` already (then nothing is added): whether it may."""
+        _, added = await self._run(scripts.WINDOW, [keys.quick_joins(address)],
+                                   [now_ms, 60_000, secrets.token_hex(8), most])
+        return bool(added)
 
     async def quick_left(self, mode: str, room_id: str, *, forget: bool = False) -> None:
         """A player left a quick race's room before it started (``forget``:

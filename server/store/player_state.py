@@ -13,7 +13,6 @@ a process that died, or by a revoked key, finds nobody.
 from __future__ import annotations
 
 import asyncio
-import secrets
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Final
@@ -41,14 +40,14 @@ def _text(value: bytes | str) -> str:
 
 
 #: a stored result: a JSON array of these fields, after its ref and flags
-#: (1 if finished, plus 2 if won), trailing nulls left out: about half the
-#: bytes of the same result as an object
+#: (1 if finished, plus 2 if won, plus 4 if typed: see ``GameResult``),
+#: trailing nulls left out: about half the bytes of the same result as an object
 _STORED: Final = ("kind", "at", "mode", "nickname", "status", "place", "of", "time_ms", "vegas",
                   "points", "code", "room", "race", "tournament", "round", "day")
 
 
 def _flags(result: GameResult) -> int:
-    return int(result.finished) + 2 * int(result.won)
+    return int(result.finished) + 2 * int(result.won) + 4 * int(result.typed)
 
 
 def stored_result(result: GameResult) -> bytes:
@@ -71,7 +70,7 @@ def result_of(raw: bytes) -> GameResult:
     """A stored result read back."""
     values = orjson.loads(raw)
     fields = dict(zip(_STORED, values[2:], strict=False))
-    return GameResult(ref=values[0], **fields)
+    return GameResult(ref=values[0], typed=bool(values[1] & 4), **fields)
 
 
 class PlayerState(Section):
@@ -189,19 +188,18 @@ class PlayerState(Section):
 
     # ------------------------------------------------------------------ caps
 
-    async def count_new_player(self, address: str, *, now_ms: int, window_ms: int) -> int:
-        """One more new player from ``address``: how many the last
-        ``window_ms`` hold, this one included."""
-        return await self._count(keys.new_players(address), now_ms, window_ms)
+    async def count_new_player(self, address: str, *, now_ms: int, window_ms: int,
+                               cap: int) -> tuple[int, bool]:
+        """One more new player from ``address`` unless the last ``window_ms``
+        hold ``cap``: how many they hold, and whether this one was counted."""
+        return await self._window(keys.new_players(address), now_ms, window_ms, cap)
 
-    async def count_claim(self, address: str, *, now_ms: int, window_ms: int) -> int:
-        """One more device-move code tried from ``address``: how many the
-        last ``window_ms`` hold, this one included."""
-        return await self._count(keys.move_claims(address), now_ms, window_ms)
-
-    async def _count(self, key: str, now_ms: int, window_ms: int) -> int:
-        count, _ = await self._run(scripts.WINDOW, [key], [now_ms, window_ms, secrets.token_hex(8), ""])
-        return int(count)
+    async def count_claim(self, address: str, *, now_ms: int, window_ms: int,
+                          cap: int) -> tuple[int, bool]:
+        """One more device-move code tried from ``address`` unless the last
+        ``window_ms`` hold ``cap``: how many they hold, and whether this one
+        was counted."""
+        return await self._window(keys.move_claims(address), now_ms, window_ms, cap)
 
     # ------------------------------------------------------------------ seats
 

@@ -110,6 +110,8 @@ CREATION: Final = load("creation")
 HOLD: Final = load("hold")
 MADE_BY: Final = load("made_by")
 WINDOW: Final = load("window")
+COUNTER: Final = load("counter")
+RANKED: Final = load("ranked")
 LIVE_COUNT: Final = load("live_count")
 JOIN: Final = load("join")
 LEAVE: Final = load("leave")
@@ -145,7 +147,8 @@ QUICK: Final = load("quick")
 QUICK_LEFT: Final = load("quick_left")
 
 ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP, CLAIM_DUE,
-              CREATION, HOLD, MADE_BY, WINDOW, LIVE_COUNT, JOIN, LEAVE, READY, TICK, NEAR, PAGE,
+              CREATION, HOLD, MADE_BY, WINDOW, COUNTER, RANKED, LIVE_COUNT, JOIN, LEAVE, READY, TICK,
+              NEAR, PAGE,
               FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
               P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, LIST_PUBLIC,
               UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT, BEGIN, SEAT_OVER, GHOSTS, R_APPLY)

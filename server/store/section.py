@@ -5,6 +5,7 @@ class derives from :class:`Section`."""
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
@@ -32,6 +33,23 @@ class Section:
     async def call(self, *args: Any) -> Any:
         """One command whose first argument after its name is its (first) key."""
         return await self.redis.execute(args[1], *args)
+
+    async def _window(self, key: str, now_ms: int, window_ms: int, cap: int) -> tuple[int, bool]:
+        """One more in the rolling window ``key`` unless it holds ``cap``
+        already (the ``window`` script): how many it holds now, and whether
+        this one was counted. A refusal stores nothing, so a flood of them
+        costs no memory; the window never holds more than ``cap`` entries."""
+        held, added = await self._run(scripts.WINDOW, [key],
+                                      [now_ms, window_ms, secrets.token_hex(8), cap])
+        return int(held), bool(added)
+
+    async def _counter(self, key: str, left_ms: int, cap: int) -> tuple[int, bool]:
+        """One more in the fixed-window counter ``key`` (its period ends in
+        ``left_ms``) unless it holds ``cap`` already (the ``counter``
+        script): how many it holds now, and whether this one was counted.
+        One integer whatever the count; a refusal stores nothing."""
+        held, added = await self._run(scripts.COUNTER, [key], [cap, max(1, left_ms)])
+        return int(held), bool(added)
 
 
 def pairs(reply: Any) -> list[tuple[Any, Any]]:

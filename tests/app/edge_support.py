@@ -1,7 +1,7 @@
 """Helpers for the edge and rejection tests: the server's /metrics as
-numbers, its log lines by event, rooms set up in one call, and the next
+numbers, its log lines by event, rooms set up in one call, the next
 answer a client gets to a command (so that a wrong answer fails at once
-instead of after a timeout).
+instead of after a timeout), and what Redis holds before and after a flood.
 """
 
 from __future__ import annotations
@@ -11,6 +11,7 @@ import urllib.request
 from collections.abc import Awaitable, Callable
 from typing import Any, Final
 
+import redis
 from harness import Client, ServerProcess
 
 from server.klondike import Game
@@ -29,13 +30,13 @@ Opener = Callable[..., Awaitable[Client]]
 # ---------------------------------------------------------------------- metrics and logs
 
 def _scrape(url: str) -> str:
-    with urllib.request.urlopen(url + "/metrics", timeout=10) as resp:
+    with urllib.request.urlopen(url, timeout=10) as resp:
         return str(resp.read().decode())
 
 
 async def metrics(server: ServerProcess) -> dict[str, float]:
     """Every sample of the server's /metrics: ``'name{label="v"}'`` -> value."""
-    text = await asyncio.to_thread(_scrape, server.http_url)
+    text = await asyncio.to_thread(_scrape, server.metrics_url)
     out = {}
     for line in text.splitlines():
         if line and not line.startswith("#"):
@@ -166,3 +167,36 @@ def played(*moves: str, code: str = CODE) -> Game:
         else:
             game.push(m)
     return game
+
+
+# ---------------------------------------------------------------------- what Redis holds
+
+_SIZE = {"zset": "ZCARD", "set": "SCARD", "hash": "HLEN", "list": "LLEN"}
+
+
+def footprint(r: redis.Redis) -> dict[str, tuple[str, int]]:
+    """Every key but the processes' heartbeats, its type and how many it
+    holds (a string: its value if it is a counter, else 0: a blob rewritten
+    in place, a room's latest tick, is no growth)."""
+    found = {}
+    for raw in r.scan_iter(count=1000):
+        key = raw.decode()
+        if key.startswith("kr:proc:"):
+            continue
+        kind = r.type(key).decode()
+        if kind == "string":
+            value = r.get(key) or b""
+            found[key] = (kind, int(value) if value.isdigit() else 0)
+        else:
+            found[key] = (kind, int(r.execute_command(_SIZE[kind], key)) if kind in _SIZE else 0)
+    return found
+
+
+async def flat(r: redis.Redis, flood: Callable[[], Awaitable[None]], what: str) -> None:
+    """``flood`` changes no key and grows nothing."""
+    before, memory = footprint(r), int(r.info("memory")["used_memory"])
+    await flood()
+    after = footprint(r)
+    assert after == before, (what, {k: (before.get(k), after.get(k))
+                                    for k in set(before) | set(after) if before.get(k) != after.get(k)})
+    assert int(r.info("memory")["used_memory"]) - memory < 64 * 1024, what

@@ -137,7 +137,7 @@ def reasons(report: dict[str, Any]) -> set[str]:
 
 async def metric(server: ServerProcess, name: str, **labels: str) -> float:
     def get() -> str:
-        with urllib.request.urlopen(server.http_url + "/metrics", timeout=5) as resp:
+        with urllib.request.urlopen(server.metrics_url, timeout=5) as resp:
             return str(resp.read().decode())
     text = await asyncio.to_thread(get)
     for family in text_string_to_metric_families(text):

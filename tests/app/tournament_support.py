@@ -41,15 +41,21 @@ class Reply:
         return orjson.loads(self.body)
 
 
-async def http_get(server: ServerProcess, path: str) -> Reply:
+async def http_get(server: ServerProcess, path: str, *, url: str | None = None) -> Reply:
+    """GET ``path`` of the server's players' port (or ``url``, whole)."""
     def get() -> Reply:
         try:
-            with urllib.request.urlopen(server.http_url + path, timeout=10) as resp:
+            with urllib.request.urlopen(url or server.http_url + path, timeout=10) as resp:
                 return Reply(resp.status, resp.read(), dict(resp.headers))
         except urllib.error.HTTPError as exc:
             with exc:
                 return Reply(exc.code, exc.read(), dict(exc.headers))
     return await asyncio.to_thread(get)
+
+
+async def scrape(server: ServerProcess) -> Reply:
+    """The server's ``/metrics``, on its address of its own (``--metrics-address``)."""
+    return await http_get(server, "", url=server.metrics_url)
 
 
 async def results(server: ServerProcess, tid: str) -> dict[str, Any]:

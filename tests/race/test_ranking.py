@@ -9,7 +9,9 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from server.race.leaderboard import seen_line
 from server.race.ranking import (
+    RACED_BELOW,
     rank_score,
     ranked,
     seat_member,
@@ -77,3 +79,22 @@ def test_lines_equal_to_the_10_ms_step_rank_by_seat_and_a_step_later_ranks_after
     same_step = {**line, "seat": 3, "at": SINCE + 19}
     later = {**line, "seat": 1, "at": SINCE + 20}
     assert [e["seat"] for e in ranked([later, early, same_step], since=SINCE)] == [3, 7, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(a_line, min_size=2, max_size=8),
+       st.lists(st.integers(0, 99_999), min_size=8, max_size=8, unique=True))
+def test_a_line_without_figures_ranks_after_every_raced_line_and_before_the_lobby_by_seat(
+        raw: list[dict[str, Any]], seats: list[int]) -> None:
+    lines = [{**line, "seat": seat} for line, seat in zip(raw, seats, strict=False)]
+    unseen = [seen_line(line) for line in lines if line["status"] == "racing"]
+    others = [line for line in lines if line["status"] != "racing"]
+    order = [line["seat"] for line in ranked([*unseen, *others], since=SINCE)]
+    shown = [s for s in order if s in {line["seat"] for line in unseen}]
+    assert shown == sorted(shown)  # by seat alone: their figures are not there to say more
+    for line in unseen:
+        place = order.index(line["seat"])
+        assert all(order.index(o["seat"]) < place for o in others if o["status"] != "lobby")
+        assert all(order.index(o["seat"]) > place for o in others if o["status"] == "lobby")
+        assert RACED_BELOW > rank_score(line, SINCE) >= max(
+            (rank_score(o, SINCE) for o in others if o["status"] != "lobby"), default=0)

@@ -179,3 +179,27 @@ async def test_a_new_profile_with_no_result_is_kept_a_month_and_one_with_results
     await store.players.record_result(pid, result("R/1/0"), cap=10, ttl_ms=long)
     for key in (keys.player(pid), keys.player_history(pid)):
         assert await store.redis.execute(key, "PTTL", key) > 30 * 86_400_000
+
+
+async def test_a_game_on_a_typed_deal_never_counts_as_a_win_or_a_best_time(store: Store) -> None:
+    """Regression (issue 24): a scripted solo game on a typed code set a public
+    best time of 8.0 s, an alt resigning in a room of two gave wins. A game on
+    a deal the server did not draw counts as played and finished only, even
+    when it is replaced by its final place."""
+    pid, _ = await new_player(store)
+    typed = result("R1/1/0", place=1, of=2, time_ms=8_000, typed=True)
+    assert typed.won
+    assert await store.players.record_result(pid, typed, cap=10, ttl_ms=TTL) == "new"
+    assert await store.players.record_result(pid, result("R1/1/0", place=1, of=3, time_ms=8_000,
+                                                 typed=True), cap=10, ttl_ms=TTL) == "replaced"
+    fields = await store.players.player_fields(pid)
+    assert fields is not None
+    assert (fields["games"], fields["wins"], fields["finished"]) == ("1", "0", "1")
+    assert "best:D1N" not in fields
+    [kept] = (await store.players.player_history(pid, 1, 10))[1]
+    assert kept.typed and kept.won
+    # a drawn deal's win and time count
+    assert await store.players.record_result(pid, result("R2/1/0", place=1, time_ms=90_000), cap=10,
+                                     ttl_ms=TTL) == "new"
+    fields = await store.players.player_fields(pid)
+    assert fields is not None and (fields["wins"], fields["best:D1N"]) == ("1", "90000")

@@ -16,6 +16,12 @@ players' results are the room's and the players' own. What this adds:
   attempt in that room (``before_begin``: the store's ``d:{P}``, set once);
 - **attempts per address and day** capped (``--daily-per-address``, over
   every process), counted when a seat is taken;
+- **players ranked per address and day and mode** capped
+  (``--daily-ranked-per-address``, a household), and a player made within
+  ``--daily-fresh`` seconds (a day) ranks only while nobody of their address does: the
+  others play the same deal in the day's **practice room** (its twin,
+  opened with the same code: played, shown as practice, never ranked, its
+  code secret until the day's end like the ranked room's);
 - **a nickname already in the day's field** gets a number (``ann 2``):
   a field of thousands shares few names;
 - **the result so far** recorded as soon as a player's own game is over
@@ -29,6 +35,7 @@ from __future__ import annotations
 
 import asyncio
 import secrets
+import time
 from collections.abc import Callable
 from typing import Any, Final
 
@@ -37,9 +44,11 @@ import structlog
 
 from ...protocol import Reason
 from ...race import RaceError, Settings
-from ...race.daily import DAY_MS, daily_settings, day_bounds, day_of, past_days
+from ...race.daily import daily_settings, day_bounds, day_of, past_days
+from ...race.leaderboard import public_line, seen_line
 from ...race.names import MAX_NICKNAME, check_nickname, fold
 from ...race.profile import MODES, day_number, own_game_result
+from ...race.seating import final_line
 from ...store import RoomData, Store, StoreUnavailable
 from ..ground.config import Config
 from ..players.player_service import Players
@@ -51,7 +60,9 @@ log = structlog.get_logger("app.daily")
 OPEN_EVERY_S: Final = 10.0  # how often a process looks whether today's deals are open
 NAME_TRIES: Final = 8  # nicknames tried in a day's field before giving up (name_taken)
 PAGE_MAX: Final = 100  # lines in one page of the public API
-OPENING_LOOKS: Final = 40  # looks, 50 ms apart, for a day's room another process is opening
+NOT_OPEN_S: Final = 5.0  # how long "not open yet" (no certified deal ready) is remembered
+_NOT_OPEN: Final = ("today's deal of this mode is not open yet: no certified winnable deal is "
+                    "ready; try again in a little while")
 
 
 class DailyDeals:
@@ -64,6 +75,8 @@ class DailyDeals:
         self.modes: tuple[str, ...] = config.daily_modes
         self._past: tuple[str, list[dict[str, Any]]] | None = None  # (today, past days kept)
         self._refused: set[tuple[str, str]] = set()  # (day, mode) whose opening was logged
+        self._closed: dict[tuple[str, str], float] = {}  # (day, mode) -> not open until (monotonic)
+        self._opening: dict[tuple[str, str], asyncio.Task[RoomData | None]] = {}
         rooms.before_begin.append(self.before_begin)
         rooms.on_game_over.append(self.game_over)
 
@@ -83,36 +96,63 @@ class DailyDeals:
     async def room_of(self, day: str, mode: str, *, open_it: bool = False) -> RoomData | None:
         """The room of ``day``'s deal of ``mode``, if there is one; with
         ``open_it``, today's is opened if it is not yet (``no_winnable_deal``
-        while no certified deal of the mode is ready)."""
+        while no certified deal of the mode is ready). A request never polls:
+        while today's is not open, at most one opening is tried by this
+        process at a time (others asking meanwhile share its outcome), and
+        an opening refused for want of a deal is remembered for
+        :data:`NOT_OPEN_S` seconds, in which asking costs no Redis command."""
         room_id = daily_room_id(day, mode)
+        today = day == self.today() and mode in self.modes
+        if today and self._not_open(day, mode):
+            if open_it:
+                raise RaceError(Reason.NO_WINNABLE_DEAL, _NOT_OPEN)
+            return None
         data = await self.store.rooms.load(room_id)
-        if data is None and open_it and day == self.today() and mode in self.modes:
-            start, _ = day_bounds(day)
-            settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
-            try:
-                await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
-                log.info("daily_opened", day=day, mode=mode, room=room_id)
-            except RaceError as exc:
-                if exc.reason is not Reason.NO_WINNABLE_DEAL:
-                    raise
-                # the pool's last code may be another process's, opening this room now
-                data = await self._opened_elsewhere(room_id)
-                if data is None:
-                    raise
-            data = await self.store.rooms.load(room_id)
+        if data is None and open_it and today:
+            opening = self._opening.get((day, mode))
+            if opening is None:
+                opening = asyncio.create_task(self._open(day, mode, room_id),
+                                              name=f"daily-open-{mode}")
+                self._opening[day, mode] = opening
+                opening.add_done_callback(self._opened)
+            data = await asyncio.shield(opening)
         if data is None or data.room.settings.daily != day:
             return None
         return data
 
-    async def _opened_elsewhere(self, room_id: str) -> RoomData | None:
-        """The room, if another process that took the mode's last ready
-        code commits it within a moment."""
-        for _ in range(OPENING_LOOKS):
-            await asyncio.sleep(0.05)
+    def _opened(self, task: asyncio.Task[RoomData | None]) -> None:
+        """An opening try is over: the next request may try again (its
+        outcome was given to those who waited; taken here too, so that a
+        try nobody waits for any more is not reported as never looked at)."""
+        self._opening = {k: t for k, t in self._opening.items() if t is not task}
+        if not task.cancelled():
+            task.exception()
+
+    def _not_open(self, day: str, mode: str) -> bool:
+        until = self._closed.get((day, mode))
+        return until is not None and until > time.monotonic()
+
+    async def _open(self, day: str, mode: str, room_id: str) -> RoomData | None:
+        """Open today's room of ``mode`` (this process's one try at a time):
+        ``no_winnable_deal`` while no certified deal is ready, remembered
+        for :data:`NOT_OPEN_S` seconds. The pool's last code may have been
+        another process's, opening this room now: it is looked for once,
+        and the next try finds it."""
+        start, _ = day_bounds(day)
+        settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit)
+        try:
+            await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+            log.info("daily_opened", day=day, mode=mode, room=room_id)
+        except RaceError as exc:
+            if exc.reason is not Reason.NO_WINNABLE_DEAL:
+                raise
             data = await self.store.rooms.load(room_id)
-            if data is not None:
-                return data
-        return None
+            if data is None:
+                self._closed = {k: t for k, t in self._closed.items() if k[0] == day}
+                self._closed[day, mode] = time.monotonic() + NOT_OPEN_S
+                raise
+            return data
+        return await self.store.rooms.load(room_id)
 
     async def open_today(self) -> None:
         """Open today's deals that are not yet (each process looks now and
@@ -157,14 +197,16 @@ class DailyDeals:
         room_id = data.room.id
         if await self.store.daily.daily_attempt(room_id, player_id) is not None:
             raise RaceError(Reason.DAILY_PLAYED)
-        made = await self.store.daily.count_daily_attempt(day, address, now_ms=self.now_ms(),
-                                                    window_ms=DAY_MS)
         cap = self.config.daily_per_address
-        if made > cap:
-            if made == cap + 1:
-                log.warning("daily_attempts_refused", address=address, day=day, cap=cap)
+        made, counted = await self.store.daily.count_daily_attempt(
+            day, address, left_ms=day_bounds(day)[1] - self.now_ms(), cap=cap)
+        if counted and made == cap:
+            log.warning("daily_attempts_capped", address=address, day=day, cap=cap)
+        if not counted:
             raise RaceError(Reason.TOO_MANY, f"at most {cap} daily attempts a day from one "
                                              "address: try again tomorrow")
+        if not await self._may_rank(day, mode, address, player_id):
+            room_id = await self._practice_room(day, mode, data)
         for candidate in _names(name):
             try:
                 seat, token, _ = await self.rooms.join(room_id, candidate)
@@ -176,9 +218,30 @@ class DailyDeals:
         raise RaceError(Reason.NAME_TAKEN, f"{name!r} and its numbered forms are taken in "
                                            "today's field: choose another nickname")
 
+    async def _may_rank(self, day: str, mode: str, address: str, player_id: str) -> bool:
+        """Whether the player's attempt ranks, from ``address`` (see the
+        module's docstring); a ranked place of the address taken if so."""
+        made = await self.players.made_at(player_id)
+        fresh = made is None or made > self.now_ms() - self.config.daily_fresh * 1000
+        return await self.store.daily.may_rank(
+            day, mode, address, player_id, cap=self.config.daily_ranked_per_address,
+            left_ms=day_bounds(day)[1] - self.now_ms(), fresh=fresh)
+
+    async def _practice_room(self, day: str, mode: str, ranked: RoomData) -> str:
+        """The day's practice room of ``mode``: opened with the ranked room's
+        code if it is not yet (every process opens the same one)."""
+        room_id = daily_room_id(day, mode, practice=True)
+        if await self.store.rooms.load(room_id) is None:
+            start, _ = day_bounds(day)
+            settings = daily_settings(day, mode, time_limit=self.config.daily_time_limit,
+                                      practice=ranked.room.code)
+            await self.rooms.open_challenge(settings, room_id=room_id, opens_at=start)
+        return room_id
+
     async def before_begin(self, settings: Settings, room_id: str, seat: int) -> None:
-        """A daily seat begins only as its player's one ranked attempt."""
-        if settings.daily is None:
+        """A daily seat begins only as its player's one ranked attempt (a
+        practice seat as often as its player takes one)."""
+        if settings.daily is None or settings.practice:
             return
         player = await self.store.daily.seat_player(room_id, seat)
         if player is None:
@@ -189,8 +252,10 @@ class DailyDeals:
 
     async def game_over(self, settings: Settings, room_id: str, seat: int) -> None:
         """A daily attempt is over: its result so far, in its player's
-        history (their streak counts today); the day's end replaces it."""
-        if settings.daily is None:
+        history (their streak counts today); the day's end replaces it. A
+        practice game's is recorded at the day's end only (as a challenge's
+        on a deal not drawn for it: no streak, no win, no best)."""
+        if settings.daily is None or settings.practice:
             return
         player = await self.store.daily.seat_player(room_id, seat)
         data = await self.store.rooms.load(room_id)
@@ -200,7 +265,8 @@ class DailyDeals:
         if place is None or place.get("line") is None:
             return
         _, played, _ = await self.store.daily.daily_counts(room_id)
-        result = own_game_result(data.room, place["line"], place["rank"], played)
+        result = own_game_result(data.room, place["line"], place["rank"], played,
+                                 now=self.now_ms())
         await self.players.record_result(player, result)
 
     async def _place(self, room_id: str, seat: int) -> dict[str, Any] | None:
@@ -246,7 +312,7 @@ class DailyDeals:
         shown.update(room=room_id, players=ranked, played=played, finished=finished)
         if player_id:
             shown["mine"] = None if seat is None else {
-                "seat": seat, **(await self._place(room_id, seat) or {}), "of": played}
+                "seat": seat, **_seen_around(await self._place(room_id, seat) or {}), "of": played}
         return shown
 
     async def past(self) -> list[dict[str, Any]]:
@@ -318,10 +384,18 @@ class DailyDeals:
         return out
 
 
+def _seen_around(place: dict[str, Any]) -> dict[str, Any]:
+    """A player's place with the lines around theirs as the others see them
+    (the day runs: a game not over shows no figures)."""
+    return {k: seen_line(v) if k in ("above", "below") and v else v for k, v in place.items()}
+
+
 def _line(line: dict[str, Any], rank: int, room_id: str, ended: bool) -> dict[str, Any]:
-    """A leaderboard line as the API shows it: its rank, and once the day
-    has ended the address of its replay."""
-    out = {**line, "rank": rank}
+    """A leaderboard line as the API shows it, to anyone: its rank, no time
+    that says when its player played; while the day runs a game not over
+    shows no figures; once the day has ended, the line's final state and
+    the address of its replay."""
+    out = {**public_line(final_line(line) if ended else seen_line(line)), "rank": rank}
     if ended and line.get("status") != "lobby":
         out["replay"] = f"/api/rooms/{room_id}/replay/{line['seat']}"
     return out

@@ -1,4 +1,5 @@
-"""Plain HTTP on the websocket port: the web client's files, /healthz, /metrics.
+"""Plain HTTP on the websocket port: the web client's files, /healthz, the
+API (``/metrics`` has an address of its own: :mod:`.metrics_listener`).
 
 The web client's files are served so that browsers cache them well without
 a build step (see docs/web_client.md, "Loading and caching"):
@@ -325,8 +326,7 @@ def json_errors(connection: ServerConnection, request: Request, answer: Response
 
 
 def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, object]]],
-           metrics: Callable[[], Awaitable[bytes]], api: ApiHandler | None = None,
-           admit: Admit | None = None
+           api: ApiHandler | None = None, admit: Admit | None = None
            ) -> Callable[[ServerConnection, Request], Awaitable[Response | None]]:
     """The ``process_request`` hook: answer HTTP, or let ``/ws`` upgrade
     (unless ``admit`` answers it first: a connection cap)."""
@@ -341,8 +341,8 @@ def router(static: StaticFiles, *, health: Callable[[], Awaitable[tuple[bool, ob
             ok, body = await health()
             return response(HTTPStatus.OK if ok else HTTPStatus.SERVICE_UNAVAILABLE,
                             json.dumps(body).encode(), "application/json")
-        if path == "/metrics":
-            return response(HTTPStatus.OK, await metrics(), "text/plain; version=0.0.4; charset=utf-8")
+        if path == "/metrics":  # the operator's, on --metrics-address (not the web client's page)
+            return not_found()
         if api is not None and path.startswith("/api/"):
             answer = await api(request.path, request.headers)  # with its query: a page
             return answer or not_found()

@@ -315,8 +315,9 @@ class Quotas:
                             f"{REGISTRATIONS_PER_CONNECTION} players in the last "
                             f"{REGISTRATION_WINDOW_S // 60} minutes: a player registers once; "
                             "wait a few minutes")
-        made = await self.store.indexes.count_registration(address, self.now_ms())
-        if made > self.config.registrations_per_minute:
+        _, counted = await self.store.indexes.count_registration(
+            address, self.now_ms(), self.config.registrations_per_minute)
+        if not counted:
             self._once("registration_refused", address, reason="per_address", address=address)
             raise RaceError(Reason.TOO_MANY, f"at most {self.config.registrations_per_minute} "
                             "registrations a minute from one address: wait a minute")
@@ -327,8 +328,9 @@ class Quotas:
         except RaceError as exc:
             if invite and exc.reason is Reason.BAD_INVITE:
                 with contextlib.suppress(StoreUnavailable):
-                    await self.store.indexes.invite_guesses(address, tournament_id, self.now_ms(),
-                                                    INVITE_WINDOW_S * 1000, wrong=True)
+                    await self.store.indexes.invite_guesses(
+                        address, tournament_id, self.now_ms(), INVITE_WINDOW_S * 1000,
+                        wrong=(INVITE_GUESSES_PER_ADDRESS, INVITE_GUESSES_PER_TOURNAMENT))
             raise
         mine.append(time.monotonic())
 

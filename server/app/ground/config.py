@@ -52,6 +52,7 @@ class Config:
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = field(default_factory=available_cores)  # server processes on the port
+    metrics_address: tuple[str, int] | None = ("127.0.0.1", 9108)  # /metrics: the operator's
     # state
     redis_url: str | None = None
     redis_cluster: bool = False
@@ -74,6 +75,7 @@ class Config:
     event_cap: int = 256
     lobby_interval: float = 2.0  # s between two lists of the public rooms to a lobby
     quick_wait: int = 20  # s a quick race waits after its second player
+    quick_per_minute: int = 20  # quick-race requests one address may make a minute
     # connections
     msg_rate: float = 20.0
     msg_burst: int = 60
@@ -105,6 +107,8 @@ class Config:
     daily_modes: tuple[str, ...] = ("D1N", "D3N", "D1V")
     daily_time_limit: int = 1800  # seconds each attempt may last
     daily_per_address: int = 100  # attempts (seats taken) one address may make in a UTC day
+    daily_ranked_per_address: int = 2  # players of one address ranked in a day's deal of a mode
+    daily_fresh: int = 86_400  # s: a player made this lately ranks only while their address has none
     # the rest
     log_level: str = "info"
     static_dir: Path = WEB_CLIENT
@@ -270,6 +274,19 @@ def _origins(v: str) -> tuple[str, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def _address(v: str) -> tuple[str, int] | None:
+    """``HOST:PORT`` (an IPv6 host in brackets), or ``none``."""
+    v = v.strip()
+    if v.lower() == "none":
+        return None
+    host, colon, port = v.rpartition(":")
+    if host.startswith("[") and host.endswith("]"):
+        host = host[1:-1]
+    if not colon or not host:
+        raise ValueError("expected HOST:PORT (`[::1]:9108` for IPv6), or none")
+    return host, _port(port)
+
+
 def _host(v: str) -> str:
     if not v.strip():
         raise ValueError("empty")
@@ -320,6 +337,10 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
         Option("workers", _worker_count, "server processes sharing the port, 1 to 256; the default counts "
                "the cores this process may run on, fewer under a container's CPU quota; `1`: one process",
                "N", default="the cores it may use", more="[workers](#workers-one-command-every-core)"),
+        Option("metrics_address", _address, "where `/metrics` answers, apart from the players' port "
+               "(which answers it 404): the operator's, so loopback unless your scraper needs more; "
+               "`none`: nowhere", "HOST:PORT", default="`127.0.0.1:9108`",
+               more="[health and metrics](#health-and-metrics)"),
     )),
     ("state: Redis", (
         Option("redis_url", _redis_url, "the Redis to use: `redis://host:port/db`, `rediss://…` (TLS) or "
@@ -350,6 +371,9 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "lobbies when it changed", "SECONDS", more="[protocol.md](protocol.md#races-to-find)"),
         Option("quick_wait", _quick_wait, "seconds a quick race waits after its second player before it "
                "starts (1 to 600; at once when it is full)", "SECONDS"),
+        Option("quick_per_minute", _positive_int, "quick-race requests one address may make a "
+               "minute (`too_many` beyond; a refusal stores nothing)", "N",
+               more="[races to find](protocol.md#races-to-find)"),
         Option("finished_ttl", _positive_int, "seconds a room is kept after its race ended", "SECONDS"),
         Option("lobby_ttl", _positive_int, "seconds an idle lobby is kept (and a tournament nobody "
                "registered for)", "SECONDS"),
@@ -434,6 +458,12 @@ GROUPS: Final[tuple[tuple[str, tuple[Option, ...]], ...]] = (
                "14400); an attempt begun less than that before midnight UTC ends at midnight", "SECONDS"),
         Option("daily_per_address", _positive_int, "daily-deal seats one address may take in a UTC day, "
                "over every process and mode; more get `too_many`", "N"),
+        Option("daily_ranked_per_address", _positive_int, "players of one address (an IPv6 address by "
+               "its /64) ranked in a day's deal of a mode (a household); the others play it as practice, "
+               "never ranked", "N", more="[the daily deal](#the-daily-deal)"),
+        Option("daily_fresh", _non_negative_int, "seconds after a player is made during which they rank "
+               "in a daily deal only while nobody of their address does (a spare key made to scout "
+               "the deal plays it as practice); 0: no such rule", "SECONDS"),
     )),
     ("logs and files", (
         Option("log_level", _level, "the least level of the JSON log lines written to standard error",

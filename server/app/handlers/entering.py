@@ -109,7 +109,7 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
         need_key_if_rated(conn, True)
         seat, token = await join_rated(conn, room_id, cmd.nickname)
     else:
-        seat, token, _ = await services.rooms.join(room_id, cmd.nickname)
+        seat, token, _ = await services.rooms.join(room_id, cmd.nickname, address=conn.address)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 

@@ -42,8 +42,8 @@ async def _became(conn: Connection, who: Identity, key: str | None = None) -> No
 
 async def on_identify(conn: Connection, cmd: c.Identify) -> None:
     players = conn.services.players
-    if cmd.key:
-        who = await players.identify(cmd.key)
+    if cmd.key is not None:  # (an empty key is no one's: a new player is asked for with none)
+        who = await players.identify(cmd.key) if cmd.key else None
         if who is None:
             raise RaceError(Reason.UNKNOWN_PLAYER)
         await _became(conn, who)

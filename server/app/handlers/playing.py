@@ -313,7 +313,9 @@ async def _commit(conn: Connection, seq: int, command: str, *, moved: Move | Non
                          command=command, snap=game.snapshot(), line=orjson.dumps(entry),
                          done=done, limit=_limit(command), trace=trace_text, ghost=ghost)
     try:
+        seen = hub.policy.start.seen
         applied = await board.record(services.store, conn.room_id, stored, entry=entry, base=base,
+                                     seen=seen(entry), seen_before=seen(base),
                                      board=lambda: {**game.public_view(), **fields},
                                      boards_mode=hub.boards_mode, now=now, start_at=start_at)
     except BaseException:

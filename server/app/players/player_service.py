@@ -33,7 +33,7 @@ from ...protocol import Reason
 from ...race import RaceError, Room
 from ...race.names import check_nickname
 from ...race.profile import FORMER_PLAYER, HISTORY_CAP, GameResult, public_profile
-from ...race.tokens import hash_token
+from ...race.tokens import code_text, hash_token
 from ...store import Store, StoreUnavailable
 from ..ground.config import Config
 from ..ground.health import Health
@@ -94,8 +94,10 @@ class Players:
         from one address; ``server_full`` while Redis is nearly full)."""
         name = NEW_PLAYER_NICKNAME if nickname is None else check_nickname(nickname)
         self.health.creation("player")
-        made = await self.store.players.count_new_player(address, now_ms=self.now_ms(), window_ms=_HOUR_MS)
-        self._cap(made, self.config.players_per_hour, "new players an hour")
+        cap = self.config.players_per_hour
+        counted = await self.store.players.count_new_player(address, now_ms=self.now_ms(),
+                                                            window_ms=_HOUR_MS, cap=cap)
+        self._cap(counted, cap, "new players an hour", address)
         key = new_token()
         for _ in range(10):
             player_id = new_code(PLAYER_ID_LENGTH)
@@ -106,11 +108,14 @@ class Players:
         raise StoreUnavailable("could not find a free player id")
 
     @staticmethod
-    def _cap(made: int, cap: int, what: str) -> None:
-        """Refuse what goes over ``cap`` (``made``: how many, this one included)."""
-        if made > cap:
-            if made == cap + 1:
-                log.warning("player_attempts_refused", what=what, cap=cap)
+    def _cap(counted: tuple[int, bool], cap: int, what: str, address: str) -> None:
+        """Refuse what the address's window did not count (it holds ``cap``
+        already: the refusal stored nothing); say so once, when the window
+        fills."""
+        held, added = counted
+        if added and held == cap:
+            log.warning("player_attempts_capped", what=what, cap=cap, address=address)
+        if not added:
             raise RaceError(Reason.TOO_MANY, f"at most {cap} {what} from one address: "
                                              "wait a little")
 
@@ -135,11 +140,13 @@ class Players:
         """This device becomes the player of a device-move code: their new
         key (``bad_handoff`` for a code wrong, used or expired; ``too_many``
         past ``--claims-per-minute`` tries from one address)."""
-        tried = await self.store.players.count_claim(address, now_ms=self.now_ms(), window_ms=_MINUTE_MS)
-        self._cap(tried, self.config.claims_per_minute, "device codes tried a minute")
+        cap = self.config.claims_per_minute
+        counted = await self.store.players.count_claim(address, now_ms=self.now_ms(),
+                                                       window_ms=_MINUTE_MS, cap=cap)
+        self._cap(counted, cap, "device codes tried a minute", address)
         key = new_token()
         claimed = await self.store.players.claim_move(
-            hash_token(code.strip().upper()), hash_token(key), now_ms=self.now_ms(),
+            hash_token(code_text(code)), hash_token(key), now_ms=self.now_ms(),
             max_keys=MAX_KEYS, ttl_ms=self.ttl_ms)
         if claimed is None:
             raise RaceError(Reason.BAD_HANDOFF, "that code is not valid: it is wrong, used or "
@@ -156,6 +163,13 @@ class Players:
         log.info("player_forgotten", player=player_id)
 
     # ------------------------------------------------------------------ reading
+
+    async def made_at(self, player_id: str) -> int | None:
+        """When the player was made (server ms: their first key's time; ``None``: no such player)."""
+        fields = await self.store.players.player_fields(player_id)
+        if fields is None:
+            return None
+        return min((int(v) for k, v in fields.items() if k.startswith("k:")), default=None)
 
     async def public(self, player_id: str) -> dict[str, Any] | None:
         """What anyone may see of a player (``None``: no such player)."""

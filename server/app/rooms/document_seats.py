@@ -35,12 +35,12 @@ class DocumentSeats:
         return event, rooms.store.rooms.changes(room.id).expire(rooms.ttl_ms(room))
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
-                   token: str) -> tuple[int, str]:
-        """A seat for a new player: the seat and the room's phase."""
+                   token: str, *, address: str = "") -> tuple[int, str]:
+        """A seat for a new player (from ``address``): the seat and the room's phase."""
 
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
-            event = room.join(nickname, token, now=now)
+            event = room.join(nickname, token, now=now, address=address)
             seat = event["seat"]
             normal = room.settings.scoring == "N"
             changes = rooms.store.rooms.changes(room.id)

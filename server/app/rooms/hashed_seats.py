@@ -76,7 +76,7 @@ class HashedSeats:
         return event, changes
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
-                   token: str) -> tuple[int, str]:
+                   token: str, *, address: str = "") -> tuple[int, str]:
         """Seat a new player: their seat and the room's phase then."""
         name = check_nickname(nickname)
         now = rooms.now_ms()

@@ -34,16 +34,19 @@ def round_room_id(tournament_id: str, n: int) -> str:
     return "".join(ID_ALPHABET[b % len(ID_ALPHABET)] for b in digest[:ROOM_ID_LENGTH])
 
 
-def daily_room_id(day: str, mode: str) -> str:
-    """The room of ``day``'s daily deal of ``mode``: derived, so that every
-    process opening it opens the same one (the second finds it made).
+def daily_room_id(day: str, mode: str, *, practice: bool = False) -> str:
+    """The room of ``day``'s daily deal of ``mode`` (or its practice room):
+    derived, so that every process opening it opens the same one (the
+    second finds it made).
 
     >>> daily_room_id("2026-12-02", "D1N") == daily_room_id("2026-12-02", "D1N")
     True
-    >>> daily_room_id("2026-12-02", "D1N") != daily_room_id("2026-12-02", "D3N")
-    True
+    >>> len({daily_room_id("2026-12-02", "D1N"), daily_room_id("2026-12-02", "D3N"),
+    ...      daily_room_id("2026-12-02", "D1N", practice=True)})
+    3
     """
-    return round_room_id(f"daily/{day}", {"D1N": 1, "D3N": 3, "D1V": 5, "D3V": 7}[mode])
+    return round_room_id(f"daily/{day}" + ("/practice" if practice else ""),
+                         {"D1N": 1, "D3N": 3, "D1V": 5, "D3V": 7}[mode])
 
 
 def new_token() -> str:

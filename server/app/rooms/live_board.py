@@ -97,6 +97,10 @@ class LiveRoom(Protocol):
 
     def phase_now(self) -> str: ...
 
+    def hiding(self) -> bool: ...
+
+    def seen(self, line: Entry) -> Entry: ...
+
     def watchers(self) -> list[Listener]: ...
 
     def send(self, sessions: Iterable[Listener], data: bytes, *, essential: bool) -> None: ...
@@ -180,7 +184,8 @@ class LiveBoard:
     # ------------------------------------------------------------------ state
 
     def lines(self) -> list[Entry]:
-        return ranked(self.entries.values(), self.online,
+        """Every line as the others see it now, in order."""
+        return ranked(map(self.hub.seen, self.entries.values()), self.online,
                       since=int(self.hub.public.get("start_at") or 0))
 
     async def load(self, data: RoomData) -> None:
@@ -503,11 +508,16 @@ class LiveBoard:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
-                     start_at: int) -> Applied:
+                     seen: Entry, seen_before: Entry, board: Callable[[], dict[str, Any]],
+                     boards_mode: str, now: int, start_at: int) -> Applied:
         """Store a move, recorded as the room's next event with the line and,
         as the room shows boards to spectators, the public board (``board()``:
-        built only then, without what only the player sees)."""
+        built only then, without what only the player sees). A move that
+        changes nothing the others see of the line (``seen``, ``seen_before``:
+        a challenge's game going on) records no event: nothing goes to anyone
+        per move, not even that a move was made."""
+        if seen == seen_before and boards_mode == "after":
+            return await store.seats.apply(room_id, cmd, b"")
         event: dict[str, Any] = {"kind": "progress", "seat": cmd.seat, "at": now, "entry": entry}
         if boards_mode != "after":
             event["board"] = {k: v for k, v in board().items() if k not in PLAYER_ONLY}

@@ -2,10 +2,14 @@
 
 While this process has lobbies open (connections that asked for the list
 with ``lobby``), it reads the list every ``--lobby-interval`` seconds: the
-rooms waiting longest and the races started last (a few more of each than
+rooms listed waiting last and the races started last (a few more of each than
 it shows, in case some are gone), then each one's document (one ``HMGET``
 apiece). It builds one ``rooms`` frame of at most :data:`WAITING` waiting
-rooms and :data:`RUNNING` running races, encodes it once, and sends it to
+rooms, at most one of each address, and :data:`RUNNING` running races;
+a waiting room nobody joined for :data:`IDLE_MS` leaves the list. So a few
+addresses cannot fill the list with rooms nobody means to start: each shows
+one, the newest rooms come first, and an idle one goes. It encodes the frame
+once, and sends it to
 every lobby here only when it differs from the last one. So what a lobby
 receives is one frame per interval at most, of a bounded size, however
 many rooms are listed and however many lobbies are open; what Redis does
@@ -15,8 +19,9 @@ A room that cannot join the list any more (gone, ended, emptied, made
 private) is unlisted by the reader that finds it, and one listed in the
 wrong place is moved: the list mends what a process killed between a
 room's commit and its listing left (see :mod:`.public_rooms`). The race
-listed longest is looked at every time too, so that one ended but never
-unlisted does not stay listed beyond what any lobby shows.
+listed longest and the room listed waiting longest are looked at every
+time too, so that one ended but never unlisted, or a lobby idle below
+those shown, does not stay listed beyond what any lobby shows.
 
 Nothing here waits on a socket: frames go through each connection's
 slow-consumer policy (a lobby behind skips a list; the next supersedes it).
@@ -44,6 +49,8 @@ log = structlog.get_logger("app.rooms.lobby_hub")
 WAITING: Final = 12  # waiting rooms a list shows at most
 RUNNING: Final = 8  # running races a list shows at most
 LOOK_AHEAD: Final = 3  # rooms read per place shown (some may be gone, full or empty)
+#: a waiting room nobody joined for this long leaves the list (the room stays, by its link)
+IDLE_MS: Final = 5 * 60_000
 
 
 class LobbySession(Protocol):
@@ -99,19 +106,29 @@ class LobbyHub:
         """The ``rooms`` frame: the public races to show now."""
         page = await self.store.lobby.public_page(WAITING * LOOK_AHEAD, RUNNING * LOOK_AHEAD)
         ids = dict.fromkeys([r for r, _ in page.waiting] + [r for r, _ in page.running]
-                            + ([page.oldest_running] if page.oldest_running else []))
+                            + ([page.oldest_running] if page.oldest_running else [])
+                            + ([page.oldest_waiting[0]] if page.oldest_waiting else []))
         heads = await self.store.lobby.room_heads(list(ids))
         now = self.now_ms()
         mend: list[Any] = []
         shown: dict[str, list[dict[str, Any]]] = {"waiting": [], "running": []}
+        by: set[str] = set()  # the addresses whose waiting room is shown: one each
         for place, listed in (("waiting", page.waiting), ("running", page.running)):
             for room_id, score in listed:
                 entry = self._look(room_id, score, place, heads, now, mend)
-                if entry is not None and len(shown[place]) < (WAITING if place == "waiting"
-                                                              else RUNNING):
-                    shown[place].append(entry)
+                if entry is None or len(shown[place]) >= (WAITING if place == "waiting"
+                                                          else RUNNING):
+                    continue
+                if place == "waiting":
+                    address = page.listed_by.get(room_id, "")
+                    if address in by:
+                        continue
+                    by.add(address)
+                shown[place].append(entry)
         if page.oldest_running and page.oldest_running not in {r for r, _ in page.running}:
             self._look(page.oldest_running, 0, "running", heads, now, mend)
+        if page.oldest_waiting and page.oldest_waiting not in page.waiting:
+            self._look(*page.oldest_waiting, "waiting", heads, now, mend)
         if mend:
             spawn(self._mend(mend))
         return frame("rooms", {"rooms": shown["waiting"] + shown["running"],
@@ -134,6 +151,9 @@ class LobbyHub:
             return None
         if (room.phase == "lobby") != (place == "waiting"):
             mend.append(room)  # moved: a process died between the commit and the list
+            return None
+        if place == "waiting" and now - max([score, *(p.joined for p in room.players)]) > IDLE_MS:
+            mend.append(room_id)  # nobody came for minutes: off the list, nobody's to fill
             return None
         if place == "waiting" and entry["players"] >= entry["max"]:
             return None  # full: nobody could join it

@@ -76,6 +76,10 @@ class QuickRaces:
         if (draw, scoring) not in MODES:
             raise RaceError(Reason.BAD_SETTINGS, "a quick race is draw 1 or 3, scoring 'N' or 'V'")
         mode = f"D{draw}{scoring}"
+        if not await self.store.lobby.count_quick(address, now_ms=self.now_ms(),
+                                            most=self.config.quick_per_minute):
+            raise RaceError(Reason.TOO_MANY, f"at most {self.config.quick_per_minute} quick races "
+                                             "a minute from one address: try again in a moment")
         skip = ""
         wait_ms = self.config.quick_wait * 1000
         for _ in range(ATTEMPTS):
@@ -119,7 +123,7 @@ class QuickRaces:
             await self.store.lobby.quick_left(mode, room_id)
             return None
         try:
-            joined = await self._join_seat(mode, room_id, nickname)
+            joined = await self._join_seat(mode, room_id, nickname, address)
         except BaseException:
             await self.store.ratings.release_address(room_id, address)
             raise
@@ -127,10 +131,11 @@ class QuickRaces:
             await self.store.ratings.release_address(room_id, address)
         return joined
 
-    async def _join_seat(self, mode: str, room_id: str, nickname: str) -> tuple[int, str] | None:
+    async def _join_seat(self, mode: str, room_id: str, nickname: str, address: str
+                         ) -> tuple[int, str] | None:
         for _ in range(JOIN_TRIES):
             try:
-                seat, token, _ = await self.rooms.join(room_id, nickname)
+                seat, token, _ = await self.rooms.join(room_id, nickname, address=address)
                 return seat, token
             except RaceError as exc:
                 if exc.reason is Reason.UNKNOWN_ROOM:  # being created: a moment

@@ -21,11 +21,18 @@ import orjson
 
 from ...protocol import Reason
 from ...race import RaceError
+from ...race.seating import final_line
 from .policy import policy_for
 from .replay_pages import PAGE_MAX
 from .room_service import Rooms
 
 PAGE = PAGE_MAX  # steps per page by default, and at most
+
+
+def shown_status(line: dict[str, Any], phase: str) -> str:
+    """A replay's status, as the race's results say it: once the race has
+    ended, a game still playing then is ``unfinished``."""
+    return str((final_line(line) if phase == "ended" else line).get("status"))
 
 
 async def replay(rooms: Rooms, room_id: str, seat: int, *, first: int = 0,
@@ -56,7 +63,7 @@ async def replay(rooms: Rooms, room_id: str, seat: int, *, first: int = 0,
     page = await rooms.replays.page(room_id, room.race, seat, room.code, first, count)
     head: dict[str, Any] = {"room": room.id, "race": room.race, "seat": seat,
                             "nickname": stored.entry.get("nickname"),
-                            "status": stored.entry.get("status"), "first": page.first,
+                            "status": shown_status(stored.entry, room.phase), "first": page.first,
                             "of": page.of}
     if room.phase == "ended":
         head["code"] = room.code

@@ -35,6 +35,7 @@ import structlog
 from websockets.asyncio.server import broadcast
 
 from ...protocol import frame, wrap_raw
+from ...race import Entry
 from ...store import Channels, Store, StoreUnavailable
 from ..ground.busyness import Busyness
 from ..ground.frame_writer import write_frames
@@ -107,6 +108,16 @@ class Hub:
     @property
     def race(self) -> int:
         return int(self.public.get("race", 0))
+
+    def hiding(self) -> bool:
+        """Whether the lines of games not over show no figures now: a
+        challenge's, while it is open."""
+        return self.policy.start.hides_running and self.phase_now() == "racing"
+
+    def seen(self, line: Entry) -> Entry:
+        """A line as the others see it now (its policy's ``seen`` while
+        :meth:`hiding`)."""
+        return self.policy.start.seen(line) if self.hiding() else line
 
     @property
     def leaderboard(self) -> LiveBoard | Ticker:

@@ -250,14 +250,15 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def join(self, room_id: str, nickname: str) -> tuple[int, str, str]:
-        """A seat for a new player: the seat, its token, and the room's phase."""
+    async def join(self, room_id: str, nickname: str, *, address: str = "") -> tuple[int, str, str]:
+        """A seat for a new player (from ``address``: a quick race remembers
+        when it first came): the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
         if settings.tournament is not None:  # its players enter with their token (resume)
             raise RaceError(Reason.ROUND_ROOM)
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
-                                                            token)
+                                                            token, address=address)
         if settings.quick:
             await self._quick_due(room_id)
         return seat, token, phase
@@ -374,11 +375,12 @@ class Rooms:
 
     async def game_over(self, room_id: str, seat: int) -> None:
         """A challenge player's own game is over: what follows from it
-        (``on_game_over``). Each hook's failure is logged, never in the way
-        of the command that ended the game."""
-        if not self.on_game_over:
-            return
+        (``on_game_over``), and its time limit no longer in the sweepers'
+        index (a finished game keeps no deadline). Each hook's failure is
+        logged, never in the way of the command that ended the game."""
         settings = await self.settings_of(room_id)
+        if settings.time_limit:
+            await self.store.indexes.due_remove(seat_due(room_id, seat))
         for hook in self.on_game_over:
             try:
                 await hook(settings, room_id, seat)

@@ -24,6 +24,7 @@ from ...protocol import Reason
 from ...race import Entry, RaceError, Room
 from ...race.clocks import own_end
 from ...race.ghosts import Point, encode, record
+from ...race.leaderboard import seen_line
 from ...race.ranking import rank_score
 from ...store import Changes
 from ..ground.config import Config
@@ -44,6 +45,7 @@ class RaceStarts:
     name: Final = "race"
     ends_when_done: Final = True  # the race ends once every racer is done
     replays_to_winners: Final = False  # replays are everyone's once the race ends, no sooner
+    hides_running: Final = False  # every line shows its figures as they change
 
     def kept_ms(self, config: Config) -> int:
         """How long an ended race's room is kept."""
@@ -70,6 +72,10 @@ class RaceStarts:
         """(A live race keeps no ghosts.)"""
         return points, None, None
 
+    def seen(self, line: Entry) -> Entry:
+        """A line as the others see it: whole (everyone races at once)."""
+        return line
+
 
 class ChallengeStarts:
     """A challenge: open for its window, each player beginning their own
@@ -80,6 +86,8 @@ class ChallengeStarts:
     #: a player who won their game sees the replays of the games over before the window
     #: closes (.replays): they have seen every card of the deal
     replays_to_winners: Final = True
+    #: a game not over shows no figures to the others while the window is open (:meth:`seen`)
+    hides_running: Final = True
 
     def kept_ms(self, config: Config) -> int:
         """How long a closed challenge is kept: its results and replays
@@ -123,6 +131,13 @@ class ChallengeStarts:
         new = record(points, (now - started) // 1000, int(entry["foundation"]), credited, end=done)
         return new, None if new is points else encode(new), (
             rank_score(entry, start_at, now) if done else None)
+
+
+    def seen(self, line: Entry) -> Entry:
+        """A line as the others see it while the window is open: a game not
+        over shows no figures (they would tell those yet to play what its
+        draws turned up), one over its final figures (as its ghost does)."""
+        return seen_line(line)
 
 
 Starts = RaceStarts | ChallengeStarts

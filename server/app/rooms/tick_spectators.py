@@ -12,6 +12,7 @@ from typing import Any, Final, Protocol
 
 from ...klondike import Game
 from ...protocol import frame, place_frame
+from ...race import Entry
 from ...store import Store, StoreUnavailable
 from ..ground.metrics import Metrics
 from .delayed_boards import DelayedBoards
@@ -37,6 +38,10 @@ class TickedRoom(Protocol):
 
     def phase_now(self) -> str: ...
 
+    def hiding(self) -> bool: ...
+
+    def seen(self, line: Entry) -> Entry: ...
+
     def watchers(self) -> list[Listener]: ...
 
     def fault(self) -> None: ...
@@ -52,9 +57,11 @@ class TickSpectators:
     ``send_own`` sends a connection a frame of its own unless it got that one
     last (the ticker's)."""
 
-    def __init__(self, hub: TickedRoom, send_own: Callable[[Listener, bytes], None]) -> None:
+    def __init__(self, hub: TickedRoom, send_own: Callable[[Listener, bytes], None],
+                 seen_place: Callable[..., bytes]) -> None:
         self.hub = hub
         self._send_own = send_own
+        self._seen_place = seen_place  # a place's lines as a spectator sees them
         self._deal_of: tuple[int, str] | None = None  # (race, code): boards of seats not moved yet
         self._boards: dict[int, dict[str, Any]] = {}  # what spectators see now, by seat
         self._delayed = DelayedBoards(int(hub.public.get("settings", {}).get("delay", 0)) * 1000)
@@ -71,7 +78,8 @@ class TickSpectators:
             for w in watchers:
                 place = by_seat.get(w.following) if w.following is not None else None
                 if place is not None and w.following is not None:
-                    self._send_own(w, place_frame("follow", place, b',"seat":%d' % w.following))
+                    self._send_own(w, place_frame("follow", self._seen_place(place, own=False),
+                                                  b',"seat":%d' % w.following))
         mode, phase = hub.boards_mode, hub.phase_now()
         if mode == "after" and phase != "ended":
             return

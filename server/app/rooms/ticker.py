@@ -76,6 +76,11 @@ class _Fan:
     own: dict[Listener, bytes]
 
 
+def _untimed(message: dict[str, Any]) -> dict[str, Any]:
+    """A tick without its number."""
+    return {k: v for k, v in message.items() if k != "tick"}
+
+
 class Ticker:
     """The tick of one big room's hub (see the module's docstring)."""
 
@@ -89,7 +94,7 @@ class Ticker:
         self._reading = False  # this tick's own places are being read
         self._early: dict[str, Any] | None = None  # a shared frame that came meanwhile
         self._fanning = 0  # the generation of the tick being written out
-        self.spectators = TickSpectators(hub, self._send_own)
+        self.spectators = TickSpectators(hub, self._send_own, self.seen_place)
         self._task: asyncio.Task[None] | None = None
 
     async def load(self, data: RoomData) -> None:
@@ -143,12 +148,14 @@ class Ticker:
 
     @staticmethod
     async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
-                     start_at: int) -> Applied:
+                     seen: Entry, seen_before: Entry, board: Callable[[], dict[str, Any]],
+                     boards_mode: str, now: int, start_at: int) -> Applied:
         """Store a move with no event: its place in the ranking and the
-        field's progress; the reply says the seat's rank."""
-        ranked = Ranked(rank_score(entry, start_at, now), base["foundation"], entry["foundation"],
-                        base["status"], entry["status"])
+        field's progress, as the others see the line (``seen``: a
+        challenge's game going on is ranked and counted by no figure of
+        it); the reply says the seat's rank."""
+        ranked = Ranked(rank_score(seen, start_at, now), int(seen_before.get("foundation", 0)),
+                        int(seen.get("foundation", 0)), base["status"], entry["status"])
         return await store.seats.apply_ranked(room_id, cmd, ranked)
 
     @staticmethod
@@ -199,8 +206,27 @@ class Ticker:
                 "line": self._shown(orjson.loads(raw)) if raw else None}
 
     def _shown(self, line: Entry) -> Entry:
-        """A line as the room shows it now: after the race, still playing is unfinished."""
-        return final_line(line) if self.hub.phase_now() == "ended" else line
+        """A line as the room shows it now: after the race, still playing is
+        unfinished; while a challenge is open, a game not over shows no figures."""
+        return final_line(line) if self.hub.phase_now() == "ended" else self.hub.seen(line)
+
+    def seen_place(self, place: bytes, *, own: bool) -> bytes:
+        """A place as the ``near`` script built it (JSON members), its lines
+        as the others see them (``own``: the line is the receiver's own,
+        whole); untouched while every line shows whole."""
+        if not self.hub.hiding() or b'"racing"' not in place:
+            return place
+        data = orjson.loads(b"{" + place + b"}")
+        for key in ("above", "below") if own else ("above", "line", "below"):
+            if data.get(key):
+                data[key] = self.hub.seen(data[key])
+        return orjson.dumps(data)[1:-1]
+
+    def _seen_top(self, message: dict[str, Any]) -> dict[str, Any]:
+        """A tick as the others see its lines."""
+        if self.hub.hiding() and message.get("top"):
+            message["top"] = [self.hub.seen(line) for line in message["top"]]
+        return message
 
     # ------------------------------------------------------------------ the shared part
 
@@ -209,6 +235,9 @@ class Ticker:
         connection here, each with its own frame of this tick beside it
         (so, while those are still being read, once they are)."""
         message.pop("x", None)
+        self._seen_top(message)
+        if self.hub.hiding() and self.top is not None and _untimed(message) == _untimed(self.top):
+            return  # what changed is hidden (a challenge's game going on): nothing to say
         if self._reading:
             self._early = message
             return
@@ -265,7 +294,7 @@ class Ticker:
         """The latest tick as kept in Redis, for a hub that has just started."""
         body = await self.hub.store.ranks.latest_tick(self.hub.room_id)
         if body is not None and self.top is None:
-            self.top = orjson.loads(b"{" + body)
+            self.top = self._seen_top(orjson.loads(b"{" + body))
             self.top_frame = frame("top", self.top)
 
     def top_seats(self) -> list[int]:
@@ -351,7 +380,7 @@ class Ticker:
             for player, place in zip(chunk, places, strict=True):
                 if place is None:
                     continue
-                data = place_frame("me", place)
+                data = place_frame("me", self.seen_place(place, own=True))
                 if self._sent.get(player) != data:
                     self._sent[player] = data
                     out[player] = data

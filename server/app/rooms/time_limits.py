@@ -50,11 +50,13 @@ async def time_up(rooms: RoomWork, room_id: str, seat: int) -> bool:
         points = decode(stored.trace or "")
         f, c = points[-1][1:] if points else (0, 0)
         trace = encode(record(points, (ends - started) // 1000, f, c, end=True))
-        board = policy_for(room.settings).board
+        policy = policy_for(room.settings)
+        board = policy.board
         done = await store.challenges.seat_over(
             room_id, room.race, seat, stored.ver, over, trace=trace,
             score=board.ranked_score(over, room.start_at, ends),
-            ghost=rank_score(over, room.start_at, ends), event=board.line_event(seat, over, ends))
+            ghost=rank_score(over, room.start_at, ends), event=board.line_event(seat, over, ends),
+            counted_at=int(policy.start.seen(line).get("foundation", 0)))
         if done.status != "changed":
             if done.status == "ok":
                 log.info("time_up", room=room_id, seat=seat)

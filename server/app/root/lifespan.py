@@ -37,6 +37,7 @@ from ..edge.admission import guarded
 from ..edge.connection import Connection
 from ..edge.daily_api import daily_api
 from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, router
+from ..edge.metrics_listener import serve_metrics
 from ..edge.players_api import players_api
 from ..edge.quotas import Quotas, client_address
 from ..edge.ratings_api import ratings_api
@@ -103,6 +104,7 @@ class App:
                          if worker is not None else None)
         self._embedded: EmbeddedRedis | None = None
         self._server: Server | None = None
+        self._metrics_server: Server | None = None  # /metrics, the operator's (--metrics-address)
         self._sweeper: asyncio.Task[None] | None = None
         self._daily: asyncio.Task[None] | None = None
         self.solver = SolverPool(config.solver_workers, config.solver_queue,
@@ -182,7 +184,6 @@ class App:
             process_request=router(
                 StaticFiles(self.config.static_dir),
                 health=siblings.health if siblings else self.health.report,
-                metrics=siblings.metrics if siblings else self.metrics.render_all,
                 api=first_answer(api(self.tournaments), players_api(self.players, self.ratings),
                                  ratings_api(self.ratings),
                                  daily_api(self.daily)),
@@ -198,6 +199,10 @@ class App:
         sock = next(iter(self._server.sockets))
         host, port = sock.getsockname()[:2]
         self.url = shown_url(host, port)
+        if config.metrics_address is not None:
+            self._metrics_server = await serve_metrics(
+                config.metrics_address, siblings.metrics if siblings else self.metrics.render_all,
+                reuse_port=self.worker is not None)
         embedded = self._embedded is not None or (self.worker is not None and self.worker.embedded)
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
                  redis="embedded" if embedded else _safe(url),
@@ -334,6 +339,9 @@ class App:
             log.exception("due_failed", member=member)
 
     async def stop(self) -> None:
+        if self._metrics_server is not None:
+            self._metrics_server.close()
+            await self._metrics_server.wait_closed()
         if self._server is not None:
             self._server.close()  # 1001 to every socket, then waits for their handlers
             await self._server.wait_closed()

@@ -10,7 +10,8 @@ siblings there (a line ``metrics`` or ``health``; the answer, then EOF):
 
 - ``/metrics``: every worker's own figures, each sample labelled
   ``worker="i"``, then the server-wide ones (the embedded Redis's) once,
-  unlabelled (:mod:`.metrics`). One scrape target, as with one process.
+  unlabelled (:mod:`.metrics`). One scrape target, as with one process;
+  the merge is made once at a time and given again for a second.
 - ``/healthz``: degraded (503) when any worker is, or did not answer within
   ``ASK_TIMEOUT`` (restarting, or stuck): each reason names its ``worker``,
   and ``workers`` lists each one's status.
@@ -36,6 +37,7 @@ from ..ground.metrics import Metrics
 log = structlog.get_logger("app.root.siblings")
 
 ASK_TIMEOUT: Final = 2.0  # s a sibling has to answer
+MERGED_FOR: Final = 1.0  # s a merge of the workers' metrics is given again
 
 Report = tuple[bool, dict[str, Any]]
 
@@ -62,6 +64,8 @@ class Siblings:
         self._metrics = metrics
         self._health = health
         self._server: asyncio.Server | None = None
+        self._merged: tuple[float, bytes] | None = None  # (when, text): the latest merge
+        self._merging: asyncio.Task[bytes] | None = None  # the merge under way
 
     async def start(self) -> None:
         path = self.spec.socket(self.spec.index)
@@ -117,6 +121,27 @@ class Siblings:
     # ------------------------------------------------------------------ /metrics
 
     async def metrics(self) -> bytes:
+        """Every worker's figures, merged: at most one merge at a time (a
+        scrape during one waits for it) and one a second (a scrape within
+        :data:`MERGED_FOR` of the last gets it again): however often
+        ``/metrics`` is asked, this worker asks its siblings and parses their
+        text about once a second, beside the moves it answers."""
+        now = asyncio.get_running_loop().time()
+        if self._merged is not None and now - self._merged[0] < MERGED_FOR:
+            return self._merged[1]
+        if self._merging is None:
+            self._merging = asyncio.create_task(self._merge(), name="merge-metrics")
+        return await asyncio.shield(self._merging)
+
+    async def _merge(self) -> bytes:
+        try:
+            text = await self._merge_now()
+            self._merged = (asyncio.get_running_loop().time(), text)
+            return text
+        finally:
+            self._merging = None
+
+    async def _merge_now(self) -> bytes:
         async def own() -> bytes:
             return self._metrics.render()
         texts = await self._everyone(b"metrics", own)

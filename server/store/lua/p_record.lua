@@ -4,18 +4,22 @@
 -- an entry with the same ref is replaced where it stands (its game counted
 -- once: the totals take the difference of the flags), a new one is pushed in
 -- front and the oldest beyond the cap dropped (the totals keep counting
--- it). A finished game's time may lower the mode's best; a finished daily
+-- it). A game on a deal the server did not draw (flag 4: typed, or solo)
+-- counts in the games and finished, never in the wins nor the best times
+-- (anyone could set those with a known winning line). A finished game's
+-- time may lower the mode's best; a finished daily
 -- attempt extends the daily streak (days in a row; a day already counted,
 -- or older than the last, changes nothing).
 --
 -- KEYS: 1 the profile (kp:{P}:p), 2 its history (kp:{P}:h)
--- ARGV: 1 the entry's prefix ('["ref",'), 2 the entry, 3 flags (0..3),
+-- ARGV: 1 the entry's prefix ('["ref",'), 2 the entry, 3 flags (0..7),
 --       4 finish time ms ('' none), 5 mode, 6 history cap, 7 ttl ms,
 --       8 the daily's day number ('' none)
 -- Returns 'new', 'replaced', or 'gone' (no such player: forgotten, or expired)
 if redis.call('EXISTS', KEYS[1]) == 0 then return 'gone' end
 local prefix, flags = ARGV[1], tonumber(ARGV[3])
-local fin, won = flags % 2, math.floor(flags / 2) % 2
+local typed = math.floor(flags / 4) % 2
+local fin, won = flags % 2, math.floor(flags / 2) % 2 * (1 - typed)
 local entries = redis.call('LRANGE', KEYS[2], 0, -1)
 local found = nil
 for i, entry in ipairs(entries) do
@@ -26,7 +30,7 @@ if found then
   local old = tonumber(cjson.decode(entries[found])[2]) or 0
   redis.call('LSET', KEYS[2], found - 1, ARGV[2])
   fin = fin - old % 2
-  won = won - math.floor(old / 2) % 2
+  won = won - math.floor(old / 2) % 2 * (1 - math.floor(old / 4) % 2)
   outcome = 'replaced'
 else
   redis.call('LPUSH', KEYS[2], ARGV[2])
@@ -35,7 +39,7 @@ else
 end
 if won ~= 0 then redis.call('HINCRBY', KEYS[1], 'wins', won) end
 if fin ~= 0 then redis.call('HINCRBY', KEYS[1], 'finished', fin) end
-if flags % 2 == 1 and ARGV[4] ~= '' then
+if flags % 2 == 1 and typed == 0 and ARGV[4] ~= '' then
   local field = 'best:' .. ARGV[5]
   local best = redis.call('HGET', KEYS[1], field)
   if not best or tonumber(ARGV[4]) < tonumber(best) then

@@ -7,7 +7,9 @@
 -- KEYS: 1 room, 2 seat, 3 lb, 4 rank, 5 hist, 6 gz, 7 ev, 8 channel, 9 gh
 -- ARGV: 1 race, 2 seat no, 3 the seat's version the caller read, 4 the line after,
 --       5 its score in the ranking ('' none: lines travel as events), 6 its place among
---       the ghosts, 7 event body ('' none), 8 event cap, 9 its ghost trace, ended
+--       the ghosts, 7 event body ('' none), 8 event cap, 9 its ghost trace, ended,
+--       10 its cards on foundations, 11 those the field's progress counted it at
+--       (the same while its figures showed; 0 while they were hidden)
 -- Returns {'ok', seats still racing}, {'no'} (the game or the race is over already, or
 -- it never began) or {'changed'} (a command landed since the caller read it: read again)
 -- uses: keep, member, push_event
@@ -22,6 +24,10 @@ if ARGV[5] ~= '' then
   redis.call('ZADD', KEYS[4], ARGV[5], m)
   redis.call('HINCRBY', KEYS[5], 's:racing', -1)
   redis.call('HINCRBY', KEYS[5], 's:unfinished', 1)
+  if ARGV[10] ~= ARGV[11] then
+    redis.call('HINCRBY', KEYS[5], ARGV[11], -1)
+    redis.call('HINCRBY', KEYS[5], ARGV[10], 1)
+  end
 end
 redis.call('ZADD', KEYS[6], ARGV[6], m)
 keep(KEYS[6], KEYS[1])

@@ -20,18 +20,24 @@ from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
+import orjson
 import pytest
 from challenge_support import TestClock
-from harness import Client, RedisServer, ServerProcess, Servers
-from player_support import history_of, identify, refused
+from edge_support import flat
+from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from player_support import history_of, identify, public, refused
 from race_support import CARD_TOKEN, FAST_ARGS, Racer, scan_racer
 
+from server.app.rooms.ids import daily_room_id
 from server.klondike import DealCode
 from server.klondike.solver import certify
 from server.race.daily import DAY_MS, day_bounds, day_of
 from server.store import keys
 
 DAILY_ARGS = ["--daily-modes", "D1N,D3N", "--daily-time-limit", "600"]
+#: every test's players connect from one address: ranked as many, however new
+#: (the ranking per address has a test of its own)
+MANY = ["--daily-ranked-per-address", "100", "--daily-fresh", "0"]
 KL2 = re.compile(r"KL2-D[13][NV]-[A-Z2-7]{13}")
 
 Open = Callable[[ServerProcess, str], Awaitable[Client]]
@@ -63,6 +69,17 @@ class Days:
         for mode in modes:
             self.codes[(day, mode)] = winnable(mode)
             r.sadd(keys.winnable(mode), self.codes[(day, mode)][0])
+
+    async def opened(self, modes: tuple[str, ...], *clients: Client) -> None:
+        """Wait until the process of each client has today's deals of
+        ``modes`` open (a process remembers for a few seconds that one could
+        not be opened for want of a deal: it may have looked before
+        :meth:`deal`)."""
+        for client in clients:
+            async def open_now(client: Client = client) -> bool:
+                seen = await daily(client)
+                return all(mode_of(seen, m)["room"] is not None for m in modes)
+            await eventually(open_now, timeout=30, what=f"today's {modes} open")
 
     async def go(self, day: str, seconds: int, *clients: Client) -> int:
         """The servers' time: ``seconds`` into ``day``; the time read."""
@@ -128,7 +145,7 @@ def days(own_redis: RedisServer, tmp_path: Path) -> Days:
 
 def two_servers(servers: Servers, redis: RedisServer, days: Days, *more: str
                 ) -> tuple[ServerProcess, ServerProcess]:
-    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path), *more]
+    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path), *MANY, *more]
     return (servers.start(redis.url, args=args, name="a"),
             servers.start(redis.url, args=args, name="b"))
 
@@ -144,6 +161,7 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     bob_me = await identify(bob, nickname="bob")
     await days.go(d1, 3600, ann, bob)  # (before its deals: they are d1's, not today's)
     days.deal(d1, "D1N", "D3N")
+    await days.opened(("D1N", "D3N"), ann, bob)
     code1, line1 = days.codes[(d1, "D1N")]
     first_day = {code1, days.codes[(d1, "D3N")][0]}
 
@@ -168,11 +186,15 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
     room1 = ann.room
     await begin(ann)
     racer = Racer(ann, code1)
-    ack = await racer.play(line1)
+    ack = await racer.play(line1[:-1])
+    before_win = await days.clock.now(ann)
+    ack = await racer.play(line1[-1:])
     assert ack["d"]["view"]["state"] == "won"
     [r] = await history_of(ann, 1)  # recorded as soon as her game is over
     assert (r["kind"], r["day"], r["status"], r["place"], r["code"]) == (
         "daily", d1, "finished", 1, None)
+    # when her game ended (docs/protocol.md, "p_history"): not 0, not the day's end
+    assert before_win <= r["at"] <= await days.clock.now(ann)
     assert (await daily(ann))["streak"]["days"] == 1
 
     # a second attempt: refused, on either process, from another device too
@@ -251,6 +273,7 @@ async def test_a_day_of_the_daily_deal_one_attempt_each_streaks_across_days_and_
             break
         await asyncio.sleep(0.1)
     assert final is not None and (final["place"], final["of"]) == (1, 2)
+    assert final["at"] == r["at"]  # still when her game ended, not when the day did
 
     # the next day: ann plays again and her streak is 2; bob's, who resigned, is 0
     seen = await daily(ann)
@@ -306,6 +329,7 @@ async def test_the_attempts_per_address_and_day_are_capped_and_the_api_answers_b
         client = await clients(server, f"p{i}")
         await identify(client, nickname=f"p{i}")
         players.append(client)
+    await days.opened(("D1N", "D3N"), *players[:2])
     for client in players[:3]:
         await play_daily(client, "D1N", client.name)
     assert (await refused(players[3], "daily_play", {"mode": "D3N", "nickname": "p3"})
@@ -324,3 +348,191 @@ async def test_the_attempts_per_address_and_day_are_capped_and_the_api_answers_b
                        (f"/api/daily/{d1}/D1N?find=%00", 400)):
         status, body, _ = await api(b, path)
         assert (status, set(body)) == (want, {"error", "message"}), (path, body)
+
+
+async def test_a_daily_game_going_on_shows_nothing_per_move_over_http_to_the_field_or_a_follower(
+        own_redis: RedisServer, servers: Servers, days: Days, clients: Open) -> None:
+    """Observers of a daily game going on watch 20 of its moves and learn
+    nothing per move: anyone over HTTP (its line, found by nickname, the
+    same answer after every move), a seated player who has not begun (no
+    tick, no place of their own changes), a spectator following it (no
+    follow frame); once it is over its line shows its final figures
+    (docs/protocol.md, "What each client may see")."""
+    today = day_of(int(time.time() * 1000))
+    d1 = day_of(day_bounds(today)[1] + 1)
+    args = [*FAST_ARGS, *DAILY_ARGS, "--clock-offset-file", str(days.clock.path), *MANY]
+    a = servers.start(own_redis.url, args=args, name="a")
+    ann, bob, spec = await clients(a, "ann"), await clients(a, "bob"), await clients(a, "spec")
+    await identify(ann, nickname="ann")
+    await identify(bob, nickname="bob")
+    await days.go(d1, 3600, ann, bob)
+    days.deal(d1, "D1N")
+    code, line = days.codes[(d1, "D1N")]
+    await play_daily(ann, "D1N", "ann")
+    await play_daily(bob, "D1N", "bob")
+    await spec.send("watch", {"room": ann.room, "since": 0})
+    await spec.expect("sync")
+    await begin(ann)
+    await spec.send("follow", {"nickname": "ann"})
+    following = await spec.expect("following")
+    assert set(following["line"]) <= {"seat", "nickname", "status", "started", "rank"}
+    path = f"/api/daily/{d1}/D1N?find=ann"
+
+    async def racing_over_http() -> dict[str, Any] | None:
+        status, body, _ = await api(a, path)
+        assert status == 200, body
+        return body if body["found"]["line"]["status"] == "racing" else None
+
+    before = await eventually(racing_over_http, what="ann racing over HTTP")
+    shown = [x for x in before["lines"] if x["nickname"] == "ann"]
+    assert [set(x) for x in shown] == [{"seat", "nickname", "status", "rank"}]
+    assert set(before["found"]["line"]) == {"seat", "nickname", "status", "rank"}
+    await bob.expect("top", lambda d: [x["status"] for x in d["top"]] == ["racing", "lobby"])
+    await spec.expect("follow", lambda d: d["line"]["status"] == "racing")
+    marks = {c.name: len(c.frames) for c in (bob, spec)}
+    racer = Racer(ann, code)
+    for m in line[:20]:
+        await racer.play([m])
+        assert (await api(a, path))[1] == before  # the same answer after every move
+    await racer.resign()
+
+    async def over_over_http() -> dict[str, Any] | None:
+        body = (await api(a, path))[1]
+        return body if body["found"]["line"]["status"] == "resigned" else None
+
+    after = await eventually(over_over_http, what="ann's game over over HTTP")
+    assert after["found"]["line"]["moves"] == 20 and "vegas" in after["found"]["line"]
+    assert "started" not in after["found"]["line"]  # (nor when she played)
+    top = await bob.expect("top", lambda d: d["top"][0]["status"] == "resigned")
+    assert top["top"][0]["moves"] == 20
+    await spec.expect("follow", lambda d: d["line"]["status"] == "resigned")
+    for c in (bob, spec):
+        during = c.frames[marks[c.name]:]
+        first = next(i for i, f in enumerate(during) if "resigned" in orjson.dumps(f).decode())
+        assert during[:first] == [], f"{c.name} got frames while ann played: {during[:first]}"
+
+
+def commands(r: Any) -> int:
+    """Commands Redis has run (``INFO commandstats``), the INFO calls left out."""
+    stats = r.info("commandstats")
+    return sum(int(v["calls"]) for k, v in stats.items() if k not in ("cmdstat_info",))
+
+
+async def test_an_empty_pool_is_answered_from_memory_without_polling(
+        own_redis: RedisServer, servers: Servers) -> None:
+    """Regression (issue 24, item 4): while a mode had no certified deal,
+    each ``/api/daily`` request polled Redis 40 times over 2 s (500 to 800
+    commands). "Not open yet" is remembered per day and mode for a few
+    seconds; a request never polls."""
+    server = servers.start(own_redis.url, args=[*FAST_ARGS, "--daily-modes", "D1N,D3V",
+                                                "--solver-workers", "0"])
+    today = day_of(int(time.time() * 1000))
+    r = own_redis.client()
+    status, _, _ = await api(server, f"/api/daily/{today}/D1N")
+    assert status == 404
+    before = commands(r)
+    for _ in range(10):
+        status, view, _ = await api(server, "/api/daily")
+        assert status == 200 and [m["room"] for m in view["modes"]] == [None, None]
+        for mode in ("D1N", "D3V"):
+            status, body, _ = await api(server, f"/api/daily/{today}/{mode}")
+            assert (status, body["error"]) == (404, "no_daily"), body
+    spent = commands(r) - before
+    assert spent < 100, f"30 answers cost {spent} Redis commands"
+
+
+async def test_a_flood_of_refused_daily_seats_stores_nothing(
+        own_redis: RedisServer, servers: Servers, days: Days, clients: Open) -> None:
+    """Regression (issue 24, item 1): a refused ``daily_play`` added 116 B
+    kept a day (583 a second from one address: 5.4 GiB a day)."""
+    a, _ = two_servers(servers, own_redis, days, "--daily-per-address", "2")
+    today = day_of(int(time.time() * 1000))
+    d1 = day_of(day_bounds(today)[1] + 1)
+    probe = await clients(a, "probe")
+    await days.go(d1, 600, probe)
+    days.deal(d1, "D1N")
+    players = []
+    for i in range(3):
+        client = await clients(a, f"p{i}")
+        await identify(client, nickname=f"p{i}")
+        players.append(client)
+    await days.opened(("D1N",), probe)
+    for client in players[:2]:
+        await play_daily(client, "D1N", client.name)
+    # the room's first leaderboard tick since (its writes are not the flood's)
+    r = own_redis.client()
+    await eventually(lambda: r.exists(keys.top(players[0].room)), what="the room's tick")
+
+    async def flood() -> None:
+        for _ in range(40):
+            got = await refused(players[2], "daily_play", {"mode": "D1N", "nickname": "p2"})
+            assert got["code"] == "too_many", got
+    await flat(r, flood, "daily seats")
+
+
+async def test_an_address_ranks_a_household_and_spare_keys_play_the_same_deal_as_practice(
+        own_redis: RedisServer, servers: Servers, days: Days, clients: Open) -> None:
+    """Regression (issue 24, item 3): one address made 60 keys in 4 s and took
+    100 ranked seats; a spare key's attempt showed the main key the deal. Per
+    address and day and mode, ``--daily-ranked-per-address`` players rank;
+    a player made within ``--daily-fresh`` seconds ranks only while nobody of
+    the address does. The others play the same deal in its practice room:
+    never in the day's leaderboard, no streak, no win, no best."""
+    a, b = two_servers(servers, own_redis, days, "--daily-ranked-per-address", "2",
+                       "--daily-fresh", "3600")
+    today = day_of(int(time.time() * 1000))
+    d1 = day_of(day_bounds(today)[1] + 1)
+    d2 = day_of(day_bounds(d1)[1])
+    players = []
+    for i, server in enumerate((a, b, a, b, a)):  # made now: hours before d1's 02:00
+        client = await clients(server, f"p{i}")
+        players.append((client, await identify(client, nickname=f"p{i}")))
+    await days.go(d1, 7200, *(c for c, _ in players))
+    days.deal(d1, "D1N")
+    await days.opened(("D1N",), players[0][0], players[1][0])
+    code, line = days.codes[(d1, "D1N")]
+    ranked = mode_of(await daily(players[0][0]), "D1N")["room"]
+    rooms = [(await play_daily(c, "D1N", c.name))["room"] for c, _ in players]
+    assert rooms[:2] == [ranked] * 2
+    practice = rooms[2]
+    assert practice != ranked and rooms[3:] == [practice] * 2
+    # the practice room is the same deal, shown as practice, its code a secret
+    sync = await players[2][0].expect("sync")
+    assert sync["room"]["settings"]["practice"] and sync["room"]["settings"]["daily"] == d1
+    assert code not in json.dumps(sync)
+    await begin(players[2][0])
+    await Racer(players[2][0], code).play(line)
+    await begin(players[0][0])
+    await Racer(players[0][0], code).resign()
+    # the day's leaderboard holds the two ranked players only
+    status, page, _ = await api(a, f"/api/daily/{d1}/D1N")
+    assert status == 200 and page["players"] == 2
+    assert {line["nickname"] for line in page["lines"]} == {"p0", "p1"}
+    assert all("started" not in line for line in page["lines"])  # when p0 began is hers
+    # a new key from the address, once it has a ranked player today, plays as practice
+    fresh = await clients(b, "fresh")
+    await identify(fresh, nickname="fresh")
+    assert (await play_daily(fresh, "D1N", "fresh"))["room"] == practice
+    # the next day: a fresh key first ranks (its address has none yet), then old ones
+    days.deal(d2, "D1N")
+    await days.go(d2, 60, fresh)
+    # d1's practice room ended with the day: p2's win there is a game played,
+    # never a win, a best time or a day of a streak
+    assert (await players[2][0].event("ended", timeout=60))["code"] == code
+    [result] = await history_of(players[2][0], 1)
+    assert (result["kind"], result["room"], result["code"]) == ("challenge", practice, code)
+    status, shown = await public(a, players[2][1]["id"])
+    assert status == 200 and (shown["games"], shown["wins"], shown["best"], shown["streak"]) == (
+        1, 0, {}, {"days": 0, "best": 0})
+    await days.opened(("D1N",), fresh)
+    ranked2 = mode_of(await daily(fresh), "D1N")["room"]
+    await fresh.send("leave")
+    await fresh.expect("left")
+    assert (await play_daily(fresh, "D1N", "fresh"))["room"] == ranked2
+    spare = await clients(a, "spare")  # made now: a spare key, though the household has room
+    await identify(spare, nickname="spare")
+    assert (await play_daily(spare, "D1N", "spare"))["room"] == daily_room_id(d2, "D1N",
+                                                                             practice=True)
+    again = await clients(a, "p2 again")
+    await identify(again, players[2][1]["key"])
+    assert (await play_daily(again, "D1N", "p2"))["room"] == ranked2

@@ -51,7 +51,7 @@ async def clients() -> AsyncIterator[Callable[..., Awaitable[Client]]]:
 
     async def open_(server: ServerProcess, name: str, address: str | None = None) -> Client:
         where = address or f"2001:db8:{next(_addresses):x}::1"
-        client = await Client.open(server.ws_url, name, headers={"X-Forwarded-For": where})
+        client = await Client.open(server.ws_url, name, address=where)
         opened.append(client)
         return client
 

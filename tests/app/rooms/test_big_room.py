@@ -5,12 +5,13 @@ a player, scheduled starts, late arrivals (docs/protocol.md, "Big rooms")."""
 from __future__ import annotations
 
 import asyncio
+import json
 import time
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
 
 import pytest
-from harness import Client, RedisServer, ServerProcess, eventually
+from harness import ROOT, Client, RedisServer, ServerProcess, eventually
 from race_support import start_fast_server, win
 
 WIN = "KL1-D1V-ABYI5NK"
@@ -79,6 +80,12 @@ async def test_start_without_ready_flags_and_acks_carry_the_rank(field: Any) -> 
     ack = await ann.move(move)
     assert ack["t"] == "ack", ack
     assert ack["d"]["of"] == 3 and 1 <= ack["d"]["rank"] <= 3
+    # the shape docs/protocol.md gives ("Big rooms"): on v2, what changed in the view
+    # (as it came: the test's client adds the view it makes from the change)
+    sent = next(json.loads(raw) for raw in reversed(ann.raw) if raw.startswith('{"t":"ack"'))
+    assert set(sent["d"]) == {"s", "change", "rank", "of"}
+    docs = (ROOT / "docs" / "protocol.md").read_text()
+    assert '`{"s": 12, "change": CHANGE, "rank": 37, "of": 4212}`' in docs
 
 
 async def test_ticks_show_the_top_and_each_players_own_place(field: Any) -> None:

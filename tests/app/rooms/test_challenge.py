@@ -5,15 +5,17 @@ The window is closed by moving the server's clock (``--clock-offset-file``)."""
 from __future__ import annotations
 
 import itertools
+import re
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from challenge_support import TestClock
-from harness import Client, RedisServer, ServerProcess, Servers, eventually
+from harness import ROOT, Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import history, history_of, identify
 from race_support import FAST_ARGS, seen_or_next, win
+from tournament_support import http_get
 
 from server.app.ground.clock import OffsetClock
 from server.app.ground.config import Config
@@ -84,15 +86,59 @@ async def test_a_challenge_is_open_from_its_creation_and_a_player_begins_when_th
     for m in script[:5]:
         ack = await bob.move(m)
         assert ack["t"] == "ack", ack
-    lb = await ann.expect("lb", lambda d: any(e["seat"] == 1 and e["moves"] == 5
+    lb = await ann.expect("lb", lambda d: any(e["seat"] == 1 and e["status"] == "racing"
                                                 for e in d["entries"]))
     line = next(e for e in lb["entries"] if e["seat"] == 1)
-    assert line["status"] == "racing" and "started" in line and "late" not in line
+    # bob's game goes on: the others see that he plays, not how (no figures)
+    assert "started" in line and "late" not in line and "moves" not in line
     assert next(e for e in lb["entries"] if e["seat"] == 0)["status"] == "lobby"
 
 
+def _about_resigned(frame: dict[str, Any]) -> bool:
+    """A frame that says seat 1 resigned (its event, or a leaderboard)."""
+    d = frame["d"]
+    if frame["t"] == "event":
+        return d.get("kind") == "progress" and d["entry"]["status"] == "resigned"
+    return frame["t"] == "lb" and any(
+        e["seat"] == 1 and e["status"] == "resigned" for e in d["entries"])
+
+
+async def test_a_game_going_on_shows_nothing_per_move_to_a_seated_player_or_a_spectator(
+        connect: type[Client]) -> None:
+    """Observers of a challenge's running game (a seated player who has not
+    begun, a spectator) watch 20 of its moves and receive nothing per move:
+    not a frame, until the game is over; then its line shows its final
+    figures (docs/protocol.md, "What each client may see")."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR)
+    bob, spec = await connect("bob"), await connect("spec")
+    await bob.join(ann.room, "bob")
+    await spec.send("watch", {"room": ann.room, "since": 0})
+    await spec.expect("sync")
+    await bob.send("start")
+    await bob.expect("board")
+    observers = (ann, spec)
+    for obs in observers:
+        lb = await obs.expect("lb", lambda d: any(e["seat"] == 1 and e["status"] == "racing"
+                                                    for e in d["entries"]))
+        line = next(e for e in lb["entries"] if e["seat"] == 1)
+        assert set(line) <= {"seat", "nickname", "status", "started", "rank"}
+    marks = [len(obs.frames) for obs in observers]
+    for m in win(WIN)["script"][:20]:
+        assert (await bob.move(m))["t"] == "ack"
+    assert (await bob.command("resign"))["t"] == "ack"
+    for obs, mark in zip(observers, marks, strict=True):
+        lb = await obs.expect("lb", lambda d: any(e["seat"] == 1 and e["status"] == "resigned"
+                                                    for e in d["entries"]))
+        final = next(e for e in lb["entries"] if e["seat"] == 1)
+        assert final["moves"] == 20 and "foundation" in final and "vegas" in final
+        after = obs.frames[mark:]
+        first = next(i for i, f in enumerate(after) if _about_resigned(f))
+        assert after[:first] == [], f"{obs.name} got frames while bob played: {after[:first]}"
+
+
 async def test_the_window_closes_the_race_reveals_the_code_and_joining_is_refused(
-        connect: type[Client], clock_file: Path) -> None:
+        connect: type[Client], clock_file: Path, server: ServerProcess) -> None:
     ann = await connect("ann")
     await ann.create("ann", code=WIN, window=600)
     await ann.send("start")
@@ -104,6 +150,17 @@ async def test_the_window_closes_the_race_reveals_the_code_and_joining_is_refuse
     ended = await ann.event("ended", timeout=15)
     assert ended["code"] == WIN and ended["room"]["phase"] == "ended"
     assert [e["status"] for e in ended["room"]["results"]] == ["unfinished"]
+    # the replay says what the results say (docs/protocol.md, "Replays")
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0")
+    assert reply.status == 200 and reply.json()["status"] == "unfinished"
+    # a page holds as many steps as docs/protocol.md says, in both places it says it
+    docs = (ROOT / "docs" / "protocol.md").read_text()
+    most = int(re.search(r"Replays: pages of at most (\d+) steps", docs)[1])  # type: ignore[index]
+    assert f"`count` (1 to {most}, the default)" in docs
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0?count={most}")
+    assert reply.status == 200 and reply.json()["of"] == 2
+    reply = await http_get(server, f"/api/rooms/{ann.room}/replay/0?count={most + 1}")
+    assert (reply.status, reply.json()["error"]) == (400, "bad_field")
     late = await connect("late")
     await late.send("join", {"room": ann.room, "nickname": "late"})
     refused = await late.expect("reject")

@@ -8,17 +8,20 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
+from challenge_support import TestClock
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from player_support import identify
 
+from server.store import keys
+
 INTERVAL = 0.2  # s between two lists to a lobby (the servers' --lobby-interval)
 ARGS = ["--lobby-interval", str(INTERVAL), "--quick-wait", "1", "--public-per-address", "50",
-        "--proxy-header", "X-Forwarded-For"]
+        "--proxy-header", "X-Forwarded-For"]  # (a test names its clients' addresses)
 # a quick race is rated: its players have keys, and one seat per address
-# (clients say where they come from: X-Forwarded-For)
 
 
 @pytest.fixture(scope="module")
@@ -142,6 +145,32 @@ async def test_a_racer_cannot_watch_their_own_race_from_the_list(
     assert refused["code"] == "own_race"
 
 
+async def test_quick_races_asked_from_one_address_are_capped_a_minute_and_a_refusal_stores_nothing(
+        own_redis: RedisServer, servers: Servers) -> None:
+    server = servers.start(own_redis.url, args=[*ARGS, "--quick-per-minute", "2"])
+    mine, other = "198.51.100.77", "198.51.100.78"
+    opened = [await Client.open(server.ws_url, f"q{i}", address=mine) for i in range(4)]
+    opened.append(await Client.open(server.ws_url, "elsewhere", address=other))
+    for c in opened:
+        await identify(c)  # a quick race is rated: its players have keys
+    try:
+        for c in opened[:2]:
+            await c.send("quick", {"nickname": c.name, "draw": 1, "scoring": "N"})
+            await c.expect("joined")
+        window = keys.quick_joins(mine)
+        for c in opened[2:4]:
+            await c.send("quick", {"nickname": c.name, "draw": 1, "scoring": "N"})
+            refused = await c.expect("reject")
+            assert refused["code"] == "too_many" and "quick races" in refused["msg"]
+            with own_redis.client() as r:
+                assert r.zcard(window) == 2  # the refusal added nothing
+        await opened[4].send("quick", {"nickname": "elsewhere", "draw": 1, "scoring": "N"})
+        await opened[4].expect("joined")  # another address is another count
+    finally:
+        for c in opened:
+            await c.close()
+
+
 async def test_bad_quick_and_lobby_commands_are_refused_and_change_nothing(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, _ = two
@@ -181,8 +210,8 @@ async def test_a_lobby_gets_one_list_an_interval_at_most_however_many_rooms_chan
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
     hosts = []
-    for i in range(40):
-        host: Client = await clients(a, f"h{i}")
+    for i in range(40):  # (from as many addresses: a list shows one room of each)
+        host = await Client.open(a.ws_url, f"h{i}", address=f"198.51.100.{i + 1}")
         await host.create(f"h{i}", public=True, max_players=8)
         hosts.append(host)
     looker = await lobby(b, clients)
@@ -199,6 +228,47 @@ async def test_a_lobby_gets_one_list_an_interval_at_most_however_many_rooms_chan
     assert all(len(d["rooms"]) <= 20 for d in rooms_frames(looker))
     assert max(sizes) < 8000  # a list's size is bounded too
     assert rooms_frames(looker)[-1]["waiting"] >= 40
+    for host in hosts:
+        await host.close()
+
+
+async def test_a_few_addresses_cannot_fill_the_list_and_lobbies_nobody_joins_leave_it(
+        own_redis: RedisServer, servers: Servers, clients: Any, tmp_path: Path) -> None:
+    """Four addresses list three idle rooms each: the list shows the newest
+    room first, one room per address, so a real room is listed beside
+    theirs; minutes later, with nobody joining them, theirs have left it
+    (docs/protocol.md, "Races to find")."""
+    clock = TestClock(tmp_path / "clock")
+    clock.path.write_text("0")
+    server = servers.start(own_redis.url, args=[*ARGS, "--clock-offset-file", str(clock.path)])
+    opened = []
+    for a in range(4):
+        for k in range(3):
+            squat = await Client.open(server.ws_url, f"s{a}{k}", address=f"198.51.100.{a + 1}")
+            await squat.create(f"s{a}{k}", public=True)
+            opened.append(squat)
+    real = await Client.open(server.ws_url, "real", address="203.0.113.50")
+    await real.create("real", public=True)
+    guest = await Client.open(server.ws_url, "guest", address="203.0.113.51")
+    opened += [real, guest]
+    try:
+        looker = await lobby(server, clients)
+        latest = await eventually(lambda: rooms_frames(looker) and rooms_frames(looker)[-1][
+            "waiting"] == 13 and rooms_frames(looker)[-1], what="every room listed")
+        shown = latest["rooms"]
+        assert shown[0]["id"] == real.room  # the newest first
+        assert sorted(r["host"][:2] for r in shown[1:]) == ["s0", "s1", "s2", "s3"]  # one each
+        assert [r["host"] for r in shown[1:]] == ["s32", "s22", "s12", "s02"]  # their newest
+        clock.move(4 * 60_000)
+        await clock.seen(looker)
+        await guest.join(real.room, "guest")  # someone joins the real room
+        clock.move(2 * 60_000)  # the others: six minutes with nobody coming
+        await clock.seen(looker)
+        await eventually(lambda: [r["id"] for r in rooms_frames(looker)[-1]["rooms"]] == [
+            real.room] and rooms_frames(looker)[-1]["waiting"] == 1, timeout=30, what="the idle ones gone")
+    finally:
+        for c in opened:
+            await c.close()
 
 
 async def test_what_a_process_killed_mid_way_left_listed_is_mended_by_the_lobbies(

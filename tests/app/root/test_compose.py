@@ -88,7 +88,8 @@ def image_healthcheck() -> list[str]:
 
 
 def container_port() -> int:
-    [exposed] = instructions("EXPOSE")
+    """The players' port: the first the image exposes (the second is /metrics')."""
+    exposed = instructions("EXPOSE")[0]
     return int(exposed.split("/")[0])
 
 
@@ -304,6 +305,11 @@ def test_the_image_command_is_the_console_script_with_real_options() -> None:
         assert cfg.host == "0.0.0.0", name
         assert cfg.port == container_port(), name
         assert cfg.redis_url == app["environment"]["KLONDIKE_REDIS_URL"], name
+        # /metrics on a port of its own, reachable on the compose network, published nowhere
+        assert cfg.metrics_address is not None and cfg.metrics_address[1] != cfg.port, name
+        assert app["expose"] == [str(cfg.metrics_address[1])], name
+        assert instructions("EXPOSE")[1:] == [str(cfg.metrics_address[1])]
+        assert all(p.split(":")[-1] != str(cfg.metrics_address[1]) for p in app.get("ports", ())), name
     assert urlparse(env["KLONDIKE_REDIS_URL"]).hostname in SERVICES
 
 

@@ -196,15 +196,22 @@ def test_the_console_script_is_installed() -> None:
 
 # ---------------------------------------------------------------------- HTTP
 
-def get(server: ServerProcess, path: str) -> tuple[int, dict[str, str], bytes]:
-    """GET ``path`` exactly as written (no client-side normalisation)."""
-    conn = http.client.HTTPConnection("127.0.0.1", server.port, timeout=10)
+def get(server: ServerProcess, path: str, *, port: int | None = None
+        ) -> tuple[int, dict[str, str], bytes]:
+    """GET ``path`` exactly as written (no client-side normalisation), of the
+    players' port (or ``port``)."""
+    conn = http.client.HTTPConnection("127.0.0.1", port or server.port, timeout=10)
     try:
         conn.request("GET", path)
         resp = conn.getresponse()
         return resp.status, {k.lower(): v for k, v in resp.getheaders()}, resp.read()
     finally:
         conn.close()
+
+
+def metrics_port(server: ServerProcess) -> int:
+    """The port of the server's ``--metrics-address``."""
+    return int(server.metrics_url.rsplit(":", 1)[1].split("/")[0])
 
 
 @pytest.fixture
@@ -221,7 +228,7 @@ async def ann(one: ServerProcess) -> AsyncIterator[Client]:
 
 
 def metrics(server: ServerProcess) -> dict[tuple[str, tuple[tuple[str, str], ...]], float]:
-    status, headers, body = get(server, "/metrics")
+    status, headers, body = get(server, "/metrics", port=metrics_port(server))
     assert status == 200 and headers["content-type"].startswith("text/plain; version=0.0.4")
     return {(s.name, tuple(sorted(s.labels.items()))): s.value
             for family in text_string_to_metric_families(body.decode()) for s in family.samples}
@@ -231,8 +238,19 @@ def value(samples: dict[tuple[str, tuple[tuple[str, str], ...]], float], name: s
     return samples.get((name, tuple(sorted(labels.items()))), 0.0)
 
 
-def test_the_operations_doc_names_exactly_the_metrics_served(one: ServerProcess) -> None:
+def test_metrics_answer_on_their_own_address_and_not_on_the_players_port(one: ServerProcess) -> None:
+    """/metrics is the operator's (--metrics-address): the port everyone
+    reaches answers it 404, as a page it has not."""
     status, _, body = get(one, "/metrics")
+    assert status == 404 and json.loads(body)["error"] == "not_found"
+    status, _, body = get(one, "/metrics", port=metrics_port(one))
+    assert status == 200 and b"klondike_connections" in body
+    status, _, body = get(one, "/healthz", port=metrics_port(one))  # nothing else there
+    assert status == 404 and json.loads(body)["error"] == "not_found"
+
+
+def test_the_operations_doc_names_exactly_the_metrics_served(one: ServerProcess) -> None:
+    status, _, body = get(one, "/metrics", port=metrics_port(one))
     assert status == 200
     served = {family.name for family in text_string_to_metric_families(body.decode())
               if not family.name.endswith("_created")}  # the client library's start times

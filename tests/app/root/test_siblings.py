@@ -4,6 +4,7 @@ real unix sockets."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -12,6 +13,7 @@ import pytest
 from prometheus_client.parser import text_string_to_metric_families
 
 from server.app.ground.metrics import Metrics
+from server.app.root import siblings
 from server.app.root.siblings import Siblings, WorkerSpec
 
 
@@ -84,3 +86,29 @@ async def test_a_worker_that_does_not_answer_is_down(
     text = (await sides[1].metrics()).decode()
     families = {f.name: f for f in text_string_to_metric_families(text)}
     assert [s.labels["worker"] for s in families["klondike_connections"].samples] == ["1"]
+
+
+async def test_a_scrape_storm_merges_once_at_a_time_and_once_a_second(
+        pair: tuple[list[Siblings], list[Metrics]], monkeypatch: pytest.MonkeyPatch) -> None:
+    """Fifty scrapes at once on one worker ask its sibling once, and the
+    scrapes right after get that merge again: the loop that answers moves
+    parses one sibling's text a second, however often /metrics is asked."""
+    sides, metrics = pair
+    asked = 0
+    render = metrics[1].render
+
+    def counted() -> bytes:
+        nonlocal asked
+        asked += 1
+        return render()
+
+    monkeypatch.setattr(metrics[1], "render", counted)
+    metrics[1].connections.set(7)
+    texts = await asyncio.gather(*(sides[0].metrics() for _ in range(50)))
+    assert asked == 1 and len(set(texts)) == 1
+    assert b'klondike_connections{worker="1"} 7.0' in texts[0]
+    metrics[1].connections.set(8)
+    assert await sides[0].metrics() == texts[0] and asked == 1  # within the second: as merged
+    monkeypatch.setattr(siblings, "MERGED_FOR", 0.0)  # (the second is over)
+    assert b'klondike_connections{worker="1"} 8.0' in await sides[0].metrics()
+    assert asked == 2

@@ -39,7 +39,7 @@ from play_support import (
     watch,
 )
 from prometheus_client.parser import text_string_to_metric_families
-from tournament_support import http_get
+from tournament_support import http_get, scrape
 
 from server.app.ground import config
 from server.app.root.supervisor import reserve
@@ -138,7 +138,7 @@ async def test_metrics_give_every_worker_labelled_and_server_wide_figures_once(
         openings: Openings) -> None:
     await openings.on(1, "ann")
     await openings.on(0, "bob")
-    reply = await http_get(openings.server, "/metrics")
+    reply = await scrape(openings.server)
     assert reply.status == 200
     families = {f.name: f for f in text_string_to_metric_families(reply.text)}
     connections = {s.labels["worker"]: s.value for s in families["klondike_connections"].samples}
@@ -290,7 +290,7 @@ async def test_one_worker_is_the_single_process_of_before(
         assert ann.ws.response is not None and "Klondike-Worker" not in ann.ws.response.headers
     finally:
         await ann.close()
-    reply = await http_get(server, "/metrics")
+    reply = await scrape(server)
     assert "Klondike-Worker" not in reply.headers and "worker=" not in reply.text
     status, report = await health(server)
     assert status == 200 and "workers" not in report

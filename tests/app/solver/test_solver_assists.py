@@ -328,7 +328,7 @@ async def test_after_boards_show_spectators_no_status(connect: type[Client]) -> 
 
 def test_the_solver_is_in_the_metrics(server: ServerProcess) -> None:
     """After the tests above: statuses judged and deals certified, counted."""
-    with urllib.request.urlopen(server.http_url + "/metrics", timeout=10) as answer:
+    with urllib.request.urlopen(server.metrics_url, timeout=10) as answer:
         text = answer.read().decode()
     def value(name: str) -> float:
         found = re.search(rf"^{re.escape(name)} (\S+)$", text, re.MULTILINE)

@@ -81,8 +81,10 @@ export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' 
       r.fill.style.width = `${(n / 52) * 100}%`;
       setAttr(r.bar, 'aria-valuenow', n);
       setAttr(r.bar, 'aria-label', B.bar(entry.nickname, n));
-      setText(r.cards, `${n}/52`);
-      setText(r.money, score({ vegas: entry.vegas ?? -52, points: entry.points ?? 0 }, scoring));
+      // a challenge's game not over shows no figures (docs/protocol.md, "Challenges")
+      const unseen = entry.vegas === undefined && entry.status !== 'finished';
+      setText(r.cards, unseen ? '—' : `${n}/52`);
+      setText(r.money, unseen ? '—' : score({ vegas: entry.vegas, points: entry.points ?? 0 }, scoring));
       setText(r.status, statusText(entry, { phase, stuck: Boolean(stuck && stuck.has(entry.seat)), challenge }));
       r.li.dataset.status = entry.status;
       toggle(r.li, 'me', entry.seat === me || entry.seat === marked);
