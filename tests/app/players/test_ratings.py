@@ -242,7 +242,8 @@ async def test_a_rated_race_whose_process_died_at_its_end_is_rated_once_by_the_o
         for player, (mu, sigma) in want.items():
             assert stored(r, player) == (mu, sigma, 1)
             assert r.llen(keys.rating_history(player)) == 1
-        assert r.zscore(keys.DUE, room_id) is None
+        later = r.zscore(keys.DUE, room_id)  # the race's end swept (a later deadline may follow)
+        assert later is None or later > time.time() * 1000
     finally:
         r.close()
     assert set(rated["ratings"]) == {str(s) for s in seats}
