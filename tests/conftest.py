@@ -101,12 +101,14 @@ async def connect(server: ServerProcess) -> AsyncIterator[type[Client]]:
 
 
 @pytest.fixture
-async def clients() -> AsyncIterator[Callable[[ServerProcess, str], Awaitable[Client]]]:
-    """``await clients(server, "name")``: a client of that server, closed after the test."""
+async def clients() -> AsyncIterator[Callable[..., Awaitable[Client]]]:
+    """``await clients(server, "name")``: a client of that server, closed after the test
+    (``address=``: it says it comes from there, in the header a server started with
+    ``--proxy-header X-Forwarded-For`` trusts)."""
     opened: list[Client] = []
 
-    async def open_(server: ServerProcess, name: str) -> Client:
-        client = await Client.open(server.ws_url, name)
+    async def open_(server: ServerProcess, name: str, address: str | None = None) -> Client:
+        client = await Client.open(server.ws_url, name, address=address)
         opened.append(client)
         return client
 

@@ -192,6 +192,7 @@ class Room:
             "quick": s.quick > 0, "start_at": self.start_at if self.phase != "lobby" else self.scheduled,
             "time_limit": s.time_limit, "undo": s.undo, "assists": s.assists, "boards": s.boards,
             "deal": "chosen" if s.code is not None else s.deal, "late": s.late == "admit",
+            "rated": s.rated,
         }
 
     def public(self, now: int, counts: Mapping[str, int] | None = None) -> dict[str, Any]:

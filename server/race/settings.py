@@ -89,6 +89,7 @@ class Settings:
     deal: Deal = "random"  # with no fixed code: any deal, or one certified winnable
     assists: Assists = "basic"
     listed: bool = False  # "public": in every lobby's list (docs/protocol.md, "Races to find")
+    rated: bool = False  # its results move its players' ratings (race.rating); public rooms only
     quick: int = 0  # a quick race's room: it starts this many seconds after its second player
     window: int = 0  # seconds a challenge stays open (each player on their own clock); 0: a live race
     solo: bool = False
@@ -172,10 +173,28 @@ def parse_settings(data: dict[str, Any], *, solo: bool = False) -> Settings:
     if public and window:
         raise RaceError(Reason.BAD_SETTINGS, "a challenge is not listed among the races to find: "
                                              "share its link")
+    rated = parse_rated(data, public=public, fixed=code is not None)
+    if rated and max_players > SMALL_ROOM:
+        raise RaceError(Reason.BAD_SETTINGS, f"a rated race has at most {SMALL_ROOM} players")
     return Settings(code=code, draw=draw, scoring=scoring, max_players=max_players,
                     undo=undo, hints=assists != "off", time_limit=time_limit,
                     boards=boards, delay=delay if boards == "delayed" else 0, top=top, late=late,
-                    deal=deal, assists=assists, listed=public, window=window, solo=solo)
+                    deal=deal, assists=assists, listed=public, window=window, solo=solo,
+                    rated=rated)
+
+
+def parse_rated(data: dict[str, Any], *, public: bool, fixed: bool) -> bool:
+    """``rated``: a public live race only (a rating is earned against
+    strangers on a deal nobody chose: not a challenge, nor a typed code);
+    its players need a player key (checked as they take a seat)."""
+    rated = data.get("rated", False)
+    if not isinstance(rated, bool):
+        raise RaceError(Reason.BAD_SETTINGS, "rated must be true or false")
+    if rated and not public:
+        raise RaceError(Reason.BAD_SETTINGS, "a rated race is a public one: set public too")
+    if rated and fixed:
+        raise RaceError(Reason.BAD_SETTINGS, "a rated race is dealt by the server: no code")
+    return rated
 
 
 def parse_window(data: dict[str, Any], *, boards: str, late: str) -> int:

@@ -90,6 +90,11 @@ KEYS: Final = (
     Key("kr:{R}:gh", "hash", "a challenge: seat -> the player's ghost trace (race.ghosts)", ROOM),
     Key("kr:{R}:gz", "zset", "a challenge: the seats whose game is over, score their final place",
         ROOM),
+    Key("kr:{R}:rated", "hash", "race -> the outcome of a rated race as computed once (JSON: family, "
+        "when, each rated player's seat, rating read and rating after), applied to each player by "
+        "r_apply", ROOM),
+    Key("kr:{R}:ad", "hash", "a rated room's addresses (IPv6 by /64) -> 1: one seat per address "
+        "(released by a leave before the race)", ROOM),
     Key("kt:{T}:t", "hash", "a tournament: state (its header, JSON), rv, ev (as a room's); max, reg (1 "
         "while registration is open), first (the first round not started), players, next (the next "
         "player number), withdrawn, kicked, in{f} (players whose first round is f), by (the address "
@@ -111,6 +116,12 @@ KEYS: Final = (
         "device-move code's digest, expiry), k:{D} (a key's digest D -> when it was given)", PLAYER),
     Key("kp:{P}:h", "list", "the player's results, newest first, capped at 100: each a JSON array "
         "[ref, flags, kind, at, mode, ...] (player_state.py)", PLAYER),
+    Key("kp:{P}:rh", "list", "the player's rated races, newest first, capped at 50: each a JSON array "
+        "[ref, family, at, mu before, mu after, place, of]; a ref there was applied (r_apply.lua)",
+        "as the player"),
+    Key("ki:top:{F}", "zset", "a rating family's top list (d1, d3): player -> shown rating, players no "
+        "longer provisional (forgetting removes; an expired player's member is dropped when a page "
+        "meets it)", "none: one per family"),
     Key("kp:key:{D}", "str", "a player key's digest D -> P (the profile's k:{D} is the truth)",
         "--player-ttl after the key was last presented"),
     Key("kp:mv:{D}", "str", "a device-move code's digest -> P", "the code's (10 minutes)"),
@@ -143,8 +154,10 @@ KEYS: Final = (
     Key("kl:{pub}:who", "hash", "public room listed -> the address that listed it", "as the list"),
     Key("kl:{pub}:n", "hash", "address -> how many public rooms it has listed (the four kl:{pub} keys "
         "share one slot: one script keeps them together)", "as the list"),
-    Key("kq:{MODE}", "hash", "the quick race a player of that mode is sent to: room, seats, closes "
-        "(ms, 0: open)", "--lobby-ttl after its last player"),
+    Key("kq:{MODE}:q", "hash", "the open quick races of a mode: room -> \"seats (counted as sent) closes "
+        "(ms, 0: not yet) opened (ms) rating (its opener's)\"", "--lobby-ttl after its last player"),
+    Key("kq:{MODE}:by", "zset", "the same rooms by their opener's rating", "as kq:{MODE}:q"),
+    Key("kq:{MODE}:at", "zset", "the same rooms by when they opened", "as kq:{MODE}:q"),
     Key("kd:made:DAY:ADDR", "str", "daily-deal seats taken from one address on a UTC day: a count, "
         "never past its cap", "until the day's end"),
     Key("kd:rank:DAY:MODE:ADDR", "set", "the players of one address whose attempt at a day's deal of a "
@@ -218,9 +231,10 @@ def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
 PUBLIC_KEYS: Final = ("kl:{pub}:wait", "kl:{pub}:run", "kl:{pub}:who", "kl:{pub}:n")
 
 
-def quick(mode: str) -> str:
-    """The quick race of ``mode`` (``D1N``...) players are sent to: its own hash tag."""
-    return f"kq:{{{mode}}}"
+def quick_races(mode: str) -> list[str]:
+    """The open quick races of ``mode`` (``D1N``...): their lines, by
+    rating, by opening; one hash tag per mode."""
+    return [f"kq:{{{mode}}}:q", f"kq:{{{mode}}}:by", f"kq:{{{mode}}}:at"]
 
 
 LIVE_ROOMS: Final = "ki:live:rooms"
@@ -402,6 +416,23 @@ def player(player_id: str) -> str:
 
 def player_history(player_id: str) -> str:
     return f"kp:{{{player_id}}}:h"
+
+
+def rating_history(player_id: str) -> str:
+    return f"kp:{{{player_id}}}:rh"
+
+
+def rating_top(family: str) -> str:
+    """The top list of a rating family (``d1``, ``d3``): its own slot."""
+    return f"ki:top:{{{family}}}"
+
+
+def rated_addresses(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:ad"
+
+
+def race_ratings(room_id: str) -> str:
+    return f"kr:{{{room_id}}}:rated"
 
 
 def key_index(digest: str) -> str:

@@ -3,9 +3,9 @@
 The list is four keys under one hash tag (``{pub}``, :data:`.keys.PUBLIC_KEYS`),
 kept together by the ``list_public`` and ``unlist_public`` scripts: a room
 waiting or racing, the address that listed it, and how many each address
-has listed (capped). A quick race of a mode is one key (``kq:{MODE}``):
-the room its players are sent to, chosen atomically by the ``quick``
-script.
+has listed (capped). The open quick races of a mode are three keys under
+the mode's hash tag (``kq:{MODE}:…``): the room a player is sent to, by
+rating, is chosen atomically by the ``quick`` script.
 """
 
 from __future__ import annotations
@@ -73,11 +73,14 @@ class LobbyState(Section):
         return out
 
     async def quick_pick(self, mode: str, fresh: str, skip: str, *, now: int, seats: int,
-                         offer_ms: int, ttl_ms: int) -> tuple[str, str]:
-        """The quick race of ``mode`` to send a player to: ``("join", room)``,
-        or ``("open", fresh)`` (the caller creates it)."""
-        verdict, room = await self._run(scripts.QUICK, [keys.quick(mode)],
-                                        [now, fresh, skip, seats, offer_ms, ttl_ms])
+                         offer_ms: int, ttl_ms: int, rating: int, window: tuple[int, int, int]
+                         ) -> tuple[str, str]:
+        """The quick race of ``mode`` to send a player of this ``rating`` to:
+        ``("join", room)``, or ``("open", fresh)`` (the caller creates it).
+        ``window``: (width when a race opens, its widening per second open,
+        ms open after which it takes anyone) (see ``quick.lua``)."""
+        verdict, room = await self._run(scripts.QUICK, keys.quick_races(mode),
+                                        [now, fresh, skip, seats, offer_ms, ttl_ms, rating, *window])
         return verdict.decode(), room.decode()
 
     async def count_quick(self, address: str, *, now_ms: int, most: int) -> bool:
@@ -90,4 +93,4 @@ class LobbyState(Section):
     async def quick_left(self, mode: str, room_id: str, *, forget: bool = False) -> None:
         """A player left a quick race's room before it started (``forget``:
         the room was never made)."""
-        await self._run(scripts.QUICK_LEFT, [keys.quick(mode)], [room_id, "1" if forget else "0"])
+        await self._run(scripts.QUICK_LEFT, keys.quick_races(mode), [room_id, "1" if forget else "0"])

@@ -100,7 +100,7 @@ class PlayerState(Section):
             return None
         player_id = _text(found)
         nick = await self._run(scripts.P_IDENTIFY, [
-            keys.player(player_id), keys.player_history(player_id)],
+            keys.player(player_id), keys.player_history(player_id), keys.rating_history(player_id)],
             [key_digest, now_ms, ttl_ms, min(ttl_ms, EMPTY_TTL_MS)])
         if not nick:
             await self.call("DEL", index)  # a key revoked or forgotten: its index goes too
@@ -178,7 +178,8 @@ class PlayerState(Section):
     async def forget_player(self, player_id: str) -> bool:
         """Delete a player's profile, keys and history (whether there was one)."""
         digests = await self._run(scripts.P_FORGET, [
-            keys.player(player_id), keys.player_history(player_id)], [])
+            keys.player(player_id), keys.player_history(player_id), keys.rating_history(player_id)],
+            [])
         await self._drop_key_indexes([_text(d) for d in digests])
         return bool(digests)
 

@@ -138,6 +138,7 @@ P_LINK: Final = load("p_link")
 BEGIN: Final = load("begin")
 SEAT_OVER: Final = load("seat_over")
 GHOSTS: Final = load("ghosts")
+R_APPLY: Final = load("r_apply")
 
 LIST_PUBLIC: Final = load("list_public")
 UNLIST_PUBLIC: Final = load("unlist_public")
@@ -150,4 +151,4 @@ ALL: Final = (MOVE, MOVE_RANKED, COMMIT, LOAD, SEAT, ATTACH, DETACH, SINCE, STOP
               NEAR, PAGE,
               FIND, T_REGISTER, T_PLAYER, T_OUT, T_COUNT, ROUND_SEAT, ROUND_OUT, RELEASE, P_CREATE,
               P_IDENTIFY, P_RENAME, P_RECORD, P_MOVE, P_CLAIM, P_FORGET, P_LINK, LIST_PUBLIC,
-              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT, BEGIN, SEAT_OVER, GHOSTS)
+              UNLIST_PUBLIC, PUBLIC_PAGE, QUICK, QUICK_LEFT, BEGIN, SEAT_OVER, GHOSTS, R_APPLY)

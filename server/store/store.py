@@ -14,7 +14,8 @@ daily deals (``store.daily``, :mod:`.daily_state`), tournaments
 (``store.tournaments``, :mod:`.tournament_state`), players
 (``store.players``, :mod:`.player_state`), the indexes outside them
 (``store.indexes``, :mod:`.indexes`), and the public rooms' list and the
-quick races (``store.lobby``, :mod:`.lobby_state`). A caller names the
+quick races (``store.lobby``, :mod:`.lobby_state`), and ratings
+(``store.ratings``, :mod:`.rating_state`). A caller names the
 section it means; no two sections share a namespace.
 """
 
@@ -33,6 +34,7 @@ from .migrations import migrate
 from .player_state import PlayerState
 from .pubsub import Channels
 from .rank_queries import RankQueries
+from .rating_state import RatingState
 from .room_state import RoomState
 from .seat_hashes import SeatHashes
 from .seat_state import SeatState
@@ -56,6 +58,7 @@ class Store:
         self.players = PlayerState(client, event_cap=event_cap)
         self.indexes = Indexes(client, event_cap=event_cap)
         self.lobby = LobbyState(client, event_cap=event_cap)
+        self.ratings = RatingState(client, event_cap=event_cap)
 
     @classmethod
     async def open(cls, url: str, *, cluster: bool = False, durability: str = "os",

@@ -15,6 +15,8 @@ from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
 from web_support import create_room, set_nickname
 
+from server.store import keys
+
 pytestmark = pytest.mark.browser
 
 PHONE = {"viewport": {"width": 390, "height": 844}, "is_mobile": True, "has_touch": True}
@@ -24,7 +26,9 @@ DESKTOP = {"viewport": {"width": 1366, "height": 800}}
 @pytest.fixture(scope="module")
 def server(module_redis: RedisServer, module_servers: Servers
            ) -> ServerProcess:
-    return module_servers.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2"])
+    # a quick race seats one player per address: pages say where they come from
+    return module_servers.start(module_redis.url, args=["--lobby-interval", "0.3", "--quick-wait", "2",
+                                                       "--proxy-header", "X-Forwarded-For"])
 
 
 def race_item(page: Page, room: str):  # type: ignore[no-untyped-def]
@@ -93,8 +97,8 @@ def test_a_public_room_is_found_joined_and_watched_from_the_lobby(tabs: Tabs) ->
 
 
 def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
-    kim = tabs.page("/", **DESKTOP)
-    lou = tabs.page("/", **PHONE)
+    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.1"})
+    lou = tabs.page("/", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.2"})
     for page, name in ((kim, "kim"), (lou, "lou")):
         set_nickname(page, name)
         page.get_by_label("Quick race mode").select_option(label="Draw three · Vegas")
@@ -179,3 +183,60 @@ def test_play_with_friends_makes_a_room_in_one_tap_and_quick_race_waits_as_it_sa
     what = other.get_by_role("group", name="What to play")
     what.get_by_role("button", name=re.compile("^Quick race")).click()
     expect(other.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")
+
+
+def resign(page: Page, resign: str, really: str) -> None:
+    controls = page.locator(".controls")
+    controls.get_by_role("button", name=resign).click()
+    controls.get_by_role("button", name=really).click()
+
+
+def kept_player_id(page: Page) -> str:
+    page.wait_for_function("() => { const p = JSON.parse(localStorage.getItem('kr.player'));"
+                           " return p && p.id; }")
+    return str(page.evaluate("() => JSON.parse(localStorage.getItem('kr.player')).id"))
+
+
+def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(
+        tabs: Tabs, module_redis: RedisServer) -> None:
+    """A desktop in English and a phone in Spanish: both resign; each one's
+    results give their rating (provisional: "?") and its change; their
+    pages show their ratings, and a chart once there are two rated races."""
+    kai = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.11"})
+    spanish = tabs.context(locale="es-ES", **PHONE,
+                           extra_http_headers={"X-Forwarded-For": "198.51.100.12"})
+    lia = tabs.page("/", context=spanish)
+    set_nickname(kai, "kai")
+    lia.get_by_label("Apodo").fill("lia")
+    kai.get_by_label("Quick race mode").select_option(label="Draw one · Normal")
+    lia.get_by_label("Modalidad de la carrera rápida").select_option(index=0)
+    kai.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(kai.locator(".room-wait")).to_be_visible()
+    lia.locator(".races").get_by_role("button", name="Carrera rápida", exact=True).tap()
+    for page in (kai, lia):
+        expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)
+    resign(kai, "Resign", "Really resign?")
+    resign(lia, "Rendirse", "¿Seguro que te rindes?")
+    line = re.compile(r"^Rating 1[0-9]{3}\? \([+−±][0-9]+\)$")
+    expect(kai.locator(".results-rating")).to_have_text(line)
+    expect(lia.locator(".results-rating")).to_have_text(
+        re.compile(r"^Puntuación 1[0-9]{3}\? \([+−±][0-9]+\)$"))
+    screenshot(lia, "results-rated-phone-es")
+
+    # kai's page: a second, older rated race (a test's setting) makes a line of two
+    kai_id = kept_player_id(kai)
+    r = module_redis.client()
+    try:
+        r.rpush(keys.rating_history(kai_id), '["OLDROOM1/1","d1",1,25.0,25.5,1,2]')
+    finally:
+        r.close()
+    kai.goto(f"/p/{kai_id}")
+    panel = kai.get_by_role("region", name="Ratings")
+    expect(panel).to_contain_text(re.compile(r"1[0-9]{3}\?\s*draw one"))
+    chart = panel.get_by_role("img", name=re.compile(r"^Rating in draw one over 2 rated races"))
+    expect(chart).to_be_visible()
+    assert chart.locator("polyline").get_attribute("points").count(",") == 2
+    lia.goto(f"/p/{kept_player_id(lia)}")
+    expect(lia.get_by_role("region", name="Puntuaciones")).to_contain_text("robar una")
+    no_sideways_scroll(lia)
+    screenshot(lia, "player-ratings-phone-es")

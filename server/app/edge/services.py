@@ -15,6 +15,7 @@ from ..daily.daily_service import DailyDeals
 from ..ground.busyness import Busyness
 from ..ground.metrics import Metrics
 from ..players.player_service import Players
+from ..players.ratings import Ratings
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
 from ..rooms.room_hubs import RoomHubs
@@ -54,6 +55,7 @@ class Services:
     quotas: Quotas
     solver: SolverPool
     players: Players
+    ratings: Ratings
     lobby: LobbyHub  # the lists of public races sent to this process's lobbies
     quick: QuickRaces
     daily: DailyDeals

@@ -34,20 +34,31 @@ def room_id_of(text: str) -> str:
     return room_id
 
 
+def need_key_if_rated(conn: Connection, rated: bool) -> None:
+    """A rated race's players have a player key (their rating is theirs)."""
+    if rated and not conn.player_id:
+        raise RaceError(Reason.NOT_IDENTIFIED, "a rated race needs a player key: identify first")
+
+
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
+    need_key_if_rated(conn, cmd.settings.get("rated") is True)
     quotas = conn.services.quotas
     async with quotas.creating(conn.address, "room") as place, \
             quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
         room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings,
                                                        address=conn.address)
         await quotas.created(place, room.id, until=room.deadline)
+    if room.settings.rated:  # (a fresh room: the host's address is its first)
+        await conn.services.store.ratings.claim_address(room.id, conn.address)
     await take_seat(conn, room.id, 0, token, since=None)
 
 
 async def on_quick(conn: Connection, cmd: c.Quick) -> None:
-    """A seat in the next quick race of the mode (app/rooms/quick_races.py)."""
+    """A seat in the next quick race of the mode (app/rooms/quick_races.py):
+    rated, so for a player with a key."""
     conn.need_no_room()
+    need_key_if_rated(conn, True)
     quotas = conn.services.quotas
 
     @contextlib.asynccontextmanager
@@ -55,8 +66,9 @@ async def on_quick(conn: Connection, cmd: c.Quick) -> None:
         async with quotas.creating(conn.address, "room") as place:
             yield lambda room_id: quotas.created(place, room_id)
 
+    rating = await conn.services.ratings.shown_of(conn.player_id, cmd.draw)
     _, room_id, seat, token = await conn.services.quick.enter(
-        cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening)
+        cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening, rating=rating)
     await take_seat(conn, room_id, seat, token, since=None)
 
 
@@ -93,10 +105,28 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
         mode = (await services.rooms.settings_of(room_id)).public()["mode"]
         room_id, seat, token = await services.daily.join(conn.player_id, conn.address, mode,
                                                          cmd.nickname)
+    elif (await services.rooms.settings_of(room_id)).rated:
+        need_key_if_rated(conn, True)
+        seat, token = await join_rated(conn, room_id, cmd.nickname)
     else:
         seat, token, _ = await services.rooms.join(room_id, cmd.nickname, address=conn.address)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
+
+
+async def join_rated(conn: Connection, room_id: str, nickname: str) -> tuple[int, str]:
+    """A seat in a rated room: one per address (IPv6 by its /64)."""
+    ratings = conn.services.store.ratings
+    if not await ratings.claim_address(room_id, conn.address):
+        raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address: "
+                                             "yours has a seat in this one")
+    try:
+        seat, token, _ = await conn.services.rooms.join(room_id, nickname)
+    except BaseException:
+        await ratings.release_address(room_id, conn.address)
+        raise
+    await conn.services.quotas.joined("room", room_id)
+    return seat, token
 
 
 async def on_resume(conn: Connection, cmd: c.Resume) -> None:
@@ -266,8 +296,11 @@ async def on_leave(conn: Connection, cmd: c.Leave) -> None:
         return
     conn.need_seat()
     room_id = conn.room_id
+    before_race = conn.hub is not None and conn.hub.phase_now() == "lobby"
     try:
         await conn.services.rooms.leave(room_id, conn.seat)
+        if before_race and (await conn.services.rooms.settings_of(room_id)).rated:
+            await conn.services.store.ratings.release_address(room_id, conn.address)
     except RaceError as exc:
         # the seat is gone already (its player withdrew from the tournament,
         # perhaps from another connection): this connection leaves all the same

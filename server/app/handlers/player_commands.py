@@ -68,10 +68,11 @@ async def on_p_history(conn: Connection, cmd: c.PHistory) -> None:
 
 async def on_p_profile(conn: Connection, cmd: c.PProfile) -> None:
     """Anyone's public profile: what ``GET /api/players/{id}`` answers."""
-    found = await conn.services.players.public(cmd.id.strip().upper())
+    player_id = cmd.id.strip().upper()
+    found = await conn.services.players.public(player_id)
     if found is None:
         raise RaceError(Reason.UNKNOWN_PLAYER, "there is no such player")
-    await conn.send(frame("p_profile", found))
+    await conn.send(frame("p_profile", {**found, **await conn.services.ratings.public(player_id)}))
 
 
 async def on_p_move(conn: Connection, cmd: c.PMove) -> None:
@@ -87,6 +88,7 @@ async def on_p_claim(conn: Connection, cmd: c.PClaim) -> None:
 async def on_p_forget(conn: Connection, cmd: c.PForget) -> None:
     player = need_player(conn)
     await conn.services.players.forget(player)
+    await conn.services.ratings.forget(player)  # (a top list is a slot of its own)
     conn.player_id = ""
     await conn.send(frame("p_forgotten", {"id": player}))
 

@@ -1,19 +1,25 @@
 """Quick race: join the next public race of a mode that starts soon, or open one.
 
-Each mode (``D1N``, ``D3N``, ``D1V``, ``D3V``) has one quick race open at a
-time, named by one Redis key (``kq:{MODE}``): the ``quick`` script sends a
-player to it while it has a seat left and its start is not too near, and
-otherwise makes the player's fresh room id the mode's next quick race, which
-that player then creates (and so hosts). The choice is one atomic call on
-one key, so two players pressing Quick race at once on two processes are
+Each mode (``D1N``, ``D3N``, ``D1V``, ``D3V``) has its open quick races in
+Redis under the mode's hash tag (``kq:{MODE}:…``), each with its opener's
+rating. The ``quick`` script sends a player to the open race nearest their
+rating (in their family: race.rating) that accepts them — a race accepts
+ratings within :data:`WINDOW_BASE` of its opener's when it opens, widening by
+:data:`WINDOW_WIDEN` each second, anyone after :data:`WINDOW_MAX_WAIT_MS` —
+while it has a seat left and its start is not too near, and otherwise makes
+the player's fresh room id a new open race, which that player then creates
+(and so hosts). The choice is one atomic call on the mode's keys, so two
+players of near ratings pressing Quick race at once on two processes are
 sent to the same room: one opens it, the other joins it (retrying for a
-moment while its creation is on its way).
+moment while its creation is on its way). Thousands queued cost a sorted
+set's range, never a scan.
 
 A quick race's room is an ordinary public room of :data:`PLAYERS` seats,
 :data:`TIME_LIMIT` seconds, undo and hints, boards after the race, whose
 settings say ``quick``: it starts by itself ``--quick-wait`` seconds after
 its second player arrives, at once when it is full (:meth:`Room.join`), and
-nobody starts it by hand. A player sent to a room that filled up, started
+nobody starts it by hand. Every quick race is rated (race.rating): its
+players need a player key. A player sent to a room that filled up, started
 or went away meanwhile (it is public: others may join it from the list) is
 sent again, passing that room over. Opening one counts as a creation
 against the address's caps, like any room.
@@ -40,6 +46,12 @@ ATTEMPTS: Final = 5  # rooms passed over before a player is told to try again
 JOIN_TRIES: Final = 30  # a room being created: tries to join it, PAUSE apart
 PAUSE: Final = 0.1
 MODES: Final = {(1, "N"), (3, "N"), (1, "V"), (3, "V")}
+#: pairing by rating: a quick race accepts a player whose shown rating is
+#: within WINDOW_BASE of its opener's when it opens, WINDOW_WIDEN more each
+#: second it stays open, and anyone once it has been open WINDOW_MAX_WAIT_MS
+WINDOW_BASE: Final = 100
+WINDOW_WIDEN: Final = 20
+WINDOW_MAX_WAIT_MS: Final = 30_000
 
 #: a creation counted against an address's caps: a block that keeps a place
 #: while the room is made, and is told the room's id once it is
@@ -54,8 +66,8 @@ class QuickRaces:
         self.rooms, self.store, self.config, self.now_ms = rooms, store, config, now_ms
 
     async def enter(self, nickname: str, draw: int, scoring: str, *,
-                    creation: Opening,
-                    address: str) -> tuple[Room | None, str, int, str]:
+                    creation: Opening, address: str,
+                    rating: int) -> tuple[Room | None, str, int, str]:
         """A seat in a quick race of this mode: (the room if this player
         opened it, its id, the seat, its token). ``creation`` counts an
         opening against the address's caps (and refuses it): a block that
@@ -73,7 +85,8 @@ class QuickRaces:
         for _ in range(ATTEMPTS):
             verdict, room_id = await self.store.lobby.quick_pick(
                 mode, new_room_id(), skip, now=self.now_ms(), seats=PLAYERS,
-                offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000)
+                offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000,
+                rating=rating, window=(WINDOW_BASE, WINDOW_WIDEN, WINDOW_MAX_WAIT_MS))
             if verdict == "open":
                 return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
             joined = await self._join(mode, room_id, nickname, address)
@@ -86,8 +99,10 @@ class QuickRaces:
                     creation: Opening,
                     address: str) -> tuple[Room | None, str, int, str]:
         settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
-                    "time_limit": TIME_LIMIT, "public": True}
+                    "time_limit": TIME_LIMIT, "public": True, "rated": True}
         try:
+            if not await self.store.ratings.claim_address(room_id, address):  # rated: one an address
+                raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address")
             async with creation() as made:
                 room, token = await self.rooms.create(nickname, settings, address=address,
                                                       room_id=room_id, quick=self.config.quick_wait)
@@ -97,11 +112,27 @@ class QuickRaces:
             raise
         return room, room.id, 0, token
 
-    async def _join(self, mode: str, room_id: str, nickname: str,
-                    address: str) -> tuple[int, str] | None:
-        """A seat in the room; ``None`` if it is full, started or gone.
+    async def _join(self, mode: str, room_id: str, nickname: str, address: str
+                    ) -> tuple[int, str] | None:
+        """A seat in the room; ``None`` if it is full, started or gone, or
+        the address has a seat there already (a quick race is rated: one
+        seat per address; the seat counted for this player is offered again).
         Refused for the player's own sake (a nickname taken there): the
         seat counted for them is offered again."""
+        if not await self.store.ratings.claim_address(room_id, address):
+            await self.store.lobby.quick_left(mode, room_id)
+            return None
+        try:
+            joined = await self._join_seat(mode, room_id, nickname, address)
+        except BaseException:
+            await self.store.ratings.release_address(room_id, address)
+            raise
+        if joined is None:
+            await self.store.ratings.release_address(room_id, address)
+        return joined
+
+    async def _join_seat(self, mode: str, room_id: str, nickname: str, address: str
+                         ) -> tuple[int, str] | None:
         for _ in range(JOIN_TRIES):
             try:
                 seat, token, _ = await self.rooms.join(room_id, nickname, address=address)

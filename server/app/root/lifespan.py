@@ -40,6 +40,7 @@ from ..edge.http_routes import StaticFiles, error, first_answer, json_errors, ro
 from ..edge.metrics_listener import serve_metrics
 from ..edge.players_api import players_api
 from ..edge.quotas import QuotaConfig, Quotas, client_address
+from ..edge.ratings_api import ratings_api
 from ..edge.results_api import api
 from ..edge.services import ConnectionConfig, Services
 from ..ground.busyness import Busyness
@@ -50,6 +51,7 @@ from ..ground.metrics import Metrics
 from ..ground.origins import Origins
 from ..handlers import dispatch
 from ..players.player_service import PlayerConfig, Players
+from ..players.ratings import Ratings
 from ..rooms.lobby_hub import LobbyHub
 from ..rooms.quick_races import QuickRaces
 from ..rooms.room_config import RoomConfig
@@ -151,7 +153,9 @@ class App:
                                self.health)
         self.daily = DailyDeals(self.rooms, self.players, self.store, pick(config, DailyConfig),
                                 self.now_ms)
-        connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily)
+        self.ratings = Ratings(self.store, self.rooms, self.now_ms, self.rooms.ttl_ms)
+        connect(self.rooms, tournaments=self.tournaments, players=self.players, daily=self.daily,
+                ratings=self.ratings)
         self.room_hubs = RoomHubs(store=self.store, subscriber=self.subscriber, metrics=self.metrics,
                          busyness=self.busyness, now_ms=self.now_ms, end_race=self.rooms.end_race,
                          tick=self.config.tick, health=self.health)
@@ -169,7 +173,8 @@ class App:
             store=self.store, subscriber=self.subscriber, busyness=self.busyness,
             room_hubs=self.room_hubs, rooms=self.rooms, tournaments=self.tournaments,
             tournament_hubs=self.tournament_hubs, quotas=self.quotas, solver=self.solver,
-            players=self.players, lobby=self.lobby, daily=self.daily,
+            players=self.players, ratings=self.ratings, lobby=self.lobby,
+            daily=self.daily,
             quick=QuickRaces(self.rooms, self.store, room_config, self.now_ms))
         self.subscriber.start()
         self.health.start(self.store, self.subscriber)
@@ -191,7 +196,8 @@ class App:
             process_request=router(
                 StaticFiles(self.config.static_dir),
                 health=siblings.health if siblings else self.health.report,
-                api=first_answer(api(self.tournaments), players_api(self.players),
+                api=first_answer(api(self.tournaments), players_api(self.players, self.ratings),
+                                 ratings_api(self.ratings),
                                  daily_api(self.daily)),
                 admit=self._admit),
             process_response=self._respond,

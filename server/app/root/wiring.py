@@ -6,12 +6,13 @@ from __future__ import annotations
 
 from ..daily.daily_service import DailyDeals
 from ..players.player_service import Players
+from ..players.ratings import Ratings
 from ..rooms.room_service import RoomHooks, Rooms
 from ..tournaments.tournament_service import Tournaments
 
 
 def connect(rooms: Rooms, *, tournaments: Tournaments | None = None, players: Players | None = None,
-            daily: DailyDeals | None = None) -> None:
+            daily: DailyDeals | None = None, ratings: Ratings | None = None) -> None:
     """Connect the rooms to the services built on them (those given: a test
     or a bench may make only some)."""
     rounds = tournaments.rounds if tournaments is not None else None
@@ -19,7 +20,7 @@ def connect(rooms: Rooms, *, tournaments: Tournaments | None = None, players: Pl
         round_over=rounds.round_over if rounds else None,
         round_seat=rounds.seat if rounds else None,
         round_player=rounds.may_play if rounds else None,
-        race_over=(players.race_over,) if players else (),
+        race_over=((players.race_over,) if players else ()) + ((ratings.race_over,) if ratings else ()),
         before_begin=(daily.before_begin,) if daily else (),
         game_over=(daily.game_over,) if daily else (),
     ))

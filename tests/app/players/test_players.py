@@ -76,7 +76,10 @@ async def test_a_solo_game_is_recorded_with_its_code_mode_time_and_totals(
     # a solo game on a typed code counts as played and finished, never as a public best time
     # (regression, issue 24: a scripted solo game with a known winning line set a best of 8.0 s)
     assert shown == {"id": me["id"], "nickname": "ann", "games": 2, "wins": 0, "finished": 1,
-                     "best": {}, "streak": {"days": 0, "best": 0}}
+                     "best": {}, "streak": {"days": 0, "best": 0},
+                     "ratings": {f: {"rating": 1500, "provisional": True, "races": 0}
+                                 for f in ("d1", "d3")},
+                     "rated": []}  # solo games are never rated
 
 
 async def test_a_race_counts_for_identified_racers_only_and_plays_as_before_for_the_rest(
@@ -142,7 +145,8 @@ async def test_the_public_page_names_only_what_is_public_and_404s_anything_else(
     me = await identify(c, nickname="ann")
     status, shown = await public(server, me["id"].lower())  # ids are read whatever the case
     assert status == 200
-    assert sorted(shown) == ["best", "finished", "games", "id", "nickname", "streak", "wins"]
+    assert sorted(shown) == ["best", "finished", "games", "id", "nickname", "rated", "ratings",
+                            "streak", "wins"]  # rated: days, not times (protocol.md, "Ratings")
     for bad in ("NOBODYHERE", "short", "x" * 300, "..%2F..%2Fetc", me["key"]):
         status, body = await public(server, bad)
         assert status == 404 and body["error"] == "unknown_player", bad

@@ -14,12 +14,14 @@ from typing import Any
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from support.challenge import TestClock
+from support.player import identify
 
 from server.store import keys
 
 INTERVAL = 0.2  # s between two lists to a lobby (the servers' --lobby-interval)
 ARGS = ["--lobby-interval", str(INTERVAL), "--quick-wait", "1", "--public-per-address", "50",
         "--proxy-header", "X-Forwarded-For"]  # (a test names its clients' addresses)
+# a quick race is rated: its players have keys, and one seat per address
 
 
 @pytest.fixture(scope="module")
@@ -75,7 +77,7 @@ async def test_a_public_room_is_listed_on_every_process_until_its_race_ends(
     assert entry == {"id": room, "phase": "lobby", "mode": "D3V", "players": 1, "max": 4,
                      "host": "ann", "quick": False, "start_at": None, "time_limit": 300,
                      "undo": True, "assists": "basic", "boards": "after", "deal": "random",
-                     "late": False}
+                     "late": False, "rated": False}
     bob: Client = await clients(b, "bob")
     await bob.join(room, "bob")
     await eventually(lambda: listed(looker).get(room, {}).get("players") == 2,
@@ -105,8 +107,9 @@ async def test_two_players_pressing_quick_race_at_once_on_two_processes_race_tog
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
     looker = await lobby(a, clients)
-    ann: Client = await clients(a, "ann")
-    bob: Client = await clients(b, "bob")
+    ann: Client = await clients(a, "ann", "198.51.100.1")
+    bob: Client = await clients(b, "bob", "198.51.100.2")
+    await asyncio.gather(identify(ann), identify(bob))  # a quick race is rated: players have keys
     await asyncio.gather(ann.send("quick", {"nickname": "ann", "draw": 1, "scoring": "V"}),
                          bob.send("quick", {"nickname": "bob", "draw": 1, "scoring": "V"}))
     joined = await asyncio.gather(ann._joined(), bob._joined())
@@ -117,9 +120,10 @@ async def test_two_players_pressing_quick_race_at_once_on_two_processes_race_tog
     assert start["room"]["settings"]["quick"] == 1 and start["room"]["settings"]["public"]
     await bob.event("start")
     entry = await eventually(lambda: listed(looker).get(ann.room), what="the quick race listed")
-    assert entry["quick"] and entry["mode"] == "D1V"
+    assert entry["quick"] and entry["rated"] and entry["mode"] == "D1V"
     # the next player of the mode opens the next quick race, as its host
     cat: Client = await clients(b, "cat")
+    await identify(cat)
     await cat.send("quick", {"nickname": "cat", "draw": 1, "scoring": "V"})
     opened = await cat._joined()
     assert opened["room"] != ann.room and opened["seat"] == 0
@@ -146,6 +150,8 @@ async def test_quick_races_asked_from_one_address_are_capped_a_minute_and_a_refu
     mine, other = "198.51.100.77", "198.51.100.78"
     opened = [await Client.open(server.ws_url, f"q{i}", address=mine) for i in range(4)]
     opened.append(await Client.open(server.ws_url, "elsewhere", address=other))
+    for c in opened:
+        await identify(c)  # a quick race is rated: its players have keys
     try:
         for c in opened[:2]:
             await c.send("quick", {"nickname": c.name, "draw": 1, "scoring": "N"})
@@ -168,6 +174,7 @@ async def test_bad_quick_and_lobby_commands_are_refused_and_change_nothing(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, _ = two
     x: Client = await clients(a, "x")
+    await identify(x)
     await x.send("quick", {"nickname": "x", "draw": 2})
     assert (await x.expect("reject"))["code"] == "bad_settings"
     await x.send("quick", {"nickname": "x", "scoring": "Q"})
@@ -289,13 +296,16 @@ async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
         two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
     a, b = two
     quick = {"draw": 3, "scoring": "N"}
-    ann: Client = await clients(a, "ann")
+    ann: Client = await clients(a, "ann", "198.51.100.1")
+    await identify(ann)
     await ann.send("quick", {"nickname": "ann", **quick})
     await ann._joined()
-    again: Client = await clients(b, "ann-too")
+    again: Client = await clients(b, "ann-too", "198.51.100.3")
+    await identify(again)
     await again.send("quick", {"nickname": "ANN", **quick})
     assert (await again.expect("reject"))["code"] == "name_taken"
-    bob: Client = await clients(b, "bob")
+    bob: Client = await clients(b, "bob", "198.51.100.2")
+    await identify(bob)
     await bob.send("quick", {"nickname": "bob", **quick})
     assert (await bob._joined())["room"] == ann.room  # the same quick race, its seat still there
     await ann.event("start")  # and it starts with its second player

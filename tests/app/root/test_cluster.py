@@ -30,6 +30,7 @@ from support.play import (
     view_after,
     watch,
 )
+from support.player import identify
 from support.tournament import Entrant, Organizer, results, t_seen
 
 from server.store import keys
@@ -301,10 +302,11 @@ async def test_public_rooms_and_quick_races_on_a_cluster(
     """The list's keys and each quick race's key are slots of their own: a
     public room is listed across two processes and leaves the list when its
     race ends, and two quick players on two processes share a room."""
+    proxied = ("--proxy-header", "X-Forwarded-For")  # a quick race: one seat per address
     a = on_cluster(servers, redis_cluster, 0, "a", "--lobby-interval", "0.2",
-                   "--quick-wait", "1")
+                   "--quick-wait", "1", *proxied)
     b = on_cluster(servers, redis_cluster, a_replica(redis_cluster), "b", "--lobby-interval",
-                   "0.2", "--quick-wait", "1")
+                   "0.2", "--quick-wait", "1", *proxied)
     looker = await clients(b, "looker")
     await looker.send("lobby", {"on": True})
     ann = await clients(a, "ann")
@@ -326,9 +328,15 @@ async def test_public_rooms_and_quick_races_on_a_cluster(
     await ann.expect("event", lambda d: d["kind"] == "ended")
     await eventually(lambda: ann.room not in listed(), what="off the list once ended")
 
-    cat, dan = await clients(a, "cat"), await clients(b, "dan")
+    cat, dan = await clients(a, "cat", "198.51.100.1"), await clients(b, "dan", "198.51.100.2")
+    await asyncio.gather(identify(cat), identify(dan))  # a quick race is rated: keys
     await asyncio.gather(cat.send("quick", {"nickname": "cat", "draw": 3}),
                          dan.send("quick", {"nickname": "dan", "draw": 3}))
     cat_in, dan_in = await asyncio.gather(cat._joined(), dan._joined())
     assert cat_in["room"] == dan_in["room"]
     await cat.expect("event", lambda d: d["kind"] == "start")
+    for racer in (cat, dan):  # its ratings: the players' slots, the room's, the top list's
+        await racer.expect("board")
+        assert (await racer.command("resign"))["t"] == "ack"
+    rated = await cat.expect("event", lambda d: d["kind"] == "rated")
+    assert sorted(rated["ratings"]) == ["0", "1"]

@@ -764,6 +764,7 @@ export default {
 
   },
   results: {
+    rating: (rating, change) => `Rating ${rating} (${change})`,
     copyCode: 'Copy code',
     rematch: 'Rematch',
     playSolo: 'Play this deal solo',
@@ -888,6 +889,12 @@ export default {
     winsIn: (n, time) => `${n} win${n === 1 ? '' : 's'} in ${time}`,
     noWin: '0 wins',
     you: (place, note) => `You: ${place}. ${note}`,
+  },
+  ratings: {
+    title: 'Ratings',
+    family: { d1: 'draw one', d3: 'draw three' },
+    chart: (family, first, last, n) => `Rating in ${family} over ${n} rated races: from ${first} to ${last}`,
+    none: 'No rated race yet: quick races are rated.',
   },
   profile: {
     tournamentRound: (n) => `Tournament round ${n}`,

@@ -753,6 +753,7 @@ export default {
       + 'Espacio robar · U deshacer · H pista (dos veces: jugarla) · F terminar · N nuevo reparto · Esc cancelar',
   },
   results: {
+    rating: (rating, change) => `Puntuación ${rating} (${change})`,
     copyCode: 'Copiar el código',
     rematch: 'Revancha',
     playSolo: 'Jugar este reparto en solitario',
@@ -876,6 +877,12 @@ export default {
     winsIn: (n, time) => `${n} victoria${n === 1 ? '' : 's'} en ${time}`,
     noWin: '0 victorias',
     you: (place, note) => `Tú: ${place}. ${note}`,
+  },
+  ratings: {
+    title: 'Puntuaciones',
+    family: { d1: 'robar una', d3: 'robar tres' },
+    chart: (family, first, last, n) => `Puntuación en ${family} en ${n} carreras puntuadas: de ${first} a ${last}`,
+    none: 'Aún ninguna carrera puntuada: las carreras rápidas puntúan.',
   },
   profile: {
     tournamentRound: (n) => `Ronda ${n} de torneo`,

@@ -15,6 +15,7 @@ import { count, duration, money, placeOf } from '../format.js';
 import { copy } from './room.js';
 import { modeOf } from './rounds.js';
 import { createConfirm } from './confirm.js';
+import { createRatingChart } from './ratingchart.js';
 import { TEXT } from '../text.js';
 
 const P = TEXT.profile;
@@ -73,6 +74,8 @@ export function createProfile(root, app) {
     h('div', { class: 'share' }, shareLink,
       h('button', { class: 'btn small', type: 'button', text: P.copyLink, onclick: () => copy(shareLink, P.pageLinkCopied) })));
 
+  const rating = createRatingChart();
+
   // ---------------------------------------------------------------- the own page: games
   const historyList = h('ol', { class: 'p-history', 'aria-labelledby': 'p-history-title' });
   const historyNote = h('p', { class: 't-note' });
@@ -127,7 +130,7 @@ export function createProfile(root, app) {
     h('div', { class: 't-page p-page' },
       h('header', { class: 't-hero' }, title, sub),
       missing, error,
-      h('div', { class: 'p-grid' }, h('div', { class: 'p-main' }, stats, historyPanel), youPanel)));
+      h('div', { class: 'p-grid' }, h('div', { class: 'p-main' }, stats, rating.el, historyPanel), youPanel)));
   root.append(el);
 
   function page(step) {
@@ -190,6 +193,8 @@ export function createProfile(root, app) {
     setText(missing, shown && !shown.found ? P.missing(pid) : '');
     show(missing, Boolean(shown && !shown.found));
     show(stats, Boolean(data));
+    show(rating.el, Boolean(data && data.ratings));
+    if (data && data.ratings) rating.render(data);
     if (data) {
       games.set(data.games);
       wins.set(data.wins);

@@ -17,6 +17,7 @@ const S = TEXT.results;
 export function createResults(host, actions) {
   const heading = h('h2', { id: 'results-title' });
   const mine = h('p', { class: 'results-mine' });
+  const rated = h('p', { class: 'results-rating', hidden: true }); // a rated race: the own rating, its change
   const body = h('tbody');
   const code = h('code', { class: 'results-code' });
   const copy = h('button', { class: 'btn small', type: 'button', text: S.copyCode, onclick: () => copyCode() });
@@ -30,7 +31,8 @@ export function createResults(host, actions) {
     onclick: () => actions.field && actions.field() });
   const el = h('section', { class: 'results', role: 'dialog', 'aria-labelledby': 'results-title', hidden: true },
     heading,
-    mine);
+    mine,
+    rated);
   const podium = createPodium(el, { label: S.podium });
   // on a phone the cards, moves and passes (the `extra` columns) fold under each name, on demand
   const table = h('table', { class: 'results-table' },
@@ -118,6 +120,8 @@ export function createResults(host, actions) {
         setText(mine, first ? (first.status === 'finished' ? S.wonBy(first.nickname, duration(first.finish_ms))
           : S.nobody(first.nickname)) : '');
       }
+      show(rated, Boolean(own && own.rating != null));
+      if (own && own.rating != null) setText(rated, S.rating(ratingText(own), changeText(own.change)));
       podium.render(results, { me, visible: !soloGame && results.length > 1 });
     }
     setText(code, room.code || '');
@@ -126,6 +130,16 @@ export function createResults(host, actions) {
   }
 
   return { el, render };
+}
+
+/** A rating as players see it: "1514", "1514?" while provisional. */
+export function ratingText({ rating, provisional }) {
+  return `${rating}${provisional ? '?' : ''}`;
+}
+
+/** A rating's change: "+14", "−19", "±0". */
+export function changeText(change) {
+  return change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0';
 }
 
 /** A line as results show it: still racing when the race ended is unfinished. */
