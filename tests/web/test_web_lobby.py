@@ -208,8 +208,10 @@ def test_a_quick_race_is_rated_and_its_results_say_the_rating_and_its_change(
     lia = tabs.page("/", context=spanish)
     set_nickname(kai, "kai")
     lia.get_by_label("Apodo").fill("lia")
-    kai.get_by_label("Quick race mode").select_option(label="Draw one · Normal")
-    lia.get_by_label("Modalidad de la carrera rápida").select_option(index=0)
+    # draw one · Vegas: a quick race of its own (the test before leaves one of draw one · Normal
+    # waiting on this module's server), of the draw-one family all the same
+    kai.get_by_label("Quick race mode").select_option("1V")
+    lia.get_by_label("Modalidad de la carrera rápida").select_option("1V")
     kai.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
     expect(kai.locator(".room-wait")).to_be_visible()
     lia.locator(".races").get_by_role("button", name="Carrera rápida", exact=True).tap()
