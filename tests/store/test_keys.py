@@ -21,11 +21,11 @@ def test_the_table_names_the_keys_the_store_builds() -> None:
     built = {keys.room("R"): "kr:{R}:room", keys.log("R", 1, 2): "kr:{R}:r{n}:s{seat}:log",
              keys.player("P"): "kp:{P}:p", keys.tournament("T"): "kt:{T}:t",
              keys.creations("ADDR"): "ki:made:{ADDR}", keys.held("ADDR", "KIND"): "ki:held:{ADDR}:KIND",
-             keys.proc("ID"): "ki:proc:ID", keys.quick("MODE"): "kq:{MODE}"}
+             keys.proc("ID"): "ki:proc:ID", keys.quick_races("MODE")[0]: "kq:{MODE}:q"}
     assert built == {"kr:{R}:room": "kr:{R}:room", "kr:{R}:r1:s2:log": "kr:{R}:r{n}:s{seat}:log",
                      "kp:{P}:p": "kp:{P}:p", "kt:{T}:t": "kt:{T}:t", "ki:made:{ADDR}": "ki:made:{ADDR}",
                      "ki:held:{ADDR}:KIND": "ki:held:{ADDR}:KIND", "ki:proc:ID": "ki:proc:ID",
-                     "kq:{MODE}": "kq:{MODE}"}
+                     "kq:{MODE}:q": "kq:{MODE}:q"}
     assert set(built.values()) <= patterns
     assert {keys.DUE, keys.TOURNAMENTS_DUE, keys.LIVE_ROOMS, keys.LIVE_TOURNAMENTS, *keys.PUBLIC_KEYS,
             keys.ORDER_CHANNEL} <= patterns

@@ -5,6 +5,7 @@ model computed in the test (docs/protocol.md, "Challenges", "Ghosts")."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -43,7 +44,10 @@ class TestClock:
     async def seen(self, *clients: Client) -> int:
         """Wait until the process of each client runs on the offset as it is
         now (each reads the file again within a tenth of a second); the last
-        server time read."""
+        server time read. A sample every tenth of a second at most, as
+        :func:`eventually` polls: a tight loop of pings would spend the
+        connection's message credit once its free pings are used up, and a
+        ping refused for it gets no ``pong``."""
         now = 0
         for client in clients:
             while True:
@@ -51,6 +55,7 @@ class TestClock:
                 now = await self.now(client)
                 if now >= target - 20:
                     break
+                await asyncio.sleep(0.1)
         return now
 
 
