@@ -36,7 +36,7 @@ Verdict = Literal["winnable", "lost", "unknown"]
 DEFAULT_SECONDS: Final = 10.0
 
 
-class SolverError(AssertionError):
+class SolverError(Exception):
     """A line the solver called winning failed in the engine: a bug, never expected."""
 
 
