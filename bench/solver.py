@@ -7,7 +7,7 @@ Run from the project's root::
     nice .venv/bin/python bench/solver.py --modes D3N --budget 60
     .venv/bin/python bench/solver.py --deals 200 --hint-positions 0 --undecided   # the hard cases
     .venv/bin/python bench/solver.py --deals 0                                  # the hint latency only
-    .venv/bin/python bench/solver.py --deals 150 --refill 60    # and the pools' refill rate
+    .venv/bin/python bench/solver.py --deals 150 --refill 100   # and the pools' refill rate
     .venv/bin/python bench/solver.py --build compiled           # the compiled engine only
 
 Both builds of the engine in one run (``--build both``, the default): the
@@ -34,11 +34,11 @@ positions searched per second. Then the solver as a hint mid-game: positions
 30 moves into real games (each game played by following ``Game.hint()`` from
 the deal), and how long the solver takes to say whether the position can be
 won and how (its first move is the hint), p50 and p99, with the share of
-positions answered within the budget. With ``--refill SECONDS``: the
+positions answered within the budget. With ``--refill DEALS``: the
 winnable pools' refill rate, deals certified per CPU-second in each mode
-(D3V included), drawing KL2 deals and giving each the server's budget
-(``CERTIFY_SECONDS`` of server/app/solver/winnable_deals.py) until
-``SECONDS`` of CPU are spent per mode.
+(D3V included), on that many random KL2 deals (the same ones in both
+builds), each given the server's budget (``CERTIFY_SECONDS`` of
+server/app/solver/winnable_deals.py).
 """
 
 from __future__ import annotations
@@ -125,21 +125,13 @@ def certify_deal(code: str, budget: float) -> Result:
     return Result(code, solution.verdict, solution.seconds, solution.nodes)
 
 
-def refill(mode: str, seconds: float, seed: int, jobs: int) -> tuple[int, int, float]:
-    """Deals tried, deals certified, CPU seconds spent: deals are drawn until
-    ``seconds`` of CPU are spent."""
-    tried = certified = 0
-    cpu = 0.0
-    batch = 8 * jobs
-    codes = iter(refill_codes(mode, seed, 1_000_000))
-    with ProcessPoolExecutor(max_workers=jobs) as pool:
-        while cpu < seconds:
-            chunk = [next(codes) for _ in range(batch)]
-            for r in pool.map(certify_deal, chunk, [CERTIFY_SECONDS] * batch):
-                tried += 1
-                certified += r.verdict == "winnable"
-                cpu += r.seconds
-    return tried, certified, cpu
+def refill(mode: str, deals: int, seed: int, jobs: int) -> tuple[int, int, float]:
+    """Deals tried, deals certified, CPU seconds spent, on the first ``deals``
+    codes of the mode's list."""
+    codes = refill_codes(mode, seed, deals)
+    results = [r for r in run_all(jobs, certify_deal, codes, CERTIFY_SECONDS, f"refill {mode}") if r]
+    certified = sum(r.verdict == "winnable" for r in results)
+    return len(results), certified, sum(r.seconds for r in results)
 
 
 def out(line: str = "") -> None:
@@ -221,15 +213,15 @@ def main() -> int:
                         help="also list each mode's deals left undecided, the hard cases to work on")
     parser.add_argument("--hint-positions", type=int, default=200,
                         help="mid-game positions per mode for the hint latency (default 200, 0: none)")
-    parser.add_argument("--refill", type=float, default=0.0, metavar="SECONDS",
-                        help="CPU seconds per mode (D1N, D3N, D1V, D3V) spent certifying random "
-                             "deals as the pools do, for deals certified per CPU-second (default 0: none)")
+    parser.add_argument("--refill", type=int, default=0, metavar="DEALS",
+                        help="random KL2 deals per mode (D1N, D3N, D1V, D3V) certified as the pools do, "
+                             "the same in both builds, for deals certified per CPU-second (default 0: none)")
     parser.add_argument("--build", choices=("both", "compiled", "plain"), default="both",
                         help="the engine's builds to measure: this process's own "
                              "(compiled where built) and plain Python in a child process (default both)")
     parser.add_argument("--plain-deals", type=int, default=30,
                         help="deals per mode for plain Python under --build both (default 30; "
-                             "its hint positions and refill seconds are cut in the same proportion)")
+                             "its hint positions are cut in the same proportion)")
     parser.add_argument("--summary", help=argparse.SUPPRESS)  # a child's figures, as JSON, to this file
     args = parser.parse_args()
     if args.build == "plain" and BUILD == "compiled":
@@ -248,13 +240,14 @@ def main() -> int:
     if args.build == "both" and own == "compiled":
         cut = min(1.0, args.plain_deals / args.deals) if args.deals else 0.25
         plain = plain_figures(args, args.plain_deals if args.deals else 0,
-                              round(args.hint_positions * cut), args.refill * cut)
-        out()
-        out(f"Positions per second on the first {min(args.plain_deals, args.deals)} deals "
-            f"of each mode, both builds:")
-        out()
-        out("| mode | compiled | plain Python | ratio |")
-        out("|---|---|---|---|")
+                              round(args.hint_positions * cut), args.refill)
+        if args.deals:
+            out()
+            out(f"Positions per second on the first {min(args.plain_deals, args.deals)} deals "
+                f"of each mode, both builds:")
+            out()
+            out("| mode | compiled | plain Python | ratio |")
+            out("|---|---|---|---|")
         for mode in modes if args.deals else ():
             c = figures["subset"].get(mode)
             p = plain["all"].get(mode)
@@ -288,17 +281,17 @@ def header(args: argparse.Namespace) -> None:
         f"load average {load:.2f} at the start")
 
 
-def plain_child(args: argparse.Namespace, deals: int, hints: int, refill_seconds: float) -> int:
+def plain_child(args: argparse.Namespace, deals: int, hints: int, refill_deals: int) -> int:
     """This benchmark again in a process of its own running plain Python."""
-    return subprocess.run(child_command(args, deals, hints, refill_seconds, None),
+    return subprocess.run(child_command(args, deals, hints, refill_deals, None),
                           env={**os.environ, "KR_PURE": "1"}).returncode
 
 
-def child_command(args: argparse.Namespace, deals: int, hints: int, refill_seconds: float,
+def child_command(args: argparse.Namespace, deals: int, hints: int, refill_deals: int,
                   summary: str | None) -> list[str]:
     command = [sys.executable, __file__, "--build", "plain", "--deals", str(deals),
                "--jobs", str(args.jobs), "--budget", str(args.budget), "--seed", str(args.seed),
-               "--modes", args.modes, "--hint-positions", str(hints), "--refill", str(refill_seconds)]
+               "--modes", args.modes, "--hint-positions", str(hints), "--refill", str(refill_deals)]
     if args.undecided:
         command.append("--undecided")
     if summary:
@@ -307,12 +300,12 @@ def child_command(args: argparse.Namespace, deals: int, hints: int, refill_secon
 
 
 def plain_figures(args: argparse.Namespace, deals: int, hints: int,
-                  refill_seconds: float) -> dict[str, dict[str, float]]:
+                  refill_deals: int) -> dict[str, dict[str, float]]:
     """The plain-Python figures, printed by a child process, returned too."""
     import tempfile
 
     with tempfile.NamedTemporaryFile(suffix=".json") as summary:
-        command = child_command(args, deals, hints, refill_seconds, summary.name)
+        command = child_command(args, deals, hints, refill_deals, summary.name)
         done = subprocess.run(command, env={**os.environ, "KR_PURE": "1"})
         if done.returncode:
             raise SystemExit(f"the plain-Python run failed ({done.returncode})")
@@ -369,8 +362,8 @@ def measure(args: argparse.Namespace, modes: list[str], build: str) -> dict[str,
             f"| {share(second, len(mid))} | {share(answered, len(mid))} |")
     if args.refill:
         out()
-        out(f"Refilling the winnable pools ({build}): random KL2 deals, {CERTIFY_SECONDS:g} s each, "
-            f"{args.refill:g} CPU-seconds per mode:")
+        out(f"Refilling the winnable pools ({build}): {args.refill} random KL2 deals per mode, "
+            f"{CERTIFY_SECONDS:g} s each:")
         out()
         out("| build | mode | deals tried | certified | CPU seconds | certified per CPU-second |")
         out("|---|---|---|---|---|---|")

@@ -83,7 +83,7 @@ def solve(game: Game, *, seconds: float | None = DEFAULT_SECONDS, nodes: int | N
         return Solution("unknown", None, search.nodes, clock() - start)
     if not won:
         return Solution("lost", None, search.nodes, clock() - start)
-    line = expand(game, [m for m, _ in search.line])
+    line = expand(game, search.steps())
     return Solution("winnable", line, search.nodes, clock() - start)
 
 
