@@ -19,9 +19,14 @@ Errors (all ``ValueError``)::
     ├── NothingToUndoError
     └── InvalidSnapshotError
 
+The modules run compiled by mypyc where ``.ci/bootstrap`` could build them,
+else as plain Python (``KR_PURE=1`` asks for plain Python): :data:`BUILD`
+says which, and why (see :mod:`._native`).
+
 See docs/engine.md for the whole API.
 """
 
+from ._native import BUILD, COMPILED, settle
 from .cards import Card, card_name, long_name, parse_card
 from .codes import KL1, KL2, CodeFormat, DealCode
 from .deal import Layout, SplitMix64, deal, shuffled_deck
@@ -37,7 +42,11 @@ from .errors import (
 from .game import UNDO_LIMIT, Game, Outcome, replay
 from .moves import DRAW, RECYCLE, Move
 
+settle()
+
 __all__ = [
+    "BUILD",
+    "COMPILED",
     "DRAW",
     "KL1",
     "KL2",

@@ -31,14 +31,14 @@ RED: Final = tuple(SUIT[i] in (1, 2) for i in range(52))
 _BY_NAME: Final = {name: Card(i) for i, name in enumerate(NAMES)}
 
 
-def parse_card(text: str) -> Card:
+def parse_card(text: object) -> Card:
     """The card named by ``text`` (rank then suit, any case).
 
     >>> parse_card("7H"), parse_card("as"), parse_card("KC")
     (19, 0, 51)
     """
     try:
-        if not text.isascii():
+        if not isinstance(text, str) or not text.isascii():
             raise KeyError(text)
         return _BY_NAME[text.strip().upper()]
     except (KeyError, AttributeError):

@@ -103,7 +103,7 @@ class DealCode:
             raise InvalidDealCodeError(f"scoring {self.scoring!r} must be 'N' or 'V'")
 
     @classmethod
-    def parse(cls, text: str) -> DealCode:
+    def parse(cls, text: object) -> DealCode:
         """Parse a KL1 or KL2 code, ignoring surrounding white space and letter case.
 
         Raises :class:`InvalidDealCodeError` naming the part that is wrong.

@@ -94,11 +94,13 @@ class Game:
     history: deque[Record]
     packed_history: bytearray  # the history's records as a snapshot stores them
 
-    def __init__(self, code: DealCode | str) -> None:
+    def __init__(self, code: DealCode | str, *, _dealt: bool = True) -> None:
         if isinstance(code, str):
             code = DealCode.parse(code)
-        layout = deal(code.number)
         self._start(code)
+        if not _dealt:  # for copy() and from_snapshot(), which set the table themselves
+            return
+        layout = deal(code.number)
         self.columns = [list(c) for c in layout.columns]
         self.down = [len(c) - 1 for c in layout.columns]
         self.stock = list(reversed(layout.stock))
@@ -150,7 +152,7 @@ class Game:
 
     # ------------------------------------------------------------------ legality
 
-    def reason_illegal(self, move: Move | str) -> str | None:
+    def reason_illegal(self, move: object) -> str | None:
         """Why ``move`` (a :class:`Move` or its notation) is illegal here, as a
         sentence for the player; ``None`` if legal.
 
@@ -220,7 +222,7 @@ class Game:
             return f"{NAMES[card]} cannot go on {NAMES[under]}: a king goes only on an empty column"
         return f"{NAMES[card]} cannot go on {NAMES[under]}: it needs a {colour} {needed}"
 
-    def is_legal(self, move: Move | str) -> bool:
+    def is_legal(self, move: object) -> bool:
         """Whether ``move`` (a :class:`Move` or its notation) can be played here;
         anything that is not a move raises :class:`InvalidNotationError`."""
         return self.reason_illegal(move) is None
@@ -300,7 +302,7 @@ class Game:
 
     # ------------------------------------------------------------------ push / pop
 
-    def push(self, move: Move | str) -> None:
+    def push(self, move: object) -> None:
         """Play ``move`` (a :class:`Move` or its notation).
 
         Raises :class:`IllegalMoveError` with the reason, or
@@ -383,9 +385,6 @@ class Game:
             del self.packed_history[:RECORD.size]
         self.history.append(record)
         self.packed_history += record.packed
-
-    #: The former name of :meth:`push_unchecked`, kept while callers move over.
-    _apply = push_unchecked
 
     def pop(self) -> Move:
         """Undo the last move completely (cards, flips, score, counters); return it.
@@ -479,7 +478,7 @@ class Game:
         return snapshot.encode(self)
 
     @staticmethod
-    def from_snapshot(data: bytes) -> Game:
+    def from_snapshot(data: object) -> Game:
         """The game of a :meth:`snapshot`; raises :class:`InvalidSnapshotError`.
 
         Checked whole: the bytes, every field, and the undo history, which must
@@ -487,8 +486,7 @@ class Game:
         position saved, giving back exactly its own records.
         """
         fields = snapshot.decode(data)
-        game = Game.__new__(Game)
-        game._start(fields.code)
+        game = Game(fields.code, _dealt=False)
         game.columns, game.down = fields.columns, fields.down
         game.stock, game.waste, game.fan = fields.stock, fields.waste, fields.fan
         game.foundations, game.credited = fields.foundations, fields.credited
@@ -547,10 +545,7 @@ class Game:
 
     def copy(self, *, history: bool = True) -> Game:
         """An independent copy, with or without the undo history."""
-        other = Game.__new__(Game)
-        other.code = self.code
-        other.draw_count = self.draw_count
-        other.allow_recycle = self.allow_recycle
+        other = Game(self.code, _dealt=False)
         other.columns = [list(c) for c in self.columns]
         other.down = list(self.down)
         other.stock = list(self.stock)
@@ -608,7 +603,7 @@ def _as_move(move: object) -> Move:
     """``move`` if it is a :class:`Move`, else the move its notation names."""
     if isinstance(move, Move):
         return move
-    return Move.parse(move)  # type: ignore[arg-type]  # refuses anything but text
+    return Move.parse(move)  # refuses anything but text
 
 
 def _cards(n: int) -> str:

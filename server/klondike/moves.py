@@ -56,7 +56,7 @@ class Move:
             )
 
     @staticmethod
-    def parse(text: str) -> Move:
+    def parse(text: object) -> Move:
         """The move written ``text`` (any case, surrounding space ignored).
 
         Raises :class:`InvalidNotationError` for anything else; ``undo`` is not

@@ -52,10 +52,14 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
     foundations hold the cards found nowhere else).
     """
     bit, twin_bit = _BIT, _TWIN_BIT
-    # face-up cards: (card on it, card, the card's twin); face-down cards:
-    # (card on it, card); each bottom up
-    ups: list[tuple[int, int, int]] = []
-    downs: list[tuple[int, int]] = []
+    # face-up cards: the card on it, the card, the card's twin; face-down
+    # cards: the card on it, the card; each bottom up, as parallel lists of
+    # bits (plain ints, which the compiled build keeps unboxed)
+    up_above: list[int] = []
+    up_card: list[int] = []
+    up_twin: list[int] = []
+    down_above: list[int] = []
+    down_card: list[int] = []
     tableau = bottoms = exposed = 0
     deepest: list[int] = []
     empty = False
@@ -69,9 +73,12 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
         for i in range(len(col) - 2, -1, -1):
             if i >= d:
                 c = col[i]
-                ups.append((bit[col[i + 1]], bit[c], twin_bit[c]))
+                up_above.append(bit[col[i + 1]])
+                up_card.append(bit[c])
+                up_twin.append(twin_bit[c])
             else:
-                downs.append((bit[col[i + 1]], bit[col[i]]))
+                down_above.append(bit[col[i + 1]])
+                down_card.append(bit[col[i]])
         bottoms |= bit[col[-1]]
         for i, c in enumerate(col):
             tableau |= bit[c]
@@ -81,15 +88,21 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
     for c in talon:
         in_talon |= bit[c]
     reach = in_talon
-    buried: list[tuple[int, int]] = []  # (card above, buried card) in a single pass
+    # in a single pass: each waste card under the top one, and the card above it
+    buried_above: list[int] = []
+    buried_card: list[int] = []
     if not recycle and p > 1:
         for j in range(p - 1):
-            buried.append((bit[talon[j + 1]], bit[talon[j]]))
+            buried_above.append(bit[talon[j + 1]])
+            buried_card.append(bit[talon[j]])
             reach &= ~bit[talon[j]]
     home = _ALL & ~tableau & ~in_talon
     H = home  # can go home
     B = bottoms  # can be a column's bottom card
     M = 0  # a tableau card that can move as the head of a run
+    n_up = len(up_card)
+    n_down = len(down_card)
+    n_buried = len(buried_card)
     while True:
         before = (H, B, M, reach, empty)
         # talon cards placed and foundation cards brought back, rank after rank
@@ -112,28 +125,33 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
         onto = onto_black | onto_black << 39 | onto_red << 13 | onto_red << 26
         B |= placeable & onto
         # a pair whose card is settled (a bottom card, or uncovered) is dropped
-        if ups:  # face up: the card on it leaves, home or onto the twin
-            left = []
-            for pair in ups:
-                above, c, tw = pair
-                if H & above or B & tw:
+        if n_up:  # face up: the card on it leaves, home or onto the twin
+            k = 0
+            for j in range(n_up):
+                c = up_card[j]
+                if H & up_above[j] or B & up_twin[j]:
                     B |= c
-                elif not B & c:
-                    left.append(pair)
-            ups = left
-        if downs and M:  # face down: uncovered when the card on it moves
-            left2 = []
+                elif not B & c:  # kept: compacted in place
+                    up_above[k] = up_above[j]
+                    up_card[k] = c
+                    up_twin[k] = up_twin[j]
+                    k += 1
+            n_up = k
+        if n_down and M:  # face down: uncovered when the card on it moves
+            k = 0
             ho = H | onto
-            for under in downs:
-                above, c = under
-                if M & above:
+            for j in range(n_down):
+                c = down_card[j]
+                if M & down_above[j]:
                     B |= c
                     exposed |= c
                     if ho & c:
                         M |= c
                 else:
-                    left2.append(under)
-            downs = left2
+                    down_above[k] = down_above[j]
+                    down_card[k] = c
+                    k += 1
+            n_down = k
         # each suit's home cards are a prefix: extend it
         hc = H | (B & tableau) | reach
         x = hc & _M13
@@ -159,10 +177,10 @@ def hopeless(cols: list[list[int]], down: list[int], talon: list[int], p: int, *
                 if H & c or (M & c and not c & _KINGS):
                     empty = True
                     break
-        if buried:
+        if n_buried:
             hb = H | B
-            for above, c in buried:
-                if above & hb:
-                    reach |= c
+            for j in range(n_buried):
+                if buried_above[j] & hb:
+                    reach |= buried_card[j]
         if (H, B, M, reach, empty) == before:
             return True

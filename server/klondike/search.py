@@ -20,8 +20,10 @@ two *twins* (cards of the same rank and colour) a run lies on does not count:
 positions that differ only there can play the same games (one move of the run
 onto the other twin turns one into the other whenever it matters).
 
-A move is a tuple whose first item is its kind and whose last is the card it
-moves:
+A move is a *step*, one int packing its kind and its fields (:func:`step`;
+the compiled build keeps such ints unboxed, where a tuple is an allocation),
+read back as a tuple by :func:`step_tuple`, whose first item is its kind and
+whose last is the card it moves:
 
 - ``(CF, s, c)``                the bottom card of column ``s`` to its foundation;
 - ``(UF, s, i, t, n, c)``       the run of ``n`` cards at index ``i`` of column ``s``
@@ -52,6 +54,31 @@ TC: Final = 4
 FC: Final = 5
 
 SearchStep = tuple[int, ...]
+
+#: a step's fields: kind (bits 0-2), ``s`` (3-5: a column or a suit), ``i``
+#: (8-12: an index in a column or the talon), ``t`` (13-15), ``n`` (16-20),
+#: the card (21-26); a line's entry adds what undoes it (27 up)
+_INFO: Final = 27
+_STEP: Final = (1 << _INFO) - 1
+
+
+def step(kind: int, s: int, i: int, t: int, n: int, c: int) -> int:
+    """One step as an int (the fields a kind does not use are 0)."""
+    return kind | s << 3 | i << 8 | t << 13 | n << 16 | c << 21
+
+
+def step_tuple(m: int) -> SearchStep:
+    """A step as the tuple of the module's docstring."""
+    kind, s, i, t, n, c = m & 7, m >> 3 & 7, m >> 8 & 31, m >> 13 & 7, m >> 16 & 31, m >> 21 & 63
+    if kind == CF:
+        return (CF, s, c)
+    if kind in (UF, CC):
+        return (kind, s, i, t, n, c)
+    if kind == TF:
+        return (TF, i, c)
+    if kind == TC:
+        return (TC, i, t, c)
+    return (FC, s, t, c)
 
 _R0: Final = tuple(r - 1 for r in RANK)  # 0 for an ace … 12 for a king
 _KINGS: Final = tuple(s * 13 + 12 for s in range(4))
@@ -128,8 +155,9 @@ class Search:
         self.ckey = [self._colkey(i) for i in range(7)]
         self.tkey = self._talon_key()
         self.seen: set[bytes] = set()
-        #: the moves played from the start, each with what undoes it
-        self.line: list[tuple[SearchStep, int]] = []
+        #: the steps played from the start, each with what undoes it
+        #: (``step | info << 27``)
+        self.line: list[int] = []
 
     # ------------------------------------------------------------------ keys
 
@@ -197,37 +225,38 @@ class Search:
             return w >> 5
         return -1
 
-    def _home(self, c: int) -> SearchStep | None:
-        """The move that puts ``c`` (face up in a column, next on its
+    def _home(self, c: int) -> int:
+        """The step that puts ``c`` (face up in a column, next on its
         foundation) home: from the bottom, or after moving the run on it onto
-        its twin when the twin is a bottom."""
+        its twin when the twin is a bottom; −1 when there is none."""
         w = self.where[c]
         s, i = w >> 5, w & 31
         col = self.cols[s]
         if i == len(col) - 1:
-            return (CF, s, c)
+            return step(CF, s, 0, 0, 0, c)
         t = self._bottom(_TWIN[c])
         if t < 0:
-            return None
-        return (UF, s, i + 1, t, len(col) - i - 1, c)
+            return -1
+        return step(UF, s, i + 1, t, len(col) - i - 1, c)
 
     # ------------------------------------------------------------------ doing and undoing
 
-    def do(self, m: SearchStep) -> int:
-        """Play ``m``; return what :meth:`undo` needs: 1 if a card turned face
-        up, or for a stock macro the number of waste cards before it."""
-        kind = m[0]
+    def do(self, m: int) -> int:
+        """Play step ``m``; return what :meth:`undo` needs: 1 if a card turned
+        face up, or for a stock macro the number of waste cards before it."""
+        kind = m & 7
+        c = m >> 21 & 63
         if kind == CC:
-            return self._move_run(m[1], m[2], m[3])
+            return self._move_run(m >> 3 & 7, m >> 8 & 31, m >> 13 & 7)
         if kind == CF:
-            return self._to_foundation(m[1], m[2])
+            return self._to_foundation(m >> 3 & 7, c)
         if kind == UF:
-            self._move_run(m[1], m[2], m[3])
-            return self._to_foundation(m[1], m[5])
+            self._move_run(m >> 3 & 7, m >> 8 & 31, m >> 13 & 7)
+            return self._to_foundation(m >> 3 & 7, c)
         cols, down, where = self.cols, self.down, self.where
+        t = m >> 13 & 7
         if kind == FC:
-            t, c = m[2], m[3]
-            self.found[m[1]] -= 1
+            self.found[m >> 3 & 7] -= 1
             dst = cols[t]
             where[c] = t << 5 | len(dst)
             dst.append(c)
@@ -236,14 +265,13 @@ class Search:
             return 0
         # TF, TC
         old = self.p
-        i = m[1]
+        i = m >> 8 & 31
         del self.talon[i]
         self.p = i
         self.tkey = self._talon_key()
         if kind == TF:
-            self.found[m[2] // 13] += 1
+            self.found[c // 13] += 1
         else:
-            t, c = m[2], m[3]
             dst = cols[t]
             where[c] = t << 5 | len(dst)
             dst.append(c)
@@ -317,39 +345,38 @@ class Search:
         if len(src) <= down[s] + 1:
             self.ckey[s] = bytes((down[s], *src))
 
-    def undo(self, m: SearchStep, info: int) -> None:
-        kind = m[0]
+    def undo(self, m: int, info: int) -> None:
+        kind = m & 7
+        c = m >> 21 & 63
         if kind == CC:
-            self._unmove_run(m[1], m[3], m[4], info)
+            self._unmove_run(m >> 3 & 7, m >> 13 & 7, m >> 16 & 31, info)
             return
         if kind == CF:
-            self._from_foundation(m[1], m[2], info)
+            self._from_foundation(m >> 3 & 7, c, info)
             return
         if kind == UF:
-            self._from_foundation(m[1], m[5], info)
-            self._unmove_run(m[1], m[3], m[4], 0)
+            self._from_foundation(m >> 3 & 7, c, info)
+            self._unmove_run(m >> 3 & 7, m >> 13 & 7, m >> 16 & 31, 0)
             return
         cols, down, where = self.cols, self.down, self.where
+        t = m >> 13 & 7
         if kind == FC:
-            t, c = m[2], m[3]
             dst = cols[t]
             dst.pop()
             where[c] = -1
-            self.found[m[1]] += 1
+            self.found[m >> 3 & 7] += 1
             if len(dst) == down[t]:
                 self.ckey[t] = bytes((down[t], *dst))
             return
-        c = m[-1]
         if kind == TF:
             self.found[c // 13] -= 1
         else:
-            t = m[2]
             dst = cols[t]
             dst.pop()
             where[c] = -1
             if len(dst) == down[t]:
                 self.ckey[t] = bytes((down[t], *dst))
-        self.talon.insert(m[1], c)
+        self.talon.insert(m >> 8 & 31, c)
         self.p = info
         self.tkey = self._talon_key()
 
@@ -358,9 +385,14 @@ class Search:
     def run(self) -> bool:
         """``True`` with :attr:`line` holding a win, ``False`` when no line from
         here wins; raises :class:`BudgetSpent`."""
-        return self._dfs(None)
+        return self._dfs(-1)
 
-    def _dfs(self, last: tuple[SearchStep, int] | None) -> bool:
+    def steps(self) -> list[SearchStep]:
+        """The steps of :attr:`line`, as tuples."""
+        return [step_tuple(entry & _STEP) for entry in self.line]
+
+    def _dfs(self, last: int) -> bool:
+        """``last``: the line's entry of the step that led here, −1 at the root."""
         self.nodes += 1
         if self.nodes % CHECK_EVERY == 0:
             self._check_budget()
@@ -376,9 +408,9 @@ class Search:
             self._unwind(mark)
             return False
         seen.add(key)
-        if not self.progress and (last is None or (
-                self.nodes > self.relax_after and _RELAX_AFTER_KIND[last[0][0]]
-                and (last[0][0] != TF or not self.recycle))) and hopeless(
+        if not self.progress and (last < 0 or (
+                self.nodes > self.relax_after and _RELAX_AFTER_KIND[last & 7]
+                and ((last & 7) != TF or not self.recycle))) and hopeless(
                 self.cols, self.down, self.talon, self.p, recycle=self.recycle):
             self.dead += 1
             self._unwind(mark)
@@ -387,7 +419,7 @@ class Search:
             last = line[-1]
         for m in self._moves(last):
             info = self.do(m)
-            entry = (m, info)
+            entry = m | info << _INFO
             line.append(entry)
             if (self.progress and self._event(m, info)) or self._dfs(entry):
                 return True
@@ -405,17 +437,17 @@ class Search:
     def _unwind(self, mark: int) -> None:
         line = self.line
         while len(line) > mark:
-            m, info = line.pop()
-            self.undo(m, info)
+            entry = line.pop()
+            self.undo(entry & _STEP, entry >> _INFO)
 
-    def _event(self, m: SearchStep, info: int) -> bool:
-        """``m`` (just played, ``info`` what :meth:`do` returned) turned a card
-        face up or put home a card not credited yet."""
-        kind = m[0]
+    def _event(self, m: int, info: int) -> bool:
+        """Step ``m`` (just played, ``info`` what :meth:`do` returned) turned a
+        card face up or put home a card not credited yet."""
+        kind = m & 7
         if kind == CC:
-            return bool(info)
+            return info != 0
         if kind in (CF, UF, TF):
-            return bool(info and kind != TF) or not self.credited >> m[-1] & 1
+            return (info != 0 and kind != TF) or not self.credited >> (m >> 21 & 63) & 1
         return False
 
     def _forced(self) -> bool:
@@ -433,16 +465,16 @@ class Search:
                 c = suit * 13 + f
                 if not self.safe(c):
                     continue
-                m: SearchStep | None = None
+                m = -1
                 if where[c] >= 0:
                     m = self._home(c)
                 elif talon_ok and c in self.talon:
                     i = self.talon.index(c)
                     if self.recycle or i == self.p - 1:
-                        m = (TF, i, c)
-                if m is not None:
+                        m = step(TF, 0, i, 0, 0, c)
+                if m >= 0:
                     info = self.do(m)
-                    self.line.append((m, info))
+                    self.line.append(m | info << _INFO)
                     if self.progress and self._event(m, info):
                         return True
                     again = True
@@ -461,8 +493,11 @@ class Search:
         while sum(found) < 52:
             suit = min((s for s in range(4) if found[s] < 13), key=found.__getitem__)
             c = suit * 13 + found[suit]
-            m: SearchStep = (CF, where[c] >> 5, c) if where[c] >= 0 else (TF, self.reachable()[c], c)
-            self.line.append((m, self.do(m)))
+            if where[c] >= 0:
+                m = step(CF, where[c] >> 5, 0, 0, 0, c)
+            else:
+                m = step(TF, 0, self.reachable()[c], 0, 0, c)
+            self.line.append(m | self.do(m) << _INFO)
 
     def _target(self, c: int, empty: int) -> int:
         """A column ``c`` can go onto: the bottom of either card it fits (the
@@ -473,8 +508,9 @@ class Search:
         t = self._bottom(a)
         return t if t >= 0 else self._bottom(b)
 
-    def _moves(self, last: tuple[SearchStep, int] | None) -> list[SearchStep]:
-        """The moves worth trying here, most promising first."""
+    def _moves(self, last: int) -> list[int]:
+        """The steps worth trying here, most promising first; ``last`` as
+        :meth:`_dfs` has it."""
         cols, down, found, where = self.cols, self.down, self.found, self.where
         reach = self.reachable()
         empty = -1
@@ -482,11 +518,13 @@ class Search:
             if not cols[t]:
                 empty = t
                 break
-        flips: list[tuple[int, SearchStep]] = []
-        home: list[SearchStep] = []
-        talon: list[SearchStep] = []
-        shifts: list[SearchStep] = []
-        backs: list[SearchStep] = []
+        # the moves that turn a card up, by priority (then in the order found):
+        # ``priority << 40 | (63 - order) << 32 | step``, sorted high to low
+        flips: list[int] = []
+        home: list[int] = []
+        talon: list[int] = []
+        shifts: list[int] = []
+        backs: list[int] = []
         # to the foundations (the safe moves were forced already)
         for suit in range(4):
             f = found[suit]
@@ -495,14 +533,14 @@ class Search:
             c = suit * 13 + f
             if where[c] >= 0:
                 m = self._home(c)
-                if m is not None:
-                    s = m[1]
-                    if m[0] == CF and down[s] and down[s] == len(cols[s]) - 1:
-                        flips.append((100 + down[s], m))
+                if m >= 0:
+                    s = m >> 3 & 7
+                    if m & 7 == CF and down[s] and down[s] == len(cols[s]) - 1:
+                        flips.append((100 + down[s]) << 40 | (63 - len(flips)) << 32 | m)
                     else:
                         home.append(m)
             elif c in reach:
-                home.append((TF, reach[c], c))
+                home.append(step(TF, 0, reach[c], 0, 0, c))
         # the heads of the columns
         king_ok: bool | None = None
         for s in range(7):
@@ -517,18 +555,18 @@ class Search:
             if t < 0:
                 continue
             if i:
-                flips.append((i, (CC, s, i, t, len(col) - i, c)))
+                flips.append(i << 40 | (63 - len(flips)) << 32 | step(CC, s, i, t, len(col) - i, c))
             else:  # empties the column: only worth it for a king to fill it
                 if king_ok is None:
                     king_ok = self._king_waits(reach)
                 if king_ok:
-                    shifts.append((CC, s, 0, t, len(col), c))
+                    shifts.append(step(CC, s, 0, t, len(col), c))
         # the talon
         restrict = self.draw == 1 and self.recycle
         for c, i in reach.items():
             t = self._target(c, empty)
             if t >= 0 and (not restrict or self._child_waits(c, reach)):
-                talon.append((TC, i, t, c))
+                talon.append(step(TC, 0, i, t, 0, c))
         # the foundations' top cards back to a column: only for a card to go on
         # it, or for the card under it to come back too
         for suit in range(4):
@@ -539,19 +577,19 @@ class Search:
                     t = self._target(c, empty)
                     if t >= 0 and (self._child_waits(c, reach)
                                    or (f > 1 and self._target(c - 1, empty) >= 0)):
-                        backs.append((FC, suit, t, c))
-        flips.sort(key=_first, reverse=True)
-        out = [m for _, m in flips]
+                        backs.append(step(FC, suit, 0, t, 0, c))
+        flips.sort(reverse=True)
+        out = [m & _STEP for m in flips]
         out += home
         out += talon
         out += shifts
         out += backs
-        if last is not None and not last[1]:
-            lm = last[0]
-            if lm[0] == CF:
-                out = [m for m in out if not (m[0] == FC and m[3] == lm[2])]
-            elif lm[0] == FC:
-                out = [m for m in out if not (m[0] in (CF, UF) and m[-1] == lm[3])]
+        if last >= 0 and not last >> _INFO:  # a card home and straight back, or back and home
+            kind, card = last & 7, last >> 21 & 63
+            if kind == CF:
+                out = [m for m in out if not (m & 7 == FC and m >> 21 & 63 == card)]
+            elif kind == FC:
+                out = [m for m in out if not ((m & 7 == CF or m & 7 == UF) and m >> 21 & 63 == card)]
         return out
 
     def _king_waits(self, reach: dict[int, int]) -> bool:
@@ -581,6 +619,3 @@ class Search:
                 return True
         return False
 
-
-def _first(item: tuple[int, SearchStep]) -> int:
-    return item[0]

@@ -83,8 +83,11 @@ def encode(game: Table) -> bytes:
     return bytes(out)
 
 
-def decode(data: bytes) -> Fields:
-    """The fields of a snapshot; raises :class:`InvalidSnapshotError`."""
+def decode(data: object) -> Fields:
+    """The fields of a snapshot (``bytes``, ``bytearray`` or ``memoryview``);
+    raises :class:`InvalidSnapshotError`."""
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InvalidSnapshotError(f"not a game snapshot: {type(data).__name__} is not bytes")
     try:
         return _decode(memoryview(data))
     except InvalidSnapshotError:

@@ -36,7 +36,7 @@ Verdict = Literal["winnable", "lost", "unknown"]
 DEFAULT_SECONDS: Final = 10.0
 
 
-class SolverError(AssertionError):
+class SolverError(Exception):
     """A line the solver called winning failed in the engine: a bug, never expected."""
 
 
@@ -83,7 +83,7 @@ def solve(game: Game, *, seconds: float | None = DEFAULT_SECONDS, nodes: int | N
         return Solution("unknown", None, search.nodes, clock() - start)
     if not won:
         return Solution("lost", None, search.nodes, clock() - start)
-    line = expand(game, [m for m, _ in search.line])
+    line = expand(game, search.steps())
     return Solution("winnable", line, search.nodes, clock() - start)
 
 

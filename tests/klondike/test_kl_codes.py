@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 from kl_support import reference_deck
 
 from server.klondike import (
+    COMPILED,
     KL1,
     KL2,
     CodeFormat,
@@ -167,13 +168,19 @@ def test_malformed_kl2_codes_say_which_part_is_wrong(text: str, words: list[str]
     [(2**64, KL2, "outside 0..18446744073709551615 of a KL2 code"),
      (-1, KL2, "outside"),
      (2**35, KL1, "outside 0..34359738367 of a KL1 code"),
-     (0, CodeFormat(3, 13, 64), "must be KL1 or KL2"),
-     (0, "KL2", "must be KL1 or KL2")],
+     (0, CodeFormat(3, 13, 64), "must be KL1 or KL2")],
 )
 def test_constructor_checks_the_number_against_its_format(number: int, fmt: CodeFormat,
                                                           words: str) -> None:
     with pytest.raises(InvalidDealCodeError, match=re.escape(words)):
         DealCode(number, 1, "N", fmt)
+
+
+def test_a_format_that_is_not_a_code_format_is_refused() -> None:
+    """The compiled class refuses a field of another type as its annotation
+    says (mypy's error, at run time), plain Python with the engine's error."""
+    with pytest.raises(TypeError if COMPILED else InvalidDealCodeError):
+        DealCode(0, 1, "N", "KL2")  # type: ignore[arg-type]
 
 
 def test_formats_are_named_by_their_prefix_and_version() -> None:

@@ -30,6 +30,7 @@ import structlog
 from websockets.asyncio.server import Server, ServerConnection, serve
 from websockets.http11 import Request, Response
 
+from ...klondike import BUILD as ENGINE_BUILD
 from ...protocol import MAX_FRAME, SUBPROTOCOLS
 from ...store import Channels, Store, StoreUnavailable
 from ..daily.daily_service import DailyConfig, DailyDeals
@@ -219,7 +220,7 @@ class App:
         log.info("listening", url=self.url, max_connections=self.quotas.max_connections,
                  redis="embedded" if embedded else _safe(url),
                  cluster=config.redis_cluster, durability=config.durability, proc=self.proc_id,
-                 pid=os.getpid(),
+                 pid=os.getpid(), engine=ENGINE_BUILD,
                  solver_workers=config.solver_workers, winnable_pool=config.winnable_pool)
 
     async def _migrate(self) -> None:
