@@ -12,10 +12,11 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Tabs
 from playwright.sync_api import Page, expect
 from test_web_daily import clock_file, deals, server  # noqa: F401  (the daily deal's server)
 from web_support import create_room, play_fast, set_nickname, start_solo
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

@@ -8,11 +8,11 @@ import json
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
 from web_support import TOASTS_JS, pile, poll, set_nickname, start_solo, stat
 
+from conftest import Tabs, screenshot
 from server.store import keys
 
 pytestmark = pytest.mark.browser

@@ -22,7 +22,6 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Locator, Page, expect
@@ -39,6 +38,7 @@ from web_support import (
     stat,
 )
 
+from conftest import Tabs, screenshot
 from server.klondike import Game, card_name
 
 pytestmark = pytest.mark.browser

@@ -31,11 +31,12 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, ServerProcess, load_wins
 from playwright.sync_api import Page, expect
 from web_support import TOASTS_JS, kept_seat, ordinal, play_fast, settle, times_of_day
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

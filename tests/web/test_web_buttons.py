@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs
 from playwright.sync_api import CDPSession, Page, expect
 from web_support import card, centre, pile, settle, start_solo, stat, touch
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

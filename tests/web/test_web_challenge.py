@@ -13,7 +13,6 @@ import re
 from pathlib import Path
 
 import pytest
-from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Page, expect
@@ -21,6 +20,7 @@ from support.challenge import Played, TestClock, foundations_at, play_tracked
 from support.race import Racer, seen_or_next
 from web_support import play_fast, set_nickname, stat
 
+from conftest import Tabs, screenshot
 from server.klondike import Game
 
 pytestmark = pytest.mark.browser

@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
 from support.challenge import TestClock
 from web_support import play_fast, set_nickname, stat
 
+from conftest import Tabs, screenshot
 from server.klondike import DealCode
 from server.klondike.solver import certify
 from server.race.daily import day_bounds, day_of

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from conftest import Tabs, screenshot
 from playwright.sync_api import expect
 from web_support import card, start_solo
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
 from web_support import create_room, hold_clock, play_fast, resign, run_clock_until, set_nickname, stat
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

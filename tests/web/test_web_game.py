@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import load_kl1, load_wins
 from playwright.sync_api import expect
 from web_support import (
@@ -21,6 +20,7 @@ from web_support import (
     stat,
 )
 
+from conftest import Tabs, screenshot
 from server.klondike import Game, card_name
 
 pytestmark = pytest.mark.browser

@@ -9,10 +9,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import ROOT
 from playwright.sync_api import Page, expect
 from web_support import start_solo, stat
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

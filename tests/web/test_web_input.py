@@ -6,11 +6,12 @@ import json
 from collections.abc import Iterator
 
 import pytest
-from conftest import Tabs
 from harness import ServerProcess
 from playwright.sync_api import Page, expect
 from proxy import Proxy
 from web_support import pile, poll, start_solo, stat
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

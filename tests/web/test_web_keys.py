@@ -12,10 +12,11 @@ from __future__ import annotations
 from collections.abc import Callable
 
 import pytest
-from conftest import Tabs
 from harness import RedisServer, ServerProcess, Servers, load_kl1
 from playwright.sync_api import Locator, Page, expect
 from web_support import TOASTS_JS, play_fast, start_solo, stat
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

@@ -10,11 +10,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
 from web_support import create_room, set_nickname
 
+from conftest import Tabs, screenshot
 from server.store import keys
 
 pytestmark = pytest.mark.browser

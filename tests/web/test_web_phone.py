@@ -6,7 +6,6 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from crowd import Crowd
 from playwright.sync_api import Page, expect
 from web_support import (
@@ -22,6 +21,8 @@ from web_support import (
     table,
     touch,
 )
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

@@ -11,11 +11,12 @@ import re
 from typing import Any
 
 import pytest
-from conftest import Tabs, screenshot
 from crowd import Crowd
 from harness import Client, eventually
 from playwright.sync_api import Page, expect
 from web_support import create_room, resign, set_nickname, start_solo
+
+from conftest import Tabs, screenshot
 
 pytestmark = pytest.mark.browser
 

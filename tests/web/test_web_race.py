@@ -6,10 +6,10 @@ import json
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from playwright.sync_api import Locator, Page, expect
 from web_support import card, create_room, drag, hidden, pile, resign, set_nickname, shown_as, stat
 
+from conftest import Tabs, screenshot
 from server.klondike import Game, card_name, long_name
 
 pytestmark = pytest.mark.browser

@@ -6,11 +6,12 @@ import contextlib
 from collections.abc import Iterator
 
 import pytest
-from conftest import Tabs
 from harness import ServerProcess
 from playwright.sync_api import expect
 from proxy import Proxy
 from web_support import Traffic, card, pile, poll, start_solo, stat, table
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

@@ -11,9 +11,10 @@ import re
 from collections.abc import Callable
 
 import pytest
-from conftest import Tabs
 from playwright.sync_api import Page, expect
 from web_support import TOASTS_JS, pile, start_solo, stat
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

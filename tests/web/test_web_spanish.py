@@ -8,11 +8,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs, screenshot
 from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import BrowserContext, Page, expect
 from web_support import card, drag, pile, play_fast, stat
 
+from conftest import Tabs, screenshot
 from server.klondike import Game, card_name
 
 pytestmark = pytest.mark.browser

@@ -6,10 +6,11 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs
 from harness import load_kl1
 from playwright.sync_api import Page, expect
 from web_support import pile, play_fast, start_solo, stat, table
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

@@ -9,9 +9,10 @@ from __future__ import annotations
 import re
 
 import pytest
-from conftest import Tabs
 from playwright.sync_api import Locator, Page, expect
 from web_support import card, pile, settle, start_solo, stat
+
+from conftest import Tabs
 
 pytestmark = pytest.mark.browser
 

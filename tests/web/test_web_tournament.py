@@ -17,12 +17,12 @@ import json
 import re
 
 import pytest
-from conftest import ARTIFACTS, Tabs, screenshot
 from crowd import Crowd
 from harness import load_wins
 from playwright.sync_api import Locator, Page, expect
 from web_support import TOASTS_JS, Keyboard, hidden, resign, shown_as, stat
 
+from conftest import ARTIFACTS, Tabs, screenshot
 from server.klondike import Game, card_name
 
 pytestmark = pytest.mark.browser
