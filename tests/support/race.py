@@ -72,8 +72,10 @@ async def app_on(redis: RedisServer, data: Path, clock: Callable[[], float],
                  **settings: Any) -> AsyncIterator[Served]:
     """A server in this process on ``redis``, reading the time from ``clock``
     (with a message credit that lets games play as fast as it answers, no
-    solver, and ``settings``). Like a server process, it fails the test if
-    it logged an error."""
+    solver, no ``/metrics`` listener unless asked: the default address is one
+    per machine, and tests run servers side by side, and ``settings``). Like
+    a server process, it fails the test if it logged an error."""
+    settings.setdefault("metrics_address", None)
     config = Config(port=0, redis_url=redis.url, data_dir=data, msg_burst=100_000, msg_rate=100_000,
                     solver_workers=0, winnable_pool=0, **settings)
     app = App(config, clock=clock)

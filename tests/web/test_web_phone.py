@@ -12,7 +12,6 @@ from web_support import (
     card,
     centre,
     create_room,
-    hold_clock,
     one_line,
     pile,
     settle,
@@ -100,13 +99,11 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
 
     # a message covers neither the buttons nor the leaderboard (the page's
     # clock held: the message stays while the test measures it)
-    hold_clock(page)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
     expect(toast).to_be_visible()
     for el in [*page.locator(".race .controls .btn:visible").all(), page.locator(".race .leaderboard")]:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
-    page.clock.resume()
 
     # turning the phone keeps the game
     before = table(page)
@@ -169,7 +166,6 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
     assert box and box["x"] + box["width"] < 390 / 2, box
 
     # a message covers neither the figures and the top bar, nor the buttons, nor the leaderboard
-    hold_clock(page)  # (it stays while the test measures it)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
     expect(toast).to_be_visible()
@@ -177,7 +173,6 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
                page.locator(".race .leaderboard"), *page.locator(".race .controls .btn:visible").all()]
     for el in covered:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
-    page.clock.resume()
 
     # the results: rank, player, result and score on the screen; the rest on demand, under each name
     crowd.resign(others)

@@ -55,6 +55,10 @@ class Hub:
     def phase_now(self) -> str:
         return "racing"
 
+    def hiding(self) -> bool:
+        """A live race, not a challenge: nothing of a running game is hidden."""
+        return False
+
     def watchers(self) -> list[Any]:
         return []
 

@@ -50,8 +50,7 @@ export function createRatingChart() {
       if (line.length < 2) return null;
       const chart = svg('svg', { viewBox: `-4 -4 ${W + 8} ${H + 8}`, class: 'p-rating-chart',
         role: 'img', 'aria-label': R.chart(R.family[f], line[0], line[line.length - 1], line.length) });
-      chart.append(svg('polyline', { points: chartPoints(line).map((p) => p.join(',')).join(' '),
-        fill: 'none', stroke: 'currentColor', 'stroke-width': 2, 'stroke-linejoin': 'round' }));
+      chart.append(svg('polyline', { points: chartPoints(line).map((p) => p.join(',')).join(' ') }));
       return chart;
     }).filter(Boolean));
     note.textContent = rated.length ? '' : R.none;
