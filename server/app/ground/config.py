@@ -225,7 +225,7 @@ class Config:
         more="[caps](#caps-and-hostile-clients)")
     creations_per_minute: int = option(
         CAPS, 30, values.positive_int, "rooms, solo games and tournaments one address may "
-        "create in a minute, over every process (attempts count); more get `too_many`", "N")
+        "create in a minute, over every process (a refused one is not counted); more get `too_many`", "N")
     max_rooms: int = option(
         CAPS, 100_000, values.positive_int, "rooms holding a place at once, over every process; more get "
         "`server_full`", "N", more="[places](#caps-and-hostile-clients)")
