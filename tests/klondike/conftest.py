@@ -9,7 +9,8 @@ Hypothesis profiles (used by the property tests, never loaded globally so they
 don't change other packages' tests): ``klondike`` is the default, sized to keep
 the property tests near half a minute on two cores and derandomized, so that
 every run of the suite (CI's above all) plays the same games and a clean run
-is green or red by the code alone; ``klondike-long`` runs ten times more
+is green or red by the code alone; ``klondike-plain`` (test_kl_build's pass in
+plain Python) runs the first ten of them; ``klondike-long`` runs ten times more
 examples, drawn at random, to look for new counter-examples. Choose it with
 ``KLONDIKE_HYPOTHESIS_PROFILE=klondike-long``, and pin what it finds with a
 regression test.
@@ -35,6 +36,10 @@ settings.register_profile(
 )
 settings.register_profile("klondike-long", settings.get_profile("klondike"), max_examples=600,
                           derandomize=False)
+# test_kl_build's second pass: the same properties in plain Python, where each
+# example costs five to ten times more; a sample of the default's games shows
+# the plain build plays by the same rules (the compiled pass runs them all)
+settings.register_profile("klondike-plain", settings.get_profile("klondike"), max_examples=10)
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:

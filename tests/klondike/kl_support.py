@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib.util
 import json
+import os
 import random
 import re
 from collections.abc import Iterable, Iterator
@@ -19,9 +20,20 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from hypothesis import settings
+
 from server.klondike import Game, replay
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors"
+
+
+
+def hypothesis_profile() -> settings:
+    """The Hypothesis settings of the engine's property tests: the profile
+    ``KLONDIKE_HYPOTHESIS_PROFILE`` names (conftest.py registers them), or the
+    default ``klondike``."""
+    return settings(settings.get_profile(os.environ.get("KLONDIKE_HYPOTHESIS_PROFILE", "klondike")))
+
 
 RANKS = "A23456789TJQK"
 SUITS = "SHDC"

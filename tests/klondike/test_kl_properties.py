@@ -8,18 +8,17 @@ profile of conftest.py (KLONDIKE_HYPOTHESIS_PROFILE=klondike-long for more).
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections.abc import Iterator
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
-from kl_support import RulesModel, all_notations, engine_state, hidden_cards, reverses
+from kl_support import RulesModel, all_notations, engine_state, hidden_cards, hypothesis_profile, reverses
 
 from server.klondike import UNDO_LIMIT, DealCode, Game, IllegalMoveError, Move, replay
 from server.klondike.codes import KL1, KL2
 
-PROFILE = settings(settings.get_profile(os.environ.get("KLONDIKE_HYPOTHESIS_PROFILE", "klondike")))
+PROFILE = hypothesis_profile()
 STEPS = 160  # enough to fill the 100-move undo history in most games
 ALL = [Move.parse(text) for text in all_notations()]
 CARD_NAME = re.compile(r"\b[A2-9TJQK][SHDC]\b")

@@ -16,9 +16,9 @@ from concurrent.futures import ProcessPoolExecutor
 from typing import Any
 
 import pytest
-from hypothesis import given, reject, settings
+from hypothesis import given, reject
 from hypothesis import strategies as st
-from kl_support import ALL_CARDS, build, dead, kl1, wins
+from kl_support import ALL_CARDS, build, dead, hypothesis_profile, kl1, wins
 
 from server.klondike import DealCode, Game, InvalidDealCodeError, InvalidSnapshotError, replay
 from server.klondike.cards import RANK, RED
@@ -40,6 +40,7 @@ def replays_to_a_win(game: Game, solution: Solution) -> bool:
 
 # ---------------------------------------------------------------------- whole deals
 
+@pytest.mark.search
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
 def test_every_winning_line_on_the_vector_deals_wins(mode: str) -> None:
     """The 40 deals of kl1.json in each mode: whatever the solver calls winnable
@@ -59,6 +60,7 @@ def test_every_winning_line_on_the_vector_deals_wins(mode: str) -> None:
     assert "winnable" in verdicts and ("lost" in verdicts or mode == "D1N")
 
 
+@pytest.mark.search
 def test_every_won_game_of_the_vectors_is_found_winnable(win_vector: dict[str, Any]) -> None:
     """wins.json holds 14 deals with a winning script: the solver must find a line."""
     solution = solve(Game(win_vector["code"]), seconds=None, nodes=200_000)
@@ -154,6 +156,7 @@ def test_the_relaxation_never_calls_a_position_of_a_won_game_lost(
         assert not relaxation_says_lost(game), (win_vector["code"], game.moves)
 
 
+@pytest.mark.search
 @pytest.mark.parametrize("mode", ["D1N", "D3N", "D1V", "D3V"])
 def test_the_relaxation_never_calls_a_position_on_the_solvers_own_lines_lost(mode: str) -> None:
     """The same along every winning line the solver finds on the vector deals."""
@@ -176,7 +179,7 @@ class TooBig(Exception):
     """More positions than the brute force is meant for."""
 
 
-def brute_force(game: Game, limit: int = 30_000) -> bool:
+def brute_force(game: Game, limit: int = 10_000) -> bool:
     """Whether ``game`` can be won: every legal move, every position, no pruning."""
     start = game.copy(history=False)
     seen = {start.position()}
@@ -232,7 +235,7 @@ def sequence_at_end(names: list[str]) -> int:
     return n
 
 
-@settings(max_examples=60, deadline=None)
+@hypothesis_profile()
 @given(game=endgames())
 def test_the_solver_agrees_with_an_exhaustive_search_on_small_positions(game: Game) -> None:
     """Forced moves, twin positions taken as one, stock macros, pruned moves and
