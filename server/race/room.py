@@ -73,6 +73,7 @@ class Player:
     joined: int
     ready: bool = False
     left: bool = False  # left during a race: kept for that race's results
+    rating: str = ""  # a rated room: the player's rating as shown ("1514?"), the server's
 
 
 @dataclass(slots=True)
@@ -102,12 +103,13 @@ class Room:
 
     @classmethod
     def create(cls, room_id: str, settings: Settings, code: str, nickname: str, token: str,
-               *, now: int) -> Room:
+               *, now: int, rating: str = "") -> Room:
         """A new room whose first seat (0) is the host's (in this document,
-        or by the store: see :mod:`.seating`)."""
+        or by the store: see :mod:`.seating`); ``rating``: the host's, shown
+        beside their name in a rated room."""
         room = cls(id=room_id, settings=settings, code=code, created=now)
         room.clock.opened(room, now)
-        room.seating.seat_host(room, nickname, token, now=now)
+        room.seating.seat_host(room, nickname, token, now=now, rating=rating)
         return room
 
     @classmethod
@@ -136,7 +138,11 @@ class Room:
         return room
 
     def to_json(self) -> bytes:
-        return orjson.dumps(asdict(self))
+        d = asdict(self)
+        for p in d["players"]:  # (a room that is not rated keeps no rating field)
+            if not p["rating"]:
+                del p["rating"]
+        return orjson.dumps(d)
 
     @classmethod
     def from_json(cls, raw: bytes | str) -> Room:
@@ -220,7 +226,8 @@ class Room:
 
     # ------------------------------------------------------------------ lobby
 
-    def join(self, nickname: str, token: str, *, now: int, address: str = "") -> Event:
+    def join(self, nickname: str, token: str, *, now: int, address: str = "",
+             rating: str = "") -> Event:
         if self.settings.tournament is not None:  # its seats are the round's, in every phase
             raise RaceError(Reason.ROUND_ROOM)
         racing = self.clock.admits(self)  # (or refused, as the room says)
@@ -232,12 +239,15 @@ class Room:
             raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
-        self.players.append(Player(seat=seat, nickname=name, joined=self._arrival(address, now)))
+        self.players.append(Player(seat=seat, nickname=name, joined=self._arrival(address, now),
+                                   rating=rating if self.settings.rated else ""))
         self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
         self._quick_start(now)
         event: Event = {"kind": "joined", "seat": seat, "nickname": name}
+        if self.settings.rated and rating:
+            event["rating"] = rating
         if racing:  # admitted into the race, on a clock of their own once it has begun
             self.racers.append(seat)
             event["racing"] = True

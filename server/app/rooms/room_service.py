@@ -179,10 +179,12 @@ class Rooms:
         return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
 
     async def create(self, nickname: str, settings_data: dict[str, Any], *, address: str = "",
-                     room_id: str | None = None, quick: int = 0) -> tuple[Room, str]:
+                     room_id: str | None = None, quick: int = 0,
+                     rating: str = "") -> tuple[Room, str]:
         """A new room with its host; a public one listed for ``address``
         first (refused past its cap: nothing is made). ``room_id``: the id
-        a quick race was promised (``quick``: its wait in seconds)."""
+        a quick race was promised (``quick``: its wait in seconds);
+        ``rating``: the host's as shown, kept beside them in a rated room."""
         settings = parse_settings(settings_data)
         if quick:
             settings = replace(settings, quick=quick)
@@ -191,7 +193,8 @@ class Rooms:
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
-            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now)
+            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now,
+                               rating=rating)
             if settings.listed:
                 await self.public.claim(room.id, address)
             event, changes = policy.seats.created(self, room, token, now)
@@ -267,15 +270,17 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def join(self, room_id: str, nickname: str, *, address: str = "") -> tuple[int, str, str]:
+    async def join(self, room_id: str, nickname: str, *, address: str = "",
+                   rating: str = "") -> tuple[int, str, str]:
         """A seat for a new player (from ``address``: a quick race remembers
-        when it first came): the seat, its token, and the room's phase."""
+        when it first came; ``rating``: theirs as shown, kept in a rated
+        room): the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
         if settings.tournament is not None:  # its players enter with their token (resume)
             raise RaceError(Reason.ROUND_ROOM)
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
-                                                            token, address=address)
+                                                            token, address=address, rating=rating)
         if settings.quick:
             await self._quick_due(room_id)
         return seat, token, phase
