@@ -4,7 +4,8 @@ with "More options" one tap further down: today's daily deals, the races to
 find, create a room, join one by link or id, watch, or play solo. A form's
 refusal shows beside the form that was sent, scrolled into view. A room link without a seat of ours shows the join card
 for that room. The player this browser is has a link to their page (their
-games and record). */
+games and record), and beside the nickname their rating in each family, as
+the server sent it ("1514?" while provisional), with the top lists' link. */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
@@ -19,6 +20,8 @@ import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
 import { remember } from './remember.js';
 import { field, radios } from './formparts.js';
+import { ratingText } from './results.js';
+import { FAMILIES } from './ratingchart.js';
 import { TEXT } from '../text.js';
 
 const L = TEXT.lobby;
@@ -198,6 +201,11 @@ export function createLobby(root, app) {
 
   const playerLink = h('a', { href: '/', onclick: (e) => { e.preventDefault(); go(playerLink.getAttribute('href')); } });
   const playerLine = h('p', { class: 'player-line', hidden: true }, L.yourRecord, playerLink);
+  const ratingFigures = FAMILIES.map((f) => h('span', { class: 'rating-figure', dataset: { family: f } }));
+  const ratingLine = h('p', { class: 'rating-line', hidden: true, title: L.provisional },
+    L.yourRating, ratingFigures[0], ' · ', ratingFigures[1], ' · ',
+    h('a', { class: 'top-link', href: '/ratings', text: L.topPlayers,
+      onclick: (e) => { e.preventDefault(); go('/ratings'); } }));
 
   const resumeText = h('span');
   const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': L.lastRoom },
@@ -230,7 +238,7 @@ export function createLobby(root, app) {
         help.rulesLink())),
     resume,
     linkCard,
-    h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine, choicesEl),
+    h('div', { class: 'panel nick' }, field(L.nickname, nick), ratingLine, error, playerLine, choicesEl),
     today.el,
     races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
@@ -335,6 +343,12 @@ export function createLobby(root, app) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
       // a new player is named "player" until they race (docs/web_client.md): their page, unnamed, in every language
       setText(playerLink, s.player.nickname && s.player.nickname !== 'player' ? L.playerPage(s.player.nickname) : L.ownPage);
+    }
+    const ratings = s.player.id && s.player.ratings;
+    show(ratingLine, Boolean(ratings));
+    if (ratings) {
+      FAMILIES.forEach((f, i) => setText(ratingFigures[i],
+        ratings[f] ? L.ratingOf(TEXT.ratings.family[f], ratingText(ratings[f])) : ''));
     }
   }
 
