@@ -98,6 +98,10 @@ class Room:
     #: a quick race's lobby: when each address (a digest) first joined it, so that
     #: leaving and joining again does not push its start back (:meth:`_quick_start`)
     arrivals: dict[str, int] = field(default_factory=dict)
+    #: a quick race: whom it accepts while it waits, (its opener's shown rating,
+    #: the window's width when it opened, its widening per second, ms after
+    #: which it takes anyone): its ``pairing`` (:meth:`pairing_view`)
+    pairing: list[int] | None = None
 
     # ------------------------------------------------------------------ building
 
@@ -219,10 +223,33 @@ class Room:
         d["start_at"] = self.start_at if self.phase != "lobby" else self.scheduled
         d.update(self.clock.shown(self))
         d.update({"ended_at": self.ended_at, "now": now})
+        if self.pairing is not None and self.phase == "lobby":
+            d["pairing"] = self.pairing_view(now)
         if self.phase == "ended":
             d["code"] = self.code
             d["results"] = self.results
         return d
+
+    def pairing_view(self, now: int) -> dict[str, Any]:
+        """A waiting quick race's pairing: since when it waits, and the
+        ratings it accepts now (``low``..``high``; ``anyone``: any rating,
+        from ``anyone_at`` on), with what the client needs to widen the
+        window on its own clock (``base`` ± when it opened, ``widen`` per
+        second).
+
+        >>> room = Room(id="Q", settings=Settings(), code="", created=1000, pairing=[1560, 100, 20, 30000])
+        >>> view = room.pairing_view(11_000)
+        >>> view["opened"], view["anyone_at"], view["low"], view["high"], view["anyone"]
+        (1000, 31000, 1260, 1860, False)
+        >>> room.pairing_view(31_000)["anyone"]
+        True
+        """
+        assert self.pairing is not None
+        rating, base, widen, anyone_after = self.pairing
+        half = base + widen * max(0, now - self.created) // 1000
+        return {"rating": rating, "opened": self.created, "base": base, "widen": widen,
+                "anyone_at": self.created + anyone_after, "low": rating - half,
+                "high": rating + half, "anyone": now - self.created >= anyone_after}
 
     # ------------------------------------------------------------------ lobby
 

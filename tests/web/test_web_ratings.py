@@ -87,6 +87,9 @@ def test_the_lobby_and_a_rated_race_s_lines_show_the_server_s_ratings(
     lia.get_by_label("Modalidad de la carrera rápida").select_option("3N")
     kai.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
     expect(kai.locator(".room-wait")).to_be_visible()
+    # the wait, and whom the race accepts: kai's 1560, ±100 when it opened, wider each second
+    expect(kai.locator(".room-pairing")).to_have_text(re.compile(
+        r"^Waiting 0:[0-5][0-9] for players rated 1[34][0-9]0 to 1[67][0-9]0 \(wider every second\)\.$"))
     lia.locator(".races").get_by_role("button", name="Carrera rápida", exact=True).tap()
     for page in (kai, lia):
         expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)

@@ -90,7 +90,7 @@ class QuickRaces:
                 rating=rating.shown, window=(WINDOW_BASE, WINDOW_WIDEN, WINDOW_MAX_WAIT_MS))
             if verdict == "open":
                 return await self._open(mode, room_id, nickname, draw, scoring, creation, address,
-                                        rating.label())
+                                        rating)
             joined = await self._join(mode, room_id, nickname, address, rating.label())
             if joined is not None:
                 return None, room_id, *joined
@@ -99,7 +99,7 @@ class QuickRaces:
 
     async def _open(self, mode: str, room_id: str, nickname: str, draw: int, scoring: str,
                     creation: Opening, address: str,
-                    label: str) -> tuple[Room | None, str, int, str]:
+                    rating: Rating) -> tuple[Room | None, str, int, str]:
         settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
                     "time_limit": TIME_LIMIT, "public": True, "rated": True}
         try:
@@ -108,7 +108,9 @@ class QuickRaces:
             async with creation() as made:
                 room, token = await self.rooms.create(nickname, settings, address=address,
                                                       room_id=room_id, quick=self.config.quick_wait,
-                                                      rating=label)
+                                                      rating=rating.label(),
+                                                      pairing=[rating.shown, WINDOW_BASE,
+                                                               WINDOW_WIDEN, WINDOW_MAX_WAIT_MS])
                 await made(room.id)
         except BaseException:
             await self.store.lobby.quick_left(mode, room_id, forget=True)  # the next one opens anew

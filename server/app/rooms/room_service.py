@@ -180,11 +180,12 @@ class Rooms:
 
     async def create(self, nickname: str, settings_data: dict[str, Any], *, address: str = "",
                      room_id: str | None = None, quick: int = 0,
-                     rating: str = "") -> tuple[Room, str]:
+                     rating: str = "", pairing: list[int] | None = None) -> tuple[Room, str]:
         """A new room with its host; a public one listed for ``address``
         first (refused past its cap: nothing is made). ``room_id``: the id
         a quick race was promised (``quick``: its wait in seconds);
-        ``rating``: the host's as shown, kept beside them in a rated room."""
+        ``rating``: the host's as shown, kept beside them in a rated room;
+        ``pairing``: a quick race's (:attr:`Room.pairing`)."""
         settings = parse_settings(settings_data)
         if quick:
             settings = replace(settings, quick=quick)
@@ -195,6 +196,7 @@ class Rooms:
             token = new_token()
             room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now,
                                rating=rating)
+            room.pairing = pairing
             if settings.listed:
                 await self.public.claim(room.id, address)
             event, changes = policy.seats.created(self, room, token, now)

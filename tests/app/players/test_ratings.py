@@ -151,6 +151,12 @@ async def test_a_quick_race_over_two_processes_is_rated_once(
     ids = {"ann": me["id"], "bob": (await identify(bob, nickname="bob"))["id"]}
     await ann.send("quick", {"nickname": "ann", "draw": 3, "scoring": "V"})
     await ann._joined()
+    # the wait says whom the race accepts: ann's 1500, ±100 when it opened, 20 more a second
+    pairing = (await ann.expect("sync"))["room"]["pairing"]
+    assert (pairing["rating"], pairing["base"], pairing["widen"]) == (1500, 100, 20)
+    assert pairing["anyone_at"] - pairing["opened"] == 30_000 and not pairing["anyone"]
+    assert pairing["low"] <= 1400 and pairing["high"] >= 1600
+    assert pairing["high"] - 1500 == 1500 - pairing["low"]
     await bob.send("quick", {"nickname": "bob", "draw": 3, "scoring": "V"})
     await bob._joined()
     assert ann.room == bob.room

@@ -418,6 +418,8 @@ export default {
     quickListed: 'a quick race, listed in the lobby',
     publicListed: 'public: listed in the lobby',
     quickWait: (s) => `A quick race: it starts by itself ${s} s after a second player arrives.`,
+    pairing: (wait, low, high) => `Waiting ${wait} for players rated ${low} to ${high} (wider every second).`,
+    pairingAnyone: (wait) => `Waiting ${wait}: any rating is welcome now.`,
     startsIn: (time) => `The race starts in ${time}.`,
   },
   pager: {

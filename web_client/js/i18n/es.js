@@ -412,6 +412,8 @@ export default {
     quickListed: 'una carrera rápida, en la lista del vestíbulo',
     publicListed: 'pública: en la lista del vestíbulo',
     quickWait: (s) => `Una carrera rápida: empieza sola ${s} s después de que llegue un segundo jugador.`,
+    pairing: (wait, low, high) => `Esperando ${wait} a jugadores con puntuación de ${low} a ${high} (más amplio cada segundo).`,
+    pairingAnyone: (wait) => `Esperando ${wait}: ahora vale cualquier puntuación.`,
     startsIn: (time) => `La carrera empieza dentro de ${time}.`,
   },
   pager: {
