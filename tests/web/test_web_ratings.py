@@ -13,7 +13,7 @@ import re
 import pytest
 from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
-from web_support import set_nickname
+from web_support import create_room, set_nickname
 
 from conftest import Tabs, screenshot
 from server.store import keys
@@ -184,3 +184,30 @@ def test_the_top_lists_page_by_page_from_the_lobby(tabs: Tabs, module_redis: Red
     expect(pia.locator(".r-table tbody tr").first).to_contain_text(players[0][1])
     no_sideways_scroll(pia)
     screenshot(pia, "ratings-phone-es")
+
+
+def test_a_host_makes_a_public_room_rated_from_the_create_form(tabs: Tabs) -> None:
+    """The box is offered for a public room only; a rated room says so, and
+    a second browser from the host's address is refused its seat."""
+    home = {"X-Forwarded-For": "198.51.100.41"}
+    ann = tabs.page("/", **DESKTOP, extra_http_headers=home)
+    set_nickname(ann, "ann")
+    form = ann.locator("form.create")
+    rated = form.get_by_label("Rated: the race moves its players' ratings")
+    expect(rated).to_be_disabled()  # a private room is never rated
+    form.get_by_label("Public: listed in the lobby").check()
+    expect(rated).to_be_enabled()
+    rated.check()
+    form.get_by_label("A code").check()
+    expect(rated).to_be_disabled()  # a rated race is dealt by the server
+    form.get_by_label("Random", exact=True).check()
+    expect(rated).to_be_enabled()
+    link = create_room(ann, "ann")
+    expect(ann.locator(".room-settings")).to_contain_text(
+        "public: listed in the lobby · rated: one player per address")
+    # the same address, another browser: refused, in words
+    alt = tabs.page("/" + link.split("/", 3)[3], **DESKTOP, extra_http_headers=home)
+    set_nickname(alt, "alt")
+    alt.get_by_role("button", name="Join the race").click()
+    expect(alt.locator(".form-error").filter(has_text="address")).to_have_text(
+        "A rated race seats one player per address, and yours has a seat in this one.")

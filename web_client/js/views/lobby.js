@@ -93,6 +93,7 @@ export function createLobby(root, app) {
       h('p', { class: 'boards-note', text: TEXT.common.boardsNote })),
     h('fieldset', { class: 'visibility' }, h('legend', { text: L.visibility }),
       h('label', {}, h('input', { type: 'checkbox', name: 'public' }), L.public),
+      h('label', { class: 'rated-choice' }, h('input', { type: 'checkbox', name: 'rated', disabled: true }), L.rated),
       h('p', { class: 'field-note', text: L.private })),
     h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
   const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
@@ -102,6 +103,9 @@ export function createLobby(root, app) {
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
     createForm.querySelector('.big-only').hidden = Number(value(createForm, 'max_players')) <= SMALL_ROOM;
     for (const fs of createForm.querySelectorAll('.mode')) fs.disabled = value(createForm, 'deal') === 'code';
+    // rated: a public race of at most 16 seats dealt by the server (docs/protocol.md, "Ratings")
+    createForm.elements.rated.disabled = !createForm.elements.public.checked || value(createForm, 'deal') === 'code'
+      || Number(value(createForm, 'max_players')) > SMALL_ROOM;
   });
   createForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -117,6 +121,7 @@ export function createLobby(root, app) {
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
     if (f.elements.public.checked) settings.public = true;
+    if (settings.public && f.elements.rated.checked && !f.elements.rated.disabled) settings.rated = true;
     if (settings.max_players > SMALL_ROOM) {
       settings.top = Number(value(f, 'top'));
       settings.late = value(f, 'late');

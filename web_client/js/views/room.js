@@ -19,6 +19,7 @@ export function settingsText(s) {
       : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : s.window ? R.boardsAfterClose : R.boardsAfter];
   if (s.big) parts.push(R.top(s.top));
   if (s.public) parts.push(s.quick ? R.quickListed : R.publicListed);
+  if (s.rated) parts.push(R.ratedRace);
   if (s.window) parts.unshift(R.challenge(windowText(s.window)));
   else if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? R.lateAdmit : R.lateRefuse);
