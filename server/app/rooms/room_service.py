@@ -33,6 +33,11 @@ from .time_limits import seat_due, time_up
 log = structlog.get_logger("app.rooms.room_service")
 
 _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
+#: a race being ended is due a sweeper's look this long after its end (the
+#: ending process takes it out of the index when its hooks are done): a
+#: process killed right after the end leaves its results and ratings to
+#: another within this and a sweep
+AFTER_END_MS: Final = 2000
 
 #: what to do once a tournament round's race has ended (set by the tournaments)
 RoundOver = Callable[[Room], Awaitable[None]]
@@ -457,6 +462,9 @@ class Rooms:
             if now < room.deadline and not now_anyway and not everyone_done:
                 return False
             seats = policy.seats
+            # if this process dies once the end is committed, a sweeper finishes its hooks soon,
+            # not at the race's deadline (a quick race's 10 minutes, a day for no time limit)
+            await self.store.indexes.due_add(room_id, now + AFTER_END_MS)
             event = room.end(await seats.final_lines(self, data), now=now)
             changes = (self.store.rooms.changes(room_id).stop_race()
                        .expire(self.ttl_ms(room), room.race, room.racers))
