@@ -211,3 +211,11 @@ def test_a_host_makes_a_public_room_rated_from_the_create_form(tabs: Tabs) -> No
     alt.get_by_role("button", name="Join the race").click()
     expect(alt.locator(".form-error").filter(has_text="address")).to_have_text(
         "A rated race seats one player per address, and yours has a seat in this one.")
+    # another address's lobby, on a phone in Spanish: the race is listed as rated, and joined
+    spanish = tabs.context(locale="es-ES", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.42"})
+    pia = tabs.page("/", context=spanish)
+    pia.get_by_label("Apodo").fill("pia")
+    item = pia.locator(f".races .race-item[data-room='{link.rsplit('/', 1)[1]}']")
+    expect(item.locator(".race-rated")).to_have_text("puntuada")
+    item.get_by_role("button", name=re.compile("^Entrar")).tap()
+    expect(pia.locator(".room-settings")).to_contain_text("puntuada: un jugador por dirección")

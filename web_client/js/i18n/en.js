@@ -1132,6 +1132,7 @@ is over; then you may play the same deal again alone.
     startsIn: (time) => `starts in ${time}`,
     secondPlayer: 'starts with a second player',
     waitingHost: 'waiting for its host to start',
+    rated: 'rated',
     ofMin: (min) => ` of ${min} min`,
     racingFor: (time, limit) => `racing for ${time}${limit}`,
     quickMode: 'Quick race mode',

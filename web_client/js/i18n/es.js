@@ -1120,6 +1120,7 @@ solitario.
     startsIn: (time) => `empieza dentro de ${time}`,
     secondPlayer: 'empieza cuando llegue un segundo jugador',
     waitingHost: 'esperando a que su anfitrión la empiece',
+    rated: 'puntuada',
     ofMin: (min) => ` de ${min} min`,
     racingFor: (time, limit) => `en carrera desde hace ${time}${limit}`,
     quickMode: 'Modalidad de la carrera rápida',
