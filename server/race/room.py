@@ -73,6 +73,7 @@ class Player:
     joined: int
     ready: bool = False
     left: bool = False  # left during a race: kept for that race's results
+    rating: str = ""  # a rated room: the player's rating as shown ("1514?"), the server's
 
 
 @dataclass(slots=True)
@@ -97,17 +98,22 @@ class Room:
     #: a quick race's lobby: when each address (a digest) first joined it, so that
     #: leaving and joining again does not push its start back (:meth:`_quick_start`)
     arrivals: dict[str, int] = field(default_factory=dict)
+    #: a quick race: whom it accepts while it waits, (its opener's shown rating,
+    #: the window's width when it opened, its widening per second, ms after
+    #: which it takes anyone): its ``pairing`` (:meth:`pairing_view`)
+    pairing: list[int] | None = None
 
     # ------------------------------------------------------------------ building
 
     @classmethod
     def create(cls, room_id: str, settings: Settings, code: str, nickname: str, token: str,
-               *, now: int) -> Room:
+               *, now: int, rating: str = "") -> Room:
         """A new room whose first seat (0) is the host's (in this document,
-        or by the store: see :mod:`.seating`)."""
+        or by the store: see :mod:`.seating`); ``rating``: the host's, shown
+        beside their name in a rated room."""
         room = cls(id=room_id, settings=settings, code=code, created=now)
         room.clock.opened(room, now)
-        room.seating.seat_host(room, nickname, token, now=now)
+        room.seating.seat_host(room, nickname, token, now=now, rating=rating)
         return room
 
     @classmethod
@@ -136,7 +142,11 @@ class Room:
         return room
 
     def to_json(self) -> bytes:
-        return orjson.dumps(asdict(self))
+        d = asdict(self)
+        for p in d["players"]:  # (a room that is not rated keeps no rating field)
+            if not p["rating"]:
+                del p["rating"]
+        return orjson.dumps(d)
 
     @classmethod
     def from_json(cls, raw: bytes | str) -> Room:
@@ -213,14 +223,38 @@ class Room:
         d["start_at"] = self.start_at if self.phase != "lobby" else self.scheduled
         d.update(self.clock.shown(self))
         d.update({"ended_at": self.ended_at, "now": now})
+        if self.pairing is not None and self.phase == "lobby":
+            d["pairing"] = self.pairing_view(now)
         if self.phase == "ended":
             d["code"] = self.code
             d["results"] = self.results
         return d
 
+    def pairing_view(self, now: int) -> dict[str, Any]:
+        """A waiting quick race's pairing: since when it waits, and the
+        ratings it accepts now (``low``..``high``; ``anyone``: any rating,
+        from ``anyone_at`` on), with what the client needs to widen the
+        window on its own clock (``base`` ± when it opened, ``widen`` per
+        second).
+
+        >>> room = Room(id="Q", settings=Settings(), code="", created=1000, pairing=[1560, 100, 20, 30000])
+        >>> view = room.pairing_view(11_000)
+        >>> view["opened"], view["anyone_at"], view["low"], view["high"], view["anyone"]
+        (1000, 31000, 1260, 1860, False)
+        >>> room.pairing_view(31_000)["anyone"]
+        True
+        """
+        assert self.pairing is not None
+        rating, base, widen, anyone_after = self.pairing
+        half = base + widen * max(0, now - self.created) // 1000
+        return {"rating": rating, "opened": self.created, "base": base, "widen": widen,
+                "anyone_at": self.created + anyone_after, "low": rating - half,
+                "high": rating + half, "anyone": now - self.created >= anyone_after}
+
     # ------------------------------------------------------------------ lobby
 
-    def join(self, nickname: str, token: str, *, now: int, address: str = "") -> Event:
+    def join(self, nickname: str, token: str, *, now: int, address: str = "",
+             rating: str = "") -> Event:
         if self.settings.tournament is not None:  # its seats are the round's, in every phase
             raise RaceError(Reason.ROUND_ROOM)
         racing = self.clock.admits(self)  # (or refused, as the room says)
@@ -232,12 +266,15 @@ class Room:
             raise RaceError(Reason.NAME_TAKEN, taken_text(name, taken, "this room"))
         seat = self.next_seat
         self.next_seat += 1
-        self.players.append(Player(seat=seat, nickname=name, joined=self._arrival(address, now)))
+        self.players.append(Player(seat=seat, nickname=name, joined=self._arrival(address, now),
+                                   rating=rating if self.settings.rated else ""))
         self.tokens[hash_token(token)] = seat
         if len(self.present()) == 1:
             self.host = seat
         self._quick_start(now)
         event: Event = {"kind": "joined", "seat": seat, "nickname": name}
+        if self.settings.rated and rating:
+            event["rating"] = rating
         if racing:  # admitted into the race, on a clock of their own once it has begun
             self.racers.append(seat)
             event["racing"] = True

@@ -35,6 +35,7 @@ class Seat(Protocol):
     nickname: str
     ready: bool
     left: bool
+    rating: str
 
 
 class SeatedRoom(Protocol):
@@ -52,7 +53,8 @@ class SeatedRoom(Protocol):
 
     def present(self) -> Sequence[Seat]: ...
 
-    def join(self, nickname: str, token: str, *, now: int) -> dict[str, Any]: ...
+    def join(self, nickname: str, token: str, *, now: int, address: str = "",
+             rating: str = "") -> dict[str, Any]: ...
 
 
 def final_line(entry: Entry) -> Entry:
@@ -65,14 +67,16 @@ class ListedSeats:
 
     name: Final = "listed"
 
-    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int) -> None:
+    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int,
+                  rating: str = "") -> None:
         """The first seat (0) is the host's, in the document."""
-        room.join(nickname, token, now=now)
+        room.join(nickname, token, now=now, rating=rating)
 
     def shown(self, room: SeatedRoom, counts: Mapping[str, int]) -> dict[str, Any]:
         """The room's public members about its seats: every player, the racers."""
         return {"players": [{"seat": p.seat, "nickname": p.nickname, "ready": p.ready,
-                             "left": p.left} for p in room.players],
+                             "left": p.left, **({"rating": p.rating} if p.rating else {})}
+                            for p in room.players],
                 "racers": room.racers}
 
     def check_start(self, room: SeatedRoom, by: int) -> None:
@@ -99,8 +103,10 @@ class CountedSeats:
 
     name: Final = "counted"
 
-    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int) -> None:
-        """The host, seat 0, is named here and seated by the store."""
+    def seat_host(self, room: SeatedRoom, nickname: str, token: str, *, now: int,
+                  rating: str = "") -> None:
+        """The host, seat 0, is named here and seated by the store (a big
+        room is never rated: no ``rating``)."""
         room.host_name = check_nickname(nickname)
         room.next_seat = 1
 

@@ -18,6 +18,7 @@ import { nextStep, resendLater, resendPending, startCompleting, stopCompleting }
 import { onLeft } from './rooms.js';
 import * as field from './field.js';
 import * as challenge from './challenge.js';
+import * as player from './player.js';
 
 /** A frame of the room's protocol (or a big room's, or a challenge's). */
 export function onFrame(app, msg) {
@@ -313,6 +314,9 @@ function applyEvent(app, e, live) {
       s.ghosts = null;
       resetUi(s);
       if (live) say(TEXT.rematch);
+      break;
+    case 'rated':
+      player.onRated(s, e);
       break;
     case 'left':
       if (live && e.host === s.seat && e.seat !== s.seat) say(TEXT.youAreHost);

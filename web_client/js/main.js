@@ -19,10 +19,11 @@ import { createWatch } from './views/watch.js';
 import { createTournament } from './views/tournamentpage.js';
 import { createProfile } from './views/profile.js';
 import { createChallenge } from './views/challengepage.js';
+import { createTopList } from './views/toplist.js';
 
 const SCREENS = {
   lobby: createLobby, room: createRoom, bigroom: createBigRoom, race: createRace, watch: createWatch,
-  tournament: createTournament, profile: createProfile, challenge: createChallenge,
+  tournament: createTournament, profile: createProfile, challenge: createChallenge, ratings: createTopList,
 };
 
 /** The screens, each made the first time it shows; one shows at a time. */

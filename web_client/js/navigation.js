@@ -10,18 +10,21 @@
 /t/TOURID?admin#claim=CODE  the organizer's key moved to this browser with a one-time code
 /p/PLAYERID  a player's page: anyone's public profile; the own one with its history
 /p/PLAYERID#claim=CODE  this browser becomes that player, with a one-time code from their device
+/ratings     the top list of ratings of draw one; /ratings/d3 of draw three
 
 `go` pushes an address as a link would and tells the page as the browser's
 Back does (a `popstate`), so one listener (router.js) follows them all.
 */
 
-/** What the address asks for: {name: home|room|watch|tournament|player, room, …}. */
+/** What the address asks for: {name: home|room|watch|tournament|player|ratings, room, …}. */
 export function parseRoute(loc = location) {
   if (loc.pathname === '/rules') return { name: 'home', room: '', rules: 'book' };
   if (loc.pathname === '/how-to-play') return { name: 'home', room: '', rules: 'howto' };
   const params = new URLSearchParams(loc.search);
   const t = loc.pathname.match(/^\/t\/([A-Za-z0-9]{8})\/?$/);
   if (t) return { name: 'tournament', room: '', tid: t[1].toUpperCase(), admin: params.has('admin') };
+  const top = loc.pathname.match(/^\/ratings(?:\/(d1|d3))?\/?$/i);
+  if (top) return { name: 'ratings', room: '', family: (top[1] || 'd1').toLowerCase() };
   const p = loc.pathname.match(/^\/p\/([A-Za-z0-9]{10})\/?$/);
   if (p) return { name: 'player', room: '', pid: p[1].toUpperCase() };
   const m = loc.pathname.match(/^\/r\/([A-Za-z0-9]{8})\/?$/);

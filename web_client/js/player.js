@@ -24,6 +24,7 @@ const NEW_PLAYER = 'player'; // a new player's nickname when none was given
 export function freshPlayer() {
   return {
     id: '', nickname: '', // who this browser is, once the server said so
+    ratings: null, // the player's own rating per family, as the server sent it: {d1: {rating, provisional, races}, d3}
     history: null, // the page of the history shown: {first, of, results}
     asked: 0, // the first result of the page awaited (0: none)
     move: null, // a one-time code for another device: {code, until}
@@ -71,6 +72,17 @@ export function onFrame(app, msg) {
   app.changed();
 }
 
+/** A rated race's `rated` event (docs/protocol.md, "Ratings"): the own
+seat's rating in the room's family, as the server computed it, becomes the
+one the lobby shows. */
+export function onRated(s, e) {
+  const mine = s.role === 'player' && e.ratings && e.ratings[String(s.seat)];
+  const p = s.player;
+  if (!mine || !p.id || !s.room) return;
+  const { rating, provisional, races } = mine;
+  p.ratings = { ...(p.ratings || {}), [`d${s.room.settings.draw}`]: { rating, provisional, races } };
+}
+
 /** Whether the page shown is the player's own. */
 export function ownPage(s) {
   return s.route.name === 'player' && Boolean(s.player.id) && s.route.pid === s.player.id;
@@ -88,6 +100,7 @@ const HANDLERS = {
     p.identifying = false;
     const other = p.id !== d.id;
     Object.assign(p, { id: d.id, nickname: d.nickname });
+    if (d.ratings) p.ratings = d.ratings;
     if (other) Object.assign(p, { history: null, asked: 0, move: null });
     if (claimed) { // the device code's answer: this browser is that player now
       p.claiming = '';

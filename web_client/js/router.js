@@ -1,5 +1,5 @@
 /** Following the address (navigation.js): enter the room or follow the
-tournament it names, show a player's page, or go back to the lobby; and
+tournament it names, show a player's page or the top lists, or go back to the lobby; and
 which screen the state calls for. main.js calls `route` at start and on
 every change of address. */
 
@@ -105,6 +105,7 @@ export function screenOf(app) {
   const s = app.state;
   if (s.route.name === 'tournament') return tournamentScreen(app);
   if (s.route.name === 'player') return 'profile';
+  if (s.route.name === 'ratings') return 'ratings';
   if (s.role === 'spectator' || (s.route.name === 'watch' && s.roomId)) return s.room ? 'watch' : null;
   if (s.token && s.roomId) {
     if (!s.room) return null;

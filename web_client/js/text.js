@@ -41,5 +41,6 @@ export function switchLanguage(lang) {
 /** The player's sentence for a server's refusal `d` ({code, msg}): ours for
 its reason code, the server's own words for a code this client does not know. */
 export function reasonText(d) {
-  return TEXT.reasons[d.code] || d.msg;
+  // a code whose sentence depends on the command refused has one by both ("address_full_join")
+  return TEXT.reasons[`${d.code}_${d.cmd}`] || TEXT.reasons[d.code] || d.msg;
 }

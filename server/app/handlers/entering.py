@@ -42,12 +42,15 @@ def need_key_if_rated(conn: Connection, rated: bool) -> None:
 
 async def on_create(conn: Connection, cmd: c.Create) -> None:
     conn.need_no_room()
-    need_key_if_rated(conn, cmd.settings.get("rated") is True)
+    rated = cmd.settings.get("rated") is True
+    need_key_if_rated(conn, rated)
+    draw = cmd.settings.get("draw", 1)
+    label = (await conn.services.ratings.rating_of(conn.player_id, draw)).label() if rated else ""
     quotas = conn.services.quotas
     async with quotas.creating(conn.address, "room") as place, \
             quotas.challenge(conn.address, cmd.settings):  # (a challenge holds days)
         room, token = await conn.services.rooms.create(cmd.nickname, cmd.settings,
-                                                       address=conn.address)
+                                                       address=conn.address, rating=label)
         await quotas.created(place, room.id, until=room.deadline)
     if room.settings.rated:  # (a fresh room: the host's address is its first)
         await conn.services.store.ratings.claim_address(room.id, conn.address)
@@ -66,7 +69,7 @@ async def on_quick(conn: Connection, cmd: c.Quick) -> None:
         async with quotas.creating(conn.address, "room") as place:
             yield lambda room_id: quotas.created(place, room_id)
 
-    rating = await conn.services.ratings.shown_of(conn.player_id, cmd.draw)
+    rating = await conn.services.ratings.rating_of(conn.player_id, cmd.draw)
     _, room_id, seat, token = await conn.services.quick.enter(
         cmd.nickname, cmd.draw, cmd.scoring, address=conn.address, creation=opening, rating=rating)
     await take_seat(conn, room_id, seat, token, since=None)
@@ -107,21 +110,25 @@ async def on_join(conn: Connection, cmd: c.Join) -> None:
                                                          cmd.nickname)
     elif (await services.rooms.settings_of(room_id)).rated:
         need_key_if_rated(conn, True)
-        seat, token = await join_rated(conn, room_id, cmd.nickname)
+        seat, token = await join_rated(conn, room_id, cmd.nickname,
+                                       (await services.rooms.settings_of(room_id)).draw)
     else:
         seat, token, _ = await services.rooms.join(room_id, cmd.nickname, address=conn.address)
         await services.quotas.joined("room", room_id)  # in use: it keeps its place
     await take_seat(conn, room_id, seat, token, since=None)
 
 
-async def join_rated(conn: Connection, room_id: str, nickname: str) -> tuple[int, str]:
-    """A seat in a rated room: one per address (IPv6 by its /64)."""
+async def join_rated(conn: Connection, room_id: str, nickname: str, draw: int
+                     ) -> tuple[int, str]:
+    """A seat in a rated room: one per address (IPv6 by its /64); the
+    player's rating in the room's family shown beside them."""
+    label = (await conn.services.ratings.rating_of(conn.player_id, draw)).label()
     ratings = conn.services.store.ratings
     if not await ratings.claim_address(room_id, conn.address):
         raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address: "
                                              "yours has a seat in this one")
     try:
-        seat, token, _ = await conn.services.rooms.join(room_id, nickname)
+        seat, token, _ = await conn.services.rooms.join(room_id, nickname, rating=label)
     except BaseException:
         await ratings.release_address(room_id, conn.address)
         raise

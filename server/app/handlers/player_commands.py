@@ -34,7 +34,8 @@ async def _became(conn: Connection, who: Identity, key: str | None = None) -> No
     if conn.role == "player" and conn.room_id:
         await conn.services.players.link_seat(conn.room_id, conn.seat, who.id)
     conn.player_id = who.id
-    d: dict[str, Any] = {"id": who.id, "nickname": who.nickname}
+    d: dict[str, Any] = {"id": who.id, "nickname": who.nickname,
+                         "ratings": await conn.services.ratings.of_player(who.id)}
     if key is not None:
         d["key"] = key
     await conn.send(frame("player", d))
@@ -54,7 +55,8 @@ async def on_identify(conn: Connection, cmd: c.Identify) -> None:
 
 async def on_p_rename(conn: Connection, cmd: c.PRename) -> None:
     who = await conn.services.players.rename(need_player(conn), cmd.nickname)
-    await conn.send(frame("player", {"id": who.id, "nickname": who.nickname}))
+    await conn.send(frame("player", {"id": who.id, "nickname": who.nickname,
+                                     "ratings": await conn.services.ratings.of_player(who.id)}))
 
 
 async def on_p_history(conn: Connection, cmd: c.PHistory) -> None:

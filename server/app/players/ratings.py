@@ -93,7 +93,8 @@ class Ratings:
             return
         seats = await self._apply(room, outcome)
         if seats:
-            await self._show(room, seats)
+            await self._show(room, {seat: view for seat, (view, _) in seats.items()},
+                             {seat: label for seat, (_, label) in seats.items()})
         log.info("race_rated", room=room.id, race=room.race, players=len(outcome["p"]))
 
     async def _compute(self, room: Room) -> dict[str, Any]:
@@ -114,12 +115,14 @@ class Ratings:
                 "p": [[p, seat_of[p], place, text, a.mu, a.sigma]
                       for (p, place), (_, text), a in zip(placed, before, after, strict=True)]}
 
-    async def _apply(self, room: Room, outcome: dict[str, Any]) -> dict[int, dict[str, Any]]:
-        """Apply the outcome to each player: each seat's rating now and change."""
+    async def _apply(self, room: Room, outcome: dict[str, Any]
+                     ) -> dict[int, tuple[dict[str, Any], str]]:
+        """Apply the outcome to each player: each seat's rating now and
+        change, and its label (``"1514?"``)."""
         family, at, of = outcome["f"], outcome["at"], outcome["of"]
 
         async def one(player: str, seat: int, place: int, read: str, mu: float, sigma: float
-                      ) -> tuple[int, dict[str, Any]] | None:
+                      ) -> tuple[int, tuple[dict[str, Any], str]] | None:
             done = await self.store.ratings.apply(
                 player, family, f"{room.id}/{room.race}", read=read, after=Rating(mu, sigma),
                 at=at, place=place, of=of)
@@ -128,13 +131,16 @@ class Ratings:
             rating = done.rating
             await self.store.ratings.rank(family, player,
                                           None if rating.provisional else rating.shown)
-            return seat, {**rating_view(rating), "change": change_of(done.mu_before, rating.mu)}
+            view = {**rating_view(rating), "change": change_of(done.mu_before, rating.mu)}
+            return seat, (view, rating.label())
 
         got = await asyncio.gather(*(one(*line) for line in outcome["p"]))
         return dict(g for g in got if g is not None)
 
-    async def _show(self, room: Room, seats: dict[int, dict[str, Any]]) -> None:
-        """Each rated seat's rating and change into the race's results."""
+    async def _show(self, room: Room, seats: dict[int, dict[str, Any]],
+                    labels: dict[int, str]) -> None:
+        """Each rated seat's rating and change into the race's results, and
+        its new label beside the player (the next race's lines show it)."""
         race = room.race
 
         def step(data: Any, now: int) -> Plan:
@@ -146,6 +152,9 @@ class Ratings:
             for line in ended.results:
                 if int(line["seat"]) in seats:
                     line.update(seats[int(line["seat"])])
+            for player in ended.players:
+                if player.seat in labels:
+                    player.rating = labels[player.seat]
             event = {"kind": "rated", "race": race,
                      "ratings": {str(seat): view for seat, view in seats.items()}}
             return Plan([room_event(event, ended, now)],
@@ -161,12 +170,13 @@ class Ratings:
         found = await self.store.ratings.ratings(player_id, FAMILIES)
         return {f: rating_view(r) for f, (r, _) in found.items()}
 
-    async def shown_of(self, player_id: str, draw: int) -> int:
-        """The player's shown rating in the family of a draw count (what a
-        quick race pairs by; 1500 for a bad draw, refused later)."""
+    async def rating_of(self, player_id: str, draw: int) -> Rating:
+        """The player's rating in the family of a draw count (a quick race
+        pairs by its shown figure, a rated room shows its label beside
+        them; the family of draw one for a bad draw, refused later)."""
         family = family_of(draw if draw in (1, 3) else 1)
         (rating, _), = (await self.store.ratings.ratings(player_id, [family])).values()
-        return rating.shown
+        return rating
 
     async def public(self, player_id: str) -> dict[str, Any]:
         """What a player's public page shows of their ratings: each

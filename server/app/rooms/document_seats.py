@@ -35,12 +35,13 @@ class DocumentSeats:
         return event, rooms.store.rooms.changes(room.id).expire(rooms.ttl_ms(room))
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
-                   token: str, *, address: str = "") -> tuple[int, str]:
-        """A seat for a new player (from ``address``): the seat and the room's phase."""
+                   token: str, *, address: str = "", rating: str = "") -> tuple[int, str]:
+        """A seat for a new player (from ``address``, their ``rating`` as
+        shown): the seat and the room's phase."""
 
         def step(data: RoomData, now: int) -> Plan:
             room = data.room
-            event = room.join(nickname, token, now=now, address=address)
+            event = room.join(nickname, token, now=now, address=address, rating=rating)
             seat = event["seat"]
             normal = room.settings.scoring == "N"
             changes = rooms.store.rooms.changes(room.id)

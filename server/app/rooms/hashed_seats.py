@@ -76,8 +76,9 @@ class HashedSeats:
         return event, changes
 
     async def join(self, rooms: RoomWork, room_id: str, settings: Settings, nickname: str,
-                   token: str, *, address: str = "") -> tuple[int, str]:
-        """Seat a new player: their seat and the room's phase then."""
+                   token: str, *, address: str = "", rating: str = "") -> tuple[int, str]:
+        """Seat a new player: their seat and the room's phase then (a big
+        room is never rated: no ``rating`` kept)."""
         name = check_nickname(nickname)
         now = rooms.now_ms()
         normal = settings.scoring == "N"

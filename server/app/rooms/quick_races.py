@@ -34,6 +34,7 @@ from typing import Final, TypeAlias
 
 from ...protocol import Reason
 from ...race import RaceError, Room
+from ...race.rating import Rating
 from ...store import Store, StoreUnavailable
 from .ids import new_room_id
 from .room_config import RoomConfig
@@ -67,7 +68,7 @@ class QuickRaces:
 
     async def enter(self, nickname: str, draw: int, scoring: str, *,
                     creation: Opening, address: str,
-                    rating: int) -> tuple[Room | None, str, int, str]:
+                    rating: Rating) -> tuple[Room | None, str, int, str]:
         """A seat in a quick race of this mode: (the room if this player
         opened it, its id, the seat, its token). ``creation`` counts an
         opening against the address's caps (and refuses it): a block that
@@ -86,18 +87,19 @@ class QuickRaces:
             verdict, room_id = await self.store.lobby.quick_pick(
                 mode, new_room_id(), skip, now=self.now_ms(), seats=PLAYERS,
                 offer_ms=max(0, wait_ms - OFFER_MARGIN_MS), ttl_ms=self.config.lobby_ttl * 1000,
-                rating=rating, window=(WINDOW_BASE, WINDOW_WIDEN, WINDOW_MAX_WAIT_MS))
+                rating=rating.shown, window=(WINDOW_BASE, WINDOW_WIDEN, WINDOW_MAX_WAIT_MS))
             if verdict == "open":
-                return await self._open(mode, room_id, nickname, draw, scoring, creation, address)
-            joined = await self._join(mode, room_id, nickname, address)
+                return await self._open(mode, room_id, nickname, draw, scoring, creation, address,
+                                        rating)
+            joined = await self._join(mode, room_id, nickname, address, rating.label())
             if joined is not None:
                 return None, room_id, *joined
             skip = room_id
         raise StoreUnavailable("every quick race filled up meanwhile; try again")
 
     async def _open(self, mode: str, room_id: str, nickname: str, draw: int, scoring: str,
-                    creation: Opening,
-                    address: str) -> tuple[Room | None, str, int, str]:
+                    creation: Opening, address: str,
+                    rating: Rating) -> tuple[Room | None, str, int, str]:
         settings = {"draw": draw, "scoring": scoring, "max_players": PLAYERS,
                     "time_limit": TIME_LIMIT, "public": True, "rated": True}
         try:
@@ -105,14 +107,17 @@ class QuickRaces:
                 raise RaceError(Reason.ADDRESS_FULL, "a rated race seats one player per address")
             async with creation() as made:
                 room, token = await self.rooms.create(nickname, settings, address=address,
-                                                      room_id=room_id, quick=self.config.quick_wait)
+                                                      room_id=room_id, quick=self.config.quick_wait,
+                                                      rating=rating.label(),
+                                                      pairing=[rating.shown, WINDOW_BASE,
+                                                               WINDOW_WIDEN, WINDOW_MAX_WAIT_MS])
                 await made(room.id)
         except BaseException:
             await self.store.lobby.quick_left(mode, room_id, forget=True)  # the next one opens anew
             raise
         return room, room.id, 0, token
 
-    async def _join(self, mode: str, room_id: str, nickname: str, address: str
+    async def _join(self, mode: str, room_id: str, nickname: str, address: str, label: str
                     ) -> tuple[int, str] | None:
         """A seat in the room; ``None`` if it is full, started or gone, or
         the address has a seat there already (a quick race is rated: one
@@ -123,7 +128,7 @@ class QuickRaces:
             await self.store.lobby.quick_left(mode, room_id)
             return None
         try:
-            joined = await self._join_seat(mode, room_id, nickname, address)
+            joined = await self._join_seat(mode, room_id, nickname, address, label)
         except BaseException:
             await self.store.ratings.release_address(room_id, address)
             raise
@@ -131,11 +136,12 @@ class QuickRaces:
             await self.store.ratings.release_address(room_id, address)
         return joined
 
-    async def _join_seat(self, mode: str, room_id: str, nickname: str, address: str
+    async def _join_seat(self, mode: str, room_id: str, nickname: str, address: str, label: str
                          ) -> tuple[int, str] | None:
         for _ in range(JOIN_TRIES):
             try:
-                seat, token, _ = await self.rooms.join(room_id, nickname, address=address)
+                seat, token, _ = await self.rooms.join(room_id, nickname, address=address,
+                                                       rating=label)
                 return seat, token
             except RaceError as exc:
                 if exc.reason is Reason.UNKNOWN_ROOM:  # being created: a moment

@@ -33,6 +33,11 @@ from .time_limits import seat_due, time_up
 log = structlog.get_logger("app.rooms.room_service")
 
 _KNOWN_SETTINGS: Final = 4096  # rooms whose (never changing) settings a process remembers
+#: a race being ended is due a sweeper's look this long after its end (the
+#: ending process takes it out of the index when its hooks are done): a
+#: process killed right after the end leaves its results and ratings to
+#: another within this and a sweep
+AFTER_END_MS: Final = 2000
 
 #: what to do once a tournament round's race has ended (set by the tournaments)
 RoundOver = Callable[[Room], Awaitable[None]]
@@ -179,10 +184,13 @@ class Rooms:
         return str(DealCode.random(settings.draw, settings.scoring))  # type: ignore[arg-type]
 
     async def create(self, nickname: str, settings_data: dict[str, Any], *, address: str = "",
-                     room_id: str | None = None, quick: int = 0) -> tuple[Room, str]:
+                     room_id: str | None = None, quick: int = 0,
+                     rating: str = "", pairing: list[int] | None = None) -> tuple[Room, str]:
         """A new room with its host; a public one listed for ``address``
         first (refused past its cap: nothing is made). ``room_id``: the id
-        a quick race was promised (``quick``: its wait in seconds)."""
+        a quick race was promised (``quick``: its wait in seconds);
+        ``rating``: the host's as shown, kept beside them in a rated room;
+        ``pairing``: a quick race's (:attr:`Room.pairing`)."""
         settings = parse_settings(settings_data)
         if quick:
             settings = replace(settings, quick=quick)
@@ -191,7 +199,9 @@ class Rooms:
         for _ in range(ATTEMPTS):
             now = self.now_ms()
             token = new_token()
-            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now)
+            room = Room.create(room_id or new_room_id(), settings, code, nickname, token, now=now,
+                               rating=rating)
+            room.pairing = pairing
             if settings.listed:
                 await self.public.claim(room.id, address)
             event, changes = policy.seats.created(self, room, token, now)
@@ -267,15 +277,17 @@ class Rooms:
                 return room, token
         raise StoreUnavailable("could not find a free room id")
 
-    async def join(self, room_id: str, nickname: str, *, address: str = "") -> tuple[int, str, str]:
+    async def join(self, room_id: str, nickname: str, *, address: str = "",
+                   rating: str = "") -> tuple[int, str, str]:
         """A seat for a new player (from ``address``: a quick race remembers
-        when it first came): the seat, its token, and the room's phase."""
+        when it first came; ``rating``: theirs as shown, kept in a rated
+        room): the seat, its token, and the room's phase."""
         settings = await self.settings_of(room_id)
         if settings.tournament is not None:  # its players enter with their token (resume)
             raise RaceError(Reason.ROUND_ROOM)
         token = new_token()
         seat, phase = await policy_for(settings).seats.join(self, room_id, settings, nickname,
-                                                            token, address=address)
+                                                            token, address=address, rating=rating)
         if settings.quick:
             await self._quick_due(room_id)
         return seat, token, phase
@@ -450,6 +462,9 @@ class Rooms:
             if now < room.deadline and not now_anyway and not everyone_done:
                 return False
             seats = policy.seats
+            # if this process dies once the end is committed, a sweeper finishes its hooks soon,
+            # not at the race's deadline (a quick race's 10 minutes, a day for no time limit)
+            await self.store.indexes.due_add(room_id, now + AFTER_END_MS)
             event = room.end(await seats.final_lines(self, data), now=now)
             changes = (self.store.rooms.changes(room_id).stop_race()
                        .expire(self.ttl_ms(room), room.race, room.racers))

@@ -31,7 +31,9 @@ async def test_a_first_visit_gets_a_key_that_names_the_same_player_on_any_connec
     assert made["nickname"] == "ann" and len(made["key"]) >= 22 and len(made["id"]) == 10
     later = await connect("later")
     again = await identify(later, made["key"])
-    assert again == {"id": made["id"], "nickname": "ann"}  # the key is never sent again
+    newcomer = {"rating": 1500, "provisional": True, "races": 0}
+    assert again == {"id": made["id"], "nickname": "ann",  # the key is never sent again
+                     "ratings": {"d1": newcomer, "d3": newcomer}}
     plain = await identify(await connect("no nickname"))
     assert plain["nickname"] == "player" and plain["id"] != made["id"]
 
@@ -133,7 +135,8 @@ async def test_a_nickname_changes_on_every_device_and_on_the_public_page(
     me = await identify(a, nickname="ann")
     await identify(b, me["key"])
     await a.send("p_rename", {"nickname": " Ann  Smith "})
-    assert await a.expect("player") == {"id": me["id"], "nickname": "Ann Smith"}
+    assert await a.expect("player") == {"id": me["id"], "nickname": "Ann Smith",
+                                        "ratings": me["ratings"]}
     assert (await public(server, me["id"]))[1]["nickname"] == "Ann Smith"
     c = await connect("c")
     assert (await identify(c, me["key"]))["nickname"] == "Ann Smith"

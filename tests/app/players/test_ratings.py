@@ -145,10 +145,18 @@ async def test_a_quick_race_over_two_processes_is_rated_once(
     a, b = two
     ann: Client = await clients(a, "ann")
     bob: Client = await clients(b, "bob")
-    ids = {"ann": (await identify(ann, nickname="ann"))["id"],
-           "bob": (await identify(bob, nickname="bob"))["id"]}
+    me = await identify(ann, nickname="ann")
+    newcomer = {"rating": 1500, "provisional": True, "races": 0}
+    assert me["ratings"] == {"d1": newcomer, "d3": newcomer}  # the lobby's, from the server
+    ids = {"ann": me["id"], "bob": (await identify(bob, nickname="bob"))["id"]}
     await ann.send("quick", {"nickname": "ann", "draw": 3, "scoring": "V"})
     await ann._joined()
+    # the wait says whom the race accepts: ann's 1500, ±100 when it opened, 20 more a second
+    pairing = (await ann.expect("sync"))["room"]["pairing"]
+    assert (pairing["rating"], pairing["base"], pairing["widen"]) == (1500, 100, 20)
+    assert pairing["anyone_at"] - pairing["opened"] == 30_000 and not pairing["anyone"]
+    assert pairing["low"] <= 1400 and pairing["high"] >= 1600
+    assert pairing["high"] - 1500 == 1500 - pairing["low"]
     await bob.send("quick", {"nickname": "bob", "draw": 3, "scoring": "V"})
     await bob._joined()
     assert ann.room == bob.room
@@ -171,6 +179,11 @@ async def test_a_quick_race_over_two_processes_is_rated_once(
             assert view["change"] == round(60 * mu) - 1500
         line = {e["seat"]: e for e in rated["room"]["results"]}
         assert line[bob.seat]["rating"] == rated["ratings"][str(bob.seat)]["rating"]
+        # beside each name: the rating the race began with, then the one it left
+        assert {p["seat"]: p["rating"] for p in ended["room"]["players"]} == {
+            ann.seat: "1500?", bob.seat: "1500?"}
+        assert {p["seat"]: p["rating"] for p in rated["room"]["players"]} == {
+            seat: f"{round(60 * want[player][0])}?" for seat, player in seats.items()}
     finally:
         r.close()
     status, page = await public(b, ids["ann"])

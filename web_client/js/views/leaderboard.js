@@ -2,7 +2,8 @@
 the deal's scoring, status. Rows are keyed by seat and slide to their new
 place (FLIP). It draws a standing (ranking.js): the ranked lines, and the
 viewer's own line after them when it is not among them (a big room's top
-lines). */
+lines). In a rated race each name has its player's rating beside it, as the
+room's document has it from the server (`ratingsOf`). */
 
 import { h, setAttr, setText, show, toggle } from '../dom.js';
 import { count, duration, score } from '../format.js';
@@ -30,6 +31,14 @@ export function statusText(entry, { phase = null, stuck = false, challenge = fal
   return B.status[entry.status] ?? entry.status;
 }
 
+/** The rating beside each seat of a rated room ("1514?"), as the server
+keeps it in the room's players (docs/protocol.md, "Ratings"); null when the
+room is not rated. */
+export function ratingsOf(room) {
+  if (!room || !room.settings || !room.settings.rated || !room.players) return null;
+  return new Map(room.players.filter((p) => p.rating).map((p) => [p.seat, p.rating]));
+}
+
 /** `kind`: the section's class ("leaderboard"; a big room's own place is an "lb-place"). */
 export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' } = {}) {
   const list = h('ol', { class: 'lb-list', 'aria-label': title });
@@ -47,6 +56,8 @@ export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' 
       li: h('li', { class: 'lb-row', dataset: { seat: String(seat) } }),
       rank: h('span', { class: 'lb-rank' }),
       name: h('span', { class: 'lb-name' }),
+      nick: h('span'),
+      rating: h('span', { class: 'lb-rating' }),
       bar: h('span', { class: 'lb-bar', role: 'progressbar', 'aria-valuemin': '0', 'aria-valuemax': '52' }),
       fill: h('span', { class: 'lb-fill' }),
       cards: h('span', { class: 'lb-cards' }),
@@ -54,6 +65,7 @@ export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' 
       status: h('span', { class: 'lb-status' }),
     };
     r.bar.append(r.fill);
+    r.name.append(r.nick, r.rating);
     r.li.append(r.rank, r.name, r.bar, r.cards, r.money, r.status);
     rows.set(seat, r);
     return r;
@@ -65,10 +77,11 @@ export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' 
    * figure shown); phase: the room's; stuck: seats whose game is stuck;
    * title: the heading, when it says more than the section's name; marked:
    * a seat to highlight besides the viewer's (a followed player); challenge:
-   * the room is a challenge (statusText).
+   * the room is a challenge (statusText); ratings: each seat's rating in a
+   * rated race (`ratingsOf`), or null.
    */
   function render(lines, { me = -1, mine = null, total = null, scoring = 'V', phase = null, stuck = null,
-    title: text = null, marked = -1, challenge = false } = {}) {
+    title: text = null, marked = -1, challenge = false, ratings = null } = {}) {
     if (text != null) setText(heading, text);
     const shown = mine && !lines.some((x) => x.seat === mine.seat) ? [...lines, mine] : lines;
     const seen = new Set();
@@ -76,7 +89,10 @@ export function createLeaderboard(host, { title = B.title, kind = 'leaderboard' 
       const r = row(entry.seat);
       seen.add(entry.seat);
       setText(r.rank, entry.rank ?? '');
-      setText(r.name, entry.seat === me ? TEXT.common.you(entry.nickname) : entry.nickname);
+      setText(r.nick, entry.seat === me ? TEXT.common.you(entry.nickname) : entry.nickname);
+      const rating = ratings ? ratings.get(entry.seat) : null;
+      setText(r.rating, rating || '');
+      if (rating) setAttr(r.rating, 'aria-label', B.rating(rating));
       const n = entry.foundation ?? 0;
       r.fill.style.width = `${(n / 52) * 100}%`;
       setAttr(r.bar, 'aria-valuenow', n);

@@ -4,7 +4,8 @@ with "More options" one tap further down: today's daily deals, the races to
 find, create a room, join one by link or id, watch, or play solo. A form's
 refusal shows beside the form that was sent, scrolled into view. A room link without a seat of ours shows the join card
 for that room. The player this browser is has a link to their page (their
-games and record). */
+games and record), and beside the nickname their rating in each family, as
+the server sent it ("1514?" while provisional), with the top lists' link. */
 
 import { h, setText, show } from '../dom.js';
 import { count } from '../format.js';
@@ -19,6 +20,8 @@ import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
 import { remember } from './remember.js';
 import { field, radios } from './formparts.js';
+import { ratingText } from './results.js';
+import { FAMILIES } from './ratingchart.js';
 import { TEXT } from '../text.js';
 
 const L = TEXT.lobby;
@@ -90,6 +93,7 @@ export function createLobby(root, app) {
       h('p', { class: 'boards-note', text: TEXT.common.boardsNote })),
     h('fieldset', { class: 'visibility' }, h('legend', { text: L.visibility }),
       h('label', {}, h('input', { type: 'checkbox', name: 'public' }), L.public),
+      h('label', { class: 'rated-choice' }, h('input', { type: 'checkbox', name: 'rated', disabled: true }), L.rated),
       h('p', { class: 'field-note', text: L.private })),
     h('button', { class: 'btn primary', type: 'submit', text: L.createRoom }));
   const challenge = createChallengeOption(createForm, createForm.querySelector('.mode'),
@@ -99,6 +103,9 @@ export function createLobby(root, app) {
     createForm.querySelector('.delay').hidden = value(createForm, 'boards') !== 'delayed';
     createForm.querySelector('.big-only').hidden = Number(value(createForm, 'max_players')) <= SMALL_ROOM;
     for (const fs of createForm.querySelectorAll('.mode')) fs.disabled = value(createForm, 'deal') === 'code';
+    // rated: a public race of at most 16 seats dealt by the server (docs/protocol.md, "Ratings")
+    createForm.elements.rated.disabled = !createForm.elements.public.checked || value(createForm, 'deal') === 'code'
+      || Number(value(createForm, 'max_players')) > SMALL_ROOM;
   });
   createForm.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -114,6 +121,7 @@ export function createLobby(root, app) {
     };
     if (settings.boards === 'delayed') settings.delay = Number(value(f, 'delay')) || 0;
     if (f.elements.public.checked) settings.public = true;
+    if (settings.public && f.elements.rated.checked && !f.elements.rated.disabled) settings.rated = true;
     if (settings.max_players > SMALL_ROOM) {
       settings.top = Number(value(f, 'top'));
       settings.late = value(f, 'late');
@@ -198,6 +206,11 @@ export function createLobby(root, app) {
 
   const playerLink = h('a', { href: '/', onclick: (e) => { e.preventDefault(); go(playerLink.getAttribute('href')); } });
   const playerLine = h('p', { class: 'player-line', hidden: true }, L.yourRecord, playerLink);
+  const ratingFigures = FAMILIES.map((f) => h('span', { class: 'rating-figure', dataset: { family: f } }));
+  const ratingLine = h('p', { class: 'rating-line', hidden: true, title: L.provisional },
+    L.yourRating, ratingFigures[0], ' · ', ratingFigures[1], ' · ',
+    h('a', { class: 'top-link', href: '/ratings', text: L.topPlayers,
+      onclick: (e) => { e.preventDefault(); go('/ratings'); } }));
 
   const resumeText = h('span');
   const resume = h('div', { class: 'panel resume', role: 'region', 'aria-label': L.lastRoom },
@@ -230,7 +243,7 @@ export function createLobby(root, app) {
         help.rulesLink())),
     resume,
     linkCard,
-    h('div', { class: 'panel nick' }, field(L.nickname, nick), error, playerLine, choicesEl),
+    h('div', { class: 'panel nick' }, field(L.nickname, nick), ratingLine, error, playerLine, choicesEl),
     today.el,
     races.el,
     h('div', { class: 'lobby-grid' }, createForm, joinForm, soloForm));
@@ -335,6 +348,12 @@ export function createLobby(root, app) {
       playerLink.setAttribute('href', `/p/${s.player.id}`);
       // a new player is named "player" until they race (docs/web_client.md): their page, unnamed, in every language
       setText(playerLink, s.player.nickname && s.player.nickname !== 'player' ? L.playerPage(s.player.nickname) : L.ownPage);
+    }
+    const ratings = s.player.id && s.player.ratings;
+    show(ratingLine, Boolean(ratings));
+    if (ratings) {
+      FAMILIES.forEach((f, i) => setText(ratingFigures[i],
+        ratings[f] ? L.ratingOf(TEXT.ratings.family[f], ratingText(ratings[f])) : ''));
     }
   }
 

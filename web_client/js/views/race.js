@@ -18,7 +18,7 @@ import { cascade } from '../cascade.js';
 import { finishText, standing } from '../ranking.js';
 import * as field from '../field.js';
 import * as challenge from '../challenge.js';
-import { createLeaderboard } from './leaderboard.js';
+import { createLeaderboard, ratingsOf } from './leaderboard.js';
 import { createGhosts } from './ghosts.js';
 import { createReplayList } from './replaylist.js';
 import { createHistogram } from './histogram.js';
@@ -629,7 +629,7 @@ export function createRace(root, app) {
     if (big) renderBig(s, { ranking, scoring, phase, stuck: stuckSeats, challenge: isChallenge });
     else {
       leaderboard.render(ranking.lines, { me: s.seat, mine, total: ranking.total, scoring, phase, stuck: stuckSeats,
-        challenge: isChallenge });
+        challenge: isChallenge, ratings: ratingsOf(room) });
     }
     if (isChallenge && !challengeSide) challengeSide = makeChallengeSide();
     if (challengeSide) {

@@ -2,7 +2,7 @@
 in a chosen mode, and the public races, waiting to start (Join) or running
 (Watch), each one tap away, kept current by the server's `rooms` frames
 while the lobby shows. A race this browser keeps a seat in offers the seat
-back instead: its racer may not watch it (`own_race`). */
+back instead: its racer may not watch it (`own_race`). A rated race says so. */
 
 import { h, setText, show } from '../dom.js';
 import { duration, modeText } from '../format.js';
@@ -75,7 +75,8 @@ export function createRaces(app, { nickname, checkNick }) {
     }
     return h('li', { class: 'race-item', 'data-room': r.id },
       h('span', { class: 'race-main' },
-        h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: modeOf(r) })),
+        h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: modeOf(r) }),
+        r.rated ? h('span', { class: 'race-rated', text: Q.rated }) : null),
       h('span', { class: 'race-meta', text: Q.meta(players, timeText(r, now)) }),
       button);
   }

@@ -11,7 +11,7 @@ const R = TEXT.ratings;
 const NS = 'http://www.w3.org/2000/svg';
 const W = 300;
 const H = 80;
-const FAMILIES = ['d1', 'd3'];
+export const FAMILIES = ['d1', 'd3']; // the rating families (docs/protocol.md, "Ratings")
 
 function svg(tag, attrs) {
   const el = document.createElementNS(NS, tag);

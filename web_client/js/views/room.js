@@ -19,6 +19,7 @@ export function settingsText(s) {
       : s.boards === 'delayed' ? R.boardsDelayed(s.delay) : s.window ? R.boardsAfterClose : R.boardsAfter];
   if (s.big) parts.push(R.top(s.top));
   if (s.public) parts.push(s.quick ? R.quickListed : R.publicListed);
+  if (s.rated) parts.push(R.ratedRace);
   if (s.window) parts.unshift(R.challenge(windowText(s.window)));
   else if (s.big || s.late === 'admit') {
     parts.push(s.late === 'admit' ? R.lateAdmit : R.lateRefuse);
@@ -74,6 +75,17 @@ export function createInvite() {
   return { el, render };
 }
 
+/** A waiting quick race's pairing at `now` (server time): the server's
+window (docs/protocol.md, "Quick race") widened on our clock as the server
+widens it, `base` ± when it opened and `widen` more each second; anyone
+from `anyone_at`. */
+export function pairingNow(pairing, now) {
+  if (!pairing) return null;
+  const half = pairing.base + pairing.widen * Math.floor(Math.max(0, now - pairing.opened) / 1000);
+  return { opened: pairing.opened, anyone: now >= pairing.anyone_at,
+    low: pairing.rating - half, high: pairing.rating + half };
+}
+
 export function createRoom(root, app) {
   const title = h('h1', { id: 'room-title' });
   const invite = createInvite();
@@ -81,6 +93,7 @@ export function createRoom(root, app) {
   const readyBtn = h('button', { class: 'btn primary', type: 'button' });
   const startBtn = h('button', { class: 'btn primary', type: 'button', text: R.start, onclick: () => rooms.start(app) });
   const waitText = h('p', { class: 'room-wait', role: 'status' });
+  const pairingText = h('p', { class: 'room-pairing', hidden: true }); // a quick race's wait and whom it accepts
   const el = h('section', { class: 'screen room panel-page', 'aria-labelledby': 'room-title' },
     title,
     invite.el,
@@ -88,6 +101,7 @@ export function createRoom(root, app) {
       h('h2', { text: R.players }),
       players,
       waitText,
+      pairingText,
       h('div', { class: 'buttons' }, readyBtn, startBtn,
         h('button', { class: 'btn ghost', type: 'button', text: R.leave, onclick: () => rooms.leave(app) }))));
   root.append(el);
@@ -119,11 +133,19 @@ export function createRoom(root, app) {
     if (room.settings.quick) { // it starts by itself: nobody is ready or starts it
       show(readyBtn, false);
       show(startBtn, false);
-      const left = room.start_at != null ? room.start_at - app.clock.now() : null;
+      const now = app.clock.now();
+      const left = room.start_at != null ? room.start_at - now : null;
       setText(waitText, left == null ? R.quickWait(room.settings.quick) : R.startsIn(duration(Math.max(0, left))));
-      if (left != null && !ticking) ticking = setTimeout(() => { ticking = 0; app.changed(); }, 1000);
+      const pairing = left == null ? pairingNow(room.pairing, now) : null;
+      show(pairingText, Boolean(pairing));
+      if (pairing) {
+        const wait = duration(Math.max(0, now - pairing.opened));
+        setText(pairingText, pairing.anyone ? R.pairingAnyone(wait) : R.pairing(wait, pairing.low, pairing.high));
+      }
+      if ((left != null || pairing) && !ticking) ticking = setTimeout(() => { ticking = 0; app.changed(); }, 1000);
       return;
     }
+    show(pairingText, false);
     const waiting = present.filter((p) => p.seat !== room.host && !p.ready).map((p) => p.nickname);
     setText(waitText, waiting.length ? R.waitingFor(waiting.join(', '), waiting.length)
       : host ? (present.length > 1 ? R.allReady : R.shareOrAlone)

@@ -14,7 +14,7 @@ import * as field from '../field.js';
 import { createFollow } from './follow.js';
 import { createHistogram } from './histogram.js';
 import { createBoardsGrid } from './boards.js';
-import { createLeaderboard } from './leaderboard.js';
+import { createLeaderboard, ratingsOf } from './leaderboard.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
 import { standing } from '../ranking.js';
@@ -123,7 +123,7 @@ export function createWatch(root, app) {
     const scoring = room.settings.scoring;
     podium.render(ranking.lines, { visible: ranking.total > 1 && phase !== 'ended' });
     leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck,
-      challenge: Boolean(day) });
+      challenge: Boolean(day), ratings: ratingsOf(room) });
     if (big || bigParts) renderBig(s, { big, phase, scoring, when });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
   }
