@@ -12,7 +12,7 @@ import re
 import pytest
 from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
-from web_support import create_room, set_nickname
+from web_support import create_room, pile, set_nickname
 
 from conftest import Tabs, screenshot
 from server.store import keys
@@ -116,6 +116,44 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
         expect(page.locator(".race .board .card").first).to_be_visible()
     expect(lou.locator(".race .room-info")).to_contain_text("Draw three · Vegas")
     no_sideways_scroll(lou)
+
+
+def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: Tabs) -> None:
+    """Issue 25, item 6: something to watch. A quick race's boards come after
+    the race (every racer plays one deal: an opponent's board, even late,
+    would show a racer's second tab their own face-down cards), so its
+    watcher sees each racer's lane live, cards home, score, moves and
+    status, and the boards once it is over."""
+    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.31"})
+    lou = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
+    for page, name in ((kim, "kim"), (lou, "lou")):
+        set_nickname(page, name)
+        page.get_by_label("Quick race mode").select_option(label="Draw three · Normal")
+    kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(kim.locator(".room-wait")).to_be_visible()
+    room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
+    assert room is not None
+    lou.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(lou).to_have_url(re.compile(f"/r/{room[1]}$"))
+    for page in (kim, lou):
+        expect(page.locator(".race .board .card").first).to_be_visible()
+    # lou's second tab, from another browser: a watcher like any
+    tab = tabs.page(f"/r/{room[1]}?watch", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
+    track = tab.get_by_role("region", name="The racers, live")
+    expect(track.locator(".track-lane")).to_have_count(2)
+    pile(kim, "stock").click()
+    lane = track.locator(".track-lane", has_text="kim")
+    expect(lane).to_contain_text("1 move")
+    expect(lane).to_contain_text("0/52 · 0 pts")
+    expect(lane.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "0")
+    expect(tab.locator(".watch-note")).to_contain_text("after the race")
+    expect(tab.locator(".tile")).to_have_count(0)
+    assert not any(f.startswith('{"t":"boards"') for f in tabs.frames[tab])
+    screenshot(tab, "quick-race-watched")
+    for page in (kim, lou):
+        resign(page, "Resign", "Really resign?")
+    expect(tab.locator(".tile")).to_have_count(2)
+    expect(track).to_be_hidden()
 
 
 IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();

@@ -1,6 +1,7 @@
 /** The spectator's screen: the leaderboard, and the players' boards exactly as
 the server sends them (`boards` frames) — small in a grid, one large on click.
-Before the server sends any, a line says when boards will come.
+Before the server sends any, a line says when boards will come, and the race
+itself is drawn instead, each racer's lane live (track.js).
 
 A big room's: the top lines, and its field as bigfield.js shows it (a big
 tournament's round shows it the same way): the field's progress picture, the
@@ -14,6 +15,7 @@ import { count, duration, modeText } from '../format.js';
 import * as field from '../field.js';
 import { createBigField } from './bigfield.js';
 import { createBoardsGrid } from './boards.js';
+import { createTrack } from './track.js';
 import { createLeaderboard } from './leaderboard.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
@@ -30,6 +32,7 @@ export function createWatch(root, app) {
   const phaseText = h('p', { class: 'watch-phase', role: 'status' });
   const note = h('p', { class: 'watch-note' });
   const main = h('div', { class: 'watch-main' }, note);
+  const track = createTrack(main);
   const grid = createBoardsGrid(main, app);
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: A.results,
@@ -122,6 +125,8 @@ export function createWatch(root, app) {
       shown = grid.render(s.boards, { names: new Map(room.players.map((p) => [p.seat, p.nickname])),
         entries: s.entries, bigSeat: s.ui.bigSeat, phase });
     }
+    // the race drawn while no board is shown (a big room has its field's picture)
+    track.render(s.entries, { scoring, phase, visible: !big && !day && !shown && phase !== 'lobby' });
     const top = big ? Math.min(field.BOARDS_SHOWN, room.settings.top) : 0;
     setText(note, shown ? C.boardsShown(top, when)
       : phase === 'lobby' ? C.boardsLater(top, when) : C.boardsNoneYet(top, when));
