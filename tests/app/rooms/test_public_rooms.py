@@ -15,6 +15,7 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from support.challenge import TestClock
 from support.player import identify
+from support.tournament import http_get
 
 from server.store import keys
 
@@ -351,3 +352,26 @@ async def test_a_quick_races_watcher_sees_each_racers_line_live_and_the_boards_a
     await tab.event("ended")
     boards = await tab.expect("boards")
     assert set(boards["boards"]) == {"0", "1"}
+
+
+async def test_a_rooms_link_card_says_its_host_mode_and_players_and_nothing_of_its_deal(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    """Issue 25, item 6: a friend's link shows who hosts, the mode and how
+    many have joined before one joins (``GET /api/rooms/{id}/card``: the room
+    as the lobby lists public ones, a private room's too, for its link's
+    holder). A bad or unknown id is a 404 with a JSON error."""
+    a, b = two
+    ann: Client = await clients(a, "ann")
+    await ann.create("ann", code="KL1-D3V-AAPIVDJ", max_players=4)  # private, a chosen deal
+    card = await http_get(b, f"/api/rooms/{ann.room.lower()}/card")
+    assert card.status == 200
+    assert {k: card.json()[k] for k in ("id", "host", "mode", "players", "max", "phase", "deal")} == {
+        "id": ann.room, "host": "ann", "mode": "D3V", "players": 1, "max": 4, "phase": "lobby",
+        "deal": "chosen"}
+    bob: Client = await clients(b, "bob")
+    await bob.join(ann.room, "bob")
+    assert (await http_get(a, f"/api/rooms/{ann.room}/card")).json()["players"] == 2
+    assert "AAPIVDJ" not in card.text
+    for path in ("/api/rooms/ZZZZZZZZ/card", "/api/rooms/nope!/card"):
+        missing = await http_get(a, path)
+        assert (missing.status, missing.json()["error"]) == (404, "unknown_room")
