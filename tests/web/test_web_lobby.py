@@ -156,6 +156,23 @@ def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: 
     expect(track).to_be_hidden()
 
 
+def test_a_friends_link_shows_the_host_the_mode_and_the_players(tabs: Tabs) -> None:
+    """Issue 25, item 6: a join card says whose room, its mode and how many
+    are in it (the room's card, GET /api/rooms/{id}/card), not just its id."""
+    ann = tabs.page("/", **DESKTOP)
+    link = create_room(ann, "ann", code="KL1-D3V-AAPIVDJ")  # a chosen deal of draw three, Vegas
+    bob = tabs.page(link, **PHONE)
+    expect(bob.get_by_role("heading", name=f"Room {link[-8:]}")).to_be_visible()
+    expect(bob.locator(".link-who")).to_have_text("ann's room · Draw three · Vegas")
+    expect(bob.locator(".link-meta")).to_have_text("1 of 8 players · waiting for its host to start")
+    set_nickname(bob, "bob")
+    bob.get_by_role("button", name="Join the race").tap()
+    expect(ann.locator(".players li", has_text="bob")).to_be_visible()
+    cat = tabs.page(link, **DESKTOP)
+    expect(cat.locator(".link-meta")).to_have_text("2 of 8 players · waiting for its host to start")
+    no_sideways_scroll(bob)
+
+
 IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
   return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
 
