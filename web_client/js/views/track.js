@@ -49,8 +49,10 @@ export function createTrack(host) {
       l.fill.style.width = `${(n / 52) * 100}%`;
       setAttr(l.bar, 'aria-valuenow', n);
       setAttr(l.bar, 'aria-label', T.bar(line.nickname, n));
-      setText(l.figures, [`${n}/52`, score({ vegas: line.vegas ?? -52, points: line.points ?? 0 }, scoring),
-        TEXT.boards.moves(line.moves ?? 0), statusText(line, { phase })].join(' · '));
+      // a challenge's game not over shows no figures (docs/protocol.md, "Challenges")
+      const unseen = line.vegas === undefined && line.status !== 'finished';
+      setText(l.figures, (unseen ? [] : [`${n}/52`, score({ vegas: line.vegas, points: line.points ?? 0 }, scoring),
+        TEXT.boards.moves(line.moves ?? 0)]).concat(statusText(line, { phase })).join(' · '));
       toggle(l.li, 'done', line.status !== 'racing');
       if (list.children[i] !== l.li) list.insertBefore(l.li, list.children[i] ?? null);
     });
