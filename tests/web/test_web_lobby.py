@@ -8,6 +8,7 @@ Redis of its own."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from harness import RedisServer, ServerProcess, Servers
@@ -96,12 +97,21 @@ def test_a_public_room_is_found_joined_and_watched_from_the_lobby(tabs: Tabs) ->
     assert "lobby" in "".join(tabs.sent[dee]) and frames
 
 
-def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
-    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.1"})
-    lou = tabs.page("/", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.2"})
-    for page, name in ((kim, "kim"), (lou, "lou")):
+def quick_pair(tabs: Tabs, mode: str, kim_at: tuple[str, dict[str, Any]],
+               lou_at: tuple[str, dict[str, Any]]) -> tuple[Page, Page]:
+    """kim's and lou's lobbies (each from its address, on its device), with
+    the Quick race mode chosen and their nicknames typed."""
+    pages = []
+    for name, (address, device) in (("kim", kim_at), ("lou", lou_at)):
+        page = tabs.page("/", **device, extra_http_headers={"X-Forwarded-For": address})
         set_nickname(page, name)
-        page.get_by_label("Quick race mode").select_option(label="Draw three · Vegas")
+        page.get_by_label("Quick race mode").select_option(label=mode)
+        pages.append(page)
+    return pages[0], pages[1]
+
+
+def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
+    kim, lou = quick_pair(tabs, "Draw three · Vegas", ("198.51.100.1", DESKTOP), ("198.51.100.2", PHONE))
     kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
     expect(kim.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")
     room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
@@ -124,11 +134,7 @@ def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: 
     would show a racer's second tab their own face-down cards), so its
     watcher sees each racer's lane live, cards home, score, moves and
     status, and the boards once it is over."""
-    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.31"})
-    lou = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
-    for page, name in ((kim, "kim"), (lou, "lou")):
-        set_nickname(page, name)
-        page.get_by_label("Quick race mode").select_option(label="Draw three · Normal")
+    kim, lou = quick_pair(tabs, "Draw three · Normal", ("198.51.100.31", DESKTOP), ("198.51.100.32", DESKTOP))
     kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
     expect(kim.locator(".room-wait")).to_be_visible()
     room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
