@@ -20,6 +20,15 @@ shows no figures (a challenge's game not over yet, as :func:`.seen_line`
 shows it) comes after every line that does, and before the lobby's, by
 seat: its place says nothing of how its game goes.
 
+**Ties in a tournament.** A tournament's round ranks its lines as its
+standings rank one round (``registration=True``, :func:`registration_ties`):
+finished players by time, then Vegas dollars, then cards on foundations,
+then the seat, which is the player's number: registration order. Fewer
+moves and who got there first break no tie there, because the standings,
+counted over rounds, cannot carry them: two players who tie after a round
+are then in the same order on the round's leaderboard and in the standings
+(tests/race/test_ranking.py checks it on random rounds).
+
 The standings: more dollars, more cards, a won round (a player without
 one has no finishing time: behind any who has one), less time over the won
 rounds, then registration (the player number).
@@ -31,6 +40,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any, Final
 
 from .leaderboard import Entry, shown
+from .settings import Settings
 from .tournament_settings import MAX_ROUNDS
 
 #: A member of a ranking sorted set: fixed width, so that Redis's tie-break
@@ -68,29 +78,41 @@ def _changed(entry: Entry, since: int, at: int | None) -> int:
     return _clamp((int(when) - since) // _AT_UNIT_MS, _AT_UNITS)
 
 
-def rank_fields(entry: Entry, since: int, at: int | None = None) -> tuple[int, int, int, int, int]:
+def registration_ties(settings: Settings) -> bool:
+    """Whether a room with these settings breaks ties of equal time,
+    dollars and cards by registration (a tournament's round: see the
+    module's docstring), rather than by fewer moves and who got there first."""
+    return settings.tournament is not None
+
+
+def rank_fields(entry: Entry, since: int, at: int | None = None, *,
+                registration: bool = False) -> tuple[int, int, int, int, int]:
     """The line's place in the leaderboard's order, without its seat: the
     time the line last changed is ``at`` (or the entry's own), counted in
-    10 ms steps from ``since`` (the race's start)."""
+    10 ms steps from ``since`` (the race's start). With ``registration``
+    (a tournament's round), lines of equal time, dollars and cards tie, for
+    the seat to break."""
     if entry["status"] == "lobby":
         return (3, 0, 0, 0, _changed(entry, since, at))
-    changed = _changed(entry, since, at)
+    changed = 0 if registration else _changed(entry, since, at)
     if entry["status"] == "finished":
         return (0, _clamp(int(entry["finish_ms"]), _FINISH_SPAN), 0, 0, changed)
     if "vegas" not in entry:
         return (2, 0, 0, 0, 0)
+    moves = 0 if registration else _clamp(int(entry["moves"]), _MOVES)
     return (1, _clamp(_VEGAS_TOP - int(entry["vegas"]), _VEGAS_SPAN),
-            _clamp(52 - int(entry["foundation"]), _FOUNDATION),
-            _clamp(int(entry["moves"]), _MOVES), changed)
+            _clamp(52 - int(entry["foundation"]), _FOUNDATION), moves, changed)
 
 
-def sort_key(entry: Entry, since: int = 0) -> tuple[int, int, int, int, int, int]:
+def sort_key(entry: Entry, since: int = 0, *,
+             registration: bool = False) -> tuple[int, int, int, int, int, int]:
     """The leaderboard's order for Python's ``sorted``: :func:`rank_fields`
     then the seat."""
-    return (*rank_fields(entry, since), int(entry["seat"]))
+    return (*rank_fields(entry, since, registration=registration), int(entry["seat"]))
 
 
-def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
+def rank_score(entry: Entry, since: int, at: int | None = None, *,
+               registration: bool = False) -> int:
     """The line's place as one number, lower first, for Redis's sorted set:
     :func:`rank_fields` packed (the seat is the member's, :func:`seat_member`).
 
@@ -108,7 +130,7 @@ def rank_score(entry: Entry, since: int, at: int | None = None) -> int:
     >>> rank_score(rich, 0) < rank_score({"status": "racing"}, 0) < 3 * 2**51
     True
     """
-    tier, a, b, c, changed = rank_fields(entry, since, at)
+    tier, a, b, c, changed = rank_fields(entry, since, at, registration=registration)
     if tier == 0:
         return a * _AT_UNITS + changed
     if tier == 3:
@@ -128,11 +150,13 @@ def seat_member(seat: int) -> str:
 
 
 def ranked(entries: Iterable[Entry], online: Mapping[int, bool] | None = None, *,
-           since: int = 0) -> list[Entry]:
-    """Entries in leaderboard order (``since``: the race's start) with
-    ``rank`` (1..n) and, given who is ``online``, the status shown."""
+           since: int = 0, registration: bool = False) -> list[Entry]:
+    """Entries in leaderboard order (``since``: the race's start;
+    ``registration``: a tournament's round) with ``rank`` (1..n) and, given
+    who is ``online``, the status shown."""
     out = []
-    for rank, entry in enumerate(sorted(entries, key=lambda e: sort_key(e, since)), start=1):
+    for rank, entry in enumerate(sorted(
+            entries, key=lambda e: sort_key(e, since, registration=registration)), start=1):
         line = dict(entry)
         line["rank"] = rank
         if online is not None:

@@ -26,7 +26,7 @@ from ..protocol.reasons import Reason
 from .errors import RaceError
 from .leaderboard import Entry
 from .names import check_nickname
-from .ranking import ranked
+from .ranking import ranked, registration_ties
 from .settings import Settings
 
 
@@ -44,6 +44,7 @@ class SeatedRoom(Protocol):
     host_name: str
     next_seat: int
     start_at: int | None
+    settings: Settings
 
     @property
     def players(self) -> Sequence[Seat]: ...
@@ -92,7 +93,7 @@ class ListedSeats:
     def results(self, room: SeatedRoom, entries: list[Entry]) -> list[Entry]:
         """Every racer's final line, ranked."""
         return ranked((final_line(e) for e in entries if e["seat"] in room.racers),
-                      since=room.start_at or 0)
+                      since=room.start_at or 0, registration=registration_ties(room.settings))
 
     def __repr__(self) -> str:
         return "LISTED"

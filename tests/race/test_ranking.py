@@ -19,6 +19,7 @@ from server.race.ranking import (
     standing_key,
     standing_score,
 )
+from server.race.standings import count_round, round_result, standing_line
 from server.race.tournament import MAX_ROUNDS
 
 SINCE = 1_800_000_000_000  # a race's start, server ms
@@ -32,6 +33,42 @@ a_line = st.fixed_dictionaries({
     "at": st.one_of(st.integers(SINCE - 5_000, SINCE + 30 * 3600 * 1000),
                     st.sampled_from([SINCE, SINCE + 9, SINCE + 10])),
 })
+
+
+#: a line as a round can end it: won (every card, +$208), or not, its dollars
+#: what its cards earned (and a card taken back from a foundation earns nothing again)
+a_round_line = st.one_of(
+    st.fixed_dictionaries({
+        "status": st.just("finished"), "vegas": st.just(208), "foundation": st.just(52),
+        "finish_ms": st.sampled_from([90_000, 90_001, 95_000]), "moves": st.integers(80, 90),
+        "at": st.integers(SINCE + 90_000, SINCE + 95_000)}),
+    st.tuples(st.sampled_from(["racing", "resigned", "left", "unfinished"]),
+              st.integers(0, 3), st.integers(0, 1), st.integers(0, 3),
+              st.integers(SINCE, SINCE + 50)).map(lambda t: {
+                  "status": t[0], "foundation": t[1], "vegas": -52 + 5 * (t[1] + t[2]),
+                  "finish_ms": 0, "moves": t[3] + t[1] + 2 * t[2], "at": t[4]}),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(a_round_line, min_size=2, max_size=10))
+def test_a_tournaments_round_ranks_its_lines_as_the_standings_rank_that_round(
+        raw: list[dict[str, Any]]) -> None:
+    """Issue 25, item 7: players who tie after a round (equal time,
+    dollars and cards) are in one order on the round's leaderboard, in its
+    sorted set and in the standings: registration (seat = player number)."""
+    lines = [{**line, "seat": seat, "nickname": f"p{seat}"} for seat, line in enumerate(raw)]
+    round_order = [line["seat"] for line in ranked(lines, since=SINCE, registration=True)]
+    by_score = sorted(lines, key=lambda line: (rank_score(line, SINCE, registration=True),
+                                               seat_member(line["seat"])))
+    assert [line["seat"] for line in by_score] == round_order
+    counted = []
+    for rank, seat in enumerate(round_order, start=1):
+        line = standing_line(seat, f"p{seat}", 1)
+        new = count_round(line, 1, round_result(lines[seat], rank))
+        assert new is not None
+        counted.append(new)
+    assert [line["player"] for line in sorted(counted, key=standing_key)] == round_order
 
 
 @settings(max_examples=500, deadline=None)

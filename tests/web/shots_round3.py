@@ -112,3 +112,13 @@ def test_watching_a_public_race(tabs: Tabs) -> None:
         dee.wait_for_timeout(1500)
         shot(dee, f"item6-watching-{size}")
     assert re.match(r"[A-Z0-9]{8}", room)
+
+
+def test_a_friends_join_card(tabs: Tabs) -> None:
+    ann = tabs.page("/", **DESKTOP)
+    link = create_room(ann, "ann")
+    for size, options in SIZES.items():
+        friend = tabs.page(link, **options)
+        expect(friend.locator(".panel.link")).to_be_visible()
+        friend.wait_for_timeout(800)
+        shot(friend, f"item6-join-card-{size}")

@@ -8,11 +8,12 @@ Redis of its own."""
 from __future__ import annotations
 
 import re
+from typing import Any
 
 import pytest
 from harness import RedisServer, ServerProcess, Servers
 from playwright.sync_api import Page, expect
-from web_support import create_room, set_nickname
+from web_support import create_room, pile, set_nickname
 
 from conftest import Tabs, screenshot
 from server.store import keys
@@ -96,12 +97,21 @@ def test_a_public_room_is_found_joined_and_watched_from_the_lobby(tabs: Tabs) ->
     assert "lobby" in "".join(tabs.sent[dee]) and frames
 
 
-def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
-    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.1"})
-    lou = tabs.page("/", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.2"})
-    for page, name in ((kim, "kim"), (lou, "lou")):
+def quick_pair(tabs: Tabs, mode: str, kim_at: tuple[str, dict[str, Any]],
+               lou_at: tuple[str, dict[str, Any]]) -> tuple[Page, Page]:
+    """kim's and lou's lobbies (each from its address, on its device), with
+    the Quick race mode chosen and their nicknames typed."""
+    pages = []
+    for name, (address, device) in (("kim", kim_at), ("lou", lou_at)):
+        page = tabs.page("/", **device, extra_http_headers={"X-Forwarded-For": address})
         set_nickname(page, name)
-        page.get_by_label("Quick race mode").select_option(label="Draw three · Vegas")
+        page.get_by_label("Quick race mode").select_option(label=mode)
+        pages.append(page)
+    return pages[0], pages[1]
+
+
+def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs) -> None:
+    kim, lou = quick_pair(tabs, "Draw three · Vegas", ("198.51.100.1", DESKTOP), ("198.51.100.2", PHONE))
     kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
     expect(kim.locator(".room-wait")).to_contain_text("starts by itself 2 s after a second player")
     room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
@@ -116,6 +126,57 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
         expect(page.locator(".race .board .card").first).to_be_visible()
     expect(lou.locator(".race .room-info")).to_contain_text("Draw three · Vegas")
     no_sideways_scroll(lou)
+
+
+def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: Tabs) -> None:
+    """Issue 25, item 6: something to watch. A quick race's boards come after
+    the race (every racer plays one deal: an opponent's board, even late,
+    would show a racer's second tab their own face-down cards), so its
+    watcher sees each racer's lane live, cards home, score, moves and
+    status, and the boards once it is over."""
+    kim, lou = quick_pair(tabs, "Draw three · Normal", ("198.51.100.31", DESKTOP), ("198.51.100.32", DESKTOP))
+    kim.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(kim.locator(".room-wait")).to_be_visible()
+    room = re.search(r"/r/([A-Z0-9]{8})", kim.url)
+    assert room is not None
+    lou.locator(".races").get_by_role("button", name="Quick race", exact=True).click()
+    expect(lou).to_have_url(re.compile(f"/r/{room[1]}$"))
+    for page in (kim, lou):
+        expect(page.locator(".race .board .card").first).to_be_visible()
+    # lou's second tab, from another browser: a watcher like any
+    tab = tabs.page(f"/r/{room[1]}?watch", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
+    track = tab.get_by_role("region", name="The racers, live")
+    expect(track.locator(".track-lane")).to_have_count(2)
+    pile(kim, "stock").click()
+    lane = track.locator(".track-lane", has_text="kim")
+    expect(lane).to_contain_text("1 move")
+    expect(lane).to_contain_text("0/52 · 0 pts")
+    expect(lane.get_by_role("progressbar")).to_have_attribute("aria-valuenow", "0")
+    expect(tab.locator(".watch-note")).to_contain_text("after the race")
+    expect(tab.locator(".tile")).to_have_count(0)
+    assert not any(f.startswith('{"t":"boards"') for f in tabs.frames[tab])
+    screenshot(tab, "quick-race-watched")
+    for page in (kim, lou):
+        resign(page, "Resign", "Really resign?")
+    expect(tab.locator(".tile")).to_have_count(2)
+    expect(track).to_be_hidden()
+
+
+def test_a_friends_link_shows_the_host_the_mode_and_the_players(tabs: Tabs) -> None:
+    """Issue 25, item 6: a join card says whose room, its mode and how many
+    are in it (the room's card, GET /api/rooms/{id}/card), not just its id."""
+    ann = tabs.page("/", **DESKTOP)
+    link = create_room(ann, "ann", code="KL1-D3V-AAPIVDJ")  # a chosen deal of draw three, Vegas
+    bob = tabs.page(link, **PHONE)
+    expect(bob.get_by_role("heading", name=f"Room {link[-8:]}")).to_be_visible()
+    expect(bob.locator(".link-who")).to_have_text("ann's room · Draw three · Vegas")
+    expect(bob.locator(".link-meta")).to_have_text("1 of 8 players · waiting for its host to start")
+    set_nickname(bob, "bob")
+    bob.get_by_role("button", name="Join the race").tap()
+    expect(ann.locator(".players li", has_text="bob")).to_be_visible()
+    cat = tabs.page(link, **DESKTOP)
+    expect(cat.locator(".link-meta")).to_have_text("2 of 8 players · waiting for its host to start")
+    no_sideways_scroll(bob)
 
 
 IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();

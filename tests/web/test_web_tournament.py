@@ -400,3 +400,41 @@ def test_an_invite_code_a_removal_with_a_ban_and_the_organizers_key_on_another_d
     expect(phone.locator(".t-problem")).to_be_hidden()
     expect(phone.get_by_role("button", name="Close registration")).to_be_visible()
     fits(phone)
+
+
+def test_two_players_who_tie_after_a_round_are_in_one_order_on_every_part_of_the_page(
+        tabs: Tabs, crowd: Crowd) -> None:
+    """Issue 25, item 7: ann, bob and cat end round 1 on equal dollars and
+    cards (none home), cat with the fewest moves and resigned first, bob
+    with the most. The round's results ranked them by moves (cat 1st, bob
+    3rd) and the standings by registration; a tournament's round now breaks
+    ties as its standings do, by registration: ann, bob, cat on both, on
+    the page a spectator opens."""
+    org = crowd.open("org")
+    created = crowd.ask(org, "t_create", {"name": "Ties", "settings": {"codes": [ROUND1], "time_limit": 600}},
+                        "t_created")
+    tid, admin = created["id"], created["admin"]
+    ann, bob, cat = crowd.register(tid, ["ann", "bob", "cat"])
+
+    async def start() -> dict[str, object]:
+        await org.send("t_start", {"id": tid, "admin": admin, "at": 0})
+        return await org.expect("t_event", lambda d: d["kind"] == "round_started", timeout=30)
+
+    room = str(crowd.run(start())["room"])
+    crowd.enter(room, [ann, bob, cat])
+    crowd.play([(cat, ["draw"])], resign=[cat]).result(30)
+    crowd.play([(ann, ["draw", "draw"])], resign=[ann]).result(30)
+    crowd.play([(bob, ["draw", "draw", "draw"])], resign=[bob]).result(30)
+    spec = tabs.page(f"/t/{tid}", viewport=VIEWPORT)
+    rows = spec.locator(".t-standings tbody tr")
+    expect(rows).to_have_count(3)
+    for rank, (player, name) in enumerate(((0, "ann"), (1, "bob"), (2, "cat")), start=1):
+        expect(rows.nth(rank - 1)).to_have_attribute("data-player", str(player))
+        expect(rows.nth(rank - 1).locator("th.name")).to_contain_text(name)
+        expect(rows.nth(rank - 1).locator("td.rank")).to_have_text(str(rank))
+    for player in (0, 1, 2):  # the tie: -$52 each
+        expect(standing(spec, player).locator("td.total")).to_have_text("-$52")
+    round1 = spec.locator('.t-round[data-round="1"]')
+    round1.get_by_text("Results and replays").click()
+    expect(round1.locator(".t-table tbody tr th")).to_have_text(["ann", "bob", "cat"])
+    expect(round1.locator(".t-table tbody tr td:first-child")).to_have_text(["1", "2", "3"])

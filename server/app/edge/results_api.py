@@ -1,4 +1,4 @@
-"""The HTTP API: tournament results as JSON or CSV, and replays.
+"""The HTTP API: tournament results as JSON or CSV, replays, and a room's card.
 
     GET /api/tournaments/{id}/results            standings and ended rounds (JSON)
     GET /api/tournaments/{id}/results.csv        one row per player and round, then totals
@@ -8,6 +8,9 @@
                                                  of steps at a time (``?first=0&count=100``;
                                                  a challenge still open: with the header
                                                  ``Authorization: Bearer <seat token>``)
+    GET /api/rooms/{id}/card                     what a room's link shows before joining: the
+                                                 room as the lobby lists public ones (host,
+                                                 mode, players; never anything of its deal)
 
 A big tournament's results come a page at a time: ``?first=1&count=100``
 (the defaults; ``count`` at most 1000), in rank order. A replay comes a page
@@ -97,6 +100,10 @@ def api(tournaments: Tournaments) -> ApiHandler:
         try:
             query = parse_qs(query_text, max_num_fields=20)
             first, count = query_number(query, "first"), query_number(query, "count")
+            if parts[1] == "rooms" and rest == ["card"]:
+                data = await rooms.load(tid)
+                return json_answer(HTTPStatus.OK, data.room.listing(
+                    rooms.now_ms(), data.counts.get("players")))
             if parts[1] == "rooms":
                 seat = whole(rest[1]) if len(rest) == 2 and rest[0] == "replay" else None
                 if seat is None:

@@ -20,7 +20,7 @@ from ...protocol import Reason
 from ...race import Entry, RaceError, Room, Settings, check_nickname, new_entry
 from ...race.leaderboard import line_of, line_tail
 from ...race.names import fold, taken_text
-from ...race.ranking import rank_score
+from ...race.ranking import rank_score, registration_ties
 from ...race.tokens import hash_token
 from ...store import Changes, RoomData
 from .room_plans import Entrants, Plan, RoomWork, commit_round, room_event
@@ -158,7 +158,8 @@ class HashedSeats:
             if stored is not None and stored["status"] == "racing":
                 status = stored["status"]
                 line = {**stored, "status": "left"}
-                score = rank_score(line, room.start_at or now, now)
+                score = rank_score(line, room.start_at or now, now,
+                                   registration=registration_ties(room.settings))
             waiting = stored is not None and stored["status"] == "lobby"  # (a challenge's)
         left = await rooms.store.seat_hashes.leave_seat(room.id, seat=seat, race=room.race, line=line,
                                             score=score, status_before=status, host=room.host,

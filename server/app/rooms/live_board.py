@@ -41,7 +41,7 @@ from ...protocol import frame
 from ...race import Entry, ranked
 from ...race.leaderboard import shown
 from ...race.names import same_name
-from ...race.ranking import sort_key
+from ...race.ranking import registration_ties, sort_key
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
 from ..ground.busyness import FLUSH_INTERVAL, MAX_FLUSH_INTERVAL, Busyness
 from ..ground.frame_writer import text_frame
@@ -139,9 +139,10 @@ class _Lines:
         self._parts.clear()
 
     def encode(self, entries: dict[int, Entry], online: dict[int, bool], since: int,
-               seen: Callable[[Entry], Entry], hiding: bool) -> bytes:
+               seen: Callable[[Entry], Entry], hiding: bool, registration: bool) -> bytes:
         """The JSON array of the ranked lines (``hiding``: whether ``seen``
-        hides the figures of games going on)."""
+        hides the figures of games going on; ``registration``: a
+        tournament's round, :func:`~server.race.ranking.rank_fields`)."""
         parts = self._parts
         if since != self._since or hiding != self._hiding:
             parts.clear()
@@ -155,7 +156,8 @@ class _Lines:
                 line = dict(entry)
                 line["status"] = shown(entry, online.get(entry["seat"], False))
                 # the line's members after "rank", which each build puts first
-                parts[seat] = (sort_key(entry, since), orjson.dumps(line)[1:])
+                parts[seat] = (sort_key(entry, since, registration=registration),
+                               orjson.dumps(line)[1:])
         order = sorted(parts.values())
         return b"[" + b",".join(b'{"rank":%d,' % rank + body if len(body) > 1 else
                                 b'{"rank":%d}' % rank
@@ -185,13 +187,15 @@ class LiveBoard:
         self._stale = True  # a line changed since self._lb was built
         self._sent: dict[Listener, _Sent] = {}
         self._due_handle: asyncio.TimerHandle | None = None  # racers left for later
+        self._registration = False  # ties by registration (a tournament's round), once loaded
 
     # ------------------------------------------------------------------ state
 
     def lines(self) -> list[Entry]:
         """Every line as the others see it now, in order."""
         return ranked(map(self.hub.seen, self.entries.values()), self.online,
-                      since=int(self.hub.public.get("start_at") or 0))
+                      since=int(self.hub.public.get("start_at") or 0),
+                      registration=self._registration)
 
     async def load(self, data: RoomData) -> None:
         self.reset(data)
@@ -209,6 +213,7 @@ class LiveBoard:
         """The room as just read (on load, and when the hub resyncs)."""
         self.entries = dict(data.entries)
         self.online = {seat: True for seat in data.online}
+        self._registration = registration_ties(data.room.settings)
         self.boards, self._boards_loaded = {}, False
         self._delayed.clear()
         self._encoded.clear()
@@ -226,7 +231,7 @@ class LiveBoard:
         since = int(self.hub.public.get("start_at") or 0)
         return (b'{"t":"lb","d":{"v":%d,"entries":' % self.hub.v
                 + self._encoded.encode(self.entries, self.online, since, self.hub.seen,
-                                       self.hub.hiding()) + b"}}")
+                                       self.hub.hiding(), self._registration) + b"}}")
 
     def _latest(self) -> tuple[bytes, bytes]:
         """The leaderboard as it stands, built again only if a line changed."""
@@ -541,7 +546,7 @@ class LiveBoard:
         return event_body({"kind": "progress", "seat": seat, "at": at, "entry": line})
 
     @staticmethod
-    def ranked_score(line: Entry, since: int, at: int) -> int | None:
+    def ranked_score(line: Entry, since: int, at: int, *, registration: bool) -> int | None:
         """(The lines are ranked by each hub, not in Redis.)"""
         return None
 

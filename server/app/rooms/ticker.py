@@ -47,7 +47,7 @@ import structlog
 from ...protocol import frame, place_frame
 from ...race import Entry
 from ...race.leaderboard import line_of
-from ...race.ranking import rank_score
+from ...race.ranking import rank_score, registration_ties
 from ...race.seating import final_line
 from ...store import Applied, Ranked, RoomData, SeatCommand, Store, StoreUnavailable
 from ..ground.frame_writer import text_frame
@@ -96,14 +96,17 @@ class Ticker:
         self._fanning = 0  # the generation of the tick being written out
         self.spectators = TickSpectators(hub, self._send_own, self.seen_place)
         self._task: asyncio.Task[None] | None = None
+        self._registration = False  # ties by registration (a tournament's round), once loaded
 
     async def load(self, data: RoomData) -> None:
         """Start ticking, from the latest tick kept in Redis."""
+        self.reset(data)
         await self.load_top()
         self._task = asyncio.create_task(self._run(), name=f"tick-{self.hub.room_id}")
 
     def reset(self, data: RoomData) -> None:
         """The hub read its room again: the next tick says where things stand."""
+        self._registration = registration_ties(data.room.settings)
 
     def public_changed(self) -> None:
         """(Its spectators' boards come each tick, as the room allows.)"""
@@ -146,15 +149,16 @@ class Ticker:
 
     # ------------------------------------------------------------------ a player's moves
 
-    @staticmethod
-    async def record(store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry, base: Entry,
-                     seen: Entry, seen_before: Entry, board: Callable[[], dict[str, Any]],
-                     boards_mode: str, now: int, start_at: int) -> Applied:
+    async def record(self, store: Store, room_id: str, cmd: SeatCommand, *, entry: Entry,
+                     base: Entry, seen: Entry, seen_before: Entry,
+                     board: Callable[[], dict[str, Any]], boards_mode: str, now: int,
+                     start_at: int) -> Applied:
         """Store a move with no event: its place in the ranking and the
         field's progress, as the others see the line (``seen``: a
         challenge's game going on is ranked and counted by no figure of
         it); the reply says the seat's rank."""
-        ranked = Ranked(rank_score(seen, start_at, now), int(seen_before.get("foundation", 0)),
+        score = rank_score(seen, start_at, now, registration=self._registration)
+        ranked = Ranked(score, int(seen_before.get("foundation", 0)),
                         int(seen.get("foundation", 0)), base["status"], entry["status"])
         return await store.seats.apply_ranked(room_id, cmd, ranked)
 
@@ -173,9 +177,10 @@ class Ticker:
         return None
 
     @staticmethod
-    def ranked_score(line: Entry, since: int, at: int) -> int | None:
-        """A line's place in the race's ranking."""
-        return rank_score(line, since, at)
+    def ranked_score(line: Entry, since: int, at: int, *, registration: bool) -> int | None:
+        """A line's place in the race's ranking (``registration``: a
+        tournament's round)."""
+        return rank_score(line, since, at, registration=registration)
 
     @staticmethod
     def line_of(entry: Entry) -> Entry:

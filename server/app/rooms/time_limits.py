@@ -12,7 +12,7 @@ from __future__ import annotations
 import structlog
 
 from ...race.ghosts import decode, encode, record
-from ...race.ranking import rank_score
+from ...race.ranking import rank_score, registration_ties
 from ...store import StoreUnavailable
 from .policy import policy_for
 from .room_plans import ATTEMPTS, RoomWork
@@ -54,7 +54,8 @@ async def time_up(rooms: RoomWork, room_id: str, seat: int) -> bool:
         board = policy.board
         done = await store.challenges.seat_over(
             room_id, room.race, seat, stored.ver, over, trace=trace,
-            score=board.ranked_score(over, room.start_at, ends),
+            score=board.ranked_score(over, room.start_at, ends,
+                                     registration=registration_ties(room.settings)),
             ghost=rank_score(over, room.start_at, ends), event=board.line_event(seat, over, ends),
             counted_at=int(policy.start.seen(line).get("foundation", 0)))
         if done.status != "changed":

@@ -269,7 +269,7 @@ class Rounds:
         status = await self.store.seat_hashes.seat_round_player(
             room.id, seat=found.player, race=room.race, nickname=nickname,
             fold=str(found.record["fold"]), token_hash=digest, line=orjson.dumps(line),
-            score=rank_score(line, start_at, max(now, start_at)))
+            score=rank_score(line, start_at, max(now, start_at), registration=True))
         if status == "ended":
             raise RaceError(Reason.NOT_PLAYING, f"round {n} is over: watch its room for the results")
         if status == "gone":

@@ -15,6 +15,7 @@ import pytest
 from harness import Client, RedisServer, ServerProcess, Servers, eventually
 from support.challenge import TestClock
 from support.player import identify
+from support.tournament import http_get
 
 from server.store import keys
 
@@ -309,3 +310,68 @@ async def test_a_quick_player_refused_for_a_taken_nickname_gives_the_seat_back(
     await bob.send("quick", {"nickname": "bob", **quick})
     assert (await bob._joined())["room"] == ann.room  # the same quick race, its seat still there
     await ann.event("start")  # and it starts with its second player
+
+
+async def test_a_quick_races_watcher_sees_each_racers_line_live_and_the_boards_after_the_race(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    """Issue 25, item 6: something to watch, and nothing to learn. Every
+    racer of a quick race plays one deal, so a board of an opponent, even
+    15 s late, shows cards still face down in the watcher's own game when
+    the watcher is a racer's second tab (no token: not refused
+    ``own_race``). So a quick race's watchers get each racer's line (status,
+    cards home, dollars, moves) with every move, and no board until the race
+    has ended (docs/protocol.md, "Races to find")."""
+    a, b = two
+    ann: Client = await clients(a, "ann", "198.51.100.11")
+    bob: Client = await clients(b, "bob", "198.51.100.12")
+    await asyncio.gather(identify(ann), identify(bob))
+    await ann.send("quick", {"nickname": "ann", "draw": 3, "scoring": "N"})
+    await ann._joined()
+    await bob.send("quick", {"nickname": "bob", "draw": 3, "scoring": "N"})
+    assert (await bob._joined())["room"] == ann.room
+    start = await ann.event("start")
+    assert start["room"]["settings"]["boards"] == "after"
+    await bob.event("start")
+    await asyncio.gather(ann.expect("board"), bob.expect("board"))  # dealt: the race runs
+    tab: Client = await clients(a, "bob-second-tab", "198.51.100.12")  # bob's own address
+    await tab.send("watch", {"room": ann.room, "since": 0})
+    await tab.expect("watching")
+    await tab.expect("sync")
+    await ann.move("draw")
+    await bob.move("draw")
+    await bob.move("draw")
+    lb = await tab.expect("lb", lambda d: {e["nickname"]: e["moves"] for e in d["entries"]}
+                          == {"ann": 1, "bob": 2})
+    assert all({"foundation", "vegas", "points", "status"} <= set(e) for e in lb["entries"])
+    await ann.move("draw")
+    await tab.expect("lb", lambda d: any(e["nickname"] == "ann" and e["moves"] == 2
+                                         for e in d["entries"]))
+    assert not any(f["t"] == "boards" for f in tab.frames)
+    for racer in (ann, bob):
+        await racer.command("resign")
+    await tab.event("ended")
+    boards = await tab.expect("boards")
+    assert set(boards["boards"]) == {"0", "1"}
+
+
+async def test_a_rooms_link_card_says_its_host_mode_and_players_and_nothing_of_its_deal(
+        two: tuple[ServerProcess, ServerProcess], clients: Any) -> None:
+    """Issue 25, item 6: a friend's link shows who hosts, the mode and how
+    many have joined before one joins (``GET /api/rooms/{id}/card``: the room
+    as the lobby lists public ones, a private room's too, for its link's
+    holder). A bad or unknown id is a 404 with a JSON error."""
+    a, b = two
+    ann: Client = await clients(a, "ann")
+    await ann.create("ann", code="KL1-D3V-AAPIVDJ", max_players=4)  # private, a chosen deal
+    card = await http_get(b, f"/api/rooms/{ann.room.lower()}/card")
+    assert card.status == 200
+    assert {k: card.json()[k] for k in ("id", "host", "mode", "players", "max", "phase", "deal")} == {
+        "id": ann.room, "host": "ann", "mode": "D3V", "players": 1, "max": 4, "phase": "lobby",
+        "deal": "chosen"}
+    bob: Client = await clients(b, "bob")
+    await bob.join(ann.room, "bob")
+    assert (await http_get(a, f"/api/rooms/{ann.room}/card")).json()["players"] == 2
+    assert "AAPIVDJ" not in card.text
+    for path in ("/api/rooms/ZZZZZZZZ/card", "/api/rooms/nope!/card"):
+        missing = await http_get(a, path)
+        assert (missing.status, missing.json()["error"]) == (404, "unknown_room")

@@ -196,3 +196,34 @@ async def test_a_tournament_nobody_registers_for_is_kept_a_day_not_a_month(
         assert r.pttl(keys.tournament(org.id)) > 29 * 86_400_000
     finally:
         r.close()
+
+
+async def test_two_players_who_tie_after_a_round_are_in_one_order_on_every_page(
+        clients: Any, server: ServerProcess) -> None:
+    """Regression (issue 25, item 7): bob and cat end round 1 on equal
+    dollars and cards, cat with fewer moves and resigned first; the round's
+    leaderboard put cat 2nd (fewer moves, then who got there first) and the
+    standings bob (registration). A tournament's round breaks ties as its
+    standings do: by registration, on the room's results, the tournament's
+    round results, its standings and the HTTP results alike."""
+    org, (ann, bob, cat) = await tournament(clients, "ann", "bob", "cat", codes=[CODE])
+    room = await org.start(1)
+    for e in (ann, bob, cat):
+        await e.enter(room, CODE)
+    await cat.play(["draw"])
+    await cat.resign()
+    await bob.play(["draw", "draw", "draw"])
+    await bob.resign()
+    await ann.play(SCRIPT)
+    ended = await t_seen(org.client, "round_ended", 1)
+    t = ended["tournament"]
+    standings = [line["nickname"] for line in t["standings"]]
+    round_results = [line["nickname"] for line in t["rounds"][0]["results"]]
+    watcher = await clients("watcher")
+    await watcher.send("watch", {"room": room, "since": 0})
+    await watcher.expect("watching")
+    room_results = [line["nickname"] for line in (await watcher.expect("sync"))["room"]["results"]]
+    http_standings = [line["nickname"] for line in (await results(server, org.id))["standings"]]
+    assert [line["vegas"] for line in t["standings"]][1:] == [-52, -52]  # the tie
+    assert standings == round_results == room_results == http_standings == ["ann", "bob", "cat"]
+    assert [line["rank"] for line in t["rounds"][0]["results"]] == [1, 2, 3]

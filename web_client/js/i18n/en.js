@@ -525,6 +525,11 @@ export default {
     browse: (n) => `Browse all ${n} · find a player`,
     ownOnly: 'Players see only their own board during the round.',
   },
+  track: {
+    label: 'The racers, live',
+    title: 'The race, live',
+    bar: (name, n) => `${name}: ${n} of 52 cards home`,
+  },
   watch: {
     results: 'Results',
     label: 'Watching a race',

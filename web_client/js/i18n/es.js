@@ -518,6 +518,11 @@ export default {
     browse: (n) => `Ver los ${n} · buscar a un jugador`,
     ownOnly: 'Durante la ronda, cada jugador solo ve su propia mesa.',
   },
+  track: {
+    label: 'Los corredores, en directo',
+    title: 'La carrera, en directo',
+    bar: (name, n) => `${name}: ${n} de 52 cartas en las bases`,
+  },
   watch: {
     results: 'Resultados',
     label: 'Viendo una carrera',

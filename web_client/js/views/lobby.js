@@ -15,7 +15,7 @@ import * as player from '../player.js';
 import { go } from '../navigation.js';
 import { createTournamentForm, tournamentFromText } from './tournamentform.js';
 import { createChallengeOption } from './challengeform.js';
-import { createRaces } from './races.js';
+import { createRaces, describe } from './races.js';
 import { createDaily } from './dailydeals.js';
 import { languageSwitch } from './language.js';
 import { remember } from './remember.js';
@@ -191,8 +191,10 @@ export function createLobby(root, app) {
 
   // ---------------------------------------------------------------- a room link
   const linkTitle = h('h2', { id: 'link-title' });
+  const linkWho = h('p', { class: 'link-who', hidden: true }); // "ann's room · Draw one · Normal"
+  const linkMeta = h('p', { class: 'link-meta', hidden: true }); // "2 of 8 players · waiting for the host"
   const linkCard = h('form', { class: 'panel link', 'aria-labelledby': 'link-title' },
-    linkTitle,
+    linkTitle, linkWho, linkMeta,
     h('p', { text: L.linkNote }),
     h('div', { class: 'buttons' },
       h('button', { class: 'btn primary', type: 'submit', text: L.joinRace }),
@@ -324,6 +326,30 @@ export function createLobby(root, app) {
 
   let ticking = 0; // the races' times move on between two lists
 
+  // the room's card (host, mode, players), asked once per link shown
+  let card = { room: '', r: null };
+  async function askCard(room) {
+    card = { room, r: null };
+    try {
+      const reply = await fetch(`/api/rooms/${encodeURIComponent(room)}/card`);
+      if (reply.ok && card.room === room) card = { room, r: await reply.json() };
+    } catch {
+      return; // no card: the link's room id alone, as before
+    }
+    app.changed();
+  }
+
+  function renderCard(room) {
+    if (card.room !== room) askCard(room);
+    const r = card.room === room ? card.r : null;
+    show(linkWho, Boolean(r));
+    show(linkMeta, Boolean(r));
+    if (!r) return;
+    const d = describe(r, app.clock.now());
+    setText(linkWho, `${d.who} · ${d.mode}`);
+    setText(linkMeta, d.meta);
+  }
+
   function render(s) {
     const linkMode = s.route.name === 'room';
     show(linkCard, linkMode);
@@ -333,6 +359,7 @@ export function createLobby(root, app) {
     rooms.followLobby(app, !linkMode && !el.hidden);
     if (!linkMode) races.render(s);
     setText(linkTitle, L.roomTitle(s.route.room));
+    if (linkMode) renderCard(s.route.room);
     app.title.screen(linkMode ? L.pageTitle(s.route.room) : TEXT.title);
     placeError(s.formError || '');
     const busy = Boolean(s.entering);

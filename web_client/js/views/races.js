@@ -30,6 +30,14 @@ function modeOf(r) {
   return modeText({ draw: Number(r.mode[1]), scoring: r.mode[2] });
 }
 
+/** A listed room (`rooms`' item, or a room's card: `GET /api/rooms/{id}/card`)
+in words: who (a quick race, or its host's room), its mode, and its players
+and time ("2 of 8 players · waiting for the host"), read at `now` on our clock. */
+export function describe(r, now) {
+  return { who: r.quick ? Q.quickRace : Q.hostRoom(r.host), mode: modeOf(r),
+    meta: Q.meta(Q.players(r.players, r.max), timeText(r, now)) };
+}
+
 /** `createRaces(app, {nickname, checkNick})`: the panel, drawn by `render(state)`. */
 export function createRaces(app, { nickname, checkNick }) {
   const mode = h('select', { name: 'qmode', 'aria-label': Q.quickMode },
@@ -63,8 +71,7 @@ export function createRaces(app, { nickname, checkNick }) {
 
   function row(r, now) {
     const mine = storage.loadSeat(r.id); // our own seat: back to it, never watched
-    const who = r.quick ? Q.quickRace : Q.hostRoom(r.host);
-    const players = Q.players(r.players, r.max);
+    const { who, mode, meta } = describe(r, now);
     let button;
     if (mine) {
       button = h('button', { class: 'btn small primary', type: 'button', text: Q.yourSeat, onclick: () => go(`/r/${r.id}`) });
@@ -75,9 +82,9 @@ export function createRaces(app, { nickname, checkNick }) {
     }
     return h('li', { class: 'race-item', 'data-room': r.id },
       h('span', { class: 'race-main' },
-        h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: modeOf(r) }),
+        h('strong', { text: who }), ' ', h('span', { class: 'race-mode', text: mode }),
         r.rated ? h('span', { class: 'race-rated', text: Q.rated }) : null),
-      h('span', { class: 'race-meta', text: Q.meta(players, timeText(r, now)) }),
+      h('span', { class: 'race-meta', text: meta }),
       button);
   }
 

@@ -1,19 +1,21 @@
 /** The spectator's screen: the leaderboard, and the players' boards exactly as
 the server sends them (`boards` frames) — small in a grid, one large on click.
-Before the server sends any, a line says when boards will come.
+Before the server sends any, a line says when boards will come, and the race
+itself is drawn instead, each racer's lane live (track.js).
 
-A big room's: the top players' boards (the server sends the top 8), the
-top lines, the field's progress picture, the whole field a page at a time,
-and one player followed by nickname, their place and board shown first. */
+A big room's: the top lines, and its field as bigfield.js shows it (a big
+tournament's round shows it the same way): the field's progress picture, the
+whole field a page at a time, one player followed by nickname, their place
+and board shown first, and the top players' boards (the server sends the top 8). */
 
 import { h, setText, show, timedScreen, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as rooms from '../rooms.js';
 import { count, duration, modeText } from '../format.js';
 import * as field from '../field.js';
-import { createFollow } from './follow.js';
-import { createHistogram } from './histogram.js';
+import { createBigField } from './bigfield.js';
 import { createBoardsGrid } from './boards.js';
+import { createTrack } from './track.js';
 import { createLeaderboard, ratingsOf } from './leaderboard.js';
 import { createPodium } from './podium.js';
 import { createResults } from './results.js';
@@ -30,6 +32,7 @@ export function createWatch(root, app) {
   const phaseText = h('p', { class: 'watch-phase', role: 'status' });
   const note = h('p', { class: 'watch-note' });
   const main = h('div', { class: 'watch-main' }, note);
+  const track = createTrack(main);
   const grid = createBoardsGrid(main, app);
   const side = h('aside', { class: 'side' });
   const resultsBtn = h('button', { class: 'btn small primary', type: 'button', text: A.results,
@@ -55,17 +58,14 @@ export function createWatch(root, app) {
     results.el);
   root.append(el);
 
-  let bigParts = null; // a big room's parts, made when one is shown
+  let bigField = null; // a big room's field, made when one is shown
 
   function makeBig() {
-    const follow = createFollow(main, app);
-    main.prepend(follow.el); // the followed player comes first
-    const hist = createHistogram(side);
-    side.insertBefore(hist.el, leaderboard.el); // a glance at the field, then its top
-    const fieldBtn = h('button', { class: 'btn small field-open', type: 'button',
-      onclick: () => openField({ spectator: true }) });
-    side.append(fieldBtn);
-    return { follow, hist, fieldBtn };
+    const parts = createBigField(app);
+    main.prepend(parts.follow.el); // the followed player comes first
+    side.insertBefore(parts.hist.el, leaderboard.el); // a glance at the field, then its top
+    side.append(parts.fieldBtn);
+    return parts;
   }
 
   function tick() {
@@ -105,44 +105,37 @@ export function createWatch(root, app) {
     const phase = phaseAt(room, clock.now());
     const mode = room.settings.boards;
     const big = field.isBig(room);
-    const boards = big ? field.gridBoards(s.field, s.boards) : s.boards;
-    const seats = Object.keys(boards).map(Number).sort((a, b) => a - b);
     const C = TEXT.common;
     const when = mode === 'live' ? C.whenLive : mode === 'delayed' ? C.whenDelayed(room.settings.delay) : C.whenAfterRace;
+    const scoring = room.settings.scoring;
+    if (big && !bigField) bigField = makeBig();
+    if (bigField) {
+      show(bigField.follow.el, big);
+      show(bigField.fieldBtn, big);
+      if (!big) show(bigField.hist.el, false);
+    }
+    let ranking;
+    let shown;
+    if (big) {
+      const drawn = bigField.render(s, { spectator: true, phase, scoring, boardsWhen: when, grid });
+      ranking = standing(drawn.lines, { total: field.total(s.field) });
+      shown = drawn.shown;
+    } else {
+      ranking = standing(s.entries);
+      shown = grid.render(s.boards, { names: new Map(room.players.map((p) => [p.seat, p.nickname])),
+        entries: s.entries, bigSeat: s.ui.bigSeat, phase });
+    }
+    // the race drawn while no board is shown (a big room has its field's picture)
+    track.render(s.entries, { scoring, phase, visible: !big && !day && !shown && phase !== 'lobby' });
     const top = big ? Math.min(field.BOARDS_SHOWN, room.settings.top) : 0;
-    setText(note, seats.length ? C.boardsShown(top, when)
+    setText(note, shown ? C.boardsShown(top, when)
       : phase === 'lobby' ? C.boardsLater(top, when) : C.boardsNoneYet(top, when));
-
-    const ranking = big ? standing(field.topLines(s.field), { total: field.total(s.field) }) : standing(s.entries);
-    const followed = big && s.field.follow && s.field.follow.line ? [s.field.follow.line] : [];
-    const names = big ? field.names(s.field) : new Map(room.players.map((p) => [p.seat, p.nickname]));
-    grid.render(boards, { names, entries: big ? [...ranking.lines, ...followed] : s.entries, bigSeat: s.ui.bigSeat, phase,
-      order: big ? ranking.lines.map((x) => x.seat) : null });
     show(resultsBtn, phase === 'ended' && s.ui.resultsHidden);
     const stuck = new Set(Object.keys(s.boards).map(Number).filter((seat) => s.boards[seat].state === 'stuck'));
-    const scoring = room.settings.scoring;
     podium.render(ranking.lines, { visible: ranking.total > 1 && phase !== 'ended' });
     leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck,
       challenge: Boolean(day), ratings: ratingsOf(room) });
-    if (big || bigParts) renderBig(s, { big, phase, scoring, when });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
-  }
-
-  function renderBig(s, { big, phase, scoring, when }) {
-    if (!bigParts) bigParts = makeBig();
-    show(bigParts.follow.el, big);
-    show(bigParts.fieldBtn, big);
-    const top = s.field.top;
-    const racing = phase === 'racing' || phase === 'ended';
-    show(bigParts.hist.el, big && Boolean(top) && racing);
-    if (!big) return;
-    bigParts.follow.render(s, { scoring, phase, boardsWhen: when });
-    const f = s.field.follow;
-    if (top && racing) {
-      bigParts.hist.render(top.hist, { status: top.status, mark: f && f.line ? f.line.foundation : null,
-        who: f && f.line ? f.line.nickname : null });
-    }
-    setText(bigParts.fieldBtn, TEXT.roundLive.browse(count(top ? top.n : 0)));
   }
 
   return timedScreen(el, { render, tick, every: 500 });
