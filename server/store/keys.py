@@ -73,8 +73,9 @@ KEYS: Final = (
     Key("kr:{R}:on", "hash", "seat -> id of the connection that holds the seat", ROOM),
     Key("kr:{R}:r{n}:s{seat}", "hash", "ver (log length), seq (last client sequence number), snap "
         "(engine snapshot, while the game goes on), done (1 when the seat has finished, resigned or "
-        "left), log (once its game is over: the whole log packed, its commands separated by spaces, "
-        "each after its seq where that is not the previous plus one; the list and snap gone)", ROOM),
+        "left), log, log2... (once its game is over: the whole log packed in pieces of at most 64 bytes, "
+        "its commands shortened and separated by spaces, #seq before one whose seq is not the "
+        "previous plus one: lua/lib/pack_seat.lua; the list and snap gone)", ROOM),
     Key("kr:{R}:r{n}:s{seat}:log", "list", "\"seq move\" entries: the seat's commands in order (its "
         "replay), while its game goes on", ROOM),
     Key("kr:{R}:ch", "chan", "room events (versioned) and notices (takeover; a big room's leaderboard "

@@ -132,22 +132,39 @@ def packed_log(seat: Any) -> bytes | None:
     return b"".join(pieces)
 
 
+#: the commands that are words, as a packed log shortens them (``pack_seat``)
+_WORDS: Final = {"d": "draw", "r": "recycle", "u": "undo", "x": "resign"}
+
+
+def _command(token: str) -> str:
+    """A packed log's command as the seat sent it (see ``pack_seat``)."""
+    if token.startswith("="):
+        return token[1:]
+    word = _WORDS.get(token)
+    if word is not None:
+        return word
+    source, _, count = token[:-1].partition(":")
+    source = source if source[0] in "wf" else f"t{source}"
+    target = "f" if token[-1] == "f" else f"t{token[-1]}"
+    return f"{source}:{count}>{target}" if count else f"{source}>{target}"
+
+
 def unpack_log(packed: bytes) -> list[tuple[int, str]]:
-    """A packed seat's log (``pack_seat``) as (seq, command): a number gives
+    """A packed seat's log (``pack_seat``) as (seq, command): ``#n`` gives
     the next command's seq, a command without one has the previous plus one.
 
-    >>> unpack_log(b"1 w>f t2>t5 7 undo resign")
-    [(1, 'w>f'), (2, 't2>t5'), (7, 'undo'), (8, 'resign')]
+    >>> unpack_log(b"#1 wf 2:35 d #7 u fs4 r x")
+    [(1, 'w>f'), (2, 't2:3>t5'), (3, 'draw'), (7, 'undo'), (8, 'fs>t4'), (9, 'recycle'), (10, 'resign')]
     """
     out: list[tuple[int, str]] = []
     seq, given = 0, None
     for token in packed.decode().split():
-        if token.isdigit():
-            given = int(token)
+        if token.startswith("#"):
+            given = int(token[1:])
             continue
         seq = seq + 1 if given is None else given
         given = None
-        out.append((seq, token))
+        out.append((seq, _command(token)))
     return out
 
 

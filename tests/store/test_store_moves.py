@@ -11,6 +11,7 @@ from harness import RedisServer, load_wins
 from store_support import new_room, room_id
 
 from server.klondike import Game
+from server.klondike.moves import BY_PARTS
 from server.store import SeatCommand, Store, keys
 
 #: a winning line and its deal (the room's own code does not matter to the store)
@@ -118,3 +119,17 @@ async def test_a_seat_over_stored_before_packing_is_read_as_it_is(store: Store) 
     assert (await store.seats.snapshots(rid, 1, [0], CODE))[0] == game.snapshot()
     stored = await store.seats.load_seat(rid, 1, 0)
     assert stored.log is None and stored.snap == game.snapshot() and len(stored.recent) == 4
+
+
+async def test_a_packed_log_gives_back_every_command_as_it_was_sent(store: Store) -> None:
+    """Every move's notation, the words, and a command the packing does not
+    know, through a packed seat and back unchanged (pack_seat shortens them)."""
+    rid = await racing_room(store)
+    commands = [*(str(m) for m in BY_PARTS.values()), "draw", "recycle", "undo", "hint", "resign"]
+    for n, command in enumerate(commands):
+        applied = await store.seats.apply(rid, SeatCommand(
+            race=1, seat=0, conn="c1", ver=n, seq=n + 1, command=command, snap=b"x",
+            line=b"{}", done=command == "resign", limit=len(commands)), b'"kind":"x"}')
+        assert applied.status == "ok"
+    assert await store.call("EXISTS", keys.log(rid, 1, 0)) == 0
+    assert await store.seats.log(rid, 1, 0) == list(enumerate(commands, 1))

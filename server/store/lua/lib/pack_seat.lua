@@ -1,8 +1,11 @@
 -- pack_seat: a seat whose game is over keeps only what its replay and its
 -- board need (issue 24, item 7): its log packed into its hash, the log's
 -- list and the engine snapshot dropped. The packed log is the commands
--- separated by spaces, each after its client sequence number where that is
--- not the previous one plus one (a command is never all digits), cut in
+-- separated by spaces, each shortened (draw d, recycle r, undo u, resign x;
+-- a move's notation without its t's and its '>': t1:3>t5 is 1:35, w>f wf,
+-- fs>t2 fs2; anything else kept as it is after a '='), a command after
+-- '#' and its client sequence number where that is not the previous one
+-- plus one (seat_state.py, unpack_log, reads it back), cut in
 -- pieces of at most 64 bytes (fields log, log2, log3...: a hash of small
 -- values stays a listpack, a few bytes a field, where one long value makes it
 -- a hash table of some 400 bytes). The hash is written anew (a hash table
@@ -10,12 +13,20 @@
 -- from the deal and the log (seat_state.py: unpack_log, SeatState.snapshots);
 -- ver, seq and done stay, so every check of a seat reads it as before.
 local function pack_seat(seat, log)
+  local words = {draw = 'd', recycle = 'r', undo = 'u', resign = 'x'}
   local out, prev = {}, nil
   for _, e in ipairs(redis.call('LRANGE', log, 0, -1)) do
     local space = string.find(e, ' ', 1, true)
     local seq = tonumber(string.sub(e, 1, space - 1))
-    if prev == nil or seq ~= prev + 1 then out[#out + 1] = tostring(seq) end
-    out[#out + 1] = string.sub(e, space + 1)
+    local command = string.sub(e, space + 1)
+    if prev == nil or seq ~= prev + 1 then out[#out + 1] = '#' .. seq end
+    if words[command] then
+      out[#out + 1] = words[command]
+    elseif string.find(command, '>', 1, true) then
+      out[#out + 1] = (string.gsub(string.gsub(command, 't', ''), '>', ''))
+    else
+      out[#out + 1] = '=' .. command
+    end
     prev = seq
   end
   local packed = table.concat(out, ' ')
