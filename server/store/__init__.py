@@ -12,11 +12,11 @@ from .player_state import Claimed
 from .pubsub import Channels, Subscriber
 from .room_state import RoomData
 from .seat_hashes import Joined, Left
-from .seat_state import Applied, Ranked, SeatCommand, SeatData
+from .seat_state import Applied, Ranked, SeatCommand, SeatData, game_after
 from .store import Store
 from .tournament_state import PlayerOf, Registered, TournamentData
 
 __all__ = ["DURABILITIES", "Applied", "Changes", "Channels", "Claimed", "Committed", "Creation",
            "GhostRecord", "Joined", "Left", "Observer", "Over", "PlayerOf", "Ranked", "Registered",
            "RoomData", "SeatCommand", "SeatData", "Store", "StoreUnavailable", "Subscriber",
-           "TournamentData", "event_body"]
+           "TournamentData", "event_body", "game_after"]

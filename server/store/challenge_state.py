@@ -64,7 +64,7 @@ class ChallengeState(Section):
         reply = await self._run(scripts.SEAT_OVER, [
             keys.room(r), keys.seat(r, race, seat), keys.board(r), keys.ranking(r),
             keys.histogram(r), keys.ghosts(r), keys.events(r), keys.channel(r),
-            keys.ghost_traces(r)], [
+            keys.ghost_traces(r), keys.log(r, race, seat)], [
             race, seat, ver, orjson.dumps(line), "" if score is None else score, ghost,
             event or b"", self.event_cap, trace, int(line.get("foundation", 0)), counted_at])
         status = reply[0].decode()

@@ -72,9 +72,12 @@ KEYS: Final = (
     Key("kr:{R}:hist", "hash", "cards on foundations (0..52) -> how many racers have that many", ROOM),
     Key("kr:{R}:on", "hash", "seat -> id of the connection that holds the seat", ROOM),
     Key("kr:{R}:r{n}:s{seat}", "hash", "ver (log length), seq (last client sequence number), snap "
-        "(engine snapshot), done (1 when the seat has finished, resigned or left)", ROOM),
+        "(engine snapshot, while the game goes on), done (1 when the seat has finished, resigned or "
+        "left), log, log2... (once its game is over: the whole log packed in pieces of at most 64 bytes, "
+        "its commands shortened and separated by spaces, #seq before one whose seq is not the "
+        "previous plus one: lua/lib/pack_seat.lua; the list and snap gone)", ROOM),
     Key("kr:{R}:r{n}:s{seat}:log", "list", "\"seq move\" entries: the seat's commands in order (its "
-        "replay)", ROOM),
+        "replay), while its game goes on", ROOM),
     Key("kr:{R}:ch", "chan", "room events (versioned) and notices (takeover; a big room's leaderboard "
         "tick)", "none (a channel)"),
     Key("kr:{R}:pl", "hash", "a room of thousands: seat -> nickname of every player", ROOM),

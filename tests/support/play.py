@@ -24,7 +24,8 @@ from harness import Client, ServerProcess, eventually, load_wins
 from prometheus_client.parser import text_string_to_metric_families
 
 from server.klondike import Game, Move, replay
-from server.store import keys
+from server.store import game_after, keys
+from server.store.seat_state import packed_log, unpack_log
 
 # generous message credit: the tests play whole games as fast as acks come back
 FAST = {"KLONDIKE_MSG_RATE": "10000", "KLONDIKE_MSG_BURST": "10000"}
@@ -54,19 +55,28 @@ def view_after(moves: list[str]) -> dict[str, Any]:
 
 
 def stored_log(url: str, room: str, seat: int, race: int = 1) -> list[str]:
+    """A seat's log as ``"seq command"``: its list, or packed in its hash once its game is over."""
     r = redis.Redis.from_url(url)
     try:
+        packed = packed_log(r.hgetall(keys.seat(room, race, seat)))
+        if packed is not None:
+            return [f"{seq} {command}" for seq, command in unpack_log(packed)]
         return [x.decode() for x in r.lrange(keys.log(room, race, seat), 0, -1)]
     finally:
         r.close()
 
 
-def stored_view(url: str, room: str, seat: int, race: int = 1) -> dict[str, Any]:
+def stored_view(url: str, room: str, seat: int, race: int = 1, code: str = CODE) -> dict[str, Any]:
+    """A seat's board as stored: its snapshot, or rebuilt from its packed log."""
     r = redis.Redis.from_url(url)
     try:
-        snap = r.hget(keys.seat(room, race, seat), "snap")
+        stored = r.hgetall(keys.seat(room, race, seat))
     finally:
         r.close()
+    snap, packed = stored.get(b"snap"), packed_log(stored)
+    if packed is not None:
+        assert not snap, "a packed seat keeps no snapshot"
+        return game_after(code, unpack_log(packed)).view(progress=True)
     assert snap, "no snapshot stored"
     return Game.from_snapshot(snap).view(progress=True)
 

@@ -22,7 +22,7 @@ from ...protocol import MAX_COMMANDS, Reason, frame
 from ...protocol import commands as c
 from ...race import RaceError, update_from_game
 from ...race.ghosts import decode
-from ...store import SeatCommand, StoreUnavailable
+from ...store import SeatCommand, StoreUnavailable, game_after
 from ..edge.connection import Connection
 from ..ground.tasks import spawn
 from ..solver.seat_assists import ProgressTrail, SeatAssist
@@ -45,6 +45,8 @@ async def load_game(conn: Connection, race: int) -> None:
     stored = await store.seats.load_seat(conn.room_id, race, conn.seat)
     if stored.snap is not None:
         game = Game.from_snapshot(stored.snap)
+    elif stored.log is not None:  # packed: the game is over, its board rebuilt from its log
+        game = game_after(await conn.services.rooms.deal_of(conn.room_id, race), stored.log)
     else:
         game = Game(await conn.services.rooms.deal_of(conn.room_id, race))
     play = conn.play

@@ -462,7 +462,7 @@ class LiveBoard:
         if data is None or not data.room.racers:
             return
         room = data.room
-        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, room.racers)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, room.racers, room.code)
         for seat in room.racers:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)
@@ -485,7 +485,7 @@ class LiveBoard:
         cutoff = now - delay_ms
         quiet = [] if cutoff < (room.start_at or 0) else [
             s for s in room.racers if data.entries.get(s, {}).get("at", now) <= cutoff]
-        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, quiet)
+        snaps = await hub.store.seats.snapshots(hub.room_id, room.race, quiet, room.code)
         for seat in quiet:
             snap = snaps.get(seat)
             game = Game.from_snapshot(snap) if snap else Game(room.code)

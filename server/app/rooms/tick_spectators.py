@@ -101,7 +101,7 @@ class TickSpectators:
         """The public boards of these seats, from their stored snapshots."""
         hub = self.hub
         seats = list(seats)
-        snaps = await hub.store.seats.snapshots(hub.room_id, hub.race, seats)
+        snaps = await hub.store.seats.snapshots(hub.room_id, hub.race, seats, await self._deal())
         out = {}
         for seat in seats:
             snap = snaps.get(seat)

@@ -1,10 +1,10 @@
 -- seat_over: a challenge player's time ran out: their game is over as it
--- stands (the caller's line, status unfinished), counted out of the race and
+-- stands (the caller's line, status unfinished; its log packed), counted out of the race and
 -- ranked among the ghosts. In a ranked room the line's score and the
 -- field's statuses change; where lines travel as events, a progress event
 -- says so to everyone.
 --
--- KEYS: 1 room, 2 seat, 3 lb, 4 rank, 5 hist, 6 gz, 7 ev, 8 channel, 9 gh
+-- KEYS: 1 room, 2 seat, 3 lb, 4 rank, 5 hist, 6 gz, 7 ev, 8 channel, 9 gh, 10 the seat's log
 -- ARGV: 1 race, 2 seat no, 3 the seat's version the caller read, 4 the line after,
 --       5 its score in the ranking ('' none: lines travel as events), 6 its place among
 --       the ghosts, 7 event body ('' none), 8 event cap, 9 its ghost trace, ended,
@@ -12,12 +12,13 @@
 --       (the same while its figures showed; 0 while they were hidden)
 -- Returns {'ok', seats still racing}, {'no'} (the game or the race is over already, or
 -- it never began) or {'changed'} (a command landed since the caller read it: read again)
--- uses: keep, member, push_event
+-- uses: keep, member, pack_seat, push_event
 if redis.call('HGET', KEYS[1], 'live') ~= ARGV[1] then return {'no'} end
 local s = redis.call('HMGET', KEYS[2], 'ver', 'done')
 if not s[1] or s[2] == '1' then return {'no'} end
 if s[1] ~= ARGV[3] then return {'changed'} end
 redis.call('HSET', KEYS[2], 'done', 1)
+pack_seat(KEYS[2], KEYS[10])
 redis.call('HSET', KEYS[3], ARGV[2], ARGV[4])
 local m = member(ARGV[2])
 if ARGV[5] ~= '' then

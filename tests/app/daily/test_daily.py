@@ -410,6 +410,16 @@ async def test_a_daily_game_going_on_shows_nothing_per_move_over_http_to_the_fie
         during = c.frames[marks[c.name]:]
         first = next(i for i, f in enumerate(during) if "resigned" in orjson.dumps(f).decode())
         assert during[:first] == [], f"{c.name} got frames while ann played: {during[:first]}"
+    # her seat is packed (issue 24, item 7: no snapshot, no list once the game
+    # is over); back on another socket she gets her board as it ended, rebuilt
+    # from the deal and her log
+    r = own_redis.client()
+    assert not r.hexists(keys.seat(ann.room, 1, ann.seat), "snap")
+    assert not r.exists(keys.log(ann.room, 1, ann.seat))
+    back = await clients(a, "ann back")
+    await back.resume(ann.room, ann.token)
+    board = await back.expect("board")
+    assert board["done"] is True and board["view"] == racer.game.view(progress=True)
 
 
 def commands(r: Any) -> int:

@@ -983,7 +983,9 @@ async def test_a_rounds_replay_lasts_as_long_as_the_tournament_not_as_a_finished
             while r.exists(keys.room(solo.room)):
                 await asyncio.sleep(0.1)
         assert not r.exists(keys.log(solo.room, 1, 0))
-        assert r.pttl(keys.log(room, 1, 0)) > 29 * 24 * 3600 * 1000  # the tournament's month
+        # the seat's game is over: its log is packed into its hash, kept the tournament's month
+        assert not r.exists(keys.log(room, 1, 0)) and r.hexists(keys.seat(room, 1, 0), "log")
+        assert r.pttl(keys.seat(room, 1, 0)) > 29 * 24 * 3600 * 1000
     finally:
         r.close()
     body = (await replay_of(a, org.id, 1, 0)).json()

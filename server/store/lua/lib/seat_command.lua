@@ -3,7 +3,7 @@
 -- the sequence number, the seat's log version and that the log has room
 -- (a seat's log is capped); then appends to the log,
 -- writes the snapshot and the leaderboard line, and counts the seat out of
--- the race when it is done. In a challenge it also keeps the seat's ghost
+-- the race when it is done, its log then packed (pack_seat). In a challenge it also keeps the seat's ghost
 -- trace and, once the seat is done, ranks it among the ghosts. Returns a
 -- refusal (a reply) or nil, and the seats still racing when this command
 -- ended the seat's race (-1: unchanged).
@@ -15,7 +15,7 @@
 -- ranked: the seat's member in a ranking sorted set (false: none): a racer
 -- ranked there who has no seat yet gets it with their first command.
 -- ghost: {gh, gz, trace or '' (unchanged), score among the ghosts or '' (none)}
--- uses: keep, member
+-- uses: keep, member, pack_seat
 local function seat_command(room, seat, log, lb, on, a, rank, ranked, ghost)
   if redis.call('HGET', room, 'live') ~= a[1] then return {'not_playing'}, -1 end
   local s = redis.call('HMGET', seat, 'ver', 'seq', 'done')
@@ -44,6 +44,7 @@ local function seat_command(room, seat, log, lb, on, a, rank, ranked, ghost)
   if a[9] == '1' then
     redis.call('HSET', seat, 'done', '1')
     active = redis.call('HINCRBY', room, 'active', -1)
+    pack_seat(seat, log)
   end
   if ghost[3] ~= '' then
     redis.call('HSET', ghost[1], a[2], ghost[3])
