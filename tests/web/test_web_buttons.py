@@ -11,7 +11,7 @@ import re
 
 import pytest
 from playwright.sync_api import CDPSession, Page, expect
-from web_support import card, centre, pile, settle, start_solo, stat, touch
+from web_support import card, centre, hold_clock, pile, settle, start_solo, stat, touch
 
 from conftest import Tabs
 
@@ -43,14 +43,18 @@ def finger_tap(page: Page, cdp: CDPSession, selector: str) -> None:
 def dragged(tabs: Tabs) -> tuple[Page, CDPSession]:
     """A phone's solo game where the A♦ has just been dragged onto the 2♣, the
     finger gone from the glass 300 ms ago."""
-    page = tabs.page("/", **PHONE)
+    page = tabs.page("/", clock=True, **PHONE)
     start_solo(page, "pia", CODE)
     cdp = page.context.new_cdp_session(page)
     finger_tap(page, cdp, '.race [data-card="AS"]')  # home
     expect(stat(page, "Moves")).to_have_text("1")
     settle(page)
+    # a double tap: onto a column, and the A♦ turns up; the page's clock held
+    # between the taps, so that a busy machine never draws them 300 ms apart
+    hold_clock(page)
     finger_tap(page, cdp, '.race [data-card="8D"]')
-    finger_tap(page, cdp, '.race [data-card="8D"]')  # a double tap: onto a column, and the A♦ turns up
+    finger_tap(page, cdp, '.race [data-card="8D"]')
+    page.clock.resume()
     expect(stat(page, "Moves")).to_have_text("2")
     touch_drag(page, cdp, '.race [data-card="AD"]', '.race [data-card="2C"]')
     expect(pile(page, "t6").locator('[data-card="AD"]')).to_be_visible()
