@@ -1,5 +1,5 @@
 """A big tournament's Redis side: what registering, seating and recording a
-round of N players cost (docs/architecture.md, "Big tournaments").
+round of N players cost (docs/architecture.md, "Tournaments").
 
 In one process, against a redis-server of its own: N players register, the
 organizer starts round 1 (its big room is created), every player is seated

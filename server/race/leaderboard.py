@@ -25,7 +25,6 @@ if TYPE_CHECKING:
 Entry = dict[str, Any]
 
 PLAYING: Final = frozenset({"lobby", "racing"})
-DONE: Final = frozenset({"finished", "resigned", "left"})
 #: a game over: its line is final
 OVER: Final = frozenset({"finished", "resigned", "left", "unfinished"})
 

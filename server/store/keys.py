@@ -219,10 +219,6 @@ def shards(index: str) -> tuple[str, ...]:
     return tuple(f"{index}:{{{tag}}}" for tag in _SHARD_TAGS)
 
 
-#: the rooms' deadline index on a Redis Cluster
-DUE_SHARD_KEYS: Final = shards(DUE)
-
-
 def shard_of(member_id: str, keys: tuple[str, ...]) -> str:
     """The key of an index (one key, or the keys of :func:`shards`) that holds
     ``member_id``."""

@@ -82,7 +82,7 @@ _MASK = (1 << 64) - 1
 
 
 def reference_deck(number: int) -> list[int]:
-    """docs/rules.md "From deal number to cards", steps 1 to 3, read literally."""
+    """docs/rules.md "From a deal number to the table", steps 1 to 3, read literally."""
     state = number
 
     def next_value() -> int:

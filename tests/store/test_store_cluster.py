@@ -27,7 +27,7 @@ async def observed(redis_cluster: RedisCluster) -> AsyncIterator[tuple[Store, Co
 def test_slots_are_the_ones_redis_computes(redis_cluster: RedisCluster) -> None:
     node = redis_cluster.nodes[0]
     names = [keys.room("ABCD2345"), keys.seat("ABCD2345", 3, 7), keys.channel("Z"), "plain",
-             "{}", "{}x", "a{b}c{d}", "{a", "a}", "x{}{y}", "é{ü}", *keys.DUE_SHARD_KEYS,
+             "{}", "{}x", "a{b}c{d}", "{a", "a}", "x{}{y}", "é{ü}", *keys.shards(keys.DUE),
              keys.proc("a1b2c3d4"), keys.tournament("F7R7P3H7")]
     for name in names:
         assert slot(name) == int(redis_cluster.ask(node, "CLUSTER", "KEYSLOT", name)), name
@@ -150,12 +150,12 @@ async def test_a_slot_migrated_under_the_store_is_followed(
 async def test_the_deadline_indexes_are_spread_and_claimed_from_every_shard(
         redis_cluster: RedisCluster, observed: tuple[Store, Counting]) -> None:
     store, _ = observed
-    owners = {redis_cluster.master_of(k).addr for k in keys.DUE_SHARD_KEYS}
+    owners = {redis_cluster.master_of(k).addr for k in keys.shards(keys.DUE)}
     assert len(owners) == 3, "the index's shards are on every master"
     rids = [room_id() for _ in range(40)]
     for rid in rids:
         await store.indexes.due_add(rid, 1000)
-    assert len({keys.shard_of(r, keys.DUE_SHARD_KEYS) for r in rids}) > 8
+    assert len({keys.shard_of(r, keys.shards(keys.DUE)) for r in rids}) > 8
     claimed = await store.indexes.claim_due(2000, limit=100)
     assert sorted(set(claimed) & set(rids)) == sorted(rids)
     assert not set(await store.indexes.claim_due(2000, limit=100)) & set(rids), "leased"

@@ -55,7 +55,7 @@ RETRY_FIRST: Final = 0.5  # s before a catch-up that failed is tried again (doub
 RETRY_MAX: Final = 5.0
 
 class HubsContext(Protocol):
-    """What a hub uses of the hubs of its process (:class:`.room_hubs.Hubs`)."""
+    """What a hub uses of the hubs of its process (:class:`.room_hubs.RoomHubs`)."""
 
     store: Store
     subscriber: Channels

@@ -1,7 +1,7 @@
 """The edge: frames that are not commands, floods, oversized frames and bad
 handshakes. Each is answered with a typed reject or closed, counted in
 /metrics, logged once per connection, changes nothing and reaches no other
-socket (docs/protocol.md, "Rejections" and "Close codes"; DESIGN.md 5).
+socket (docs/protocol.md, "Rejections" and "Close codes").
 """
 
 from __future__ import annotations

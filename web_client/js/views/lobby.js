@@ -37,7 +37,7 @@ export function roomFromText(text) {
   return m && ROOM_ID.test(m[1]) ? m[1] : null;
 }
 
-/** The assists a room offers (docs/protocol.md, "assists"). */
+/** The assists a room offers (docs/protocol.md, "Entering a room": the settings' `assists`). */
 const ASSISTS = [['off', L.assistsNone], ['basic', L.hints], ['solver', L.hintsAndSolver]];
 
 function assistsField(name) {

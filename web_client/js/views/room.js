@@ -76,7 +76,7 @@ export function createInvite() {
 }
 
 /** A waiting quick race's pairing at `now` (server time): the server's
-window (docs/protocol.md, "Quick race") widened on our clock as the server
+window (docs/protocol.md, "Races to find", "Quick race") widened on our clock as the server
 widens it, `base` ± when it opened and `widen` more each second; anyone
 from `anyone_at`. */
 export function pairingNow(pairing, now) {
