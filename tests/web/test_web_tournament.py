@@ -40,12 +40,6 @@ VIEWPORT = {"width": 1000, "height": 760}
 
 
 @pytest.fixture(scope="module")
-def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The server's clock offset, moved by the tests (``--clock-offset-file``)."""
-    return tmp_path_factory.mktemp("clock") / "offset"
-
-
-@pytest.fixture(scope="module")
 def server(redis_server: RedisServer, module_servers: Servers, clock_file: Path) -> ServerProcess:
     return module_servers.start(redis_server.url, args=["--clock-offset-file", str(clock_file)])
 

@@ -26,12 +26,6 @@ from server.klondike import Game
 
 
 @pytest.fixture(scope="module")
-def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The servers' clock offset, moved by the tests (``--clock-offset-file``)."""
-    return tmp_path_factory.mktemp("clock") / "offset"
-
-
-@pytest.fixture(scope="module")
 def server(redis_server: RedisServer, module_servers: Servers, clock_file: Path
            ) -> ServerProcess:
     return start_fast_server(redis_server, module_servers, "--clock-offset-file", str(clock_file))
