@@ -77,6 +77,16 @@ def module_servers(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Servers
 
 
 @pytest.fixture(scope="module")
+def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The module's servers' clock offset (``--clock-offset-file``), moved by
+    its tests (support.challenge.TestClock): a time the product waits for
+    comes when the test moves it there."""
+    path = tmp_path_factory.mktemp("clock") / "offset"
+    path.write_text("0")
+    return path
+
+
+@pytest.fixture(scope="module")
 def server(redis_server: RedisServer, module_servers: Servers) -> ServerProcess:
     """One server process per test module, on the session's Redis."""
     return module_servers.start(redis_server.url)

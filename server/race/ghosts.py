@@ -115,7 +115,7 @@ def decode(text: str) -> list[Point]:
             second += gap
             out.append((second, _VALUE[text[i]], _VALUE[text[i + 1]]))
             i += 2
-    except (KeyError, IndexError):
+    except (KeyError, IndexError, ValueError):  # (ValueError: a long gap never closed)
         raise ValueError(f"not a ghost trace: {text[:40]!r}") from None
     return out
 

@@ -4,6 +4,7 @@ names no card (docs/protocol.md, "Ghosts")."""
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -105,3 +106,38 @@ def test_the_pool_of_ghosts_kept_at_hand_is_bounded_and_spread_over_the_field(
     assert all(0 <= r < count for r in ranks)
     if count > size:
         assert ranks[:top] == list(range(top)) and ranks[-1] == count - 1
+
+
+def test_a_trace_leaves_out_the_start_state_and_a_point_undone_within_the_next_second() -> None:
+    assert record([], 4, 0, 0) == []  # every trace starts at (0, 0): nothing to keep
+    trace = record(record([], 2, 1, 1), 5, 2, 2)
+    assert record(trace, 5, 1, 1) == [(2, 1, 1)]  # back as it was: the last point is void
+    assert record(trace, 6, 1, 1) == [(2, 1, 1), (5, 2, 2), (6, 1, 1)]  # a second later: kept
+
+
+def test_a_game_over_ends_its_trace_at_its_last_second_even_unchanged() -> None:
+    trace = record([], 2, 1, 1)
+    assert record(trace, 9, 1, 1) is trace
+    assert record(trace, 9, 1, 1, end=True) == [(2, 1, 1), (9, 1, 1)]
+    assert record([], 3, 0, 0, end=True) == [(3, 0, 0)]  # resigned before any card went home
+
+
+def test_a_text_that_is_not_a_trace_is_a_value_error() -> None:
+    for text in ("2", "22", "2!2", "~12"):
+        with pytest.raises(ValueError, match="not a ghost trace"):
+            decode(text)
+
+
+def test_a_ghost_that_did_not_finish_ends_at_its_traces_last_second() -> None:
+    line = {"seat": 2, "nickname": "bob", "status": "resigned", "finish_ms": None}
+    ghost = Ghost.of(line, encode([(3, 1, 1), (40, 5, 6)]))
+    assert ghost.end_ms == 40_000 and ghost.state_at(39) == (1, 1) and ghost.state_at(40) == (5, 6)
+    assert Ghost.of(line, "").end_ms == 0
+    assert "end" not in ghost.shown(20, 40)  # its end is news only once it comes
+    assert ghost.shown(20, 41)["end"] == {"ms": 40_000, "status": "resigned"}
+
+
+def test_a_pool_too_small_to_spread_keeps_the_best_and_the_last() -> None:
+    assert pool_ranks(100, 4, 3) == [0, 1, 2, 99]
+    assert pool_ranks(100, 3, 3) == [0, 1, 99]
+    assert pool_ranks(4, 4, 3) == [0, 1, 2, 3]

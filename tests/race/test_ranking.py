@@ -135,3 +135,78 @@ def test_a_line_without_figures_ranks_after_every_raced_line_and_before_the_lobb
         assert all(order.index(o["seat"]) > place for o in others if o["status"] == "lobby")
         assert RACED_BELOW > rank_score(line, SINCE) >= max(
             (rank_score(o, SINCE) for o in others if o["status"] != "lobby"), default=0)
+
+
+def order(lines: dict[str, dict[str, Any]], *, registration: bool = False) -> list[str]:
+    seats = {name: seat for seat, name in enumerate(lines)}
+    ranked_lines = ranked([{**line, "seat": seats[name]} for name, line in lines.items()],
+                          since=SINCE, registration=registration)
+    names = {seat: name for name, seat in seats.items()}
+    return [names[line["seat"]] for line in ranked_lines]
+
+
+def test_the_leaderboard_orders_by_time_then_dollars_cards_fewer_moves_and_who_got_there_first(
+        ) -> None:
+    base = {"status": "racing", "vegas": 8, "foundation": 12, "moves": 40, "at": SINCE + 5_000}
+    lines = {
+        "later": {**base, "at": SINCE + 6_000},  # the same figures, reached later
+        "more_moves": {**base, "moves": 41},
+        "fewer_cards": {**base, "foundation": 11, "vegas": 8},
+        "poorer": {**base, "vegas": 3, "foundation": 20},  # dollars first, then cards
+        "first": base,
+        "slow_finish": {"status": "finished", "finish_ms": 95_000, "at": SINCE + 95_000},
+        "fast_finish": {"status": "finished", "finish_ms": 90_000, "at": SINCE + 90_000},
+        "lobby": {"status": "lobby", "at": SINCE},
+    }
+    assert order(lines) == ["fast_finish", "slow_finish", "first", "later", "more_moves",
+                            "fewer_cards", "poorer", "lobby"]
+
+
+def test_equal_finishing_times_rank_who_got_there_first_then_the_seat() -> None:
+    first = {"status": "finished", "finish_ms": 90_000, "at": SINCE + 91_000}
+    second = {**first, "at": SINCE + 91_500}
+    assert order({"second": second, "first": first}) == ["first", "second"]
+    assert order({"a": first, "b": dict(first)}) == ["a", "b"]
+    assert order({"b": dict(first), "a": first}) == ["b", "a"]  # the seat: the lower first
+
+
+def test_a_tournaments_round_breaks_ties_by_registration_not_moves_or_when() -> None:
+    base = {"status": "resigned", "vegas": -2, "foundation": 10, "at": SINCE + 1_000}
+    lines = {"registered_first": {**base, "moves": 90, "at": SINCE + 9_000},
+             "fewer_moves": {**base, "moves": 20}}
+    assert order(lines) == ["fewer_moves", "registered_first"]
+    assert order(lines, registration=True) == ["registered_first", "fewer_moves"]
+    richer = {"richer": {**base, "vegas": 3, "moves": 500}}
+    assert order({**lines, **richer}, registration=True)[0] == "richer"
+
+
+def test_a_score_takes_the_time_it_is_given_over_the_lines_own() -> None:
+    line = {"status": "racing", "vegas": 8, "foundation": 12, "moves": 40, "at": SINCE + 5_000}
+    assert rank_score(line, SINCE, SINCE + 5_000) == rank_score(line, SINCE)
+    assert rank_score(line, SINCE, SINCE + 5_010) == rank_score(line, SINCE) + 1
+    assert rank_score(line, SINCE, SINCE - 60_000) == rank_score(line, SINCE, SINCE)  # clamped
+
+
+def test_a_playing_line_without_a_connection_shows_as_disconnected_once_ranked() -> None:
+    lines = [{"seat": 1, "status": "racing", "vegas": 8, "foundation": 12, "moves": 4, "at": 0},
+             {"seat": 2, "status": "finished", "finish_ms": 5, "at": 0},
+             {"seat": 3, "status": "racing", "vegas": 8, "foundation": 12, "moves": 5, "at": 0}]
+    shown = ranked(lines, {1: True, 2: False})
+    assert [(line["seat"], line["rank"], line["status"]) for line in shown] == [
+        (2, 1, "finished"), (1, 2, "racing"), (3, 3, "disconnected")]
+    assert "rank" not in lines[0]  # the lines given are left as they were
+
+
+def test_the_standings_order_dollars_cards_a_won_round_less_time_then_registration() -> None:
+    base = {"vegas": 156, "foundation": 52, "wins": 1, "time_ms": 300_000}
+    lines = [
+        {**base, "player": 0, "wins": 0, "time_ms": 0},  # no won round: behind any who has one
+        {**base, "player": 1, "time_ms": 310_000},
+        {**base, "player": 2, "vegas": 150, "foundation": 60},  # fewer dollars, more cards
+        {**base, "player": 3},
+        {**base, "player": 4, "vegas": 151},
+        {**base, "player": 5, "foundation": 51, "vegas": 156},
+        {**base, "player": 6},  # as player 3 in every figure: registration
+    ]
+    assert [line["player"] for line in sorted(lines, key=standing_key)] == [3, 6, 1, 0, 5, 4, 2]
+    assert [line["player"] for line in sorted(lines, key=standing_score)] == [3, 6, 1, 0, 5, 4, 2]

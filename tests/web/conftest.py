@@ -125,13 +125,15 @@ def tabs(browser: Browser, server: Any, request: pytest.FixtureRequest) -> Itera
 
 
 @pytest.fixture(scope="module")
-def big_server(redis_server: RedisServer,
-               module_servers: Servers) -> ServerProcess:
+def big_server(redis_server: RedisServer, module_servers: Servers,
+               clock_file: Path) -> ServerProcess:
     """A server for big rooms and tournaments (a module's ``server`` when it
     asks for this one): ticking every 0.3 s, with a message credit that lets
-    the scripted players play as fast as the server answers."""
+    the scripted players play as fast as the server answers, on a clock the
+    module's tests may move (``clock_file``)."""
     return module_servers.start(redis_server.url, args=["--tick", "0.3", "--msg-burst", "100000",
-                                                        "--msg-rate", "100000"])
+                                                        "--msg-rate", "100000",
+                                                        "--clock-offset-file", str(clock_file)])
 
 
 @pytest.fixture

@@ -35,13 +35,6 @@ DAY = 86400
 
 
 @pytest.fixture(scope="module")
-def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("clock") / "offset"
-    path.write_text("0")
-    return path
-
-
-@pytest.fixture(scope="module")
 def server(redis_server: RedisServer, module_servers: Servers,
            clock_file: Path) -> ServerProcess:
     return module_servers.start(redis_server.url, args=["--msg-burst", "100000", "--msg-rate", "100000",

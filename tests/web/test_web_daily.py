@@ -52,13 +52,6 @@ def short_win(mode: str) -> tuple[str, list[str]]:
 
 
 @pytest.fixture(scope="module")
-def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("clock") / "offset"
-    path.write_text("0")
-    return path
-
-
-@pytest.fixture(scope="module")
 def deals(module_redis: RedisServer) -> dict[str, tuple[str, list[str]]]:
     """Today's deals, in the pool before the server opens them (one a mode)."""
     out = {"D1V": short_win("D1V"), "D3N": short_win("D3N")}

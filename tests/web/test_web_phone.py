@@ -12,8 +12,10 @@ from web_support import (
     card,
     centre,
     create_room,
+    hold_clock,
     one_line,
     pile,
+    run_clock_until,
     settle,
     start_solo,
     stat,
@@ -98,12 +100,16 @@ def test_phone_play_by_touch_and_rotation(tabs: Tabs) -> None:
     screenshot(page, "phone")
 
     # a message covers neither the buttons nor the leaderboard (the page's
-    # clock held: the message stays while the test measures it)
+    # clock held: the message stays while the test measures it; the clock
+    # moves a frame at a time until the hint shows)
+    hold_clock(page)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
+    run_clock_until(page, lambda: toast.count() > 0, most_ms=60_000)
     expect(toast).to_be_visible()
     for el in [*page.locator(".race .controls .btn:visible").all(), page.locator(".race .leaderboard")]:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
+    page.clock.resume()
 
     # turning the phone keeps the game
     before = table(page)
@@ -166,13 +172,17 @@ def test_a_race_of_three_on_a_phone_keeps_the_own_line_the_stock_and_the_results
     assert box and box["x"] + box["width"] < 390 / 2, box
 
     # a message covers neither the figures and the top bar, nor the buttons, nor the leaderboard
+    # (the page's clock held: it stays while the test measures it)
+    hold_clock(page)
     page.locator(".controls").get_by_role("button", name="Hint").tap()
     toast = page.locator(".toast", has_text="Hint")
+    run_clock_until(page, lambda: toast.count() > 0, most_ms=60_000)
     expect(toast).to_be_visible()
     covered = [page.locator(".race .topbar"), page.locator(".race .statusbar"),
                page.locator(".race .leaderboard"), *page.locator(".race .controls .btn:visible").all()]
     for el in covered:
         assert apart(toast.bounding_box(), el.bounding_box()), el.inner_text()
+    page.clock.resume()
 
     # the results: rank, player, result and score on the screen; the rest on demand, under each name
     crowd.resign(others)
@@ -219,8 +229,9 @@ def test_a_spectators_enlarged_board_on_a_phone_is_twice_the_small_ones(tabs: Ta
 def test_the_phone_top_bar_shows_the_mode_and_a_hint_speaks_of_taps_and_goes_with_undo(tabs: Tabs) -> None:
     """Issue 25 item 8: on a 390 px phone the top bar shows the deal's mode
     whole and cuts a long code with an ellipsis; the hint's message names no
-    key on a touch screen, and an undo takes it back."""
-    page = tabs.page("/", **PHONE)
+    key on a touch screen, and an undo takes it back (the page's clock held:
+    the message would not go by itself meanwhile)."""
+    page = tabs.page("/", clock=True, **PHONE)
     start_solo(page, "pia", CODE)
     mode = page.locator(".race .topbar .room-mode")
     expect(mode).to_have_text("Draw 1 · Normal")
@@ -238,10 +249,14 @@ def test_the_phone_top_bar_shows_the_mode_and_a_hint_speaks_of_taps_and_goes_wit
 
     card(page, "AS").tap()  # a move, for the undo
     expect(stat(page, "Moves")).to_have_text("1")
+    hold_clock(page)
     page.locator(".race .controls").get_by_role("button", name="Hint").tap()
     said = page.locator(".race .toast", has_text="Hint:")
+    run_clock_until(page, lambda: said.count() > 0, most_ms=60_000)
     expect(said).to_contain_text("tap Hint again to play it")
     expect(said).not_to_contain_text("H again")
     page.locator(".race .controls").get_by_role("button", name="Undo").tap()
-    expect(stat(page, "Moves")).to_have_text("0")
-    expect(said).to_have_count(0)
+    moves = stat(page, "Moves")
+    moved = run_clock_until(page, lambda: moves.inner_text() == "0", step_ms=8, most_ms=60_000)
+    assert moved < 3_000, f"{moved} ms of the page's clock: the message's own end came first"
+    expect(said).to_have_count(0)  # the undo took it back: its own 3 s had not passed

@@ -15,11 +15,13 @@ from __future__ import annotations
 import datetime
 import json
 import re
+from pathlib import Path
 
 import pytest
 from crowd import Crowd
-from harness import load_wins
+from harness import RedisServer, ServerProcess, Servers, load_wins
 from playwright.sync_api import Locator, Page, expect
+from support.challenge import TestClock
 from web_support import TOASTS_JS, Keyboard, hidden, resign, shown_as, stat
 
 from conftest import ARTIFACTS, Tabs, screenshot
@@ -35,6 +37,11 @@ WINS[ROUND1] = WINS["KL1-D1V-ACT552B"]
 ROUND2 = "KL1-D1V-ABYI5NK"
 FINISH_AT = 104
 VIEWPORT = {"width": 1000, "height": 760}
+
+
+@pytest.fixture(scope="module")
+def server(redis_server: RedisServer, module_servers: Servers, clock_file: Path) -> ServerProcess:
+    return module_servers.start(redis_server.url, args=["--clock-offset-file", str(clock_file)])
 
 
 def money(v: int) -> str:
@@ -108,12 +115,12 @@ def keep(page: Page, name: str) -> None:
     screenshot(page, name)
 
 
-def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) -> None:
+def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs, clock_file: Path) -> None:
     win = WINS[ROUND1]
     assert "undo" not in win[:FINISH_AT]
 
     # ---------------------------------------------------------------- the organizer creates it
-    org = tabs.page("/", viewport=VIEWPORT)
+    org = tabs.page("/", viewport=VIEWPORT, clock=True)
     form = org.locator("form.tournament-form")
     form.get_by_label("Tournament name").fill("Club night")
     weak = form.get_by_text("For a prize, avoid KL1 codes")
@@ -134,9 +141,9 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     expect(org.locator(".t-role")).to_have_text("Organizer")
 
     # ---------------------------------------------------------------- two players register; a spectator
-    ann = tabs.page(link, viewport=VIEWPORT)
-    bob = tabs.page(link, viewport=VIEWPORT)
-    spec = tabs.page(link, viewport=VIEWPORT)
+    ann = tabs.page(link, viewport=VIEWPORT, clock=True)
+    bob = tabs.page(link, viewport=VIEWPORT, clock=True)
+    spec = tabs.page(link, viewport=VIEWPORT, clock=True)
     for page, nickname in ((ann, "ann"), (bob, "bob")):
         reg = page.locator("form.t-register")
         reg.get_by_label("Nickname").fill(nickname)
@@ -204,16 +211,20 @@ def test_two_rounds_with_an_organizer_two_players_and_a_spectator(tabs: Tabs) ->
     no_code_yet(tabs, [org, ann, bob, spec], [ROUND2])
 
     # ---------------------------------------------------------------- round 2 at a time: reload, withdraw
-    at = (datetime.datetime.now() + datetime.timedelta(seconds=10)).strftime("%H:%M:%S")
+    # (a minute ahead: its time comes as the test moves the server's clock and the pages' alike)
+    at = (datetime.datetime.now() + datetime.timedelta(seconds=60)).strftime("%H:%M:%S")
     org.get_by_label("Start time (your clock)").fill(at)
     org.get_by_role("button", name="Schedule").click()
     for page in (ann, bob, spec):
         expect(page.locator(".t-headline")).to_contain_text("Round 2 starts in")
     expect(org.locator(".t-admin")).to_contain_text("Round 2 starts at")
+    TestClock(clock_file).move(61_000)
+    for page in (org, ann, bob, spec):
+        page.clock.fast_forward(61_000)
     for page in (ann, bob):
-        expect(page.locator(".screen.race")).to_be_visible(timeout=15_000)
+        expect(page.locator(".screen.race")).to_be_visible()
         expect(page.locator(".room-label")).to_contain_text("round 2 of 2")
-        expect(page.locator(".race .board .card").first).to_be_visible(timeout=15_000)  # dealt
+        expect(page.locator(".race .board .card").first).to_be_visible()  # dealt
         expect(stat(page, "Moves")).to_have_text("0")
     spec_from = len(tabs.frames[spec])
 

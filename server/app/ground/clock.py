@@ -72,3 +72,21 @@ class OffsetClock:
         if offset != self.offset_ms:
             log.info("clock_offset", ms=offset)
         self.offset_ms = offset
+
+
+#: the longest a timer set on the server's clock sleeps before it looks at the clock again
+TIMER_LOOK: Final = 0.5
+
+
+def wait_for(at_ms: int, now_ms: int) -> float:
+    """Seconds an event loop timer for the server time ``at_ms`` waits, the
+    server time being ``now_ms``: at most :data:`TIMER_LOOK`, so that the
+    timer wakes, finds the time not yet come, and is set again. A timer set
+    for the whole wait would keep the machine's time it was set by: a clock
+    moved on (a rehearsal, a test) would come to it only when the machine's
+    time did.
+
+    >>> wait_for(10_000, 9_800), wait_for(70_000, 10_000), wait_for(5_000, 10_000)
+    (0.2, 0.5, 0.0)
+    """
+    return min(TIMER_LOOK, max(0.0, (at_ms - now_ms) / 1000))

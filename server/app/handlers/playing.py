@@ -24,6 +24,7 @@ from ...race import RaceError, update_from_game
 from ...race.ghosts import decode
 from ...store import SeatCommand, StoreUnavailable, game_after
 from ..edge.connection import Connection
+from ..ground.clock import wait_for
 from ..ground.tasks import spawn
 from ..solver.seat_assists import ProgressTrail, SeatAssist
 from .assisting import (
@@ -95,9 +96,10 @@ async def board_at_start(conn: Connection, race: int) -> None:
                 await load_game(conn, race)
         # by the server's clock, which moves are checked against: a timer may
         # end a little before it (uvloop counts whole milliseconds), and a
-        # move sent on a board dealt early would be refused as not started
-        while (wait := (hub.public.get("start_at") or 0) - conn.services.now_ms()) > 0:
-            await asyncio.sleep(wait / 1000)
+        # move sent on a board dealt early would be refused as not started;
+        # looked at again every half second at least (a clock moved on deals it then)
+        while (start_at := hub.public.get("start_at") or 0) > (now := conn.services.now_ms()):
+            await asyncio.sleep(wait_for(start_at, now))
         if conn.hub is hub and play.race == race and play.boarded != race:
             async with conn.lock:
                 await send_board(conn)

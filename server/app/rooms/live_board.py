@@ -44,6 +44,7 @@ from ...race.names import same_name
 from ...race.ranking import registration_ties, sort_key
 from ...store import Applied, RoomData, SeatCommand, Store, StoreUnavailable, event_body
 from ..ground.busyness import FLUSH_INTERVAL, MAX_FLUSH_INTERVAL, Busyness
+from ..ground.clock import wait_for
 from ..ground.frame_writer import text_frame
 from ..ground.metrics import Metrics
 from ..ground.tasks import spawn
@@ -397,9 +398,8 @@ class LiveBoard:
         at = self._delayed.next_at()
         if self._release_handle is not None or at is None:
             return
-        loop = asyncio.get_running_loop()
-        wait = max(0.0, (at - self.hub.now_ms()) / 1000)
-        self._release_handle = loop.call_later(wait, self._release)
+        loop = asyncio.get_running_loop()  # (woken early, _release sets it again)
+        self._release_handle = loop.call_later(wait_for(at, self.hub.now_ms()), self._release)
 
     def _release(self) -> None:
         self._release_handle = None
@@ -425,9 +425,9 @@ class LiveBoard:
         self._deal_at(at, hub.race)
 
     def _deal_at(self, at: int, race: int) -> None:
-        wait = (at - self.hub.now_ms()) / 1000
-        if wait > 0:
-            self._start_handle = asyncio.get_running_loop().call_later(wait, self._dealt, at, race)
+        if at > self.hub.now_ms():
+            self._start_handle = asyncio.get_running_loop().call_later(
+                wait_for(at, self.hub.now_ms()), self._dealt, at, race)
         else:
             self._start_handle = None
 

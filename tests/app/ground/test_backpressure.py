@@ -4,9 +4,8 @@ it, the event loop's clock as the test moves it; no socket, no sleep.
 
 from __future__ import annotations
 
-import asyncio
-
 import pytest
+from support.loop import Loop
 
 from server.app.ground.backpressure import Backpressure
 
@@ -22,21 +21,6 @@ class Transport:
 class Socket:
     def __init__(self) -> None:
         self.transport: Transport | None = Transport()
-
-
-class Loop:
-    """The running loop's clock, moved by the test: ``move`` runs the timers
-    that came due."""
-
-    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
-        self.loop = asyncio.get_running_loop()
-        self.now = self.loop.time()
-        monkeypatch.setattr(self.loop, "time", lambda: self.now)
-
-    async def move(self, seconds: float) -> None:
-        self.now += seconds
-        for _ in range(3):
-            await asyncio.sleep(0)  # (a turn of the loop: what is due runs; no time passes)
 
 
 @pytest.fixture

@@ -28,13 +28,6 @@ HOUR = 3600
 
 
 @pytest.fixture(scope="module")
-def clock_file(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    path = tmp_path_factory.mktemp("clock") / "offset"
-    path.write_text("0")
-    return path
-
-
-@pytest.fixture(scope="module")
 def server(redis_server: RedisServer, module_servers: Servers,
            clock_file: Path) -> ServerProcess:
     return module_servers.start(redis_server.url, args=[*FAST_ARGS, "--clock-offset-file", str(clock_file)])

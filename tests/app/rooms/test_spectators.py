@@ -4,13 +4,14 @@ reach them (live, delayed), and watching from another server process."""
 from __future__ import annotations
 
 import asyncio
+from pathlib import Path
 
 import pytest
 from harness import Client, RedisServer, ServerProcess, Servers
+from support.challenge import TestClock
 from support.race import (
     FAST_ARGS,
     Racer,
-    StampedClient,
     assert_code_kept,
     ended_index,
     open_room,
@@ -25,9 +26,9 @@ from server.klondike import Game
 
 
 @pytest.fixture(scope="module")
-def server(redis_server: RedisServer, module_servers: Servers
+def server(redis_server: RedisServer, module_servers: Servers, clock_file: Path
            ) -> ServerProcess:
-    return start_fast_server(redis_server, module_servers)
+    return start_fast_server(redis_server, module_servers, "--clock-offset-file", str(clock_file))
 
 
 GAME_COMMANDS = [("move", {"s": 1, "m": "draw"}), ("undo", {"s": 2}), ("resign", {"s": 3}),
@@ -69,14 +70,30 @@ async def test_a_spectator_gets_sync_and_boards_and_may_not_play(connect: type[C
     assert (await ada.expect("left"))["room"] == joined[0]["room"]
 
 
+DELAY = 60  # s: longer than any test runs, so only the moved clock brings a board
+
+
 async def test_delayed_boards_reach_spectators_only_after_the_delay(
-        connect: type[Client], server: ServerProcess) -> None:
+        connect: type[Client], server: ServerProcess, clock_file: Path) -> None:
+    """The boards come when the servers' clock, moved by the test, passes
+    each board's moment plus the delay: none before (each frame that came
+    before a move shows only boards whose time had come)."""
+    clock = TestClock(clock_file)
     won = win("KL1-D1V-ABYI5NK")
     code, script = won["code"], won["script"]
     ann = await connect("ann")
-    joined = await open_room([ann], code=code, boards="delayed", delay=2)
-    early = await StampedClient.open(server.ws_url, "early")
-    late = await StampedClient.open(server.ws_url, "late")
+    joined = await open_room([ann], code=code, boards="delayed", delay=DELAY)
+    early = await Client.open(server.ws_url, "early")
+    late = await Client.open(server.ws_url, "late")
+    watchers = (early, late)
+
+    async def move(seconds: int) -> dict[Client, int]:
+        """The frames each watcher had before the clock moved ``seconds``."""
+        before = {watcher: len(watcher.frames) for watcher in watchers}
+        clock.move(seconds * 1000)
+        await clock.seen(ann)
+        return before
+
     try:
         await early.send("watch", {"room": joined[0]["room"], "since": 0})
         await early.expect("sync")
@@ -85,23 +102,25 @@ async def test_delayed_boards_reach_spectators_only_after_the_delay(
         await racer.play(script[:3])
         await late.send("watch", {"room": joined[0]["room"], "since": 0})
         await late.expect("sync")
-        await asyncio.sleep(1.0)
+        await move(DELAY // 2)
         await racer.play(script[3:6])
-        for watcher in (early, late):
-            await seen_or_next(watcher, "boards", lambda d: d["boards"].get("0") == racer.history[6],
-                               timeout=8)
+        first_due = await move(DELAY // 2 + 2)  # the start and the first three moves are due
+        for watcher in watchers:
+            await seen_or_next(watcher, "boards", lambda d: d["boards"].get("0") == racer.history[3])
+        second_due = await move(DELAY // 2)  # and the next three
+        for watcher in watchers:
+            await seen_or_next(watcher, "boards", lambda d: d["boards"].get("0") == racer.history[6])
         await racer.resign()
         await ann.event("ended")
-        for watcher in (early, late):
+        for watcher in watchers:
             await watcher.expect("boards", lambda d: d["boards"].get("0") == racer.history[-1])
             end = ended_index(watcher)
-            shown = [(watcher.stamps[i], f["d"]["boards"]["0"]) for i, f in enumerate(watcher.frames[:end])
-                     if f["t"] == "boards"]
-            steps = [racer.step_of(board) for _, board in shown]
+            shown = [(i, racer.step_of(f["d"]["boards"]["0"]))
+                     for i, f in enumerate(watcher.frames[:end]) if f["t"] == "boards"]
+            steps = [step for _, step in shown]
             assert steps == sorted(steps) and steps[-1] == 6 and 3 in steps, steps
-            for arrived, board in shown:
-                step = racer.step_of(board)
-                assert arrived - racer.sent_at[step] >= 1.9, (step, arrived - racer.sent_at[step])
+            assert not [s for i, s in shown if i < first_due[watcher]], shown
+            assert all(s <= 3 for i, s in shown if i < second_due[watcher]), shown
             assert not any("board" in f["d"] for f in watcher.frames[:end] if f["t"] == "event")
             scan_spectator(watcher, {0: racer}, boards="delayed")
             assert_code_kept(watcher, code)
@@ -160,34 +179,40 @@ async def test_spectators_may_watch_from_another_process(
 
 
 async def test_delayed_boards_for_a_spectator_on_a_process_that_missed_the_race(
-        redis_server: RedisServer, servers: Servers) -> None:
+        redis_server: RedisServer, servers: Servers, clock_file: Path) -> None:
     """A hub that did not follow the race rebuilds what the delay allows: a quiet
     seat's stored board, a busy seat's board of ``delay`` seconds ago from the
-    stored events, and the younger boards once they are old enough."""
+    stored events, and the younger boards once they are old enough (the
+    servers' clock moved by the test)."""
+    clock = TestClock(clock_file)
     code = "KL1-D1N-AAQHFVM"
     script = win(code)["script"]
-    players_server = servers.start(redis_server.url, args=FAST_ARGS)
-    watchers_server = servers.start(redis_server.url, args=FAST_ARGS)
+    args = [*FAST_ARGS, "--clock-offset-file", str(clock_file)]
+    players_server = servers.start(redis_server.url, args=args)
+    watchers_server = servers.start(redis_server.url, args=args)
     ann = await Client.open(players_server.ws_url, "ann")
     bob = await Client.open(players_server.ws_url, "bob")
-    watcher = await StampedClient.open(watchers_server.ws_url, "watcher")
+    watcher = await Client.open(watchers_server.ws_url, "watcher")
     try:
-        joined = await open_room([ann, bob], code=code, boards="delayed", delay=1)
+        joined = await open_room([ann, bob], code=code, boards="delayed", delay=DELAY)
         await start_race([ann, bob])
         quiet, busy = Racer(ann, code), Racer(bob, code)
         await quiet.play(script[:3])
         await busy.play(script[:2])
-        await asyncio.sleep(1.5)
+        clock.move((DELAY + 1) * 1000)
+        await clock.seen(ann, watcher)
         await busy.play(script[2:4])
         await watcher.send("watch", {"room": joined[0]["room"], "since": 0})
         first = await watcher.expect("boards")
         assert first["boards"] == {"0": quiet.history[3], "1": busy.history[2]}
-        later = await watcher.expect("boards", lambda d: d["boards"].get("1") == busy.history[4])
+        before = len(watcher.frames)
+        clock.move((DELAY + 1) * 1000)
+        await clock.seen(watcher)
+        later = await seen_or_next(watcher, "boards", lambda d: d["boards"].get("1") == busy.history[4])
         assert "0" not in later["boards"] or later["boards"]["0"] == quiet.history[3]
-        for stamp, frame in zip(watcher.stamps, watcher.frames, strict=True):
-            if frame["t"] == "boards" and frame["d"]["boards"].get("1") in busy.history[3:]:
-                step = busy.step_of(frame["d"]["boards"]["1"])
-                assert stamp - busy.sent_at[step] >= 0.9, (step, stamp - busy.sent_at[step])
+        young = [i for i, frame in enumerate(watcher.frames) if frame["t"] == "boards"
+                 and frame["d"]["boards"].get("1") in busy.history[3:]]
+        assert young and min(young) >= before, (young, before)  # not before their time came
         scan_spectator(watcher, {0: quiet, 1: busy}, boards="delayed")
     finally:
         for client in (ann, bob, watcher):
