@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
-from test_web_daily import clock_file, deals, server  # noqa: F401  (the daily deal's server)
+from test_web_daily import deals, server  # noqa: F401  (the daily deal's server; clock_file is conftest's)
 from web_support import create_room, play_fast, set_nickname, start_solo
 
 from conftest import Tabs

@@ -175,16 +175,20 @@ async def test_a_challenge_played_at_three_times_ranks_and_ghosts_everyone_by_th
 
     # the ghosts each saw: ann none (she was first), bob ann's, cat ann's and bob's
     assert all(not frame["lines"] for frame in ghost_lines(ann))
-    checked = 0
+    # (how many frames and points come depends on how fast the games went:
+    # every line each viewer got is checked, and each viewer got a line of
+    # each of its ghosts, with at least one point each)
     for viewer, ghosts in ((bob, {0: a}), (bob2, {0: a}), (cat, {0: a, 2: b})):
         frames = ghost_lines(viewer)
         assert frames, viewer.name
+        checked = lines = 0
         for frame in frames:
             assert {line["seat"] for line in frame["lines"]} == set(ghosts), (viewer.name, frame)
             for line in frame["lines"]:
                 assert set(line) <= {"seat", "nickname", "p", "end"}
                 checked += check_ghost(line, ghosts[line["seat"]], frame["from"], frame["to"])
-    assert checked > 50
+                lines += 1
+        assert lines >= len(ghosts) and checked >= lines, (viewer.name, lines, checked)
 
     # the window closes: the code, the results in the model's order, every replay
     clock.move(WINDOW * 1000)
