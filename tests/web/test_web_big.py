@@ -431,7 +431,7 @@ def test_the_host_starts_now_and_a_late_arrival_races_on_his_own_clock(tabs: Tab
     lead = ann.locator(".race .leaderboard .lb-row").first
     expect(lead.locator(".lb-status")).to_have_text("racing, came late")
     late, early = seconds(stat(bob, "Time").inner_text()), seconds(stat(ann, "Time").inner_text())
-    assert early - late >= 25, (
+    assert early - late >= 3, (
         f"bob's clock ({late} s) runs from his arrival, ann's ({early} s) from the start")
 
 
