@@ -48,11 +48,9 @@ import asyncio
 import os
 import random
 import re
-import shutil
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.request
 from pathlib import Path
@@ -63,7 +61,7 @@ sys.path.insert(0, str(ROOT / "bench"))
 
 import orjson  # noqa: E402
 import redis  # noqa: E402
-from ghosts import Peer, free_port, say  # noqa: E402
+from ghosts import Peer, own_redis, say  # noqa: E402
 
 from server.klondike import DealCode  # noqa: E402
 from server.klondike.solver import certify  # noqa: E402
@@ -200,23 +198,27 @@ def flat_stats(r: redis.Redis) -> dict[str, float]:
     return out
 
 
-async def measure_bytes(args: argparse.Namespace) -> None:
-    """What ``args.bytes`` results add to Redis, everything included (see the docstring)."""
-    workdir = Path(tempfile.mkdtemp(prefix="kr-bench-bytes-"))
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not installed")
-    rport = free_port()
-    rproc = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no", "--dir", str(workdir)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
-    r = redis.Redis(port=rport)
-    line: list[str] = []
-    while not line:
+def winnable_code() -> tuple[str, list[str]]:
+    """A draw-one Normal code the solver wins within 2 s, and its winning line."""
+    while True:
         code = str(DealCode.random(1, "N"))
         found = certify(code, seconds=2)
-        line = found.notation or [] if found is not None else []
+        if found is not None and found.notation:
+            return code, found.notation
+
+
+async def measure_bytes(args: argparse.Namespace) -> None:
+    """What ``args.bytes`` results add to Redis, everything included (see the docstring)."""
+    with own_redis("kr-bench-bytes-", "--appendonly", "no") as (rport, workdir):
+        r = redis.Redis(port=rport)
+        try:
+            await bytes_bench(args, r, rport, workdir)
+        finally:
+            r.close()
+
+
+async def bytes_bench(args: argparse.Namespace, r: redis.Redis, rport: int, workdir: Path) -> None:
+    code, line = winnable_code()
     r.sadd(keys.winnable(MODE), code)
     now = int(time.time() * 1000)
     clock = workdir / "clock"
@@ -292,29 +294,19 @@ async def measure_bytes(args: argparse.Namespace) -> None:
         if proc is not None:
             proc.terminate()
             proc.wait(30)
-        r.close()
-        rproc.terminate()
-        rproc.wait(10)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 async def run(args: argparse.Namespace) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="kr-bench-daily-"))
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not installed")
-    rport = free_port()
-    rproc = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
-                              "--appendonly", "no", "--dir", str(workdir)],
-                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    time.sleep(0.3)
-    r = redis.Redis(port=rport)
-    code = ""
-    line: list[str] = []
-    while not line:
-        code = str(DealCode.random(1, "N"))
-        found = certify(code, seconds=2)
-        line = found.notation or [] if found is not None else []
+    with own_redis("kr-bench-daily-", "--appendonly", "no") as (rport, workdir):
+        r = redis.Redis(port=rport)
+        try:
+            await daily_bench(args, r, rport, workdir)
+        finally:
+            r.close()
+
+
+async def daily_bench(args: argparse.Namespace, r: redis.Redis, rport: int, workdir: Path) -> None:
+    code, line = winnable_code()
     r.sadd(keys.winnable(MODE), code)
     now = int(time.time() * 1000)
     day = day_of(now)
@@ -422,10 +414,6 @@ async def run(args: argparse.Namespace) -> None:
         for proc in servers:
             proc.terminate()
             proc.wait(30)
-        r.close()
-        rproc.terminate()
-        rproc.wait(10)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main() -> None:

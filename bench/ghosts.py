@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import contextlib
 import os
 import random
 import shutil
@@ -32,6 +33,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -56,6 +58,38 @@ def free_port() -> int:
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return int(s.getsockname()[1])
+
+
+@contextlib.contextmanager
+def own_redis(prefix: str, *args: str) -> Iterator[tuple[int, Path]]:
+    """A ``redis-server`` of the bench's own (no snapshots; ``args`` are more
+    of its options) on a free port, in a temporary folder: its port and the
+    folder, once it answers a PING; stopped and the folder removed after."""
+    binary = shutil.which("redis-server")
+    if binary is None:
+        sys.exit("redis-server is not installed")
+    workdir = Path(tempfile.mkdtemp(prefix=prefix))
+    port = free_port()
+    proc = subprocess.Popen([binary, "--port", str(port), "--bind", "127.0.0.1", "--save", "",
+                             "--dir", str(workdir), *args],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        client = redis.Redis(port=port, socket_timeout=1)
+        for _ in range(500):
+            if proc.poll() is not None:
+                sys.exit(f"redis-server exited with {proc.returncode}")
+            with contextlib.suppress(redis.exceptions.ConnectionError):
+                if client.ping():
+                    break
+            time.sleep(0.02)
+        else:
+            sys.exit("redis-server did not answer within 10 s")
+        client.close()
+        yield port, workdir
+    finally:
+        proc.terminate()
+        proc.wait(10)
+        shutil.rmtree(workdir, ignore_errors=True)
 
 
 class Peer:
@@ -115,18 +149,14 @@ def made_up_trace(rng: random.Random) -> str:
 
 
 async def run(args: argparse.Namespace) -> None:
-    workdir = Path(tempfile.mkdtemp(prefix="kr-bench-ghosts-"))
-    binary = shutil.which("redis-server")
-    if binary is None:
-        sys.exit("redis-server is not installed")
-    rport = free_port()
-    rproc = subprocess.Popen([binary, "--port", str(rport), "--bind", "127.0.0.1", "--save", "",
-                              "--dir", str(workdir)], stdout=subprocess.DEVNULL,
-                             stderr=subprocess.DEVNULL)
+    with own_redis("kr-bench-ghosts-") as (rport, _):
+        await ghosts_bench(args, rport)
+
+
+async def ghosts_bench(args: argparse.Namespace, rport: int) -> None:
     env = {**os.environ, "KLONDIKE_MAX_CONNECTIONS_PER_ADDRESS": "100000",
            "KLONDIKE_CREATIONS_PER_MINUTE": "100000", "KLONDIKE_WINNABLE_POOL": "0",
            "KLONDIKE_LOG_LEVEL": "warning"}
-    time.sleep(0.3)
     server = subprocess.Popen([sys.executable, "-m", "server", "serve", "--host", "127.0.0.1",
                                "--port", "0", "--redis-url", f"redis://127.0.0.1:{rport}/0",
                                "--msg-burst", "100000", "--msg-rate", "100000"],
@@ -197,9 +227,6 @@ async def run(args: argparse.Namespace) -> None:
             await p.close()
         server.terminate()
         server.wait(20)
-        rproc.terminate()
-        rproc.wait(10)
-        shutil.rmtree(workdir, ignore_errors=True)
 
 
 def main() -> None:
