@@ -4,20 +4,10 @@ time, and a holder whose lease ran out cannot give back the next one's."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
 
-import pytest
-from harness import RedisServer
 from store_support import room_id
 
 from server.store import Store
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
-    s = await Store.open(redis_server.url, lanes=1)
-    yield s
-    await s.close()
 
 
 async def test_one_holder_at_a_time(store: Store) -> None:

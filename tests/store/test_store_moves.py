@@ -3,11 +3,8 @@ script, where the command is stored, so no process can store past it."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import orjson
-import pytest
-from harness import RedisServer, load_wins
+from harness import load_wins
 from store_support import new_room, room_id
 
 from server.klondike import Game
@@ -17,13 +14,6 @@ from server.store import SeatCommand, Store, keys
 #: a winning line and its deal (the room's own code does not matter to the store)
 WIN = next(w for w in load_wins() if w["code"] == "KL1-D1V-ACT552B")
 CODE: str = WIN["code"]
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
-    s = await Store.open(redis_server.url, lanes=1)
-    yield s
-    await s.close()
 
 
 async def racing_room(store: Store) -> str:

@@ -7,11 +7,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import AsyncIterator
 from typing import Any
 
-import pytest
-from harness import RedisServer
 from store_support import room_id
 
 from server.race.profile import GameResult, day_number
@@ -20,13 +17,6 @@ from server.store import Store, keys
 
 TTL = 3_600_000
 _ids = itertools.count()
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
-    s = await Store.open(redis_server.url, lanes=1)
-    yield s
-    await s.close()
 
 
 def player_id() -> str:

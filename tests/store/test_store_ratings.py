@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import itertools
 import time
-from collections.abc import AsyncIterator
 
 import pytest
-from harness import RedisServer
 
 from server.race.rating import Rating
 from server.race.tokens import hash_token
@@ -18,13 +16,6 @@ from server.store import Store, keys
 
 TTL = 3_600_000
 _ids = itertools.count()
-
-
-@pytest.fixture
-async def store(redis_server: RedisServer) -> AsyncIterator[Store]:
-    s = await Store.open(redis_server.url, lanes=1)
-    yield s
-    await s.close()
 
 
 async def new_player(store: Store) -> str:
