@@ -83,6 +83,7 @@ def test_the_state_is_made_once_by_the_app_and_imported_by_nobody() -> None:
 
 EXPORT = re.compile(r"^export\s+(?:async\s+)?(?:const|function|class|let)\s+(\w+)"
                     r"|^export\s+const\s+\[([^\]]+)\]", re.M)
+NAMESPACE_IMPORT = re.compile(r"""^import\s*\*\s*as\s+(\w+)\s+from\s*['"](\.{1,2}/[^'"]+)['"]""", re.M)
 NAMED_IMPORT = re.compile(r"""^import\s*\{([^}]*)\}\s*from\s*['"](\.{1,2}/[^'"]+)['"]""", re.M)
 
 
@@ -103,3 +104,25 @@ def test_every_name_a_module_imports_is_one_its_module_exports() -> None:
                 if name and name not in exported.get(module, set()):
                     missing.append(f"{path.relative_to(JS)}: {name} from {target}")
     assert missing == []
+
+
+def test_every_name_a_module_exports_is_imported_somewhere() -> None:
+    """An export nothing imports is dead code or a name that should be the
+    module's own (the browser tests' imports, in tests/web, count)."""
+    imported: set[tuple[Path, str]] = set()
+    for path in JS.rglob("*.js"):
+        text = path.read_text()
+        for names, target in NAMED_IMPORT.findall(text):
+            module = (path.parent / target).resolve()
+            imported.update((module, n.split(" as ")[0].strip()) for n in names.split(","))
+        for alias, target in NAMESPACE_IMPORT.findall(text):
+            module = (path.parent / target).resolve()
+            imported.update((module, n) for n in re.findall(rf"\b{alias}\.(\w+)", text))
+    tests = "\n".join(p.read_text() for p in Path(__file__).parent.glob("*.py"))
+    unused = []
+    for path in sorted(JS.rglob("*.js")):
+        for m in EXPORT.finditer(path.read_text()):
+            for name in (n.strip() for n in (m[1] or m[2]).split(",")):
+                if (path.resolve(), name) not in imported and not re.search(rf"\b{name}\b", tests):
+                    unused.append(f"{path.relative_to(JS)}: {name}")
+    assert unused == [], unused

@@ -5,13 +5,11 @@ language. Presentation only. */
 import { TEXT } from './text.js';
 
 export const SUITS = ['S', 'H', 'D', 'C'];
-export const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
+const SUIT_SYMBOLS = { S: '♠', H: '♥', D: '♦', C: '♣' };
 const RANK_SHOWN = { T: '10' };
 
-export const rankOf = (card) => card[0];
-export const suitOf = (card) => card[1];
 export const isRed = (card) => card[1] === 'H' || card[1] === 'D';
-export const rankShown = (card) => RANK_SHOWN[card[0]] ?? card[0];
+const rankShown = (card) => RANK_SHOWN[card[0]] ?? card[0];
 
 /** A suit's name: "S" → "spades" ("picas"). */
 export const suitName = (suit) => TEXT.cards[suit];

@@ -71,7 +71,7 @@ export function ghostsAt(ghosts, ms) {
 
 /** Whether this page may see the others' replays now: everyone once the
 window has closed; before, a player who won their own game. */
-export function replaysOpen(s) {
+function replaysOpen(s) {
   if (!isChallenge(s.room)) return false;
   if (s.room.phase === 'ended') return true;
   const mine = s.role === 'player' ? ownLine(s) : null;

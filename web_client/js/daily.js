@@ -12,7 +12,7 @@ is told that playing them needs one.
 
 import * as storage from './storage.js';
 
-export const REFRESH_MS = 60000; // the lobby asks again this often: counts and places move
+const REFRESH_MS = 60000; // the lobby asks again this often: counts and places move
 
 export function freshDaily() {
   return { view: null, asked: 0 }; // the last `daily` frame; when it was asked (clock ms)

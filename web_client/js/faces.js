@@ -21,8 +21,6 @@ over one big pip: at 30 pixels wide nothing else would read.
 const W = 250;
 const H = 350;
 const INDEX_SIZE = 64;
-/** The height of the index's letters as a share of the card's width. */
-export const INDEX_EM = INDEX_SIZE / W;
 const INK = { S: '#15171a', C: '#15171a', H: '#c0142b', D: '#c0142b' };
 const ROBE = { S: '#27408b', H: '#b3261e', D: '#b8621b', C: '#2d6a3e' };
 const RANK_TEXT = { T: '10' };
@@ -31,7 +29,7 @@ const RANK_W = { A: 0.77, J: 0.42, Q: 0.8, K: 0.78, T: 1.1 };
 const FONT = "'DejaVu Sans', 'Helvetica Neue', Arial, sans-serif";
 
 /** The suits, each in a 100 × 100 box. */
-export const SUIT_PATHS = {
+const SUIT_PATHS = {
   H: 'M50 90C22 68 4 51 4 31C4 16 15 6 28 6C38 6 46 12 50 22C54 12 62 6 72 6C85 6 96 16 96 31C96 51 78 68 50 90Z',
   D: 'M50 3Q68 29 89 50Q68 71 50 97Q32 71 11 50Q32 29 50 3Z',
   S: 'M50 5C63 25 94 40 94 61C94 75 84 83 72 83C63 83 57 78 53 72C54 83 58 91 67 96L33 96C42 91 46 83 47 72C43 78 37 83 '

@@ -180,7 +180,7 @@ export function total(field) {
 }
 
 /** The seats whose boards a spectator is shown: the top players' and the followed one. */
-export function shownSeats(field) {
+function shownSeats(field) {
   const seats = new Set(topLines(field).slice(0, BOARDS_SHOWN).map((x) => x.seat));
   if (field.follow) seats.add(field.follow.seat);
   return seats;

@@ -38,7 +38,7 @@ const DOUBLE_TAP = 300; // ms between the taps of a double tap
 const QUEUE_MAX = 40; // intents waiting for answers (a long-lost connection)
 
 /** {from, count} for a press on `index` of `pile`, or null if nothing moves from there. */
-export function pickAt(view, pile, index) {
+function pickAt(view, pile, index) {
   if (!view) return null;
   if (pile === 'w') return view.waste.length ? { from: 'w', count: 1 } : null;
   if (pile === 'stock') return null;
@@ -52,7 +52,7 @@ export function pickAt(view, pile, index) {
 }
 
 /** Where a face-up card is in a view: {pile, index}, or null. */
-export function locate(view, card) {
+function locate(view, card) {
   if (!view || !card) return null;
   const w = view.waste.indexOf(card);
   if (w >= 0) return w === view.waste.length - 1 ? { pile: 'w', index: -1 } : null;

@@ -12,7 +12,7 @@ other files of the repository (engine.md) as plain text.
 import { h } from './dom.js';
 
 /** GitHub's anchor of a heading: "Winning, getting stuck, undoing" → "winning-getting-stuck-undoing". */
-export function slug(text) {
+function slug(text) {
   return text.trim().toLowerCase().replace(/[^\p{L}\p{N}\s_-]/gu, '').replace(/\s/g, '-');
 }
 
@@ -29,7 +29,7 @@ function startsBlock(line) {
 }
 
 /** `text` with its inline marks as nodes. */
-export function inline(text, { prefix = '' } = {}) {
+function inline(text, { prefix = '' } = {}) {
   const out = [];
   const pattern = /`([^`]+)`|\*\*(.+?)\*\*|\*([^*\s][^*]*?)\*|\[([^\]]+)\]\(([^)\s]+)\)/g;
   let at = 0;

@@ -22,7 +22,7 @@ import { fan, fanStep, measure } from './layout.js';
 import { faceUrl, markUrl } from './faces.js';
 
 export const PILES = ['stock', 'w', 'fs', 'fh', 'fd', 'fc', 't1', 't2', 't3', 't4', 't5', 't6', 't7'];
-export const COLUMNS = PILES.slice(6);
+const COLUMNS = PILES.slice(6);
 
 function kindOf(pile) {
   if (pile === 'stock') return 'stock';
@@ -53,7 +53,7 @@ export function topCard(view, pile) {
 }
 
 /** What a pile is, in words (its accessible name). */
-export function pileLabel(view, pile) {
+function pileLabel(view, pile) {
   if (pile === 'stock') {
     const base = view.stock ? TEXT.board.stock(cards(view.stock)) : TEXT.board.stockEmpty;
     return view.legal && view.legal.includes('recycle') ? `${base}, ${TEXT.board.turnOver}` : base;

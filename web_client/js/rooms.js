@@ -211,7 +211,7 @@ export function detach(app) {
 }
 
 /** Forget the room and the seat kept for it (removed, left, refused). */
-export function forgetSeat(s) {
+function forgetSeat(s) {
   if (s.roomId) storage.dropSeat(s.roomId);
   resetRoom(s);
 }

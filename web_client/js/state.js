@@ -28,7 +28,7 @@ export function createState() {
 }
 
 /** What a big room's frames say (docs/protocol.md, "Big rooms"); empty in a small room. */
-export function freshField() {
+function freshField() {
   return {
     top: null, // the latest tick: {n, top: [LINE], off: [seat], hist: [53 counts], status, ready}
     place: null, // the player's own place: {rank, of, above, line, below}

@@ -21,7 +21,7 @@ function players(n) {
 }
 
 /** "4 100 racing · 12 finished · 90 resigned" from a tick's status counts. */
-export function statusCounts(status) {
+function statusCounts(status) {
   return STATUSES.filter((key) => status && status[key] > 0)
     .map((key) => T.status[key](count(status[key]))).join(' · ');
 }

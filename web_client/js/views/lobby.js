@@ -31,7 +31,7 @@ const SMALL_ROOM = 16; // above this many seats a room is big (docs/protocol.md,
 const BIG_SIZES = [50, 100, 500, 1000, 5000, 10000];
 
 /** A room id from an id or a link ("…/r/V62WEAFY?watch"); null if there is none. */
-export function roomFromText(text) {
+function roomFromText(text) {
   const t = text.trim().toUpperCase();
   const m = t.match(/\/R\/([A-Z0-9]{8})(?:[/?#]|$)/) || t.match(/^([A-Z0-9]{8})$/);
   return m && ROOM_ID.test(m[1]) ? m[1] : null;

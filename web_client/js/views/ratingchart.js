@@ -20,7 +20,7 @@ function svg(tag, attrs) {
 }
 
 /** The points of one family's line, oldest first, in the chart's box. */
-export function chartPoints(ratings, width = W, height = H) {
+function chartPoints(ratings, width = W, height = H) {
   if (!ratings.length) return [];
   const low = Math.min(...ratings) - 10;
   const high = Math.max(...ratings) + 10;

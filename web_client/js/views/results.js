@@ -138,7 +138,7 @@ export function ratingText({ rating, provisional }) {
 }
 
 /** A rating's change: "+14", "−19", "±0". */
-export function changeText(change) {
+function changeText(change) {
   return change > 0 ? `+${change}` : change < 0 ? `−${-change}` : '±0';
 }
 

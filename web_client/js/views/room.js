@@ -9,7 +9,7 @@ import { TEXT } from '../text.js';
 
 const [R, C] = [TEXT.room, TEXT.common];
 
-export function settingsText(s) {
+function settingsText(s) {
   const parts = [modeText(s),
     s.fixed_code ? R.chosenDeal : s.deal === 'winnable' ? R.winnableDeal : R.randomDeal,
     R.upTo(count(s.max_players)), s.undo ? R.undoOn : R.undoOff,
@@ -79,7 +79,7 @@ export function createInvite() {
 window (docs/protocol.md, "Races to find", "Quick race") widened on our clock as the server
 widens it, `base` ± when it opened and `widen` more each second; anyone
 from `anyone_at`. */
-export function pairingNow(pairing, now) {
+function pairingNow(pairing, now) {
   if (!pairing) return null;
   const half = pairing.base + pairing.widen * Math.floor(Math.max(0, now - pairing.opened) / 1000);
   return { opened: pairing.opened, anyone: now >= pairing.anyone_at,
