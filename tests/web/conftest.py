@@ -53,6 +53,16 @@ class Tabs:
         self.errors: list[str] = []
         self.frames: dict[Page, list[str]] = {}
         self.sent: dict[Page, list[str]] = {}
+        self.allowed: list[str] = []
+
+    def allow(self, text: str) -> None:
+        """A console error containing ``text`` is one the test expects (the
+        browser logs every 404 a page fetches, answered or not)."""
+        self.allowed.append(text)
+
+    def _console(self, name: str, m: Any) -> None:
+        if m.type == "error" and not any(a in m.text for a in self.allowed):
+            self.errors.append(f"{name} console: {m.text}")
 
     def context(self, *, first_visit: bool = False, **options: Any) -> BrowserContext:
         """A browser of its own; unless ``first_visit``, one that has seen the
@@ -94,7 +104,7 @@ class Tabs:
             ws.on("framereceived", lambda payload: frames.append(text(payload)))
             ws.on("framesent", lambda payload: sent.append(text(payload)))
 
-        page.on("console", lambda m: m.type == "error" and self.errors.append(f"{name} console: {m.text}"))
+        page.on("console", lambda m: self._console(name, m))
         page.on("pageerror", lambda e: self.errors.append(f"{name} error: {e}"))
         page.on("websocket", on_socket)
 

@@ -179,6 +179,19 @@ def test_a_friends_link_shows_the_host_the_mode_and_the_players(tabs: Tabs) -> N
     no_sideways_scroll(bob)
 
 
+def test_a_link_to_a_room_that_is_gone_says_so_and_offers_no_join(tabs: Tabs) -> None:
+    """Issue 25: a link to a room the server no longer has (or never had)
+    says so, in both languages, and shows no Join or Watch that would fail."""
+    tabs.allow("status of 404")  # the card's answer: no such room
+    for locale, said in (("en-GB", "There is no such room now"), ("es-ES", "Ahora no hay ninguna sala")):
+        page = tabs.page("/r/V62WEAFY", context=tabs.context(locale=locale, **PHONE))
+        expect(page.locator(".link-who")).to_contain_text(said)
+        expect(page.locator(".link-meta")).to_be_hidden()
+        expect(page.locator(".link button")).to_have_count(2)
+        for button in page.locator(".link button").all():
+            expect(button).to_be_hidden()
+
+
 IN_VIEW_JS = """(sel) => { const r = document.querySelector(sel).getBoundingClientRect();
   return r.width > 0 && r.top >= 0 && r.left >= 0 && r.bottom <= innerHeight && r.right <= innerWidth; }"""
 

@@ -241,6 +241,7 @@ export default {
     badRoomId: 'A room id is 8 letters and digits, like V62WEAFY (or paste the room link).',
     soloTitle: 'Play solo',
     soloDealCode: 'Solo deal code',
+    noSuchRoom: 'There is no such room now: its race ended a while ago, or the link is mistyped.',
     linkNote: 'Pick a nickname and join the race, or just watch.',
     joinRace: 'Join the race',
     backToLobby: 'Back to the lobby',

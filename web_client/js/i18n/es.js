@@ -238,6 +238,7 @@ export default {
     badRoomId: 'El código de una sala tiene 8 letras y cifras, como V62WEAFY (o pega el enlace de la sala).',
     soloTitle: 'Jugar solo',
     soloDealCode: 'Código del reparto en solitario',
+    noSuchRoom: 'Ahora no hay ninguna sala con ese código: su carrera terminó hace tiempo, o el enlace está mal escrito.',
     linkNote: 'Elige un apodo y entra en la carrera, o solo mírala.',
     joinRace: 'Entrar en la carrera',
     backToLobby: 'Volver al vestíbulo',

@@ -193,12 +193,12 @@ export function createLobby(root, app) {
   const linkTitle = h('h2', { id: 'link-title' });
   const linkWho = h('p', { class: 'link-who', hidden: true }); // "ann's room · Draw one · Normal"
   const linkMeta = h('p', { class: 'link-meta', hidden: true }); // "2 of 8 players · waiting for the host"
+  const linkNote = h('p', { text: L.linkNote });
+  const linkJoin = h('button', { class: 'btn primary', type: 'submit', text: L.joinRace });
+  const linkWatch = h('button', { class: 'btn', type: 'button', text: L.watch, onclick: () => watch(app.state.route.room) });
   const linkCard = h('form', { class: 'panel link', 'aria-labelledby': 'link-title' },
-    linkTitle, linkWho, linkMeta,
-    h('p', { text: L.linkNote }),
-    h('div', { class: 'buttons' },
-      h('button', { class: 'btn primary', type: 'submit', text: L.joinRace }),
-      h('button', { class: 'btn', type: 'button', text: L.watch, onclick: () => watch(app.state.route.room) }),
+    linkTitle, linkWho, linkMeta, linkNote,
+    h('div', { class: 'buttons' }, linkJoin, linkWatch,
       h('a', { class: 'btn ghost', href: '/', text: L.backToLobby, onclick: (e) => { e.preventDefault(); go('/'); } })));
   linkCard.addEventListener('submit', (e) => {
     e.preventDefault();
@@ -326,13 +326,17 @@ export function createLobby(root, app) {
 
   let ticking = 0; // the races' times move on between two lists
 
-  // the room's card (host, mode, players), asked once per link shown
-  let card = { room: '', r: null };
+  // the room's card (host, mode, players), asked once per link shown;
+  // `gone`: the server has no such room (it ended and was cleared, or the
+  // link is mistyped), so there is nothing to join or watch
+  let card = { room: '', r: null, gone: false };
   async function askCard(room) {
-    card = { room, r: null };
+    card = { room, r: null, gone: false };
     try {
       const reply = await fetch(`/api/rooms/${encodeURIComponent(room)}/card`);
-      if (reply.ok && card.room === room) card = { room, r: await reply.json() };
+      if (card.room !== room) return;
+      if (reply.ok) card = { room, r: await reply.json(), gone: false };
+      else if (reply.status === 404) card = { room, r: null, gone: true };
     } catch {
       return; // no card: the link's room id alone, as before
     }
@@ -342,8 +346,11 @@ export function createLobby(root, app) {
   function renderCard(room) {
     if (card.room !== room) askCard(room);
     const r = card.room === room ? card.r : null;
-    show(linkWho, Boolean(r));
+    const gone = card.room === room && card.gone;
+    show(linkWho, Boolean(r) || gone);
     show(linkMeta, Boolean(r));
+    for (const e of [linkNote, linkJoin, linkWatch]) show(e, !gone);
+    if (gone) setText(linkWho, L.noSuchRoom);
     if (!r) return;
     const d = describe(r, app.clock.now());
     setText(linkWho, `${d.who} · ${d.mode}`);
