@@ -128,6 +128,11 @@ def test_quick_race_pairs_a_desktop_and_a_phone_and_starts_by_itself(tabs: Tabs)
     no_sideways_scroll(lou)
 
 
+CUT_WITH_AN_ELLIPSIS_JS = """(sel) => { const e = document.querySelector(sel), s = getComputedStyle(e);
+  return e.scrollWidth <= e.clientWidth || (s.textOverflow === 'ellipsis' && s.overflow === 'hidden'
+    && s.whiteSpace === 'nowrap' && s.display === 'block'); }"""
+
+
 def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: Tabs) -> None:
     """Issue 25, item 6: something to watch. A quick race's boards come after
     the race (every racer plays one deal: an opponent's board, even late,
@@ -144,7 +149,10 @@ def test_a_quick_races_watcher_sees_the_race_live_and_the_boards_after_it(tabs: 
     for page in (kim, lou):
         expect(page.locator(".race .board .card").first).to_be_visible()
     # lou's second tab, from another browser: a watcher like any
-    tab = tabs.page(f"/r/{room[1]}?watch", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
+    tab = tabs.page(f"/r/{room[1]}?watch", **PHONE, extra_http_headers={"X-Forwarded-For": "198.51.100.32"})
+    # the phone's top bar: the mode first, the rest cut with an ellipsis if it must be (item 8)
+    expect(tab.locator(".watch-title")).to_have_text(f"Draw three · Normal · watching room {room[1]}")
+    assert tab.evaluate(CUT_WITH_AN_ELLIPSIS_JS, ".watch-title")
     track = tab.get_by_role("region", name="The racers, live")
     expect(track.locator(".track-lane")).to_have_count(2)
     pile(kim, "stock").click()

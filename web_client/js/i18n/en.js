@@ -541,7 +541,7 @@ export default {
     lobby: 'In the lobby: waiting for the host to start',
     startsAt: (who, time, left) => `${who} · starts at ${time}, in ${left}`,
     waitingHost: (who) => `${who} · waiting for the host to start`,
-    title: (id, mode) => `Watching room ${id} · ${mode}`,
+    title: (id, mode) => `${mode} · watching room ${id}`,
     page: (id) => `Klondike Race — watching ${id}`,
     inLobby: (n, players, ready) => `In the lobby: ${players} player${n === 1 ? '' : 's'}, ${ready} ready`,
   },

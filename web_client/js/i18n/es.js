@@ -534,7 +534,7 @@ export default {
     lobby: 'En la sala: esperando a que el anfitrión empiece',
     startsAt: (who, time, left) => `${who} · empieza a las ${time}, dentro de ${left}`,
     waitingHost: (who) => `${who} · esperando a que el anfitrión empiece`,
-    title: (id, mode) => `Viendo la sala ${id} · ${mode}`,
+    title: (id, mode) => `${mode} · viendo la sala ${id}`,
     page: (id) => `Klondike Race — viendo ${id}`,
     inLobby: (n, players, ready) => `En la sala: ${players} jugador${n === 1 ? '' : 'es'}, ${ready} listos`,
   },
