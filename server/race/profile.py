@@ -76,7 +76,9 @@ class GameResult:
     ``tournament`` and ``round``, ``day`` (a daily deal's, ``YYYY-MM-DD``).
     ``typed``: a deal the server did not draw (a code its host typed) or a
     solo game: nobody raced on a secret deal, so its win and its time do not
-    count on the public profile (kept, not sent).
+    count on the public profile (kept, not sent). ``so_far``: a place that
+    may still change (a daily attempt recorded when its game ended, before
+    the day's close replaces it): never a win yet.
     """
 
     ref: str
@@ -97,6 +99,7 @@ class GameResult:
     round: int | None = None
     day: str | None = None
     typed: bool = False
+    so_far: bool = False
 
     def __post_init__(self) -> None:
         if not _REF.fullmatch(self.ref):
@@ -117,8 +120,8 @@ class GameResult:
 
     @property
     def won(self) -> bool:
-        """First place in a field of two or more."""
-        return self.place == 1 and (self.of or 0) >= 2
+        """First place in a field of two or more, once the place is settled."""
+        return self.place == 1 and (self.of or 0) >= 2 and not self.so_far
 
     def to_dict(self) -> dict[str, Any]:
         """As stored and sent: ``ref`` first, ``finished`` and ``won`` beside
@@ -128,6 +131,8 @@ class GameResult:
         out = {k: d[k] for k in ("ref", "kind", "at", "mode", "nickname", "status", "place", "of",
                                  "time_ms", "vegas", "code")}
         out["finished"], out["won"] = self.finished, self.won
+        if self.so_far:
+            out["so_far"] = True
         for k in ("points", "room", "race", "tournament", "round", "day"):
             if d[k] is not None:
                 out[k] = d[k]
@@ -239,14 +244,25 @@ def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:
 def own_game_result(room: Room, line: Entry, rank: int | None, of: int | None, *,
                     now: int) -> GameResult:
     """A challenge seat's result once its own game is over (``now``, unless
-    its line says when), before the window closes: its place so far, no
-    code (a secret until the close). The same ``ref`` as
-    :func:`room_result`'s, which replaces it then."""
-    return _result(room, line, rank, of, at=int(line.get("at") or now), code=None)
+    its line says when), before the window closes: its place so far (no
+    win: others may still pass it), no code (a secret until the close). The
+    same ``ref`` as :func:`room_result`'s, which replaces it then.
+
+    >>> from server.race.room import Room
+    >>> room = Room(id="R6QNGX7U", code="KL2-D1N-AAAAAAAAAAAAG", created=1,
+    ...             settings=Settings(window=86400, daily="2026-12-02"))
+    >>> line = {"seat": 0, "nickname": "ann", "status": "finished", "finish_ms": 95000, "at": 7}
+    >>> r = own_game_result(room, line, 1, 2, now=9)
+    >>> r.place, r.of, r.so_far, r.won, r.to_dict()["so_far"]
+    (1, 2, True, False, True)
+    >>> room_result(room, line, 1, 2).won
+    True
+    """
+    return _result(room, line, rank, of, at=int(line.get("at") or now), code=None, so_far=True)
 
 
 def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: int,
-            code: str | None) -> GameResult:
+            code: str | None, so_far: bool = False) -> GameResult:
     s = room.settings
     seat = int(line["seat"])
     deal = DealCode.parse(room.code)
@@ -256,4 +272,4 @@ def _result(room: Room, line: Entry, rank: int | None, of: int | None, *, at: in
         status=final_line(line)["status"], place=rank, of=of, time_ms=line.get("finish_ms"),
         vegas=int(line.get("vegas", -52)), points=line.get("points"), code=code,
         room=room.id, race=room.race, tournament=s.tournament, round=s.round or None,
-        day=None if s.practice else s.daily, typed=typed_deal(room))
+        day=None if s.practice else s.daily, typed=typed_deal(room), so_far=so_far)

@@ -40,14 +40,16 @@ def _text(value: bytes | str) -> str:
 
 
 #: a stored result: a JSON array of these fields, after its ref and flags
-#: (1 if finished, plus 2 if won, plus 4 if typed: see ``GameResult``),
+#: (1 if finished, plus 2 if won, plus 4 if typed, plus 8 if its place is so
+#: far: see ``GameResult``),
 #: trailing nulls left out: about half the bytes of the same result as an object
 _STORED: Final = ("kind", "at", "mode", "nickname", "status", "place", "of", "time_ms", "vegas",
                   "points", "code", "room", "race", "tournament", "round", "day")
 
 
 def _flags(result: GameResult) -> int:
-    return int(result.finished) + 2 * int(result.won) + 4 * int(result.typed)
+    return (int(result.finished) + 2 * int(result.won) + 4 * int(result.typed)
+            + 8 * int(result.so_far))
 
 
 def stored_result(result: GameResult) -> bytes:
@@ -70,7 +72,7 @@ def result_of(raw: bytes) -> GameResult:
     """A stored result read back."""
     values = orjson.loads(raw)
     fields = dict(zip(_STORED, values[2:], strict=False))
-    return GameResult(ref=values[0], typed=bool(values[1] & 4), **fields)
+    return GameResult(ref=values[0], typed=bool(values[1] & 4), so_far=bool(values[1] & 8), **fields)
 
 
 class PlayerState(Section):

@@ -193,3 +193,25 @@ async def test_a_game_on_a_typed_deal_never_counts_as_a_win_or_a_best_time(store
                                      ttl_ms=TTL) == "new"
     fields = await store.players.player_fields(pid)
     assert fields is not None and (fields["wins"], fields["best:D1N"]) == ("1", "90000")
+
+
+async def test_a_daily_place_so_far_is_no_win_until_the_days_close_settles_it(store: Store) -> None:
+    """Issue 25 item 5: the lobby said "1st of 2" while the record showed 0
+    wins. A daily attempt's place when its game ended is only so far (others
+    may pass it before the close): it is kept and shown as such, never a win;
+    the close's entry replaces it and counts the win if it holds."""
+    pid, _ = await new_player(store)
+    ref = "daily/2026-12-02/D1N"
+    early = result(ref, kind="daily", day="2026-12-02", place=1, of=2, so_far=True)
+    assert not early.won
+    assert await store.players.record_result(pid, early, cap=10, ttl_ms=TTL) == "new"
+    fields = await store.players.player_fields(pid)
+    assert fields is not None and (fields["games"], fields["wins"]) == ("1", "0")
+    [kept] = (await store.players.player_history(pid, 1, 10))[1]
+    assert kept == early and kept.to_dict()["so_far"] is True
+    settled = result(ref, kind="daily", day="2026-12-02", place=1, of=5, code="KL1-D1N-AAAAAAG")
+    assert await store.players.record_result(pid, settled, cap=10, ttl_ms=TTL) == "replaced"
+    fields = await store.players.player_fields(pid)
+    assert fields is not None and (fields["games"], fields["wins"]) == ("1", "1")
+    [kept] = (await store.players.player_history(pid, 1, 10))[1]
+    assert kept == settled and "so_far" not in kept.to_dict()

@@ -20,7 +20,7 @@ import pytest
 from harness import RedisServer, ServerProcess, Servers, wait_until
 from playwright.sync_api import Page, expect
 from support.challenge import TestClock
-from web_support import play_fast, set_nickname, stat
+from web_support import play_fast, recorded, resign, set_nickname, stat
 
 from conftest import Tabs, screenshot
 from server.klondike import DealCode
@@ -68,7 +68,7 @@ def server(module_redis: RedisServer, module_servers: Servers, clock_file: Path,
     clock_file.write_text(str(tomorrow + 3600_000 - int(time.time() * 1000)))
     return module_servers.start(module_redis.url, args=[
         "--msg-burst", "100000", "--msg-rate", "100000", "--clock-offset-file", str(clock_file),
-        "--daily-modes", "D1V,D3N"])
+        "--daily-modes", "D1V,D3N", "--proxy-header", "X-Forwarded-For"])
 
 
 def fits(page: Page) -> None:
@@ -118,8 +118,7 @@ def test_the_player_page_after_a_daily_game_tells_the_truth(
     expect(lou.locator(".race .room-label")).to_have_text("Daily deal · Draw three · Normal")
     play_fast(lou, line)
     pid = lou.evaluate("() => JSON.parse(localStorage.getItem('kr.player')).id")
-    lou.wait_for_function("async (id) => (await (await fetch('/api/players/' + id)).json()).games >= 1",
-                          arg=pid, polling=100)
+    recorded(lou, pid, 1)
     lou.goto(f"/p/{pid}")
     game = lou.locator(".p-game").first
     expect(game).to_contain_text("Daily deal")
@@ -134,7 +133,8 @@ def test_the_player_page_after_a_daily_game_tells_the_truth(
     lou.goto("/")
     own = mode_card(lou, "Draw three · Normal").get_by_role("link", name="Leaderboard")
     expect(own).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}$"))
-    kim = tabs.page("/", **DESKTOP)
+    # (kim from an address of her own: a new key from lou's address would play for practice)
+    kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.41"})
     board = mode_card(kim, "Draw three · Normal").get_by_role("link", name="Leaderboard")
     expect(board).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}\?watch$"))
     board.click()
@@ -147,6 +147,22 @@ def test_the_player_page_after_a_daily_game_tells_the_truth(
     assert side and side["width"] > 0.6 * 1280, f"the ranking is {side} wide"
     for page in (lou, kim):
         assert code not in "".join(tabs.frames[page])
+
+    # kim plays after lou and resigns: second of two so far, which her page
+    # says is not settled until the day ends (a win is counted then, if any)
+    kim.goto("/")
+    set_nickname(kim, "kim")
+    mode_card(kim, "Draw three · Normal").get_by_role("button", name="Play").click()
+    kim.get_by_role("button", name="Start my game").click()
+    expect(kim.locator(".race .board .card").first).to_be_visible()
+    resign(kim)
+    kid = kim.evaluate("() => JSON.parse(localStorage.getItem('kr.player')).id")
+    kim.goto(f"/p/{kid}")
+    expect(kim.locator(".p-game").first.locator(".p-game-outcome")).to_contain_text(
+        "2nd of 2 so far (settled when the day ends)")
+    lou.goto(f"/p/{pid}")
+    expect(lou.locator(".p-figure").nth(1)).to_have_text(re.compile(r"^\s*0\s*wins$"))
+    assert code not in "".join(tabs.frames[kim])
 
 
 def test_todays_deal_played_from_the_lobby_on_a_phone_then_the_next_day_played_again(

@@ -14,7 +14,7 @@ import pytest
 from crowd import Crowd
 from harness import Client, eventually
 from playwright.sync_api import Page, expect
-from web_support import create_room, resign, set_nickname, start_solo
+from web_support import create_room, recorded, resign, set_nickname, start_solo
 
 from conftest import Tabs, screenshot
 
@@ -34,18 +34,10 @@ def kept_player(page: Page) -> dict[str, Any]:
     return dict(page.evaluate("() => JSON.parse(localStorage.getItem('kr.player'))"))
 
 
-def recorded(page: Page, games: int) -> None:
-    """Wait until the page's player has ``games`` games on record (a game's
-    result is recorded just after its end), asking the public API."""
-    player_id = kept_player(page)["id"]
-    page.wait_for_function("async ([id, n]) => (await (await fetch('/api/players/' + id)).json()).games >= n",
-                           arg=[player_id, games], polling=100)
-
-
 def open_own_page(page: Page, games: int = 0) -> None:
     """From anywhere (once ``games`` are on record): the lobby, then the
     link to the player's page."""
-    recorded(page, games)
+    recorded(page, kept_player(page)["id"], games)
     page.goto("/")
     page.locator(".player-line a").click()
     expect(page.get_by_text("This is you.")).to_be_visible()

@@ -196,6 +196,18 @@ def poll(page: Page, check: Callable[[], bool], what: str, timeout: float = 10.0
         page.wait_for_timeout(20)
 
 
+GAMES_JS = "async (id) => (await (await fetch('/api/players/' + id)).json()).games"
+
+
+def recorded(page: Page, player_id: str, games: int) -> None:
+    """Wait until the player has ``games`` games on record (a game's result
+    is recorded just after its end), asking the public API from the page.
+    (Not ``wait_for_function``: it takes an async predicate's promise for a
+    truthy answer at once.)"""
+    poll(page, lambda: int(page.evaluate(GAMES_JS, player_id)) >= games,
+         f"player {player_id} to have {games} games on record")
+
+
 def one_line(page: Page, selector: str) -> None:
     """Every visible child of ``selector`` sits on the same line."""
     boxes = page.evaluate("""(sel) => [...document.querySelector(sel).children]

@@ -6,13 +6,15 @@
 -- front and the oldest beyond the cap dropped (the totals keep counting
 -- it). A game on a deal the server did not draw (flag 4: typed, or solo)
 -- counts in the games and finished, never in the wins nor the best times
--- (anyone could set those with a known winning line). A finished game's
+-- (anyone could set those with a known winning line). Flag 8: a place so
+-- far (a daily attempt before the day's close; never won: the close's
+-- entry replaces it, and counts the win if it is one). A finished game's
 -- time may lower the mode's best; a finished daily
 -- attempt extends the daily streak (days in a row; a day already counted,
 -- or older than the last, changes nothing).
 --
 -- KEYS: 1 the profile (kp:{P}:p), 2 its history (kp:{P}:h)
--- ARGV: 1 the entry's prefix ('["ref",'), 2 the entry, 3 flags (0..7),
+-- ARGV: 1 the entry's prefix ('["ref",'), 2 the entry, 3 flags (0..15),
 --       4 finish time ms ('' none), 5 mode, 6 history cap, 7 ttl ms,
 --       8 the daily's day number ('' none)
 -- Returns 'new', 'replaced', or 'gone' (no such player: forgotten, or expired)

@@ -960,6 +960,7 @@ export default {
     noneFinished: 'No game finished yet.',
     playIt: 'Play it',
     secret: 'deal secret until the game is over',
+    soFar: (place) => `${place} so far (settled when the day ends)`,
     secretDaily: 'deal secret until the day ends (UTC)',
     noSuch: 'No such player',
     player: (id) => `Player ${id}`,

@@ -948,6 +948,7 @@ export default {
     noneFinished: 'Aún no has terminado ninguna partida.',
     playIt: 'Jugarlo',
     secret: 'reparto secreto hasta que acabe la partida',
+    soFar: (place) => `${place} por ahora (se decide al acabar el día)`,
     secretDaily: 'reparto secreto hasta que acabe el día (UTC)',
     noSuch: 'No existe ese jugador',
     player: (id) => `Jugador ${id}`,

@@ -49,7 +49,8 @@ function gameText(r) {
 
 /** How it went: "2nd of 8 · Finished in 4:22 · +$12". */
 function outcomeText(r) {
-  const place = r.place && r.of > 1 ? placeOf(r.place, r.of) : '';
+  // a daily attempt's place before the day's close is only so far (no win yet)
+  const place = r.place && r.of > 1 ? (r.so_far ? P.soFar(placeOf(r.place, r.of)) : placeOf(r.place, r.of)) : '';
   const how = r.finished && r.time_ms != null ? P.finishedIn(duration(r.time_ms)) : P.status[r.status] || r.status;
   const score = r.mode[2] === 'V' ? money(r.vegas) : TEXT.format.points(r.points ?? 0);
   return [place, how, score].filter(Boolean).join(' · ');
