@@ -128,11 +128,15 @@ def test_the_player_page_after_a_daily_game_tells_the_truth(
     assert stamp[:10] == day, f"dated {stamp}, played on {day}"
     expect(lou.locator(".p-figure").nth(0)).to_have_text(re.compile(r"^\s*1\s*game$"))
 
-    # issue 25 item 4: her Leaderboard is her table (a racer may not watch her race);
-    # anyone else's, a ranked page
+    # issue 25 item 4: her game over, her Leaderboard is the ranked page as anyone's
+    # (while her game is on it is her table: a racer may not watch her race)
     lou.goto("/")
     own = mode_card(lou, "Draw three · Normal").get_by_role("link", name="Leaderboard")
-    expect(own).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}$"))
+    expect(own).to_have_attribute("href", re.compile(r"^/r/[A-Z0-9]{8}\?watch$"))
+    own.click()
+    mine = lou.locator(".screen.watch.ranked")
+    expect(mine.get_by_role("heading", name="Today’s deal · Draw three · Normal")).to_be_visible()
+    expect(mine.locator(".lb-row", has_text="lou")).to_be_in_viewport()
     # (kim from an address of her own: a new key from lou's address would play for practice)
     kim = tabs.page("/", **DESKTOP, extra_http_headers={"X-Forwarded-For": "198.51.100.41"})
     board = mode_card(kim, "Draw three · Normal").get_by_role("link", name="Leaderboard")

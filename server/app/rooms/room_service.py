@@ -306,12 +306,17 @@ class Rooms:
 
     async def seat_named(self, room_id: str, token: str) -> tuple[int | None, bool, str] | None:
         """The seat ``token`` names, read only (a round's player not seated
-        yet: the seat they would take), whether it races in the room's race,
-        and the room's phase; ``None`` if there is no such room."""
+        yet: the seat they would take), whether it races in the room's race
+        (in a challenge, only while its own game is on: begun, not over), and the room's
+        phase; ``None`` if there is no such room."""
         data = await self.store.rooms.load(room_id)
         if data is None:
             return None
-        seat, racing = await policy_for(data.room.settings).seats.named(self, data, token)
+        policy = policy_for(data.room.settings)
+        seat, racing = await policy.seats.named(self, data, token)
+        if racing and seat is not None and policy.start.watch_once_done:
+            stored = await self.store.seats.load_seat(room_id, data.room.race, seat)
+            racing = stored.exists and not stored.done
         return seat, racing, data.room.phase
 
     async def ready(self, room_id: str, seat: int, ready: bool) -> None:

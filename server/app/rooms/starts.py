@@ -46,6 +46,8 @@ class RaceStarts:
     ends_when_done: Final = True  # the race ends once every racer is done
     replays_to_winners: Final = False  # replays are everyone's once the race ends, no sooner
     hides_running: Final = False  # every line shows its figures as they change
+    #: a racer may not watch the race until it ends, even once their own game is over
+    watch_once_done: Final = False
 
     def kept_ms(self, config: RoomConfig) -> int:
         """How long an ended race's room is kept."""
@@ -88,6 +90,9 @@ class ChallengeStarts:
     replays_to_winners: Final = True
     #: a game not over shows no figures to the others while the window is open (:meth:`seen`)
     hides_running: Final = True
+    #: a player whose own game is not on (not begun, or over) may watch the room as any
+    #: watcher does: a watcher gets no board before the close, and a game over is played once
+    watch_once_done: Final = True
 
     def kept_ms(self, config: RoomConfig) -> int:
         """How long a closed challenge is kept: its results and replays

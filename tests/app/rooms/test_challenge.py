@@ -445,3 +445,31 @@ async def test_a_deadline_that_fails_keeps_no_other_waiting(
     assert ended["room"]["phase"] == "ended"
     failed, *_ = await eventually(lambda: [x for x in s.log_lines() if x["event"] == "due_failed"])
     assert failed["member"] == "BROKEN00" and "Traceback" in failed["exception"]
+
+
+@pytest.mark.parametrize("max_players", [8, 50])  # seats in the room's document, and in hashes
+async def test_a_player_whose_own_game_is_over_may_watch_the_challenge(
+        connect: type[Client], max_players: int) -> None:
+    """Issue 25 item 4: a daily deal's player who has played goes to its
+    ranked page like anyone. In a challenge each plays their own game once:
+    while it is on, a second tab presenting its seat's token is refused
+    (``own_race``); once it is over, that tab watches like any other."""
+    ann = await connect("ann")
+    await ann.create("ann", code=WIN, window=HOUR, max_players=max_players)
+    bob = await connect("bob")
+    await bob.join(ann.room, "bob")
+    await bob.send("start")
+    await bob.expect("board")
+    tab = await connect("bob's second tab")
+    await tab.send("watch", {"room": ann.room, "since": 0, "token": bob.token})
+    assert (await tab.expect("reject", lambda d: d["cmd"] == "watch"))["code"] == "own_race"
+    for m in win(WIN)["script"][:5]:
+        assert (await bob.move(m))["t"] == "ack"
+    assert (await bob.command("resign"))["t"] == "ack"
+    await tab.send("watch", {"room": ann.room, "since": 0, "token": bob.token})
+    await tab.expect("watching")
+    # ann's seat has not begun: her second tab is a watcher like any (no board before the close)
+    other = await connect("ann's second tab")
+    await other.send("watch", {"room": ann.room, "since": 0, "token": ann.token})
+    await other.expect("watching")
+    assert not any(f["t"] == "boards" and f["d"]["boards"] for f in (*tab.frames, *other.frames))

@@ -85,8 +85,10 @@ export function createDaily(app, nickname) {
       buttons.append(h('button', { class: 'btn primary small', type: 'button', text: D.continue,
         onclick: () => go(`/r/${m.room}`) }));
     }
-    if (m.room) { // a seat this browser keeps: its table, with the ranking beside it (a racer may not watch)
-      const to = seated ? `/r/${m.room}` : `/r/${m.room}?watch`;
+    if (m.room) { // a seat whose game is on: its table, with the ranking beside it (a racer may not
+      // watch it); once the game is over, the ranked page as anyone sees it
+      const over = mine && mine.line && !['racing', 'lobby'].includes(mine.line.status);
+      const to = seated && !over ? `/r/${m.room}` : `/r/${m.room}?watch`;
       buttons.append(h('a', { class: 'btn small', href: to, text: D.leaderboard,
         onclick: (e) => { e.preventDefault(); go(to); } }));
     }
