@@ -38,7 +38,13 @@ export const HANDLERS = {
   },
 
   lb_found(app, d) {
-    app.state.field.found = d;
+    const f = app.state.field;
+    if (f.mineSeat >= 0 && d.seat === f.mineSeat) { // the own line, asked for by findMine
+      f.mine = d;
+      f.mineSeat = -1;
+      return;
+    }
+    f.found = d;
     if (d.rank > 0) askPage(app, paging.pageOf(d.rank)); // the page the player is on
   },
 
@@ -96,6 +102,11 @@ export function onRoomEvent(s, kind) {
 /** A refusal of one of this module's commands; true if it was one. */
 export function onReject(s, d) {
   const f = s.field;
+  if (d.cmd === 'lb_find' && f.mineSeat >= 0) { // the own line not found (a nickname changed since): shown none
+    f.mineSeat = -1;
+    f.mine = { seat: -1, rank: 0, line: null };
+    return true;
+  }
   if (paging.onReject(f, d, { find: 'lb_find', page: 'lb_page' })) return true;
   if (d.cmd === 'follow') {
     say(d.code === 'unknown_seat' ? TEXT.nobodyInRoom(f.lastFollow) : reasonText(d), { bad: true });
@@ -120,6 +131,17 @@ export function find(app, nickname) {
   const name = paging.toFind(f, nickname);
   if (!name) return;
   f.found = null;
+  app.socket.send('lb_find', { nickname: name });
+}
+
+/** A watcher who played in the room (the seat this browser keeps there):
+their own line and rank, looked up by nickname once (`mine`), for a daily
+deal's ranked page to show it wherever it ranks. */
+export function findMine(app, seat, nickname) {
+  const f = app.state.field;
+  const name = (nickname || '').trim();
+  if (!name || f.mineSeat >= 0 || f.mine) return;
+  f.mineSeat = seat;
   app.socket.send('lb_find', { nickname: name });
 }
 

@@ -40,6 +40,8 @@ function freshField() {
     followName: '', // and their nickname (followed again after a reconnect)
     lastFollow: '', // the nickname asked to follow last (its refusal names it)
     ready: false, // the own ready flag in a big room's lobby (the server announces none)
+    mine: null, // a watcher's own line where this browser played (a daily deal's ranked page): {seat, rank, line}
+    mineSeat: -1, // and the seat asked for (-1: none)
   };
 }
 

@@ -11,7 +11,7 @@ and board shown first, and the top players' boards (the server sends the top 8).
 import { h, setText, show, timedScreen, toggle } from '../dom.js';
 import { phaseAt } from '../state.js';
 import * as rooms from '../rooms.js';
-import { count, duration, modeText } from '../format.js';
+import { count, duration, modeText, placeOf } from '../format.js';
 import * as field from '../field.js';
 import { createBigField } from './bigfield.js';
 import { createBoardsGrid } from './boards.js';
@@ -59,6 +59,7 @@ export function createWatch(root, app) {
   root.append(el);
 
   let bigField = null; // a big room's field, made when one is shown
+  let mine = null; // a daily deal's ranked page: the viewer's own line, if they played (made when shown)
 
   function makeBig() {
     const parts = createBigField(app);
@@ -136,6 +137,23 @@ export function createWatch(root, app) {
     leaderboard.render(ranking.lines, { total: big && s.field.top ? s.field.top.n : ranking.total, scoring, phase, stuck,
       challenge: Boolean(day), ratings: ratingsOf(room) });
     results.render(room, { me: -1, visible: !s.ui.resultsHidden, field: big ? { mine: null, total: ranking.total } : null });
+    renderMine(s, { day, big, scoring, phase });
+  }
+
+  /** On a daily deal's ranked page, the line of the player this browser is,
+  if it played there (the seat it keeps), wherever it ranks: "You: 4 012th
+  of 9 870". */
+  function renderMine(s, { day, big, scoring, phase }) {
+    const kept = day && big ? storage.loadSeat(s.room.id) : null;
+    if (kept && s.field.top) field.findMine(app, kept.seat, s.player.nickname || storage.nickname());
+    const found = kept && s.field.mine && s.field.mine.line ? s.field.mine : null;
+    if (found && !mine) mine = createLeaderboard(side, { title: TEXT.race.yourPlace, kind: 'lb-place mine' });
+    if (!mine) return;
+    show(mine.el, Boolean(found));
+    if (!found) return;
+    const of = s.field.top ? s.field.top.n : found.rank;
+    mine.render([{ ...found.line, rank: found.rank }], { me: found.seat, scoring, phase, challenge: true,
+      title: TEXT.race.you(placeOf(found.rank, of)) });
   }
 
   return timedScreen(el, { render, tick, every: 500 });
