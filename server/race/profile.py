@@ -216,19 +216,21 @@ def room_kind(settings: Settings) -> Kind:
 
 def typed_deal(room: Room) -> bool:
     """Whether the race's deal was not drawn by the server for it: a code its
-    host typed (not a rematch's new deal), a daily deal's practice, or a
-    solo game (nobody to race). A tournament's rounds count as drawn.
+    host typed (not a rematch's new deal), a tournament round's code its
+    organizer typed, a daily deal's practice, or a solo game (nobody to
+    race). A tournament's drawn rounds (``rounds``) count as drawn.
 
     >>> from .settings import Settings
     >>> code = "KL1-D1N-AAAAAAG"
     >>> [typed_deal(Room.open("R", s, code, now=0)) for s in (
     ...     Settings(), Settings(code=code), Settings(solo=True),
-    ...     Settings(code=code, tournament="T", round=1))]
-    [False, True, True, False]
+    ...     Settings(code=code, tournament="T", round=1),
+    ...     Settings(code=code, tournament="T", round=1, typed=True))]
+    [False, True, True, False, True]
     """
     s = room.settings
     host_code = s.code is not None and room.code == s.code and s.tournament is None
-    return host_code or s.solo or s.practice
+    return host_code or s.typed or s.solo or s.practice
 
 
 def room_result(room: Room, line: Entry, rank: int, of: int) -> GameResult:

@@ -97,6 +97,7 @@ class Settings:
     round: int = 0  # and the round's number
     daily: str | None = None  # a daily deal's room: its UTC day, YYYY-MM-DD (race.daily)
     practice: bool = False  # a daily deal's practice room: played, never ranked (race.daily)
+    typed: bool = False  # a tournament round whose code its organizer typed (race.profile.typed_deal)
 
     @property
     def challenge(self) -> bool:
@@ -123,7 +124,7 @@ class Settings:
 
 _KEYS: Final = frozenset(Settings.__dataclass_fields__)
 #: set by the server, not by a host
-_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily", "practice"})
+_INTERNAL: Final = frozenset({"solo", "tournament", "round", "quick", "daily", "practice", "typed"})
 #: what a host may send: the settings' names, ``public`` for ``listed``
 _WIRE: Final = (_KEYS - _INTERNAL - {"listed"}) | {"public"}
 

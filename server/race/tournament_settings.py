@@ -3,6 +3,11 @@
 >>> s = parse_tournament_settings({"codes": ["KL1-D1V-ABYI5NK"], "max_players": 500})
 >>> s.big, s.public()["rounds"], s.public()["modes"]
 (True, 1, ['D1V'])
+
+Typed codes are known to the organizer; drawn rounds are not:
+
+>>> s.typed, parse_tournament_settings({"rounds": 2, "draw": 3}).typed
+(True, False)
 """
 
 from __future__ import annotations
@@ -50,6 +55,9 @@ class TournamentSettings:
     invite: bool = False  # registering needs the invite code
     deal: Deal = "random"  # random rounds: any deals, or deals certified winnable
     assists: Assists = "off"  # in every round's room (see race.settings)
+    #: the organizer typed the codes (``codes``), so someone knew the deals: a round's
+    #: win and time do not count on a player's public profile (race.profile.typed_deal)
+    typed: bool = False
 
     @property
     def big(self) -> bool:
@@ -72,7 +80,7 @@ class TournamentSettings:
             d["deal"] = self.deal
         if self.assists == "solver":  # otherwise ``hints`` says it all
             d["assists"] = self.assists
-        for key in ("interval", "late_until", "invite"):
+        for key in ("interval", "late_until", "invite", "typed"):
             if getattr(self, key):
                 d[key] = getattr(self, key)
         return d
@@ -149,7 +157,8 @@ def parse_tournament_settings(data: dict[str, Any], *, now: int = 0) -> Tourname
                               delay=ints["delay"] if boards == "delayed" else 0, top=ints["top"],
                               starts=_starts(data.get("starts", []), len(codes), now),
                               interval=ints["interval"], late_until=ints["late_until"],
-                              invite=flags["invite"], deal=deal, assists=assists)
+                              invite=flags["invite"], deal=deal, assists=assists,
+                              typed=codes_in is not None)
 
 
 def _starts(value: Any, rounds: int, now: int) -> tuple[int, ...]:

@@ -110,7 +110,7 @@ def round_settings(t: Tournament, n: int) -> Settings:
     return Settings(code=code, draw=parsed.draw, scoring=parsed.scoring,
                     max_players=ts.max_players, undo=ts.undo, hints=ts.hints,
                     assists=ts.assists, time_limit=ts.time_limit, boards=ts.boards,
-                    delay=ts.delay, top=ts.top, tournament=t.id, round=n)
+                    delay=ts.delay, top=ts.top, tournament=t.id, round=n, typed=ts.typed)
 
 
 class Rounds:

@@ -297,6 +297,32 @@ async def test_a_tournament_round_counts_as_a_tournament_result_in_a_small_and_a
     assert r["place"] in (1, 2) and r["status"] == "resigned"
 
 
+async def test_a_round_on_a_code_its_organizer_typed_is_no_public_win(
+        connect: type[Client], server: ServerProcess) -> None:
+    """Issue 24 item 3: the organizer who typed a tournament's codes knew its
+    deals (a known winning line replayed sets a record), so a round on a
+    typed code counts as played and finished on a profile, never as a win or
+    a best time; its history still says where the player placed."""
+    org = Organizer(await connect("org"))
+    created = await org.create("Known deals", codes=[WON["code"]])
+    assert created["tournament"]["settings"]["typed"] is True
+    cat, dan = Entrant(await connect("cat"), "cat"), Entrant(await connect("dan"), "dan")
+    me = await identify(cat.client, nickname="cat")
+    for e in (cat, dan):
+        await e.register(org.id)
+    room = await org.start(1)
+    for e in (cat, dan):
+        await e.enter(room, WON["code"])
+    await dan.resign()
+    await cat.play(WON["script"])
+    [r] = await history_of(cat.client, 1)
+    assert (r["kind"], r["place"], r["of"], r["status"], r["won"]) == (
+        "tournament", 1, 2, "finished", True)
+    status, shown = await public(server, me["id"])
+    assert status == 200 and (shown["games"], shown["finished"], shown["wins"], shown["best"]) == (
+        1, 1, 0, {})
+
+
 async def test_a_big_room_counts_its_identified_players_with_their_place_in_the_field(
         connect: type[Client]) -> None:
     clients = [await connect(n) for n in ("ann", "bob", "cat")]

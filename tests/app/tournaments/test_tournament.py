@@ -121,7 +121,7 @@ async def three_rounds(a: Served, b: Served, clients: Clients, clock: Clock) -> 
     created = await org.create("Club night", codes=CODES, time_limit=TIME_LIMIT)
     assert created["tournament"]["settings"] == {
         "time_limit": TIME_LIMIT, "max_players": 8, "undo": True, "hints": False, "boards": "after",
-        "delay": 0, "rounds": 3, "modes": ["D1V", "D3N", "D1V"]}
+        "delay": 0, "rounds": 3, "modes": ["D1V", "D3N", "D1V"], "typed": True}
     watcher = await clients(a, "watcher")
     await watcher.send("t_watch", {"id": org.id.lower()})
     assert (await watcher.expect("t_sync"))["tournament"]["registration"] is True
