@@ -21,6 +21,8 @@ over one big pip: at 30 pixels wide nothing else would read.
 const W = 250;
 const H = 350;
 const INDEX_SIZE = 64;
+/** The height of the index's letters as a share of the card's width (a phone test reads it). */
+export const INDEX_EM = INDEX_SIZE / W;
 const INK = { S: '#15171a', C: '#15171a', H: '#c0142b', D: '#c0142b' };
 const ROBE = { S: '#27408b', H: '#b3261e', D: '#b8621b', C: '#2d6a3e' };
 const RANK_TEXT = { T: '10' };

@@ -147,7 +147,10 @@ export function createWatch(root, app) {
     const kept = day && big ? storage.loadSeat(s.room.id) : null;
     if (kept && s.field.top) field.findMine(app, kept.seat, s.player.nickname || storage.nickname());
     const found = kept && s.field.mine && s.field.mine.line ? s.field.mine : null;
-    if (found && !mine) mine = createLeaderboard(side, { title: TEXT.race.yourPlace, kind: 'lb-place mine' });
+    if (found && !mine) {
+      mine = createLeaderboard(side, { title: TEXT.race.yourPlace, kind: 'lb-place' });
+      mine.el.classList.add('mine');
+    }
     if (!mine) return;
     show(mine.el, Boolean(found));
     if (!found) return;
