@@ -53,6 +53,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -207,12 +208,15 @@ def winnable_code() -> tuple[str, list[str]]:
             return code, found.notation
 
 
-async def measure_bytes(args: argparse.Namespace) -> None:
-    """What ``args.bytes`` results add to Redis, everything included (see the docstring)."""
-    with own_redis("kr-bench-bytes-", "--appendonly", "no") as (rport, workdir):
+Bench = Callable[[argparse.Namespace, redis.Redis, int, Path], Awaitable[None]]
+
+
+async def on_own_redis(prefix: str, bench: Bench, args: argparse.Namespace) -> None:
+    """Run ``bench`` against a redis-server of its own (no AOF), with a client to it."""
+    with own_redis(prefix, "--appendonly", "no") as (rport, workdir):
         r = redis.Redis(port=rport)
         try:
-            await bytes_bench(args, r, rport, workdir)
+            await bench(args, r, rport, workdir)
         finally:
             r.close()
 
@@ -294,15 +298,6 @@ async def bytes_bench(args: argparse.Namespace, r: redis.Redis, rport: int, work
         if proc is not None:
             proc.terminate()
             proc.wait(30)
-
-
-async def run(args: argparse.Namespace) -> None:
-    with own_redis("kr-bench-daily-", "--appendonly", "no") as (rport, workdir):
-        r = redis.Redis(port=rport)
-        try:
-            await daily_bench(args, r, rport, workdir)
-        finally:
-            r.close()
 
 
 async def daily_bench(args: argparse.Namespace, r: redis.Redis, rport: int, workdir: Path) -> None:
@@ -432,14 +427,14 @@ def main() -> None:
                         help="results before those measured (first uses: scripts, hashes grown)")
     args = parser.parse_args()
     if args.bytes:
-        asyncio.run(measure_bytes(args))
+        asyncio.run(on_own_redis("kr-bench-bytes-", bytes_bench, args))
         return
     if args.players is None:
         args.players = DAILY_SEATS - args.viewers
     if args.players + args.viewers > DAILY_SEATS:
         parser.error(f"--players and --viewers take at most {DAILY_SEATS} seats (the field's cap): "
                      "the viewers would be refused room_full")
-    asyncio.run(run(args))
+    asyncio.run(on_own_redis("kr-bench-daily-", daily_bench, args))
 
 
 if __name__ == "__main__":
