@@ -9,7 +9,7 @@ import pytest
 from harness import ServerProcess
 from playwright.sync_api import Page, expect
 from proxy import Proxy
-from web_support import pile, poll, start_solo, stat
+from web_support import pile, poll, slow_motion, start_solo, stat
 
 from conftest import Tabs
 
@@ -95,9 +95,7 @@ def test_a_tap_on_the_stock_while_the_card_drawn_before_slides_off_it_draws_agai
     comes: here the page's animations are slowed down until it surely does."""
     page = tabs.page("/", **PHONE)
     start_solo(page, "pia", CODE)
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Animation.enable")
-    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.001})  # 240 ms: four minutes
+    slow_motion(page)  # a slide of 240 ms lasts four minutes
     x, y = spot(page, "stock")
     page.touchscreen.tap(x, y)
     expect(page.locator('.race .pile[data-pile="w"] .card.moving')).to_have_count(1)  # over the stock still

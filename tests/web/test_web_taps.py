@@ -10,7 +10,7 @@ import re
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
-from web_support import card, pile, settle, start_solo, stat
+from web_support import card, pile, settle, slow_motion, start_solo, stat
 
 from conftest import Tabs
 
@@ -54,14 +54,6 @@ def double(page: Page, device: str, target: Locator) -> None:
 def drawn(page: Page) -> None:
     """Wait until the page has drawn twice: what the last input did is on screen."""
     page.evaluate(FRAMES_JS)
-
-
-def slow_motion(page: Page) -> None:
-    """Every animation of the page runs a thousand times slower: a card in
-    flight stays in flight while the test taps."""
-    cdp = page.context.new_cdp_session(page)
-    cdp.send("Animation.enable")
-    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.001})
 
 
 def pause(page: Page) -> None:

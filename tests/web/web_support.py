@@ -218,6 +218,14 @@ def one_line(page: Page, selector: str) -> None:
     assert max(middles) - min(middles) < 8, f"{selector} wraps: {boxes}"
 
 
+def slow_motion(page: Page) -> None:
+    """Every animation of the page runs a thousand times slower: a card in
+    flight stays in flight while the test looks or taps."""
+    cdp = page.context.new_cdp_session(page)
+    cdp.send("Animation.enable")
+    cdp.send("Animation.setPlaybackRate", {"playbackRate": 0.001})
+
+
 def settle(page: Page) -> None:
     """Wait until no card is sliding (so a card's box is where it rests)."""
     page.wait_for_function("() => document.getAnimations().every(a => a.playState !== 'running')")
