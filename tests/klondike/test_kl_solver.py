@@ -189,12 +189,12 @@ def brute_force(game: Game, limit: int = 10_000) -> bool:
         if node.is_won:
             return True
         for move in node.legal_moves():
-            child = node.copy(history=False)
-            child.push_unchecked(move)
-            key = child.position()
+            node.push_unchecked(move)  # each move tried on the node itself, taken back after:
+            key = node.position()  # a copy only of a position not seen yet
             if key not in seen:
                 seen.add(key)
-                todo.append(child)
+                todo.append(node.copy(history=False))
+            node.pop()
         if len(seen) > limit:
             raise TooBig
     return False
