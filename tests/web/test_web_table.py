@@ -133,4 +133,5 @@ def test_a_typed_kl2_code_deals_its_number_and_a_new_deal_keeps_its_mode(tabs: T
     two.keyboard.press("n")
     expect(two.locator(".topbar .room-code")).to_be_hidden()  # a random deal now: secret
     expect(two.locator(".topbar .room-label")).to_have_text("Solo · Draw three · Vegas")
+    expect(two.locator(".race .board .card").first).to_be_visible()  # the new deal, not a table between two
     assert table(two) != table(one)
