@@ -8,7 +8,7 @@ import re
 import pytest
 from harness import load_kl1
 from playwright.sync_api import Page, expect
-from web_support import pile, play_fast, start_solo, stat, table
+from web_support import dealt, pile, play_fast, start_solo, stat, table
 
 from conftest import Tabs
 
@@ -133,5 +133,5 @@ def test_a_typed_kl2_code_deals_its_number_and_a_new_deal_keeps_its_mode(tabs: T
     two.keyboard.press("n")
     expect(two.locator(".topbar .room-code")).to_be_hidden()  # a random deal now: secret
     expect(two.locator(".topbar .room-label")).to_have_text("Solo · Draw three · Vegas")
-    expect(two.locator(".race .board .card").first).to_be_visible()  # the new deal, not a table between two
+    dealt(two)  # the new deal, not the empty table between two
     assert table(two) != table(one)
